@@ -1,0 +1,54 @@
+# gpuserver.io sizing assistant. `make serve` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+UV_VERSION := 0.13.9
+UV := $(VENV)/bin/uv
+RUN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install serve test test-fast lint format index bench browser-deps clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
+
+$(VENV)/.installed: pyproject.toml uv.lock
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	test -x $(UV) || $(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --quiet
+	touch $@
+
+install: $(VENV)/.installed  ## create .venv and install the locked dependencies
+
+index: install  ## build (or refresh) the retrieval index from knowledge/guides
+	$(RUN)/sizing index
+
+serve: install index  ## install, prepare the data and serve the API + widget on http://$(HOST):$(PORT)/
+	$(RUN)/sizing serve --host $(HOST) --port $(PORT)
+
+browser-deps:  ## Debian chromium + chromedriver for the widget tests (skipped when present)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium (Debian package) for the browser tests"; \
+	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+test: install browser-deps  ## install everything and run the whole test suite
+	$(RUN)/pytest
+
+test-fast: install  ## unit tests only (no servers, no browser)
+	$(RUN)/pytest -m "not browser and not server and not slow"
+
+lint: install  ## ruff (lint + format check) and mypy on tools/ and assistant/
+	$(RUN)/ruff check .
+	$(RUN)/ruff format --check .
+	$(RUN)/mypy tools assistant
+
+format: install
+	$(RUN)/ruff format .
+	$(RUN)/ruff check --fix .
+
+bench: install  ## run the benchmark scripts and print their numbers
+	@for f in bench/bench_*.py; do echo "== $$f"; $(RUN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .data out

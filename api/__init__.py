@@ -1,0 +1,1 @@
+"""HTTP surface (FastAPI), chat widget and Slack bot over the assistant."""

@@ -1,0 +1,1 @@
+"""Wires the sizing tools and guide retrieval into grounded answers."""

@@ -1,0 +1,88 @@
+"""The one answer type every surface shows: CLI, HTTP, SSE, widget, Slack, evals."""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.money import USD
+
+Language = Literal["de", "en"]
+Mode = Literal["offline", "llm"]
+
+
+class Citation(BaseModel):
+    """A guide passage the answer cites as [n]."""
+
+    n: int = Field(description="the marker number used in the answer text, [n]")
+    guide: str = Field(description="guide slug, e.g. nvlink-vs-pcie")
+    title: str = Field(description="guide title")
+    section: str = Field(description="section title")
+    url: str = Field(description="canonical URL with #anchor")
+    quote: str = Field(description="the passage text (or its relevant part)")
+
+
+class PriceQuote(BaseModel):
+    """A configuration whose price the answer states, exactly as in the catalog."""
+
+    configuration: str = Field(description="configuration id, e.g. 4x-a100-sxm4")
+    label: str
+    usd_per_month: USD
+    url: str
+    placeholder: bool = Field(default=False, description="true when the catalog price is a placeholder")
+
+
+class ToolCall(BaseModel):
+    name: str
+    arguments: dict[str, Any]
+    result: Any
+
+
+class GroundingViolation(BaseModel):
+    kind: Literal["number", "price", "citation"]
+    text: str = Field(description="the offending fragment of the answer")
+    detail: str
+
+
+class Answer(BaseModel):
+    question: str
+    language: Language
+    answer: str = Field(description="Markdown with citation markers like [1]")
+    mode: Mode
+    citations: list[Citation] = []
+    prices: list[PriceQuote] = []
+    tool_calls: list[ToolCall] = []
+    follow_ups: list[str] = []
+    session_id: str
+    message_id: str
+    notice: str | None = Field(default=None, description="e.g. 'LLM unavailable, offline answer'")
+    violations: list[GroundingViolation] = Field(
+        default=[], description="grounding violations found (an answer shown has none)"
+    )
+
+
+class TokenEvent(BaseModel):
+    type: Literal["token"] = "token"
+    text: str
+
+
+class CitationEvent(BaseModel):
+    type: Literal["citation"] = "citation"
+    citation: Citation
+
+
+class PricesEvent(BaseModel):
+    type: Literal["prices"] = "prices"
+    prices: list[PriceQuote]
+
+
+class DoneEvent(BaseModel):
+    type: Literal["done"] = "done"
+    answer: Answer
+
+
+class ErrorEvent(BaseModel):
+    type: Literal["error"] = "error"
+    message: str
+
+
+StreamEvent = TokenEvent | CitationEvent | PricesEvent | DoneEvent | ErrorEvent

@@ -1,0 +1,1 @@
+"""Commands: ask_cmds (to be filled)."""

@@ -1,0 +1,1 @@
+"""Commands: catalog_cmds (to be filled)."""

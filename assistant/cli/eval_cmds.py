@@ -1,0 +1,1 @@
+"""Commands: eval_cmds (to be filled)."""

@@ -1,0 +1,1 @@
+"""Commands: knowledge_cmds (to be filled)."""

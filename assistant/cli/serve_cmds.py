@@ -1,0 +1,1 @@
+"""Commands: serve_cmds (to be filled)."""

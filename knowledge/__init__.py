@@ -1,0 +1,1 @@
+"""Data files, their loaders, the guide parser and the retrieval index."""

@@ -1,0 +1,77 @@
+"""Shared fixtures. A guard fails any network call that leaves this machine's loopback."""
+
+import ipaddress
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT.parent / "shared" / "seeds" / "000_2e590f235b41c23d.txt"
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, str):  # AF_UNIX path
+        return True
+    if isinstance(address, tuple) and address:
+        host = str(address[0])
+        if host in ("localhost", ""):
+            return True
+        try:
+            return ipaddress.ip_address(host.split("%")[0]).is_loopback
+        except ValueError:
+            return False
+    return True
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if not _is_local(address):
+        raise NetworkBlocked(f"test tried to reach {address!r}: only loopback is allowed")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if not _is_local(address):
+        raise NetworkBlocked(f"test tried to reach {address!r}: only loopback is allowed")
+    return _real_connect_ex(self, address)
+
+
+def _guarded_getaddrinfo(host, *args, **kwargs):  # type: ignore[no-untyped-def]
+    if host not in (None, "localhost") and not _is_local((host,)):
+        raise NetworkBlocked(f"test tried to resolve {host!r}: only loopback is allowed")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_network() -> None:
+    """Fail any connection (or DNS lookup) that is not to loopback, for the whole session."""
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = _guarded_getaddrinfo
+    yield
+    socket.socket.connect = _real_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = _real_getaddrinfo
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run offline unless they configure an LLM themselves; Chroma never phones home."""
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
+                "SLACK_APP_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def seed_path() -> Path:
+    return SEED
