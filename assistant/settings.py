@@ -38,6 +38,14 @@ class Settings(BaseSettings):
     llm_max_tokens: int = 800
     llm_timeout_s: float = 30.0
     llm_max_retries: int = 2
+    llm_token_param: Literal["max_tokens", "max_completion_tokens", "both"] = Field(
+        default="max_tokens",
+        description="which request field carries llm_max_tokens (max_tokens suits vLLM, llama.cpp, "
+        "Ollama and OpenAI chat models; OpenAI reasoning models need max_completion_tokens)",
+    )
+    llm_temperature: float | None = 0.0
+    llm_streaming: bool = Field(default=False, description="stream completions from the server")
+    llm_max_tool_rounds: int = Field(default=4, description="tool-calling rounds before a final answer")
 
     # --- API (issue 5)
     host: str = "127.0.0.1"
