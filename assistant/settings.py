@@ -52,6 +52,15 @@ class Settings(BaseSettings):
     port: int = 8000
     max_question_chars: int = 2000
     cors_origins: list[str] = ["https://gpuserver.io", "https://www.gpuserver.io"]
+    max_request_bytes: int = Field(default=16_384, description="larger request bodies get 413")
+    rate_limit_per_minute: float = Field(
+        default=30.0, description="sustained requests per client and minute (0 disables)"
+    )
+    rate_limit_burst: int = Field(default=10, description="token-bucket size per client")
+    trust_forwarded_for: bool = Field(
+        default=False, description="key the rate limit on X-Forwarded-For (behind a proxy)"
+    )
+    sse_ping_s: float = Field(default=15.0, description="keep-alive comment interval on streams")
 
     # --- Slack (issue 6): SLACK_* without the SIZING_ prefix
     slack_bot_token: SecretStr | None = Field(
