@@ -73,6 +73,13 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "SIZING_SLACK_APP_TOKEN")
     )
+    slack_api_base_url: str = Field(
+        default="https://slack.com/api/",
+        description="Slack Web API base URL (tests point it at a local stub)",
+    )
+    slack_thread_context_messages: int = Field(
+        default=20, description="earlier thread messages read as context for a mention"
+    )
 
     @property
     def llm_enabled(self) -> bool:
