@@ -1,0 +1,256 @@
+"""The agent-facing tools as LangChain StructuredTools, for LLM mode.
+
+One registry (`assistant.registry.REGISTRY`) lists the sizing tools the offline composer calls; this
+module wraps each one as a `StructuredTool` whose argument schema is the tool's pydantic args model
+and whose description is its docstring, so the LLM calls exactly the same functions. A
+`search_guides` tool adds retrieval: it returns passages numbered [1], [2], ... (numbers stay
+stable for the whole answer, across tool rounds and the regenerate pass) for the model to cite.
+
+Every call is recorded in a `ToolSession` (`tool_calls`, `passages`), from which the answer's
+`tool_calls` and `citations` are built.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.tools import StructuredTool
+from pydantic import BaseModel, Field
+
+from assistant.answer import Citation, ToolCall
+from assistant.deps import Deps
+
+SEARCH_TOOL = "search_guides"
+MAX_TOOL_RESULT_CHARS = 6000
+
+
+class SearchGuidesArgs(BaseModel):
+    """Arguments of `search_guides`."""
+
+    query: str = Field(
+        description="what to look up, in the user's language, e.g. 'NVLink tensor parallel'"
+    )
+    guide: str | None = Field(
+        default=None,
+        description="limit to one guide slug: nvlink-vs-pcie, gpu-for-flux-sdxl, "
+        "awq-vs-gptq-vs-fp8, mixture-of-experts",
+    )
+
+
+SEARCH_DESCRIPTION = (
+    "Search gpuserver.io's guides. Returns numbered passages [n] with guide, section and URL. "
+    "Cite a passage in the answer with its number in square brackets, e.g. [1]. Use it for rules, "
+    "recommendations and any figure you quote from a guide."
+)
+
+
+@dataclass
+class NumberedPassage:
+    n: int
+    passage: Any  # knowledge.retrieval.Passage
+
+
+@dataclass
+class ToolSession:
+    """What the tools did for one answer: the calls made and the passages handed out."""
+
+    language: str | None = None
+    tool_names: set[str] = field(default_factory=set)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    passages: dict[int, NumberedPassage] = field(default_factory=dict)
+    _by_key: dict[str, int] = field(default_factory=dict)
+
+    def number(self, passage: Any) -> int:
+        """The stable number of a passage (a passage seen twice keeps its first number)."""
+        key = str(getattr(passage, "id", None) or getattr(passage, "url", None) or id(passage))
+        if key not in self._by_key:
+            n = len(self.passages) + 1
+            self._by_key[key] = n
+            self.passages[n] = NumberedPassage(n, passage)
+        return self._by_key[key]
+
+    def citation(self, n: int, as_n: int | None = None) -> Citation | None:
+        found = self.passages.get(n)
+        if found is None:
+            return None
+        p = found.passage
+        return Citation(
+            n=as_n if as_n is not None else n,
+            guide=str(getattr(p, "guide", "")),
+            title=str(getattr(p, "title", "")),
+            section=str(getattr(p, "section", "")),
+            url=str(getattr(p, "url", "")),
+            quote=str(getattr(p, "text", "")),
+        )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def result_text(result: Any) -> str:
+    """A tool result as the model sees it: compact JSON, bounded in size."""
+    text = json.dumps(_jsonable(result), ensure_ascii=False, default=str)
+    if len(text) > MAX_TOOL_RESULT_CHARS:
+        text = text[:MAX_TOOL_RESULT_CHARS] + " …(truncated)"
+    return text
+
+
+def format_passages(numbered: Iterable[tuple[int, Any]]) -> str:
+    blocks = []
+    for n, p in numbered:
+        heading = " › ".join(
+            part for part in (getattr(p, "title", ""), getattr(p, "section", "")) if part
+        )
+        blocks.append(f"[{n}] {heading}\nURL: {getattr(p, 'url', '')}\n{getattr(p, 'text', '')}")
+    return "\n\n".join(blocks) if blocks else "No passages found."
+
+
+# --- registry adapter -------------------------------------------------------------------------
+
+
+@dataclass
+class RegistryTool:
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    fn: Callable[..., Any]
+
+
+def _args_model_of(fn: Callable[..., Any]) -> type[BaseModel]:
+    hints = typing.get_type_hints(fn)
+    params = list(inspect.signature(fn).parameters)
+    for name in params[1:]:
+        hint = hints.get(name)
+        if isinstance(hint, type) and issubclass(hint, BaseModel):
+            return hint
+    raise TypeError(f"registry tool {fn.__name__} has no pydantic args parameter")
+
+
+def registry_tools(registry: Any) -> list[RegistryTool]:
+    """Normalise REGISTRY (a mapping name -> function, a list of functions, or a list of specs
+    with name/fn/args_model/description attributes) into RegistryTool entries."""
+    items: list[tuple[str | None, Any]]
+    if isinstance(registry, Mapping):
+        items = list(registry.items())
+    else:
+        items = [(None, entry) for entry in registry]
+    out: list[RegistryTool] = []
+    for key, entry in items:
+        fn = getattr(entry, "fn", None) or getattr(entry, "func", None) or entry
+        name = getattr(entry, "name", None) or key or fn.__name__
+        args_model = (
+            getattr(entry, "args_model", None) or getattr(entry, "args", None) or _args_model_of(fn)
+        )
+        description = (
+            getattr(entry, "description", None) or inspect.getdoc(fn) or name.replace("_", " ")
+        )
+        out.append(RegistryTool(str(name), str(description).strip(), args_model, fn))
+    return out
+
+
+# --- LangChain tools ------------------------------------------------------------------------
+
+
+def _error_text(exc: Exception) -> str:
+    if hasattr(exc, "errors") and callable(exc.errors):  # pydantic ValidationError
+        try:
+            parts = [
+                f"{'.'.join(str(x) for x in e.get('loc', ())) or 'arguments'}: {e.get('msg')}"
+                for e in exc.errors()
+            ]
+            return "invalid arguments: " + "; ".join(parts)
+        except Exception:  # pragma: no cover - defensive
+            pass
+    return str(exc) or type(exc).__name__
+
+
+def _search(deps: Deps, session: ToolSession, args: dict[str, Any]) -> str:
+    parsed = SearchGuidesArgs.model_validate(args)
+    if deps.index is None:
+        raise RuntimeError("guide search is not available")
+    passages = deps.index.search(parsed.query, k=5, language=session.language, guide=parsed.guide)
+    numbered = [(session.number(p), p) for p in passages]
+    session.tool_calls.append(
+        ToolCall(
+            name=SEARCH_TOOL,
+            arguments=args,
+            result=[
+                {
+                    "n": n,
+                    "guide": getattr(p, "guide", ""),
+                    "section": getattr(p, "section", ""),
+                    "url": getattr(p, "url", ""),
+                    "text": getattr(p, "text", ""),
+                }
+                for n, p in numbered
+            ],
+        )
+    )
+    return format_passages(numbered)
+
+
+def dispatch(deps: Deps, session: ToolSession, name: str, args: dict[str, Any]) -> str:
+    """Run one tool call the model asked for; record it; return the text the model sees.
+
+    Never raises: an unknown tool or bad arguments become an error message for the model (and a
+    recorded call with an `error` result), so the model can correct itself.
+    """
+    try:
+        if name == SEARCH_TOOL:
+            return _search(deps, session, args)
+        from assistant.registry import call_tool
+
+        if name not in session.tool_names:
+            raise LookupError(
+                f"unknown tool {name!r}; available: {', '.join(sorted(session.tool_names))}"
+            )
+        record: ToolCall = call_tool(deps, name, args)
+        session.tool_calls.append(record)
+        return result_text(record.result)
+    except Exception as exc:
+        message = _error_text(exc)
+        session.tool_calls.append(ToolCall(name=name, arguments=args, result={"error": message}))
+        return f"error: {message}"
+
+
+def build_tools(deps: Deps, session: ToolSession) -> list[StructuredTool]:
+    """The LangChain tools the model may call, bound to these deps and this session."""
+    from assistant.registry import REGISTRY
+
+    specs = registry_tools(REGISTRY)
+    session.tool_names = {spec.name for spec in specs}
+    tools: list[StructuredTool] = []
+    for spec in [*specs, RegistryTool(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchGuidesArgs, _search)]:
+
+        def run(_name: str = spec.name, **kwargs: Any) -> str:
+            return dispatch(deps, session, _name, _jsonable(kwargs))
+
+        tools.append(
+            StructuredTool.from_function(
+                func=run,
+                name=spec.name,
+                description=spec.description,
+                args_schema=spec.args_model,
+                infer_schema=False,
+            )
+        )
+    return tools
+
+
+def tool_schemas(tools: Iterable[StructuredTool]) -> list[dict[str, Any]]:
+    """What the LLM sees: each tool in OpenAI's function-calling format."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return [convert_to_openai_tool(t) for t in tools]
