@@ -1,0 +1,836 @@
+"""Deterministic question understanding (offline mode): language, model, precision, cards, workload,
+intent, injection attempts. No LLM, no network; a few regular expressions over the question.
+
+    nlu = Understander(catalog)          # built once (indexes the catalog's model aliases)
+    u = nlu.understand("Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten?")
+    u.language == "de"; u.model == "llama-3.3-70b"; u.precision == "bf16"; u.count == 4
+
+Everything here is *understanding*: no figure in an answer comes from this module.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from assistant.answer import Language
+
+Intent = Literal[
+    "topology_paste",  # pasted `nvidia-smi topo -m` output
+    "off_topic",
+    "cheapest",  # cheapest configuration that fits
+    "price",  # what does configuration X cost
+    "allreduce",  # gradient all-reduce / sync time
+    "topology_howto",  # how do I check the topology / NVLink
+    "nvlink",  # do I need NVLink? SXM or PCIe?
+    "speed",  # tokens/s, throughput
+    "fit",  # does it fit, how much VRAM, how many cards
+    "general",  # anything else in scope: answered from the guides
+]
+
+Workload = Literal[
+    "tensor_parallel",
+    "pipeline_parallel",
+    "training",
+    "fine_tuning",
+    "traffic",  # serving real traffic / high concurrency
+    "low_concurrency",
+    "independent",  # one model per card, independent copies or jobs
+    "diffusion",
+    "rendering",
+    "multi_node",
+]
+
+# canonical precision names used across the assistant (registry maps them to the engine's)
+PRECISIONS = (
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "awq",
+    "gptq",
+    "int4",
+    "q4_k_m",
+    "q5_k_m",
+    "q8_0",
+)
+
+CARD_IDS = (
+    "l4",
+    "l40s",
+    "rtx-4090",
+    "rtx-5090",
+    "rtx-a6000",
+    "a100-pcie",
+    "a100-sxm4",
+    "h100-pcie",
+    "h100-sxm5",
+    "h200",
+    "b200",
+)
+# a card named without its form factor: both variants are candidates
+CARD_FAMILIES = {"a100": ("a100-pcie", "a100-sxm4"), "h100": ("h100-pcie", "h100-sxm5")}
+GEN4_CARDS = ("rtx-4090", "rtx-a6000", "l40s")
+
+
+class Understanding(BaseModel):
+    """What the question asks, as slots. Empty slots mean "not said"."""
+
+    question: str
+    language: Language
+    language_detected: bool = Field(
+        default=True, description="false when the text gave no clue and a default was used"
+    )
+    intents: list[Intent] = Field(default_factory=list, description="primary first")
+    model: str | None = Field(default=None, description="catalog model id")
+    model_mention: str | None = None
+    unknown_model: str | None = Field(default=None, description="a model the catalog lacks")
+    unknown_model_closest: list[str] = Field(default_factory=list)
+    params_b: float | None = Field(default=None, description="'a 34B model': parameters, billions")
+    precision: str | None = None
+    cards: list[str] = Field(default_factory=list, description="card ids named, in order")
+    card_families: list[str] = Field(default_factory=list, description="'A100' without SXM/PCIe")
+    count: int | None = Field(default=None, description="number of cards")
+    memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
+    gen4: bool = False
+    configurations: list[str] = Field(default_factory=list, description="configuration ids named")
+    workloads: list[Workload] = Field(default_factory=list)
+    context_tokens: int | None = None
+    concurrency: int | None = None
+    topo_text: str | None = None
+    injection: bool = False
+    follow_up: bool = Field(default=False, description="'and on an H200?' / 'und in FP8?'")
+
+    @property
+    def intent(self) -> Intent:
+        return self.intents[0] if self.intents else "general"
+
+    @property
+    def has_subject(self) -> bool:
+        return bool(self.model or self.params_b or self.unknown_model)
+
+
+# --------------------------------------------------------------------------- language
+
+_DE_WORDS = frozenset(
+    [
+        "ich",
+        "du",
+        "wir",
+        "sie",
+        "es",
+        "und",
+        "oder",
+        "für",
+        "fuer",
+        "auf",
+        "mit",
+        "ohne",
+        "ist",
+        "sind",
+        "bin",
+        "brauche",
+        "brauchen",
+        "braucht",
+        "passt",
+        "passen",
+        "wie",
+        "viel",
+        "viele",
+        "welche",
+        "welcher",
+        "welches",
+        "was",
+        "wer",
+        "wo",
+        "warum",
+        "kostet",
+        "kosten",
+        "karte",
+        "karten",
+        "ein",
+        "eine",
+        "einer",
+        "einem",
+        "einen",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "nicht",
+        "kein",
+        "keine",
+        "reicht",
+        "reichen",
+        "echten",
+        "echter",
+        "mein",
+        "meine",
+        "unser",
+        "kann",
+        "können",
+        "koennen",
+        "soll",
+        "sollte",
+        "günstigste",
+        "günstigsten",
+        "billigste",
+        "schnell",
+        "schneller",
+        "wieviel",
+        "gleichzeitig",
+        "nutzer",
+        "aufteilen",
+        "modell",
+        "modelle",
+        "speicher",
+        "genug",
+        "lohnt",
+        "sich",
+        "bei",
+        "auch",
+        "noch",
+        "dann",
+        "wenn",
+        "aber",
+        "zwei",
+        "drei",
+        "vier",
+        "fünf",
+        "sechs",
+        "acht",
+        "knoten",
+        "prüfen",
+        "pruefen",
+        "zeigt",
+        "mir",
+        "bitte",
+        "ja",
+        "nein",
+        "und?",
+        "danke",
+        "hallo",
+        "dauert",
+        "lange",
+        "schreibe",
+        "schreib",
+        "erkläre",
+        "gib",
+        "ignoriere",
+        "anweisungen",
+        "vorherigen",
+        "preis",
+    ]
+)
+_EN_WORDS = frozenset(
+    [
+        "i",
+        "you",
+        "we",
+        "they",
+        "it",
+        "and",
+        "or",
+        "for",
+        "on",
+        "with",
+        "without",
+        "is",
+        "are",
+        "am",
+        "need",
+        "needs",
+        "do",
+        "does",
+        "fit",
+        "fits",
+        "how",
+        "much",
+        "many",
+        "which",
+        "what",
+        "who",
+        "where",
+        "why",
+        "cost",
+        "costs",
+        "card",
+        "cards",
+        "a",
+        "an",
+        "the",
+        "of",
+        "not",
+        "no",
+        "enough",
+        "real",
+        "my",
+        "our",
+        "can",
+        "should",
+        "cheapest",
+        "fastest",
+        "fast",
+        "faster",
+        "concurrent",
+        "users",
+        "split",
+        "model",
+        "models",
+        "memory",
+        "worth",
+        "it",
+        "at",
+        "also",
+        "then",
+        "if",
+        "but",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "eight",
+        "node",
+        "check",
+        "shows",
+        "me",
+        "please",
+        "yes",
+        "thanks",
+        "hello",
+        "long",
+        "take",
+        "write",
+        "explain",
+        "give",
+        "ignore",
+        "instructions",
+        "previous",
+        "price",
+        "run",
+        "would",
+        "will",
+        "this",
+        "that",
+    ]
+)
+
+
+def detect_language(text: str) -> tuple[Language, bool]:
+    """('de'|'en', detected). Counts German and English function words; umlauts count for German."""
+    words = re.findall(r"[a-zäöüß]+", text.lower())
+    de = sum(w in _DE_WORDS for w in words) + 2 * len(re.findall(r"[äöüß]", text.lower()))
+    en = sum(w in _EN_WORDS for w in words)
+    if de == en:
+        return "en", False
+    return ("de" if de > en else "en"), True
+
+
+# --------------------------------------------------------------------------- helpers
+
+_NUMBER_WORDS = {
+    "ein": 1, "eine": 1, "einer": 1, "einem": 1, "einen": 1, "eins": 1, "einzelne": 1,
+    "einzelnen": 1, "einzige": 1, "one": 1, "a": 1, "an": 1, "single": 1,
+    "zwei": 2, "two": 2, "pair": 2, "drei": 3, "three": 3, "vier": 4, "four": 4,
+    "fünf": 5, "fuenf": 5, "five": 5, "sechs": 6, "six": 6, "sieben": 7, "seven": 7,
+    "acht": 8, "eight": 8, "neun": 9, "nine": 9, "zehn": 10, "ten": 10, "zwölf": 12,
+    "twelve": 12, "sechzehn": 16, "sixteen": 16, "zweiunddreißig": 32, "thirty-two": 32,
+}  # fmt: skip
+_NUM = (
+    r"(\d+|" + "|".join(sorted((re.escape(w) for w in _NUMBER_WORDS), key=len, reverse=True)) + r")"
+)
+
+
+def _to_int(token: str) -> int | None:
+    token = token.lower()
+    if token.isdigit():
+        return int(token)
+    return _NUMBER_WORDS.get(token)
+
+
+def _norm_alias(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"[^a-z0-9]", "", text)
+
+
+def _fold(text: str) -> str:
+    """Lower case, unify × and dashes, collapse spaces; keeps character positions meaningful."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("‑", "-")
+    return text.lower()
+
+
+# --------------------------------------------------------------------------- cards
+
+_CARD_RX: list[tuple[str, re.Pattern[str]]] = [
+    (cid, re.compile(r"(?<![a-z0-9])" + rx + r"(?![a-z0-9])"))
+    for cid, rx in [
+        ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?sxm4?"),
+        ("a100-pcie", r"a100[\s-]*(?:80\s*gb[\s-]*)?pcie"),
+        ("a100", r"a100(?:[\s-]*80\s*gb)?s?"),
+        ("h100-sxm5", r"h100[\s-]*sxm5?"),
+        ("h100-pcie", r"h100[\s-]*(?:nvl[\s-]*)?pcie"),
+        ("h100", r"h100s?"),
+        ("h200", r"h200(?:[\s-]*sxm)?s?"),
+        ("b200", r"(?:hgx[\s-]*)?b200s?"),
+        ("l40s", r"l40[\s-]*s|l40"),
+        ("l4", r"l4s?"),
+        ("rtx-4090", r"(?:geforce[\s-]*)?(?:rtx[\s-]*)?4090s?"),
+        ("rtx-5090", r"(?:geforce[\s-]*)?(?:rtx[\s-]*)?5090s?"),
+        ("rtx-a6000", r"(?:rtx[\s-]*)?a6000s?"),
+    ]
+]
+
+_CARD_WORD = r"(?:gpus?|cards?|karten?|grafikkarten?|gpu-karten?|beschleuniger)"
+
+
+def _find_cards(folded: str) -> list[tuple[int, int, str]]:
+    """(start, end, card id or family) for every card named, non-overlapping, in order."""
+    found: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for cid, rx in _CARD_RX:
+        for m in rx.finditer(folded):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            found.append((m.start(), m.end(), cid))
+            taken.append((m.start(), m.end()))
+    return sorted(found)
+
+
+# --------------------------------------------------------------------------- precision
+
+_PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
+    (p, re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"))
+    for p, rx in [
+        ("q4_k_m", r"q4[_\s-]?k[_\s-]?m|q4[_\s-]?k"),
+        ("q5_k_m", r"q5[_\s-]?k[_\s-]?m|q5[_\s-]?k"),
+        ("q8_0", r"q8[_\s-]?0|q8"),
+        ("awq", r"awq"),
+        ("gptq", r"gptq"),
+        ("fp8", r"fp8|float8|e4m3"),
+        ("int8", r"int8|8[\s-]?bit|w8a8"),
+        ("int4", r"int4|4[\s-]?bit|nf4|w4a16"),
+        ("bf16", r"bf16|bfloat16|bfloat"),
+        ("fp16", r"fp16|float16|f16|half precision|halbe präzision"),
+        ("fp32", r"fp32|float32|f32|full precision|volle präzision"),
+    ]
+]
+
+
+# --------------------------------------------------------------------------- workloads & intents
+
+_WORKLOAD_RX: list[tuple[Workload, re.Pattern[str]]] = [
+    (w, re.compile(rx))
+    for w, rx in [
+        (
+            "tensor_parallel",
+            r"tensor[\s-]*paralle|\btp\s*=?\s*\d|\btp\b|tensor-parallel-size|layer[\s-]*split",
+        ),
+        ("pipeline_parallel", r"pipeline[\s-]*paralle|\bpp\s*=?\s*\d|pipeline[\s-]*split"),
+        (
+            "fine_tuning",
+            r"fine[\s-]*tun|finetun|feintun|feinabstimm|nachtrainier|\blora\b|\bqlora\b|\bsft\b",
+        ),
+        (
+            "training",
+            r"\btrain(?:ing|ieren|iere|iert|s|ed)?\b|pre-?train|vortrain|gradient|\btrain\b",
+        ),
+        (
+            "traffic",
+            r"real traffic|echte[nmr]? traffic|production|produktion|produktiv|many users|"
+            r"viele[n]? (?:nutzer|user|anfragen|kunden)|high concurrency|hohe[rn]? (?:last|"
+            r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
+            r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
+            r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
+            r"echte[n]? nutzer",
+        ),
+        (
+            "low_concurrency",
+            r"low concurrency|geringe[rn]? (?:nebenläufigkeit|last|parallelität)|few users|"
+            r"wenige[n]? (?:nutzer|user|anfragen)|single user|einzelne[rn]? nutzer|just me|"
+            r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
+            r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
+            r"one user|ein nutzer|single stream|einzelne[rnm]? stream",
+        ),
+        (
+            "independent",
+            r"independent|unabhängig|one model per (?:card|gpu)|ein modell pro karte|"
+            r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
+            r"getrennte|mehrere modelle|several models|multiple models|many small models|"
+            r"viele kleine modelle|copies|kopien|replicas|replik",
+        ),
+        (
+            "diffusion",
+            r"diffusion|\bsdxl\b|\bsd ?3|\bflux\b|stable[\s-]*diffusion|image gen|bildgener|"
+            r"video gen|videogener|\bwan ?2|comfyui|text-to-image|text-to-video|bilder generier",
+        ),
+        ("rendering", r"render|blender|octane|redshift|\bcycles\b|v-ray|vray|unreal"),
+        ("multi_node", r"multi[\s-]*node|multi[\s-]*knoten|mehrere knoten|several nodes|across nodes|"
+                       r"über knoten|cluster|infiniband"),
+    ]
+]  # fmt: skip
+
+_INTENT_RX: dict[str, re.Pattern[str]] = {
+    k: re.compile(v)
+    for k, v in {
+        "cheapest": r"cheapest|least expensive|lowest price|most affordable|günstigste|"
+        r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
+        r"billiger|budget|spar",
+        "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
+        r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|rent\b|mieten|miete\b",
+        "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
+        r"sync(?:hroni[sz]ation)? time|synchroni[sz]ations?zeit|how long .*sync|wie lange .*sync|"
+        r"per (?:training )?step|pro (?:trainings)?schritt|busbw|nccl",
+        "topology_howto": r"topolog|nvidia-smi|topo -m|how (?:do|can) i (?:check|verify|see|test|"
+        r"measure)|wie (?:prüfe|teste|messe|sehe|überprüfe|kann ich .*(?:prüfen|testen|messen|"
+        r"sehen))|verify|überprüf|nachprüf|check (?:whether|if|that)|prüfen,? ob|measure|messen",
+        "nvlink": r"nvlink|nvswitch|\bsxm|interconnect|verbindung zwischen|\bpcie\b|pci-e|"
+        r"pci express|bridge|brücke|\bnv\d|link between|karten verbind",
+        "speed": r"tokens?/s|token pro sekunde|tokens? per second|tok/s|how fast|wie schnell|"
+        r"throughput|durchsatz|\bspeed|geschwindigkeit|latency|latenz|schneller|faster|"
+        r"langsam|slow|performance|leistung",
+        "fit": r"\bfit|\bpass(?:t|en|e)\b|reicht|genug|enough|vram|speicher|memory|how many "
+        r"(?:cards|gpus)|wie viele (?:karten|gpus)|welche karte|which (?:card|gpu|node|"
+        r"configuration)|welche(?:n|r|s)? (?:gpu|knoten|konfiguration)|run\b|runs\b|laufen|läuft|"
+        r"serve|bedienen|host|betreiben|deploy|load|laden|kv[\s-]*cache|context|kontext|size|"
+        r"dimensionier|need|brauch|benötig",
+    }.items()
+}
+
+_DOMAIN_RX = re.compile(
+    r"gpu|vram|nvlink|pcie|sxm|cuda|modell?|model|llm|inferen|inference|train|\bkarte|card|"
+    r"token|quant|awq|gptq|fp8|bf16|fp16|gguf|vllm|ollama|llama|server|knoten|node|"
+    r"diffusion|render|blender|gpuserver|nvidia|a100|h100|h200|b200|rtx|l40|\bl4\b|memory|"
+    r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"
+    r"all-?reduce|tensor|pipeline|mistral|qwen|deepseek|mixtral|flux|sdxl|guide|price|preis|"
+    r"kost|cost|miete|rent|nvidia-smi|batch|context|kontext|throughput|durchsatz",
+)
+
+_INJECTION_RX = re.compile(
+    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|your)|disregard|forget (?:all |your |"
+    r"the |everything)|ignoriere|ignorier|vergiss|missachte|you are now|du bist (?:jetzt|nun|ab jetzt)|"
+    r"system prompt|systemprompt|new instructions|neue anweisung|developer mode|jailbreak|"
+    r"pretend|tu so als|act as|override|überschreib|the price is now|der preis ist (?:jetzt|ab "
+    r"sofort|nun)|price is \$|preis ist \$|set the price|setze den preis|from now on|ab jetzt|"
+    r"reveal your|zeige? deine? (?:anweisungen|instruktionen)|<\s*/?\s*system|\[inst\]|"
+    r"###\s*instruction|as an admin|als admin",
+)
+
+_FOLLOW_UP_RX = re.compile(
+    r"^\s*(?:and|und|what about|wie (?:sieht es|ist es) (?:mit|bei)|how about|und wie|und was|und "
+    r"bei|und auf|und mit|und in|and on|and in|and with|and for|und für|same|dasselbe|das gleiche|"
+    r"gleiche|also|auch|instead|stattdessen|statt|or|oder)\b",
+)
+
+_FAMILY_RX = re.compile(
+    r"(?<![a-z0-9])(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|yi|command[\s-]?r|gpt|"
+    r"claude|olmo|granite|nemotron|codellama|starcoder|vicuna|flux|sdxl|wan|kimi|glm|internlm)"
+    r"((?:[\s\-.:]*(?:v?\d[\w.]*|[a-z]*\d[\w.]*|instruct|chat|base|it|[xs]?[\w.]*b)){0,3})",
+)
+
+_PARAMS_RX = re.compile(
+    r"(?<![a-z0-9.])(\d+(?:[.,]\d+)?)\s*-?\s*(b|bn|billion|mrd\.?|milliarden)(?![a-z0-9])"
+    r"(?:\s*-?\s*(?:parameter|param|params|modell|model|llm|dense))?",
+)
+
+_CONTEXT_RX = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
+    r"kontextlänge|context length|context window|kontextfenster)"
+    r"|(?:context|kontext)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=)?\s*"
+    r"(\d+(?:[.,]\d+)?)\s*(k)?",
+)
+_CONCURRENCY_RX = re.compile(
+    r"(\d+)\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|nutzer|"
+    r"requests?|anfragen|sequences?|sequenzen|streams?|user)?"
+    r"|(\d+)\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
+    r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d+)|concurrency\s*(?:of|=|:)?\s*(\d+)",
+)
+_TOPO_RX = re.compile(r"gpu0\s.*\n.*gpu1|(?:^|\s)(?:nv\d+|sys|pix|phb|pxb|node)\s+(?:nv\d+|sys|pix|"
+                      r"phb|pxb|node|x)\s", re.S)  # fmt: skip
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+class Understander:
+    """Deterministic NLU over one catalog (model aliases indexed once)."""
+
+    def __init__(self, catalog: Any = None) -> None:
+        self.catalog = catalog
+        self._aliases: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self._max_alias_tokens = 6
+        self._configs: set[str] = set()
+        if catalog is not None:
+            for model in _iter_models(catalog):
+                mid = str(getattr(model, "id", ""))
+                self._names[mid] = str(getattr(model, "name", mid))
+                for alias in [
+                    mid,
+                    getattr(model, "name", ""),
+                    *(getattr(model, "aliases", []) or []),
+                ]:
+                    key = _norm_alias(str(alias))
+                    if len(key) >= 3:
+                        self._aliases.setdefault(key, mid)
+            self._configs = set(getattr(catalog, "configurations", {}) or {})
+
+    # ------------------------------------------------------------------ public
+
+    def understand(self, question: str, language: Language | None = None) -> Understanding:
+        text = question.strip()
+        lang, detected = detect_language(text)
+        if language is not None:
+            lang, detected = language, True
+        folded = _fold(text)
+        u = Understanding(question=question, language=lang, language_detected=detected)
+
+        if _TOPO_RX.search(folded):
+            u.topo_text = text
+        u.injection = bool(_INJECTION_RX.search(folded))
+        u.follow_up = bool(_FOLLOW_UP_RX.search(folded)) and len(folded) < 80
+
+        # the topology matrix is not prose: don't mine it for cards or models
+        prose = folded if u.topo_text is None else _strip_topo(folded)
+
+        self._find_model(text, prose, u)
+        self._find_precision(prose, u)
+        self._find_cards_and_counts(prose, u)
+        self._find_workloads(prose, u)
+        self._find_context_and_concurrency(prose, u)
+        u.intents = self._intents(prose, u)
+        return u
+
+    # ------------------------------------------------------------------ parts
+
+    def _find_model(self, original: str, folded: str, u: Understanding) -> None:
+        tokens = re.findall(r"\S+", _fold(original))
+        best: tuple[int, str, str] | None = None  # (token span length, model id, mention)
+        if self._aliases:
+            for i in range(len(tokens)):
+                for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
+                    span = tokens[i : i + n]
+                    key = _norm_alias(" ".join(span))
+                    if key in self._aliases:
+                        cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
+                        if best is None or cand[0] > best[0]:
+                            best = cand
+                        break
+        if best is not None:
+            u.model, u.model_mention = best[1], best[2]
+            return
+        family = _FAMILY_RX.search(folded)
+        params = [m for m in _PARAMS_RX.finditer(folded) if not _inside_card(folded, m.start())]
+        if family and family.group(2) and re.search(r"\d", family.group(2)):
+            mention = (family.group(1) + family.group(2)).strip(" -.:?")
+            mention = _original_case(original, mention)
+            u.unknown_model = mention
+            u.unknown_model_closest = self._closest(mention)
+            if params:
+                u.params_b = _number(params[0].group(1))
+            return
+        if params:
+            u.params_b = _number(params[0].group(1))
+            u.model_mention = params[0].group(0).strip()
+
+    def _closest(self, mention: str) -> list[str]:
+        finder = getattr(self.catalog, "find_model", None)
+        if finder is None:
+            return []
+        try:
+            finder(mention)
+        except Exception as exc:  # UnknownModel carries closest
+            return [str(c) for c in getattr(exc, "closest", [])][:3]
+        return []
+
+    def _find_precision(self, folded: str, u: Understanding) -> None:
+        hits: list[tuple[int, str]] = []
+        for name, rx in _PRECISION_RX:
+            for m in rx.finditer(folded):
+                hits.append((m.start(), name))
+        if hits:
+            # "AWQ 4-bit" -> awq: a named format beats a bare bit width
+            hits.sort()
+            names = [h[1] for h in hits]
+            for specific in ("awq", "gptq", "q4_k_m", "q5_k_m", "q8_0"):
+                if specific in names:
+                    u.precision = specific
+                    return
+            u.precision = names[0]
+
+    def _find_cards_and_counts(self, folded: str, u: Understanding) -> None:
+        spans = _find_cards(folded)
+        u.gen4 = bool(re.search(r"gen\s*4|pcie\s*4(?:\.0)?\b|ältere[nmr]? (?:gehäuse|plattform)|"
+                                r"older (?:chassis|platform)", folded))  # fmt: skip
+        for start, _end, cid in spans:
+            # count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"
+            before = folded[max(0, start - 24) : start]
+            m = re.search(_NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
+            if m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)]):
+                n = _to_int(m.group(1))
+                if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
+                    u.count = u.count or n
+            if cid in CARD_FAMILIES:
+                if cid not in u.card_families:
+                    u.card_families.append(cid)
+            elif cid not in u.cards:
+                u.cards.append(cid)
+        if u.count is None:
+            m = re.search(
+                r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d+)\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded
+            )
+            if m:
+                u.count = _to_int(m.group(1))
+                u.memory_gb = float(m.group(2))
+        if u.count is None:
+            m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s*-?\s*(?:x\s*)?" + _CARD_WORD, folded)
+            if m and _to_int(m.group(1)):
+                u.count = _to_int(m.group(1))
+            m2 = re.search(r"(\d+)\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)",
+                           folded)  # fmt: skip
+            if u.count is None and m2:
+                u.count = int(m2.group(1))
+        if u.memory_gb is None:
+            m = re.search(r"(\d+)\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded)
+            if m:
+                u.memory_gb = float(m.group(1))
+        if u.count is None and re.search(
+            r"single (?:card|gpu)|one (?:card|gpu)|einer? (?:einzigen |einzelnen )?(?:karte|gpu)|"
+            r"einzelne[nr]? (?:karte|gpu)|on its own card",
+            folded,
+        ):
+            u.count = 1
+        if u.count is not None and u.count <= 0:
+            u.count = None
+        # configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count
+        for cid in re.findall(r"\b\d+x-[a-z0-9-]+\b", folded):
+            if cid in self._configs and cid not in u.configurations:
+                u.configurations.append(cid)
+        if u.count is not None:
+            for card in u.cards:
+                for cid in self._config_ids(u.count, card, u.gen4):
+                    if cid not in u.configurations:
+                        u.configurations.append(cid)
+
+    def _config_ids(self, count: int, card: str, gen4: bool) -> list[str]:
+        cands = [f"{count}x-{card}-gen4", f"{count}x-{card}"] if gen4 else [f"{count}x-{card}"]
+        if not self._configs:
+            return cands[:1]
+        return [c for c in cands if c in self._configs][:1]
+
+    def _find_workloads(self, folded: str, u: Understanding) -> None:
+        for name, rx in _WORKLOAD_RX:
+            if rx.search(folded) and name not in u.workloads:
+                u.workloads.append(name)
+        # "fine-tuning" also matches "training" via "tun..."? keep both only when both said
+        if "fine_tuning" in u.workloads and "training" in u.workloads:
+            if not re.search(r"(?<!fine[\s-])(?<!fein)(?<!fine)\btrain", folded):
+                u.workloads.remove("training")
+        if u.count is not None and u.count > 8 and "multi_node" not in u.workloads:
+            u.workloads.append("multi_node")
+
+    def _find_context_and_concurrency(self, folded: str, u: Understanding) -> None:
+        m = _CONTEXT_RX.search(folded)
+        if m:
+            value, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if value:
+                num = _number(value) if "," not in value or k else float(value.replace(",", ""))
+                u.context_tokens = int(num * 1024) if k else int(num)
+        m = _CONCURRENCY_RX.search(folded)
+        if m:
+            raw = next(g for g in m.groups() if g)
+            u.concurrency = int(raw)
+
+    def _intents(self, folded: str, u: Understanding) -> list[Intent]:
+        intents: list[Intent] = []
+        if u.topo_text is not None:
+            intents.append("topology_paste")
+        hits = {k: bool(rx.search(folded)) for k, rx in _INTENT_RX.items()}
+        in_domain = (
+            bool(_DOMAIN_RX.search(folded))
+            or u.has_subject
+            or bool(u.cards or u.card_families)
+            or bool(u.workloads)
+        )
+        if not in_domain and not intents:
+            return ["off_topic"]
+        order: list[Intent] = [
+            "cheapest",
+            "price",
+            "allreduce",
+            "topology_howto",
+            "nvlink",
+            "speed",
+        ]
+        if hits["cheapest"] and hits["price"] and not u.has_subject and not u.workloads:
+            # "what's cheaper, 4x A100 PCIe or SXM4?" is a price comparison
+            hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", folded))
+        for intent in order:
+            if hits[intent]:
+                intents.append(intent)
+        if hits["fit"] or (u.has_subject and not intents):
+            intents.append("fit")
+        # "how do I check the topology" vs "check whether Llama fits": a model makes it a fit question
+        if (
+            "topology_howto" in intents
+            and u.has_subject
+            and not re.search(r"topolog|nvidia-smi|nvlink|topo", folded)
+        ):
+            intents.remove("topology_howto")
+        if (
+            "allreduce" in intents
+            and "training" not in u.workloads
+            and not re.search(r"all[\s-]*reduce|allreduce|nccl|busbw", folded)
+        ):
+            intents.remove("allreduce")
+        if not intents:
+            intents.append("general")
+        # de-duplicate, keep order
+        seen: list[Intent] = []
+        for i in intents:
+            if i not in seen:
+                seen.append(i)
+        return seen
+
+
+def _iter_models(catalog: Any) -> Iterable[Any]:
+    models = getattr(catalog, "models", None)
+    if models is None:
+        return []
+    if isinstance(models, dict):
+        return list(models.values())
+    return list(models)
+
+
+def _inside_card(folded: str, pos: int) -> bool:
+    """True when a '...b' match is part of a card name like 'B200' (not a parameter count)."""
+    return bool(re.match(r"b\d", folded[pos:]))
+
+
+def _original_case(original: str, folded_mention: str) -> str:
+    idx = _fold(original).find(folded_mention)
+    if idx < 0:
+        return folded_mention
+    return original[idx : idx + len(folded_mention)]
+
+
+def _strip_topo(folded: str) -> str:
+    lines = [
+        ln
+        for ln in folded.splitlines()
+        if not re.search(
+            r"\b(?:gpu\d+|nv\d+|sys|pix|phb|pxb|node|x)\b.*\b(?:nv\d+|sys|pix|phb|x)\b", ln
+        )
+        and "legend" not in ln
+        and not re.match(r"\s*(?:x|sys|node|phb|pxb|pix|nv#)\s*=", ln)
+    ]
+    return "\n".join(lines)
