@@ -1,0 +1,330 @@
+"""Load the operator-editable catalog (gpus, links, configurations, models) and look things up in it.
+
+`load_catalog(folder)` reads the four YAML files, validates every entry with the pydantic types from
+`tools.specs`, checks cross references (a configuration's card and link, a card's NVLink), and either
+returns a complete `Catalog` or raises one `CatalogError` whose message names the file, the entry and
+the field. There is no half-loaded state.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from tools.specs import Configuration, Gpu, Link, ModelSpec
+
+FILES = {
+    "gpus": "gpus.yaml",
+    "links": "links.yaml",
+    "configurations": "configurations.yaml",
+    "models": "models.yaml",
+}
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class CatalogError(ValueError):
+    """The catalog could not be loaded. The message is one line naming file, entry and field."""
+
+    def __init__(self, message: str, *, file: str | None = None, entry: str | None = None,
+                 field: str | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.entry = entry
+        self.field = field
+
+
+class UnknownName(LookupError):
+    """A model or configuration name matched nothing; `closest` lists the nearest known names."""
+
+    kind = "name"
+
+    def __init__(self, text: str, closest: list[str]) -> None:
+        self.text = text
+        self.closest = closest
+        hint = f" Closest matches: {', '.join(closest)}." if closest else ""
+        super().__init__(f"Unknown {self.kind} {text!r}.{hint}")
+
+
+class UnknownModel(UnknownName):
+    kind = "model"
+
+
+class UnknownConfiguration(UnknownName):
+    kind = "configuration"
+
+
+class UnknownGpu(UnknownName):
+    kind = "card"
+
+
+def normalize(text: str) -> str:
+    """Lower case, '×' as 'x', and nothing but letters and digits: 'Llama-3.3 70B' -> 'llama3370b'."""
+    return re.sub(r"[^a-z0-9]", "", text.lower().replace("×", "x"))
+
+
+_NOISE_WORDS = re.compile(
+    r"\b(instruct|chat|it|hf|base|awq|gptq|gguf|fp8|fp16|bf16|int8|int4|q4_k_m|q5_k_m|q8_0|"
+    r"dynamic|latest|model|modell|the|das|der|die)\b"
+)
+_CONFIG_NOISE = re.compile(r"\b(nvidia|geforce|tesla|hgx|node|server|knoten|gpus?|cards?|karten?)\b")
+_PARAMS_RE = re.compile(
+    r"^(?:(?:an?|ein(?:e|en)?)\s+)?(\d+(?:[.,]\d+)?)\s*-?\s*(b|billion|mrd\.?|milliarden)"
+    r"(?:\s*-?\s*(?:param(?:eter)?s?))?(?:\s*-?\s*(?:model|modell|llm|dense))?$",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Catalog:
+    """The validated catalog. Dicts keep the files' order."""
+
+    folder: Path
+    gpus: dict[str, Gpu]
+    links: dict[str, Link]
+    configurations: dict[str, Configuration]
+    models: dict[str, ModelSpec]
+    _model_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    _config_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    _gpu_keys: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for g in self.gpus.values():
+            for name in (g.id, g.name, g.short_name, *g.aliases):
+                self._gpu_keys.setdefault(normalize(name), g.id)
+        for m in self.models.values():
+            for name in (m.id, m.name, *m.aliases):
+                self._model_keys.setdefault(normalize(name), m.id)
+                self._model_keys.setdefault(normalize(_strip_model_noise(name)), m.id)
+        for c in self.configurations.values():
+            self._config_keys.setdefault(normalize(c.id), c.id)
+            self._config_keys.setdefault(normalize(_strip_config_noise(c.label)), c.id)
+        for c in self.configurations.values():  # generated forms after the explicit ones
+            g = self.gpus[c.gpu]
+            gen4 = c.id.endswith("-gen4")
+            for name in (g.id, g.short_name, g.name, *g.aliases):
+                card = normalize(_strip_config_noise(name))
+                forms = [f"{c.count}x{card}", f"{card}x{c.count}", f"{c.count}{card}"]
+                if gen4:
+                    forms = [f + "gen4" for f in forms] + [f + "pciegen4" for f in forms]
+                for form in forms:
+                    self._config_keys.setdefault(form, c.id)
+
+    # ---- lookups
+    def find_model(self, text: str) -> ModelSpec:
+        """A model by id, name, HF id, ollama tag or plain name; "34B" gives a generic dense model."""
+        key = normalize(text)
+        found = self._model_keys.get(key) or self._model_keys.get(
+            normalize(_strip_model_noise(text))
+        )
+        if found:
+            return self.models[found]
+        match = _PARAMS_RE.match(text.strip())
+        if match:
+            return self.parameter_model(float(match.group(1).replace(",", ".")))
+        raise UnknownModel(text, self._closest(key, self._model_keys, self._model_name))
+
+    def find_configuration(self, text: str) -> Configuration:
+        """A configuration by id ('4x-a100-sxm4'), label ('4 × NVIDIA A100 SXM4') or '4x A100 SXM4'."""
+        key = normalize(_strip_config_noise(text))
+        found = self._config_keys.get(key) or self._config_keys.get(normalize(text))
+        if found:
+            return self.configurations[found]
+        raise UnknownConfiguration(text, self._closest(key, self._config_keys, lambda i: i))
+
+    def find_gpu(self, text: str) -> Gpu:
+        """A card by id, name or alias ('H100', 'A100 80GB', 'rtx-4090')."""
+        key = normalize(_strip_config_noise(text))
+        found = self._gpu_keys.get(key) or self._gpu_keys.get(normalize(text))
+        if found:
+            return self.gpus[found]
+        raise UnknownGpu(text, self._closest(key, self._gpu_keys, lambda i: i))
+
+    def parameter_model(self, params_b: float) -> ModelSpec:
+        """A generic dense model known only by its parameter count (no architecture, so no KV)."""
+        if not params_b > 0:
+            raise ValueError("params_b must be positive")
+        label = f"{params_b:g}B"
+        return ModelSpec(
+            id=f"generic-{label.lower()}",
+            name=f"{label} model (generic dense, parameter count only)",
+            params_b=params_b,
+            native_precision="bf16",
+            generic=True,
+            source="parameter count given by the user; architecture unknown",
+        )
+
+    # ---- relations
+    def gpu_of(self, configuration: Configuration | str) -> Gpu:
+        c = self._config(configuration)
+        return self.gpus[c.gpu]
+
+    def link_of(self, configuration: Configuration | str) -> Link:
+        """The link the node is sold with (links.yaml), before any card-generation limit."""
+        c = self._config(configuration)
+        return self.links[c.interconnect]
+
+    def effective_link(self, configuration: Configuration | str) -> Link:
+        """The link the cards actually run at: a PCIe Gen4 card in a Gen5 node runs at Gen4 rate."""
+        c = self._config(configuration)
+        link = self.links[c.interconnect]
+        gpu = self.gpus[c.gpu]
+        if link.kind == "pcie" and gpu.pcie_gen is not None and gpu.pcie_gen < link.generation:
+            for other in self.links.values():
+                if other.kind == "pcie" and other.generation == gpu.pcie_gen:
+                    return other
+        return link
+
+    def llm_models(self) -> list[ModelSpec]:
+        return [m for m in self.models.values() if m.kind == "llm"]
+
+    # ---- helpers
+    def _config(self, configuration: Configuration | str) -> Configuration:
+        if isinstance(configuration, Configuration):
+            return configuration
+        return self.find_configuration(configuration)
+
+    def _model_name(self, model_id: str) -> str:
+        return self.models[model_id].name
+
+    @staticmethod
+    def _closest(key: str, keys: dict[str, str], name: Any, n: int = 5) -> list[str]:
+        hits = difflib.get_close_matches(key, list(keys), n=20, cutoff=0.5)
+        if key:
+            hits += [k for k in keys if key in k or (len(k) > 2 and k in key)]
+        out: list[str] = []
+        for hit in hits:
+            shown = name(keys[hit])
+            if shown not in out:
+                out.append(shown)
+        return out[:n]
+
+
+def _strip_model_noise(text: str) -> str:
+    text = text.split("/")[-1] if "/" in text else text
+    return _NOISE_WORDS.sub(" ", text.lower().replace("-", " ").replace("_", " ")
+                            .replace("q4 k m", "").replace("q5 k m", "").replace("q8 0", ""))
+
+
+def _strip_config_noise(text: str) -> str:
+    return _CONFIG_NOISE.sub(" ", text.lower())
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load_catalog(folder: Path | str) -> Catalog:
+    """Read and validate the four catalog files in `folder`. Raises CatalogError on any problem."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CatalogError(f"catalog folder {folder} does not exist (set SIZING_CATALOG)")
+    gpus = _load_section(folder, "gpus", Gpu)
+    links = _load_section(folder, "links", Link)
+    configurations = _load_section(folder, "configurations", Configuration)
+    models = _load_section(folder, "models", ModelSpec)
+
+    gpu_file = FILES["gpus"]
+    for i, g in enumerate(gpus.values(), 1):
+        if g.nvlink_link is not None and g.nvlink_link not in links:
+            _ref_error(folder, gpu_file, g.id, i, "nvlink_link", "link", g.nvlink_link, links)
+    config_file = FILES["configurations"]
+    for i, c in enumerate(configurations.values(), 1):
+        if c.gpu not in gpus:
+            _ref_error(folder, config_file, c.id, i, "gpu", "card", c.gpu, gpus)
+        if c.interconnect not in links:
+            _ref_error(folder, config_file, c.id, i, "interconnect", "link", c.interconnect, links)
+    seen: dict[str, str] = {}
+    for i, m in enumerate(models.values(), 1):
+        for alias in (m.id, m.name, *m.aliases):
+            key = normalize(alias)
+            if seen.get(key, m.id) != m.id:
+                raise CatalogError(
+                    f"{folder / FILES['models']}: entry '{m.id}' (#{i}): field 'aliases': "
+                    f"{alias!r} is already a name of '{seen[key]}'",
+                    file=str(folder / FILES["models"]), entry=m.id, field="aliases",
+                )
+            seen[key] = m.id
+    return Catalog(folder=folder, gpus=gpus, links=links, configurations=configurations,
+                   models=models)
+
+
+def _ref_error(folder: Path, file: str, entry: str, index: int, fld: str, what: str, value: str,
+               known: Iterable[str]) -> None:
+    close = difflib.get_close_matches(value, list(known), n=3, cutoff=0.4)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise CatalogError(
+        f"{folder / file}: entry '{entry}' (#{index}): field '{fld}': unknown {what} {value!r}{hint}",
+        file=str(folder / file), entry=entry, field=fld,
+    )
+
+
+def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
+    path = folder / FILES[section]
+    where = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CatalogError(f"{where}: file missing", file=where) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"{where}: cannot read: {exc}", file=where) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if mark is not None:
+            near = _entry_before_line(text, mark.line)
+            entry = f" near entry '{near}'" if near else ""
+            raise CatalogError(
+                f"{where}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}{entry}: "
+                f"{problem}",
+                file=where, entry=near,
+            ) from None
+        raise CatalogError(f"{where}: invalid YAML: {problem}", file=where) from None
+    if not isinstance(data, dict) or section not in data:
+        raise CatalogError(f"{where}: expected a top-level '{section}:' list", file=where)
+    items = data[section]
+    if not isinstance(items, list) or not items:
+        raise CatalogError(f"{where}: '{section}' must be a non-empty list", file=where)
+    out: dict[str, T] = {}
+    for i, raw in enumerate(items, 1):
+        ident = raw.get("id") if isinstance(raw, dict) else None
+        entry = f"'{ident}' (#{i})" if ident else f"#{i}"
+        if not isinstance(raw, dict):
+            raise CatalogError(f"{where}: entry {entry}: expected a mapping of fields", file=where,
+                               entry=str(i))
+        try:
+            record = cls.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"]) or "(entry)"
+            msg = err["msg"]
+            extra = f" ({exc.error_count()} problems in this entry)" if exc.error_count() > 1 else ""
+            raise CatalogError(
+                f"{where}: entry {entry}: field '{loc}': {msg}{extra}",
+                file=where, entry=str(ident or i), field=loc,
+            ) from None
+        if record.id in out:  # type: ignore[attr-defined]
+            first = list(out).index(record.id) + 1  # type: ignore[attr-defined]
+            raise CatalogError(
+                f"{where}: entry {entry}: field 'id': duplicate id (first used by entry #{first})",
+                file=where, entry=str(ident), field="id",
+            )
+        out[record.id] = record  # type: ignore[attr-defined]
+    return out
+
+
+def _entry_before_line(text: str, line: int) -> str | None:
+    found = None
+    for row in text.splitlines()[: line + 1]:
+        m = re.match(r"\s*-\s*id:\s*['\"]?([^'\"\s#]+)", row)
+        if m:
+            found = m.group(1)
+    return found
