@@ -1,9 +1,9 @@
-"""Load the operator-editable catalog (gpus, links, configurations, models) and look things up in it.
+"""Load the operator-editable catalog (gpus, links, configurations, models); look things up.
 
-`load_catalog(folder)` reads the four YAML files, validates every entry with the pydantic types from
-`tools.specs`, checks cross references (a configuration's card and link, a card's NVLink), and either
-returns a complete `Catalog` or raises one `CatalogError` whose message names the file, the entry and
-the field. There is no half-loaded state.
+`load_catalog(folder)` reads the four YAML files, validates every entry with the pydantic types
+from `tools.specs`, checks cross references (a configuration's card and link, a card's NVLink),
+and either returns a complete `Catalog` or raises one `CatalogError` whose message names the
+file, the entry and the field. There is no half-loaded state.
 """
 
 from __future__ import annotations
@@ -33,8 +33,14 @@ T = TypeVar("T", bound=BaseModel)
 class CatalogError(ValueError):
     """The catalog could not be loaded. The message is one line naming file, entry and field."""
 
-    def __init__(self, message: str, *, file: str | None = None, entry: str | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        entry: str | None = None,
+        field: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.file = file
         self.entry = entry
@@ -66,7 +72,7 @@ class UnknownGpu(UnknownName):
 
 
 def normalize(text: str) -> str:
-    """Lower case, '×' as 'x', and nothing but letters and digits: 'Llama-3.3 70B' -> 'llama3370b'."""
+    """Lower case, '×' as 'x', only letters and digits: 'Llama-3.3 70B' -> 'llama3370b'."""
     return re.sub(r"[^a-z0-9]", "", text.lower().replace("×", "x"))
 
 
@@ -74,7 +80,9 @@ _NOISE_WORDS = re.compile(
     r"\b(instruct|chat|it|hf|base|awq|gptq|gguf|fp8|fp16|bf16|int8|int4|q4_k_m|q5_k_m|q8_0|"
     r"dynamic|latest|model|modell|the|das|der|die)\b"
 )
-_CONFIG_NOISE = re.compile(r"\b(nvidia|geforce|tesla|hgx|node|server|knoten|gpus?|cards?|karten?)\b")
+_CONFIG_NOISE = re.compile(
+    r"\b(nvidia|geforce|tesla|hgx|node|server|knoten|gpus?|cards?|karten?)\b"
+)
 _PARAMS_RE = re.compile(
     r"^(?:(?:an?|ein(?:e|en)?)\s+)?(\d+(?:[.,]\d+)?)\s*-?\s*(b|billion|mrd\.?|milliarden)"
     r"(?:\s*-?\s*(?:param(?:eter)?s?))?(?:\s*-?\s*(?:model|modell|llm|dense))?$",
@@ -119,7 +127,7 @@ class Catalog:
 
     # ---- lookups
     def find_model(self, text: str) -> ModelSpec:
-        """A model by id, name, HF id, ollama tag or plain name; "34B" gives a generic dense model."""
+        """A model by id, name, HF id, ollama tag or plain name; "34B" gives a generic model."""
         key = normalize(text)
         found = self._model_keys.get(key) or self._model_keys.get(
             normalize(_strip_model_noise(text))
@@ -132,7 +140,7 @@ class Catalog:
         raise UnknownModel(text, self._closest(key, self._model_keys, self._model_name))
 
     def find_configuration(self, text: str) -> Configuration:
-        """A configuration by id ('4x-a100-sxm4'), label ('4 × NVIDIA A100 SXM4') or '4x A100 SXM4'."""
+        """A configuration by id ('4x-a100-sxm4'), label or '4x A100 SXM4'."""
         key = normalize(_strip_config_noise(text))
         found = self._config_keys.get(key) or self._config_keys.get(normalize(text))
         if found:
@@ -209,8 +217,15 @@ class Catalog:
 
 def _strip_model_noise(text: str) -> str:
     text = text.split("/")[-1] if "/" in text else text
-    return _NOISE_WORDS.sub(" ", text.lower().replace("-", " ").replace("_", " ")
-                            .replace("q4 k m", "").replace("q5 k m", "").replace("q8 0", ""))
+    return _NOISE_WORDS.sub(
+        " ",
+        text.lower()
+        .replace("-", " ")
+        .replace("_", " ")
+        .replace("q4 k m", "")
+        .replace("q5 k m", "")
+        .replace("q8 0", ""),
+    )
 
 
 def _strip_config_noise(text: str) -> str:
@@ -248,20 +263,34 @@ def load_catalog(folder: Path | str) -> Catalog:
                 raise CatalogError(
                     f"{folder / FILES['models']}: entry '{m.id}' (#{i}): field 'aliases': "
                     f"{alias!r} is already a name of '{seen[key]}'",
-                    file=str(folder / FILES["models"]), entry=m.id, field="aliases",
+                    file=str(folder / FILES["models"]),
+                    entry=m.id,
+                    field="aliases",
                 )
             seen[key] = m.id
-    return Catalog(folder=folder, gpus=gpus, links=links, configurations=configurations,
-                   models=models)
+    return Catalog(
+        folder=folder, gpus=gpus, links=links, configurations=configurations, models=models
+    )
 
 
-def _ref_error(folder: Path, file: str, entry: str, index: int, fld: str, what: str, value: str,
-               known: Iterable[str]) -> None:
+def _ref_error(
+    folder: Path,
+    file: str,
+    entry: str,
+    index: int,
+    fld: str,
+    what: str,
+    value: str,
+    known: Iterable[str],
+) -> None:
     close = difflib.get_close_matches(value, list(known), n=3, cutoff=0.4)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise CatalogError(
-        f"{folder / file}: entry '{entry}' (#{index}): field '{fld}': unknown {what} {value!r}{hint}",
-        file=str(folder / file), entry=entry, field=fld,
+        f"{folder / file}: entry '{entry}' (#{index}): field '{fld}': "
+        f"unknown {what} {value!r}{hint}",
+        file=str(folder / file),
+        entry=entry,
+        field=fld,
     )
 
 
@@ -285,7 +314,8 @@ def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
             raise CatalogError(
                 f"{where}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}{entry}: "
                 f"{problem}",
-                file=where, entry=near,
+                file=where,
+                entry=near,
             ) from None
         raise CatalogError(f"{where}: invalid YAML: {problem}", file=where) from None
     if not isinstance(data, dict) or section not in data:
@@ -298,24 +328,30 @@ def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
         ident = raw.get("id") if isinstance(raw, dict) else None
         entry = f"'{ident}' (#{i})" if ident else f"#{i}"
         if not isinstance(raw, dict):
-            raise CatalogError(f"{where}: entry {entry}: expected a mapping of fields", file=where,
-                               entry=str(i))
+            raise CatalogError(
+                f"{where}: entry {entry}: expected a mapping of fields", file=where, entry=str(i)
+            )
         try:
             record = cls.model_validate(raw)
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = ".".join(str(p) for p in err["loc"]) or "(entry)"
             msg = err["msg"]
-            extra = f" ({exc.error_count()} problems in this entry)" if exc.error_count() > 1 else ""
+            count = exc.error_count()
+            extra = f" ({count} problems in this entry)" if count > 1 else ""
             raise CatalogError(
                 f"{where}: entry {entry}: field '{loc}': {msg}{extra}",
-                file=where, entry=str(ident or i), field=loc,
+                file=where,
+                entry=str(ident or i),
+                field=loc,
             ) from None
         if record.id in out:  # type: ignore[attr-defined]
             first = list(out).index(record.id) + 1  # type: ignore[attr-defined]
             raise CatalogError(
                 f"{where}: entry {entry}: field 'id': duplicate id (first used by entry #{first})",
-                file=where, entry=str(ident), field="id",
+                file=where,
+                entry=str(ident),
+                field="id",
             )
         out[record.id] = record  # type: ignore[attr-defined]
     return out
