@@ -137,7 +137,7 @@ def _price_of(cfg: Any) -> Decimal | None:
 def price_quote(config_id: str, cfg: Any, language: Language) -> PriceQuote:
     url = str(getattr(cfg, "url", "") or "")
     if language == "en":
-        url = url.replace("gpuserver.io/de/", "gpuserver.io/en/")
+        url = str(getattr(cfg, "url_en", "") or url.replace("gpuserver.io/de/", "gpuserver.io/en/"))
     placeholder = getattr(cfg, "price_source", None) == "placeholder" or bool(
         getattr(cfg, "placeholder", False)
     )
@@ -189,9 +189,9 @@ def quotes_for(deps: Deps, session: ToolSession, text: str, language: Language) 
 
 
 def check(deps: Deps, answer: Answer) -> list[GroundingViolation]:
-    from assistant import grounding
+    from assistant.grounding import catalog_prices, check_answer
 
-    return list(grounding.check_answer(answer, deps.catalog))
+    return list(check_answer(answer, catalog_prices(deps.catalog)))
 
 
 # --- the model loop ---------------------------------------------------------------------------
