@@ -1,0 +1,265 @@
+"""The one Answer type as Slack Block Kit: verdict, key numbers, price table, numbered citations,
+follow-up and feedback buttons; split into messages within Slack's limits.
+
+Slack limits honoured here (https://api.slack.com/reference/block-kit): 50 blocks per message,
+3,000 characters per section text, 2,000 per field and 10 fields per section, 10 context
+elements, 75 characters of button text, 2,000 of button value, 150 of plain_text header.
+"""
+
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+from api.slack.mrkdwn import SECTION_TEXT_LIMIT, escape, split_mrkdwn, to_mrkdwn
+from assistant.answer import Answer, Citation, PriceQuote
+
+MAX_BLOCKS = 50
+MAX_FIELDS = 10
+FIELD_LIMIT = 2000
+BUTTON_TEXT_LIMIT = 75
+BUTTON_VALUE_LIMIT = 2000
+FALLBACK_TEXT_LIMIT = 3000
+MAX_FOLLOW_UPS = 3
+
+# action ids (the Bolt app listens to these)
+ACTION_FEEDBACK_UP = "sizing_feedback_up"
+ACTION_FEEDBACK_DOWN = "sizing_feedback_down"
+ACTION_SHARE = "sizing_share"
+ACTION_FOLLOW_UP_PREFIX = "sizing_follow_up_"
+FOLLOW_UP_ACTION = re.compile(rf"^{ACTION_FOLLOW_UP_PREFIX}\d+$")
+ACTIONS_BLOCK_ID = "sizing_actions"
+
+_LABELS = {
+    "en": {
+        "prices": "Prices",
+        "configuration": "Configuration",
+        "price": "Price per month",
+        "per_month": "/month",
+        "placeholder": "placeholder price",
+        "sources": "Sources",
+        "follow_ups": "Ask next",
+        "helpful": "Helpful",
+        "not_helpful": "Not helpful",
+        "share": "Share in channel",
+        "question": "Question",
+        "shared_by": "Shared by",
+        "offline": "Offline answer from the gpuserver.io guides and catalog",
+        "llm": "LLM answer, checked against the gpuserver.io guides and catalog",
+        "continued": "(continued)",
+    },
+    "de": {
+        "prices": "Preise",
+        "configuration": "Konfiguration",
+        "price": "Preis pro Monat",
+        "per_month": "/Monat",
+        "placeholder": "Platzhalterpreis",
+        "sources": "Quellen",
+        "follow_ups": "Weiterfragen",
+        "helpful": "Hilfreich",
+        "not_helpful": "Nicht hilfreich",
+        "share": "Im Kanal teilen",
+        "question": "Frage",
+        "shared_by": "Geteilt von",
+        "offline": "Offline-Antwort aus den Guides und dem Katalog von gpuserver.io",
+        "llm": "LLM-Antwort, geprüft gegen die Guides und den Katalog von gpuserver.io",
+        "continued": "(Fortsetzung)",
+    },
+}
+
+_MARKER = re.compile(r"(?<![<|\w])\[(\d{1,3})\](?![(|>])")
+
+
+def labels(language: str) -> dict[str, str]:
+    return _LABELS.get(language, _LABELS["en"])
+
+
+def format_usd(amount: Decimal) -> str:
+    """$4,395 (whole dollars) or $4,157.50, as the catalog and the guide write prices."""
+    if amount == amount.to_integral_value():
+        return f"${int(amount):,}"
+    return f"${amount:,.2f}"
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def _context(text: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _truncate(text, 3000)}]}
+
+
+def _button(text: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
+    button: dict[str, Any] = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": _truncate(text, BUTTON_TEXT_LIMIT), "emoji": True},
+        "action_id": action_id,
+        "value": value[:BUTTON_VALUE_LIMIT],
+    }
+    if style:
+        button["style"] = style
+    return button
+
+
+def link_markers(mrkdwn: str, citations: list[Citation]) -> str:
+    """Turn the citation markers [n] in the text into links to the cited guide sections."""
+    urls = {c.n: c.url for c in citations}
+
+    def repl(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return f"<{urls[n]}|[{n}]>" if n in urls else m.group(0)
+
+    # not inside code blocks or code spans
+    parts = re.split(r"(```.*?```|`[^`\n]*`)", mrkdwn, flags=re.S)
+    return "".join(p if p.startswith("`") else _MARKER.sub(repl, p) for p in parts)
+
+
+def _paragraphs(markdown: str) -> tuple[str, str]:
+    """The verdict (first paragraph) and the rest of the answer."""
+    text = markdown.strip()
+    # keep a fenced block or table in one piece: split at the first blank line outside a fence
+    in_fence = False
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not line.strip() and not in_fence and i > 0:
+            return "\n".join(lines[:i]).strip(), "\n".join(lines[i + 1 :]).strip()
+    return text, ""
+
+
+def price_blocks(prices: list[PriceQuote], language: str) -> list[dict[str, Any]]:
+    """A two-column price table (configuration with link | price per month) as section fields."""
+    if not prices:
+        return []
+    lab = labels(language)
+    blocks: list[dict[str, Any]] = [_section(f"*{lab['prices']}*")]
+    fields: list[dict[str, Any]] = []
+    for quote in prices:
+        name = f"<{quote.url}|{escape(quote.label)}>" if quote.url else escape(quote.label)
+        price = f"*{format_usd(quote.usd_per_month)}*{lab['per_month']}"
+        if quote.placeholder:
+            price += f" _({lab['placeholder']})_"
+        fields.append({"type": "mrkdwn", "text": _truncate(name, FIELD_LIMIT)})
+        fields.append({"type": "mrkdwn", "text": _truncate(price, FIELD_LIMIT)})
+    for start in range(0, len(fields), MAX_FIELDS):
+        blocks.append({"type": "section", "fields": fields[start : start + MAX_FIELDS]})
+    return blocks
+
+
+def citation_lines(citations: list[Citation]) -> list[str]:
+    lines = []
+    for c in sorted(citations, key=lambda c: c.n):
+        label = c.title if not c.section or c.section == c.title else f"{c.title} › {c.section}"
+        label = escape(label.replace("|", "/").replace(">", "›"))
+        lines.append(f"[{c.n}] <{c.url}|{label}>")
+    return lines
+
+
+def citation_blocks(citations: list[Citation], language: str) -> list[dict[str, Any]]:
+    if not citations:
+        return []
+    text = f"*{labels(language)['sources']}*\n" + "\n".join(citation_lines(citations))
+    return [_section(piece) for piece in split_mrkdwn(text, SECTION_TEXT_LIMIT)]
+
+
+def follow_up_block(answer: Answer) -> dict[str, Any] | None:
+    if not answer.follow_ups:
+        return None
+    buttons = [
+        _button(
+            q,
+            f"{ACTION_FOLLOW_UP_PREFIX}{i}",
+            json.dumps({"q": q[:1500], "s": answer.session_id}, ensure_ascii=False),
+        )
+        for i, q in enumerate(answer.follow_ups[:MAX_FOLLOW_UPS])
+    ]
+    return {"type": "actions", "block_id": "sizing_follow_ups", "elements": buttons}
+
+
+def actions_block(answer: Answer, *, share: bool) -> dict[str, Any]:
+    lab = labels(answer.language)
+    ref = json.dumps({"s": answer.session_id, "m": answer.message_id})
+    elements = [
+        _button(f"👍 {lab['helpful']}", ACTION_FEEDBACK_UP, ref),
+        _button(f"👎 {lab['not_helpful']}", ACTION_FEEDBACK_DOWN, ref),
+    ]
+    if share:
+        elements.append(_button(lab["share"], ACTION_SHARE, answer.message_id, style="primary"))
+    return {"type": "actions", "block_id": ACTIONS_BLOCK_ID, "elements": elements}
+
+
+def fallback_text(answer: Answer) -> str:
+    """The message's `text`: shown in notifications and by clients that cannot render blocks."""
+    verdict, _ = _paragraphs(answer.answer)
+    return _truncate(to_mrkdwn(verdict), FALLBACK_TEXT_LIMIT) or "…"
+
+
+def answer_blocks(
+    answer: Answer,
+    *,
+    share: bool = False,
+    feedback: bool = True,
+    show_question: bool = False,
+    shared_by: str | None = None,
+) -> list[dict[str, Any]]:
+    """All blocks for an answer, in order (may be more than one message's worth; see
+    `answer_messages`)."""
+    lab = labels(answer.language)
+    blocks: list[dict[str, Any]] = []
+    if shared_by:
+        blocks.append(_context(f"{lab['shared_by']} <@{shared_by}>"))
+    if show_question:
+        question = escape(" ".join(answer.question.split()))
+        blocks.append(_context(f"*{lab['question']}:* {_truncate(question, 500)}"))
+    verdict, rest = _paragraphs(answer.answer)
+    for part in (verdict, rest):
+        mrkdwn = link_markers(to_mrkdwn(part), answer.citations)
+        blocks.extend(_section(piece) for piece in split_mrkdwn(mrkdwn, SECTION_TEXT_LIMIT))
+    if answer.notice:
+        blocks.append(_context(f"⚠️ {escape(answer.notice)}"))
+    blocks.extend(price_blocks(answer.prices, answer.language))
+    blocks.extend(citation_blocks(answer.citations, answer.language))
+    follow_ups = follow_up_block(answer)
+    if follow_ups:
+        blocks.append(follow_ups)
+    if feedback or share:
+        if feedback:
+            blocks.append(actions_block(answer, share=share))
+        else:
+            action = actions_block(answer, share=True)
+            action["elements"] = action["elements"][-1:]
+            blocks.append(action)
+    blocks.append(_context(lab["llm" if answer.mode == "llm" else "offline"]))
+    return blocks
+
+
+def answer_messages(
+    answer: Answer,
+    *,
+    share: bool = False,
+    feedback: bool = True,
+    show_question: bool = False,
+    shared_by: str | None = None,
+) -> list[dict[str, Any]]:
+    """The answer as one or more Slack messages ({"text", "blocks"}), each within 50 blocks.
+    The buttons and the footer always land in the last message."""
+    blocks = answer_blocks(
+        answer, share=share, feedback=feedback, show_question=show_question, shared_by=shared_by
+    )
+    text = fallback_text(answer)
+    continued = labels(answer.language)["continued"]
+    messages = []
+    for start in range(0, len(blocks), MAX_BLOCKS):
+        chunk = blocks[start : start + MAX_BLOCKS]
+        messages.append({"text": text if start == 0 else f"{continued} {text}", "blocks": chunk})
+    return messages
+
+
+def notice_message(text: str) -> dict[str, Any]:
+    """A short one-section message (errors, help, acknowledgements)."""
+    return {"text": text, "blocks": [_section(_truncate(text, SECTION_TEXT_LIMIT))]}

@@ -1,0 +1,184 @@
+"""A local stand-in for Slack's Web API and response URLs, for tests.
+
+A small HTTP server on a free loopback port. Point `WebClient(base_url=stub.base_url)` at it
+and use `stub.response_url("name")` as the `response_url` of slash commands. It records every
+call (method, parameters, headers) and answers like Slack: `auth.test`, `chat.postMessage`,
+`chat.postEphemeral`, `chat.update`, `conversations.replies` (from `stub.threads`), and response
+URL posts. Tests wait for calls with `stub.wait_for(...)` because answers are posted
+asynchronously after the acknowledgement.
+"""
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+BOT_TOKEN = "xoxb-test-token"
+BOT_USER_ID = "U0SIZINGBOT"
+BOT_ID = "B0SIZINGBOT"
+TEAM_ID = "T0TEAM"
+
+
+@dataclass
+class Call:
+    method: str  # Web API method ("chat.postMessage") or "response_url"
+    params: dict[str, Any]
+    headers: dict[str, str]
+    path: str = ""
+    at: float = field(default_factory=time.time)
+
+    @property
+    def blocks(self) -> list[dict[str, Any]]:
+        blocks = self.params.get("blocks") or []
+        return json.loads(blocks) if isinstance(blocks, str) else blocks
+
+
+class SlackStub:
+    def __init__(self, token: str = BOT_TOKEN) -> None:
+        self.token = token
+        self.calls: list[Call] = []
+        self.threads: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._cond = threading.Condition()
+        self._ts = itertools.count(1)
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                stub._handle(self, b"")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                stub._handle(self, self.rfile.read(length) if length else b"")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    # --- lifecycle
+    def start(self) -> "SlackStub":
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "SlackStub":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- addresses
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/response/{name}"
+
+    # --- inspection
+    def calls_to(self, method: str, **match: Any) -> list[Call]:
+        with self._cond:
+            return [
+                c
+                for c in self.calls
+                if c.method == method and all(c.params.get(k) == v for k, v in match.items())
+            ]
+
+    def wait_for(
+        self, method: str, count: int = 1, timeout: float = 30.0, **match: Any
+    ) -> list[Call]:
+        """Wait until at least `count` calls to `method` (matching the given params) arrived."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = [
+                    c
+                    for c in self.calls
+                    if c.method == method and all(c.params.get(k) == v for k, v in match.items())
+                ]
+                if len(found) >= count:
+                    return found
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [(c.method, c.path) for c in self.calls]
+                    raise AssertionError(
+                        f"timed out waiting for {count} x {method} {match or ''}; calls: {seen}"
+                    )
+                self._cond.wait(left)
+
+    def reset(self) -> None:
+        with self._cond:
+            self.calls.clear()
+
+    # --- the fake Slack
+    def _handle(self, request: BaseHTTPRequestHandler, body: bytes) -> None:
+        url = urlsplit(request.path)
+        params: dict[str, Any] = dict(parse_qsl(url.query))
+        content_type = request.headers.get("Content-Type", "")
+        if body:
+            if "json" in content_type:
+                params.update(json.loads(body))
+            else:
+                params.update(parse_qsl(body.decode()))
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        if url.path.startswith("/response/"):
+            method = "response_url"
+            reply: dict[str, Any] | str = "ok"
+        elif url.path.startswith("/api/"):
+            method = url.path[len("/api/") :]
+            reply = self._api(method, params, headers)
+        else:
+            request.send_response(404)
+            request.end_headers()
+            return
+        with self._cond:
+            self.calls.append(Call(method, params, headers, url.path))
+            self._cond.notify_all()
+        payload = (reply if isinstance(reply, str) else json.dumps(reply)).encode()
+        request.send_response(200)
+        request.send_header(
+            "Content-Type", "text/plain" if isinstance(reply, str) else "application/json"
+        )
+        request.send_header("Content-Length", str(len(payload)))
+        request.end_headers()
+        request.wfile.write(payload)
+
+    def _api(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+        if headers.get("authorization") != f"Bearer {self.token}":
+            return {"ok": False, "error": "invalid_auth"}
+        ts = f"{1_700_000_000 + next(self._ts)}.000100"
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "url": "https://stub.slack.com/",
+                "team": "Stub",
+                "user": "sizing",
+                "team_id": TEAM_ID,
+                "user_id": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "is_enterprise_install": False,
+            }
+        if method == "chat.postMessage":
+            message = {"type": "message", "text": params.get("text", ""), "ts": ts}
+            message.update(bot_id=BOT_ID, user=BOT_USER_ID)
+            return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": ts}
+        if method == "chat.update":
+            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
+        if method == "conversations.replies":
+            key = (params.get("channel", ""), params.get("ts", ""))
+            if key not in self.threads:
+                return {"ok": False, "error": "thread_not_found"}
+            return {"ok": True, "messages": self.threads[key], "has_more": False}
+        return {"ok": False, "error": "unknown_method"}
