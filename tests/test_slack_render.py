@@ -1,0 +1,272 @@
+"""Unit tests of the Slack rendering: Markdown -> mrkdwn, Answer -> Block Kit within Slack's
+limits, Slack text -> plain text, and the event de-duplicator."""
+
+import json
+import re
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from api.slack.blocks import (
+    ACTION_FEEDBACK_DOWN,
+    ACTION_FEEDBACK_UP,
+    ACTION_SHARE,
+    MAX_BLOCKS,
+    answer_blocks,
+    answer_messages,
+    format_usd,
+    link_markers,
+)
+from api.slack.dedupe import Deduplicator
+from api.slack.mrkdwn import SECTION_TEXT_LIMIT, from_slack, split_mrkdwn, to_mrkdwn
+from assistant.answer import Answer, Citation, PriceQuote
+
+GUIDE = "https://gpuserver.io/en/guides/nvlink-vs-pcie/"
+
+
+def make_answer(text: str, n_citations: int = 2, n_prices: int = 2, **extra: object) -> Answer:
+    citations = [
+        Citation(
+            n=i,
+            guide="nvlink-vs-pcie",
+            title="NVLink or PCIe",
+            section=f"Section {i}",
+            url=f"{GUIDE}#s{i}",
+            quote="…",
+        )
+        for i in range(1, n_citations + 1)
+    ]
+    prices = [
+        PriceQuote(
+            configuration="4x-a100-sxm4",
+            label="4 × NVIDIA A100 SXM4",
+            usd_per_month=Decimal(4395),
+            url="https://gpuserver.io/de/gpu/a100-sxm4",
+        ),
+        PriceQuote(
+            configuration="4x-a100-pcie",
+            label="4 × NVIDIA A100 PCIe",
+            usd_per_month=Decimal(4157),
+            url="https://gpuserver.io/de/gpu/a100-80gb",
+        ),
+        PriceQuote(
+            configuration="1x-l4",
+            label="1 × NVIDIA L4",
+            usd_per_month=Decimal("412.50"),
+            url="https://gpuserver.io/de/gpu/l4",
+            placeholder=True,
+        ),
+    ][:n_prices]
+    fields: dict[str, object] = {
+        "question": "Do I need NVLink?",
+        "language": "en",
+        "answer": text,
+        "mode": "offline",
+        "citations": citations,
+        "prices": prices,
+        "session_id": "sess-1",
+        "message_id": "msg-1",
+    }
+    fields.update(extra)
+    return Answer.model_validate(fields)
+
+
+# --------------------------------------------------------------------------- mrkdwn
+@pytest.mark.parametrize(
+    ("markdown", "mrkdwn"),
+    [
+        ("**bold** and __also__", "*bold* and *also*"),
+        ("*italic* text", "_italic_ text"),
+        ("~~gone~~", "~gone~"),
+        ("[the guide](https://x.io/a_b)", "<https://x.io/a_b|the guide>"),
+        ("[**bold** link](https://x.io)", "<https://x.io|bold link>"),
+        ("<https://x.io>", "<https://x.io>"),
+        ("# Heading", "*Heading*"),
+        ("### **Bold** heading", "*Bold heading*"),
+        ("- one\n- two", "• one\n• two"),
+        ("* star item", "• star item"),
+        ("- top\n  - nested", "• top\n    ◦ nested"),
+        ("1. first\n2. second", "1. first\n2. second"),
+        ("> quoted", "> quoted"),
+        ("a & b < c > d", "a &amp; b &lt; c &gt; d"),
+        ("`x < y`", "`x &lt; y`"),
+        ("2*3*4 and snake_case_name", "2*3*4 and snake_case_name"),
+        ("```bash\nnvidia-smi topo -m\n```", "```\nnvidia-smi topo -m\n```"),
+        ("---", "───"),
+    ],
+)
+def test_markdown_to_mrkdwn(markdown: str, mrkdwn: str) -> None:
+    assert to_mrkdwn(markdown) == mrkdwn
+
+
+def test_html_in_markdown_is_escaped_not_passed_through() -> None:
+    out = to_mrkdwn("<script>alert(1)</script> <!channel> <@U123>")
+    assert "<" not in out and ">" not in out
+    assert "&lt;!channel&gt;" in out and "&lt;@U123&gt;" in out
+
+
+def test_link_label_cannot_break_out_of_the_link() -> None:
+    out = to_mrkdwn("[a|b>c](https://x.io/p?q=1|2)")
+    assert out == "<https://x.io/p?q=1%7C2|a/b&gt;c>"
+
+
+def test_pipe_table_becomes_aligned_code_block() -> None:
+    md = "| Card | Price |\n|---|---|\n| [4 × A100](https://x) | $4,395 |\n| L4 | $1 |"
+    out = to_mrkdwn(md)
+    lines = out.split("\n")
+    assert lines[0] == "```" and lines[-1] == "```"
+    assert lines[1].split() == ["Card", "Price"]
+    assert lines[2].startswith("4 × A100") and lines[2].endswith("$4,395")
+    assert lines[1].index("Price") == lines[2].index("$4,395")  # aligned columns
+
+
+def test_unclosed_fence_still_closes() -> None:
+    assert to_mrkdwn("```\nGPU0 X NV12") == "```\nGPU0 X NV12\n```"
+
+
+def test_from_slack_removes_bot_mention_and_unescapes() -> None:
+    text = (
+        "<@UBOT> does it fit? cc <@U2|anna> in <#C1|support> <!here> "
+        "see <https://x.io|x.io> and <https://y.io/z|docs> &lt;GPU0&gt; &amp;"
+    )
+    assert from_slack(text, "UBOT") == (
+        "does it fit? cc @anna in #support @here see x.io and docs <GPU0> &"
+    )
+
+
+def test_from_slack_keeps_a_pasted_topology_block() -> None:
+    topo = "```\n\tGPU0\tGPU1\nGPU0\t X \tNV12\nGPU1\tNV12\t X \n```"
+    assert from_slack(f"<@UBOT> is this NVLink?\n{topo}", "UBOT").endswith(topo)
+
+
+def test_split_respects_limit_and_keeps_all_text() -> None:
+    paragraphs = [f"Paragraph {i} " + "word " * 150 for i in range(30)]
+    text = "\n\n".join(paragraphs)
+    pieces = split_mrkdwn(text, 3000)
+    assert len(pieces) > 1
+    assert all(len(p) <= 3000 for p in pieces)
+    assert " ".join(" ".join(pieces).split()) == " ".join(text.split())
+
+
+def test_split_closes_and_reopens_a_code_block() -> None:
+    text = "intro\n\n```\n" + "\n".join(f"GPU{i}\tX\tNV12" for i in range(600)) + "\n```"
+    pieces = split_mrkdwn(text, 3000)
+    assert len(pieces) >= 3
+    for piece in pieces:
+        assert len(piece) <= 3000
+        assert piece.count("```") % 2 == 0
+
+
+def test_split_breaks_a_single_huge_line() -> None:
+    pieces = split_mrkdwn("x" * 7000, 3000)
+    assert [len(p) <= 3000 for p in pieces] == [True] * 3
+    assert "".join(pieces) == "x" * 7000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab *_#-|[]()<>&`\n~1.")), max_size=400))
+def test_mrkdwn_never_leaks_raw_angle_brackets(markdown: str) -> None:
+    out = to_mrkdwn(markdown)
+    # every '<' starts a link we made, every other one is escaped
+    stripped = re.sub(r"<[^<>|]+(\|[^<>]*)?>", "", out)
+    assert "<" not in stripped and ">" not in stripped.replace("> ", "")
+
+
+# --------------------------------------------------------------------------- blocks
+def _texts(blocks: list[dict]) -> str:
+    return json.dumps(blocks, ensure_ascii=False)
+
+
+def test_answer_blocks_have_verdict_prices_citations_and_buttons() -> None:
+    answer = make_answer(
+        "**Yes:** split it over NVLink [1].\n\nTensor parallelism syncs every layer [2].",
+        n_prices=3,
+    )
+    blocks = answer_blocks(answer, share=True)
+    assert blocks[0]["text"]["text"] == f"*Yes:* split it over NVLink <{GUIDE}#s1|[1]>."
+    fields = [f["text"] for b in blocks if "fields" in b for f in b["fields"]]
+    assert fields[:2] == [
+        "<https://gpuserver.io/de/gpu/a100-sxm4|4 × NVIDIA A100 SXM4>",
+        "*$4,395*/month",
+    ]
+    assert fields[3] == "*$4,157*/month"
+    assert fields[5] == "*$412.50*/month _(placeholder price)_"
+    texts = [b["text"]["text"] for b in blocks if "text" in b]
+    sources = next(t for t in texts if t.startswith("*Sources*"))
+    assert f"[1] <{GUIDE}#s1|NVLink or PCIe › Section 1>" in sources
+    assert f"[2] <{GUIDE}#s2|NVLink or PCIe › Section 2>" in sources
+    actions = next(b for b in blocks if b.get("block_id") == "sizing_actions")
+    ids = [e["action_id"] for e in actions["elements"]]
+    assert ids == [ACTION_FEEDBACK_UP, ACTION_FEEDBACK_DOWN, ACTION_SHARE]
+    assert json.loads(actions["elements"][0]["value"]) == {"s": "sess-1", "m": "msg-1"}
+
+
+def test_markers_link_only_to_known_citations_and_not_in_code() -> None:
+    citations = make_answer("x", n_citations=1).citations
+    out = link_markers("see [1] and [7]; `arr[1]`", citations)
+    assert out == f"see <{GUIDE}#s1|[1]> and [7]; `arr[1]`"
+
+
+def test_german_labels() -> None:
+    answer = make_answer("**Ja.**", language="de")
+    text = _texts(answer_blocks(answer, share=True))
+    assert "Preise" in text and "Quellen" in text and "Im Kanal teilen" in text
+    assert "/Monat" in text
+
+
+def test_no_prices_no_citations_no_empty_sections() -> None:
+    blocks = answer_blocks(make_answer("Only text.", n_citations=0, n_prices=0))
+    assert all(b.get("text", {}).get("text", "x").strip() for b in blocks)
+    assert "Prices" not in _texts(blocks) and "Sources" not in _texts(blocks)
+
+
+def test_notice_and_follow_ups_rendered() -> None:
+    answer = make_answer("x", notice="LLM unavailable, offline answer", follow_ups=["And FP8?"])
+    blocks = answer_blocks(answer)
+    assert "⚠️ LLM unavailable, offline answer" in _texts(blocks)
+    follow = next(b for b in blocks if b.get("block_id") == "sizing_follow_ups")
+    assert json.loads(follow["elements"][0]["value"]) == {"q": "And FP8?", "s": "sess-1"}
+
+
+def test_long_answer_split_into_messages_within_limits() -> None:
+    body = "\n\n".join(f"Point {i} [1]: " + "detail " * 400 for i in range(70))
+    answer = make_answer("**Verdict first.**\n\n" + body, n_prices=3)
+    messages = answer_messages(answer, share=True)
+    assert len(messages) >= 2
+    for message in messages:
+        assert len(message["blocks"]) <= MAX_BLOCKS
+        assert message["text"]
+        for block in message["blocks"]:
+            if "text" in block:
+                assert len(block["text"]["text"]) <= SECTION_TEXT_LIMIT
+    # everything is there, once, in order; buttons only at the very end
+    all_text = _texts([b for m in messages for b in m["blocks"]])
+    assert all_text.count("Point 69 ") == 1
+    assert all_text.index("Point 3 ") < all_text.index("Point 4 ")
+    assert "sizing_feedback_up" not in _texts(messages[0]["blocks"])
+    assert "sizing_feedback_up" in _texts(messages[-1]["blocks"])
+
+
+def test_format_usd() -> None:
+    assert format_usd(Decimal(4395)) == "$4,395"
+    assert format_usd(Decimal("4157.5")) == "$4,157.50"
+
+
+# --------------------------------------------------------------------------- dedupe
+def test_dedupe_first_time_then_seen_until_ttl() -> None:
+    now = [0.0]
+    d = Deduplicator(ttl_s=10, clock=lambda: now[0])
+    assert d.first_time("Ev1") is True
+    assert d.first_time("Ev1") is False
+    assert d.first_time("Ev2") is True
+    now[0] = 11
+    assert d.first_time("Ev1") is True  # forgotten after the TTL
+
+
+def test_dedupe_is_bounded() -> None:
+    d = Deduplicator(max_entries=3)
+    for key in "abcd":
+        d.first_time(key)
+    assert len(d) == 3 and "a" not in d and "d" in d
