@@ -1,0 +1,342 @@
+"""The configurator: for one requirement, a verdict for every configuration in the catalog.
+
+Verdicts, as the site's guide words them: fits on one card, must be split across N cards (the
+smallest N up to the node's count), or does not fit. Plus the inverse questions: the longest
+context and the most concurrent sequences a configuration holds.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.memory import (
+    GB,
+    GPU_MEMORY_UTILIZATION,
+    KvInput,
+    PublishedVramInput,
+    ServingInput,
+    default_overhead_gb,
+    kv_bytes_per_token_per_card,
+    kv_cache,
+    precision_of,
+    published_vram,
+    serving_memory,
+    usable_gb,
+    weight_bytes,
+)
+from tools.money import USD
+from tools.specs import Configuration, Gpu, KvPrecision, ModelSpec, Precision
+
+Verdict = Literal["fits_one_card", "split", "does_not_fit"]
+VERDICT_TEXT = {
+    "fits_one_card": "fits on one card",
+    "split": "must be split across {n} cards",
+    "does_not_fit": "does not fit",
+}
+SortKey = Literal["catalog", "price", "memory", "headroom"]
+
+
+class Requirement(BaseModel):
+    """What has to fit: a model at a precision with a context and a number of sequences."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: ModelSpec
+    precision: Precision | None = Field(default=None, description="None: native precision")
+    context_tokens: int = Field(default=8192, ge=0, description="tokens per sequence")
+    concurrency: int = Field(default=1, ge=1, description="sequences at the same time")
+    kv_precision: KvPrecision = "bf16"
+    gpu_memory_utilization: float = Field(default=GPU_MEMORY_UTILIZATION, gt=0, le=1)
+    overhead_gb_per_card: float | None = Field(default=None, ge=0)
+
+
+class ConfigurationFit(BaseModel):
+    configuration: str = Field(description="configuration id")
+    label: str
+    gpu: str
+    count: int
+    memory_gb_per_card: float
+    usable_gb_per_card: float
+    verdict: Verdict
+    verdict_text: str
+    cards_needed: int | None = Field(description="N cards the model is split across (1 = one card)")
+    required_gb_per_card: float = Field(description="at cards_needed, or at the whole node")
+    headroom_gb_per_card: float = Field(description="usable - required (negative: shortfall)")
+    headroom_gb: float = Field(description="headroom over the cards used")
+    replicas: int = Field(description="independent copies the node holds (count // cards_needed)")
+    interconnect: str
+    usd_per_month: USD
+    price_source: str
+    url: str
+
+
+class FitResult(BaseModel):
+    inputs: Requirement
+    model_id: str
+    precision: str
+    weights_gb: float
+    kv_bytes_per_token: float
+    rows: list[ConfigurationFit]
+    formula: str
+    constants: dict[str, float]
+    notes: list[str] = []
+
+    def counts(self) -> dict[str, int]:
+        out = {"fits_one_card": 0, "split": 0, "does_not_fit": 0}
+        for r in self.rows:
+            out[r.verdict] += 1
+        return out
+
+
+def split_candidates(model: ModelSpec, count: int) -> list[int]:
+    """Tensor-parallel sizes 1..count a serving engine accepts (attention heads divisible by N)."""
+    return [n for n in range(1, count + 1) if model.heads is None or model.heads % n == 0]
+
+
+def fit_configuration(req: Requirement, configuration: Configuration, gpu: Gpu) -> ConfigurationFit:
+    """The verdict for one configuration: one card, split across the smallest N, or no fit."""
+    return _fit_one(req, _needs(req), configuration, gpu)
+
+
+class _Needs:
+    """Per-requirement figures computed once and reused for every configuration (hot path)."""
+
+    __slots__ = ("kv_cache", "overhead_gb", "tokens", "weights_gb")
+
+    def __init__(self, weights_gb: float, overhead_gb: float, tokens: int) -> None:
+        self.weights_gb = weights_gb
+        self.overhead_gb = overhead_gb
+        self.tokens = tokens
+        self.kv_cache: dict[int, float] = {}
+
+    def required_per_card(self, req: Requirement, n: int) -> float:
+        kv = self.kv_cache.get(n)
+        if kv is None:
+            kv = kv_bytes_per_token_per_card(req.model, req.kv_precision, n) * self.tokens / GB
+            self.kv_cache[n] = kv
+        return self.weights_gb / n + kv + self.overhead_gb
+
+
+def _needs(req: Requirement) -> _Needs:
+    model = req.model
+    if model.kind != "llm":
+        return _Needs(0.0, 0.0, 0)
+    weights, _, _ = weight_bytes(model, precision_of(model, req.precision))
+    overhead = (
+        req.overhead_gb_per_card
+        if req.overhead_gb_per_card is not None
+        else default_overhead_gb(model)
+    )
+    return _Needs(weights / GB, overhead, req.context_tokens * req.concurrency)
+
+
+def _fit_one(
+    req: Requirement, needs: _Needs, configuration: Configuration, gpu: Gpu
+) -> ConfigurationFit:
+    model = req.model
+    common = {
+        "configuration": configuration.id,
+        "label": configuration.label,
+        "gpu": gpu.id,
+        "count": configuration.count,
+        "memory_gb_per_card": gpu.memory_gb,
+        "interconnect": configuration.interconnect,
+        "usd_per_month": configuration.usd_per_month,
+        "price_source": configuration.price_source,
+        "url": configuration.url,
+    }
+    if model.kind != "llm":
+        # Published figures are peaks measured on a whole card; each card renders its own job.
+        need = published_vram(PublishedVramInput(model=model, precision=req.precision)).vram_gb
+        headroom = gpu.memory_gb - need
+        fits = headroom >= 0
+        return ConfigurationFit(
+            **common,
+            usable_gb_per_card=gpu.memory_gb,
+            verdict="fits_one_card" if fits else "does_not_fit",
+            verdict_text=VERDICT_TEXT["fits_one_card" if fits else "does_not_fit"],
+            cards_needed=1 if fits else None,
+            required_gb_per_card=need,
+            headroom_gb_per_card=headroom,
+            headroom_gb=headroom,
+            replicas=configuration.count if fits else 0,
+        )
+    usable = usable_gb(gpu.memory_gb, req.gpu_memory_utilization)
+    required = 0.0
+    for n in split_candidates(model, configuration.count):
+        required = needs.required_per_card(req, n)
+        if required <= usable:
+            verdict: Verdict = "fits_one_card" if n == 1 else "split"
+            return ConfigurationFit(
+                **common,
+                usable_gb_per_card=usable,
+                verdict=verdict,
+                verdict_text=VERDICT_TEXT[verdict].format(n=n),
+                cards_needed=n,
+                required_gb_per_card=required,
+                headroom_gb_per_card=usable - required,
+                headroom_gb=(usable - required) * n,
+                replicas=configuration.count // n,
+            )
+    return ConfigurationFit(
+        **common,
+        usable_gb_per_card=usable,
+        verdict="does_not_fit",
+        verdict_text=VERDICT_TEXT["does_not_fit"],
+        cards_needed=None,
+        required_gb_per_card=required,
+        headroom_gb_per_card=usable - required,
+        headroom_gb=(usable - required) * configuration.count,
+        replicas=0,
+    )
+
+
+def fit_configurations(
+    req: Requirement,
+    configurations: list[Configuration],
+    gpus: dict[str, Gpu],
+    sort: SortKey = "catalog",
+) -> FitResult:
+    """The configurator over every configuration given (the whole catalog), optionally sorted."""
+    model = req.model
+    needs = _needs(req)
+    rows = [_fit_one(req, needs, c, gpus[c.gpu]) for c in configurations]
+    if sort == "price":
+        rows.sort(key=lambda r: r.usd_per_month)
+    elif sort == "memory":
+        rows.sort(key=lambda r: r.memory_gb_per_card * r.count)
+    elif sort == "headroom":
+        rows.sort(key=lambda r: -r.headroom_gb)
+    if model.kind == "llm":
+        one = serving_memory(
+            ServingInput(
+                model=model,
+                precision=req.precision,
+                context_tokens=req.context_tokens,
+                concurrency=req.concurrency,
+                kv_precision=req.kv_precision,
+                gpu_memory_utilization=req.gpu_memory_utilization,
+                overhead_gb_per_card=req.overhead_gb_per_card,
+            )
+        )
+        return FitResult(
+            inputs=req,
+            model_id=model.id,
+            precision=one.weights.precision,
+            weights_gb=one.weights.weights_gb,
+            kv_bytes_per_token=one.kv.kv_bytes_per_token,
+            rows=rows,
+            formula=one.formula + "; verdict: smallest N <= count with required <= usable",
+            constants=one.constants,
+            notes=one.notes,
+        )
+    need = published_vram(PublishedVramInput(model=model, precision=req.precision))
+    return FitResult(
+        inputs=req,
+        model_id=model.id,
+        precision=need.precision,
+        weights_gb=need.vram_gb,
+        kv_bytes_per_token=0.0,
+        rows=rows,
+        formula="fits one card when published vram_gb <= card memory_gb; "
+        "image and video jobs are not split: each card renders its own image or frame",
+        constants={"gpu_memory_utilization": 1.0},
+        notes=need.notes,
+    )
+
+
+# ---------------------------------------------------------------- inverse: capacity
+
+
+class CapacityInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: ModelSpec
+    gpu: Gpu
+    count: int = Field(ge=1, description="cards in the node")
+    precision: Precision | None = None
+    tensor_parallel: int | None = Field(
+        default=None, description="cards to split across; None: the largest valid N <= count"
+    )
+    kv_precision: KvPrecision = "bf16"
+    concurrency: int = Field(default=1, ge=1, description="sequences, for the longest context")
+    context_tokens: int = Field(default=8192, ge=1, description="tokens, for the most sequences")
+    gpu_memory_utilization: float = Field(default=GPU_MEMORY_UTILIZATION, gt=0, le=1)
+    overhead_gb_per_card: float | None = Field(default=None, ge=0)
+
+
+class CapacityResult(BaseModel):
+    inputs: CapacityInput
+    tensor_parallel: int
+    usable_gb_per_card: float
+    weights_gb_per_card: float
+    overhead_gb_per_card: float
+    kv_room_gb_per_card: float = Field(description="usable - weights - overhead (<= 0: no room)")
+    kv_bytes_per_token_per_card: float
+    kv_tokens: int = Field(description="tokens of KV cache the cards hold in all")
+    max_context_tokens: int = Field(description="longest context for `concurrency` sequences")
+    max_context_capped: int = Field(description="the same, capped at the model's max context")
+    max_concurrency: int = Field(description="most sequences of `context_tokens` each")
+    fits: bool = Field(description="weights and overhead fit with any room for KV")
+    formula: str
+    notes: list[str] = []
+
+
+def capacity(inp: CapacityInput) -> CapacityResult:
+    """Inverse sizing: how much KV cache (context x sequences) fits next to the weights."""
+    model = inp.model
+    if model.kind != "llm":
+        raise ValueError("capacity applies to language models (KV cache)")
+    candidates = split_candidates(model, inp.count)
+    tp = inp.tensor_parallel or max(candidates)
+    if tp not in candidates:
+        raise ValueError(f"tensor_parallel {tp} is not valid for {model.name} on {inp.count} cards")
+    base = serving_memory(
+        ServingInput(
+            model=model,
+            precision=inp.precision,
+            context_tokens=0,
+            kv_precision=inp.kv_precision,
+            tensor_parallel=tp,
+            gpu_memory_utilization=inp.gpu_memory_utilization,
+            overhead_gb_per_card=inp.overhead_gb_per_card,
+        )
+    )
+    usable = usable_gb(inp.gpu.memory_gb, inp.gpu_memory_utilization)
+    room = usable - base.required_gb_per_card
+    per_token = kv_cache(
+        KvInput(model=model, context_tokens=1, kv_precision=inp.kv_precision, tensor_parallel=tp)
+    ).kv_bytes_per_token_per_card
+    notes = list(base.notes)
+    if room <= 0:
+        tokens = 0
+        notes.append(
+            f"No room for KV cache: weights ({base.weights_gb_per_card:.1f} GB per card) and "
+            f"overhead exceed the usable {usable:.1f} GB per card."
+        )
+    elif per_token == 0:
+        tokens = 0
+        notes.append("KV cache size unknown for this model (architecture not given).")
+    else:
+        tokens = int(room * 1e9 // per_token)
+    max_ctx = tokens // inp.concurrency
+    return CapacityResult(
+        inputs=inp,
+        tensor_parallel=tp,
+        usable_gb_per_card=usable,
+        weights_gb_per_card=base.weights_gb_per_card,
+        overhead_gb_per_card=base.overhead_gb_per_card,
+        kv_room_gb_per_card=room,
+        kv_bytes_per_token_per_card=per_token,
+        kv_tokens=tokens,
+        max_context_tokens=max_ctx,
+        max_context_capped=min(max_ctx, model.max_context or max_ctx),
+        max_concurrency=tokens // inp.context_tokens,
+        fits=room > 0,
+        formula="kv_room_gb = memory_gb * utilization - weights_gb / tp - overhead_gb; "
+        "kv_tokens = kv_room_gb * 1e9 / kv_bytes_per_token_per_card; "
+        "max_context = kv_tokens / concurrency; max_concurrency = kv_tokens / context_tokens",
+        notes=notes,
+    )

@@ -1,0 +1,408 @@
+"""Memory a model needs: weights by precision, KV cache, runtime overhead, training state.
+
+Pure functions over `tools.specs.ModelSpec`. GB = 10^9 bytes. Every result carries its inputs,
+the constants it used and the formula as text, so an answer can show its work.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.specs import KvPrecision, ModelSpec, Precision
+
+GB = 1e9
+
+#: Bits per weight of each precision. AWQ/GPTQ: 4-bit weights plus, per group of 128 weights, a
+#: 16-bit scale and a 4-bit zero point (4 + 16/128 + 4/128 = 4.156). GGUF k-quants are the
+#: averages llama.cpp publishes for Llama 3.1 8B (tools/quantize/README.md):
+#: Q4_K_M 4.89, Q5_K_M 5.70, Q8_0 8.50.
+AWQ_GROUP_SIZE = 128
+BITS_PER_WEIGHT: dict[str, float] = {
+    "fp32": 32.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,
+    "int8": 8.0,
+    "awq": 4.0 + 16 / AWQ_GROUP_SIZE + 4 / AWQ_GROUP_SIZE,
+    "gptq": 4.0 + 16 / AWQ_GROUP_SIZE + 4 / AWQ_GROUP_SIZE,
+    "gguf-q4_k_m": 4.89,
+    "gguf-q5_k_m": 5.70,
+    "gguf-q8_0": 8.50,
+}
+#: Formats that keep the token embeddings and the output head (lm_head) in 16-bit. GGUF averages
+#: already include their mixed tensors; fp32/bf16/fp16 store everything at their own width.
+KEEPS_EMBEDDINGS_16BIT = frozenset({"fp8", "int8", "awq", "gptq"})
+KV_BYTES: dict[str, float] = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+
+#: Share of card memory a serving engine may use (vLLM's gpu_memory_utilization; 0.9 was the
+#: default for years, newer releases use 0.92).
+GPU_MEMORY_UTILIZATION = 0.9
+#: Per-card runtime overhead inside that share: CUDA context, NCCL and other non-torch buffers
+#: (llm-d measured 0.15-0.6 GiB) plus an activation buffer for single-stream serving. llm-d measured
+#: peaks of about 4.8 GiB (dense) and 8 GiB (MoE) at vLLM's default batch; ours are smaller,
+#: single-stream figures and can be overridden per call.
+NON_TORCH_GB = 0.6
+ACTIVATION_GB_DENSE = 2.0
+ACTIVATION_GB_MOE = 4.0
+#: Mixed-precision training with Adam, bytes per parameter before activations:
+#: bf16 weights 2 + gradients (fp32 4 or bf16 2) + fp32 master weights 4 + Adam moments 8.
+TRAIN_WEIGHTS_BYTES = 2.0
+TRAIN_MASTER_BYTES = 4.0
+TRAIN_ADAM_BYTES = 8.0
+TRAIN_GRAD_BYTES = {"fp32": 4.0, "bf16": 2.0}
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Out(BaseModel):
+    formula: str = Field(description="the formula used, as text")
+    constants: dict[str, float] = Field(default={}, description="constants the formula used")
+    notes: list[str] = Field(default=[], description="assumptions and caveats")
+
+
+def precision_of(model: ModelSpec, precision: str | None) -> str:
+    """The precision to size for: the one asked for, else the model's native precision."""
+    chosen = precision or model.native_precision
+    if chosen not in BITS_PER_WEIGHT:
+        raise ValueError(f"unknown precision {chosen!r}; known: {', '.join(BITS_PER_WEIGHT)}")
+    return chosen
+
+
+def embedding_params(model: ModelSpec) -> float:
+    """Parameters of the token embeddings plus the output head (one matrix if tied)."""
+    if model.vocab_size is None or model.hidden_size is None:
+        return 0.0
+    return model.vocab_size * model.hidden_size * (1 if model.tied_embeddings else 2)
+
+
+# ---------------------------------------------------------------- weights
+
+
+def weight_bytes(model: ModelSpec, precision: str) -> tuple[float, float, float]:
+    """(all weights, weights read per token, 16-bit parameters) in bytes; the fast core."""
+    bpw = BITS_PER_WEIGHT[precision]
+    params = model.params
+    p16 = embedding_params(model) if precision in KEEPS_EMBEDDINGS_16BIT else 0.0
+    total = (params - p16) * bpw / 8 + p16 * 2
+    if model.active_params_b is not None:
+        active = model.active_params_b * 1e9
+        # The active share includes the embeddings (read once per token) at the same widths.
+        return total, max(active - p16, 0) * bpw / 8 + min(p16, active) * 2, p16
+    return total, total, p16
+
+
+class WeightsInput(_In):
+    model: ModelSpec
+    precision: Precision | None = Field(default=None, description="None: the native precision")
+
+
+class WeightsResult(_Out):
+    inputs: WeightsInput
+    model_id: str
+    precision: str
+    bits_per_weight: float
+    params: float = Field(description="total parameters")
+    params_16bit: float = Field(description="parameters kept in 16-bit (embeddings, lm_head)")
+    weights_gb: float = Field(description="memory of all weights, GB")
+    active_weights_gb: float = Field(
+        description="weights read per token (MoE: active parameters; dense: all), GB"
+    )
+
+
+def weights_memory(inp: WeightsInput) -> WeightsResult:
+    """Memory of a model's weights at a precision; MoE: total decides memory, active speed."""
+    model = inp.model
+    precision = precision_of(model, inp.precision)
+    bpw = BITS_PER_WEIGHT[precision]
+    params = model.params
+    weights_bytes, active_bytes, p16 = weight_bytes(model, precision)
+    notes: list[str] = []
+    if model.is_moe:
+        notes.append(
+            f"Mixture of experts: all {model.params_b:g}B parameters must be in memory; "
+            f"only {model.active_params_b:g}B are read per token."
+        )
+    if p16:
+        notes.append(f"{precision}: embeddings and output head ({p16 / 1e9:.2f}B) stay 16-bit.")
+    formula = (
+        "weights_gb = (params - params_16bit) * bits_per_weight / 8 / 1e9 + params_16bit * 2 / 1e9"
+        if p16
+        else "weights_gb = params * bits_per_weight / 8 / 1e9"
+    )
+    return WeightsResult(
+        inputs=inp,
+        model_id=model.id,
+        precision=precision,
+        bits_per_weight=bpw,
+        params=params,
+        params_16bit=p16,
+        weights_gb=weights_bytes / GB,
+        active_weights_gb=active_bytes / GB,
+        formula=formula,
+        constants={"bits_per_weight": bpw, "bytes_16bit": 2.0},
+        notes=notes,
+    )
+
+
+# ---------------------------------------------------------------- KV cache
+
+
+class KvInput(_In):
+    model: ModelSpec
+    context_tokens: int = Field(ge=0, description="tokens per sequence (prompt + output)")
+    concurrency: int = Field(default=1, ge=1, description="sequences held at the same time")
+    kv_precision: KvPrecision = "bf16"
+    tensor_parallel: int = Field(default=1, ge=1, description="cards the model is split across")
+
+
+class KvResult(_Out):
+    inputs: KvInput
+    model_id: str
+    known: bool = Field(description="False when the architecture is unknown (KV not counted)")
+    kv_bytes_per_token: float = Field(description="KV bytes per token for the whole model")
+    kv_bytes_per_token_per_card: float = Field(description="per card under tensor parallelism")
+    kv_heads_per_card: float | None = Field(description="max(kv_heads / tp, 1); None for MLA")
+    replicated: bool = Field(description="True when KV heads are copied onto several cards")
+    tokens: int = Field(description="context_tokens * concurrency")
+    kv_gb_per_card: float
+    kv_gb_total: float = Field(description="KV over all cards, replication included")
+
+
+def kv_bytes_per_token(model: ModelSpec, kv_precision: str = "bf16") -> float:
+    """KV bytes one token adds: 2*layers*kv_heads*head_dim*bytes (MLA: layers*(rank+rope)*bytes)."""
+    b = KV_BYTES[kv_precision]
+    if not model.has_architecture or model.layers is None:
+        return 0.0
+    if model.attention == "mla":
+        assert model.kv_lora_rank is not None and model.rope_dim is not None
+        return model.layers * (model.kv_lora_rank + model.rope_dim) * b
+    assert model.kv_heads is not None and model.head_dim is not None
+    return 2 * model.layers * model.kv_heads * model.head_dim * b
+
+
+def kv_bytes_per_token_per_card(model: ModelSpec, kv_precision: str, tensor_parallel: int) -> float:
+    """KV bytes per token on one card under tensor parallelism (replication included)."""
+    if not model.has_architecture:
+        return 0.0
+    if model.attention == "mla":
+        return kv_bytes_per_token(model, kv_precision)
+    assert model.kv_heads is not None and model.head_dim is not None
+    heads = max(model.kv_heads / tensor_parallel, 1.0)
+    return 2 * (model.layers or 0) * heads * model.head_dim * KV_BYTES[kv_precision]
+
+
+def kv_cache(inp: KvInput) -> KvResult:
+    """KV cache for context x concurrency, with KV heads replicated when tp exceeds kv_heads."""
+    model, tp = inp.model, inp.tensor_parallel
+    b = KV_BYTES[inp.kv_precision]
+    per_token = kv_bytes_per_token(model, inp.kv_precision)
+    tokens = inp.context_tokens * inp.concurrency
+    notes: list[str] = []
+    heads_per_card: float | None = None
+    replicated = False
+    if not model.has_architecture:
+        per_card_token = 0.0
+        formula = "unknown architecture: KV cache not counted"
+        notes.append(
+            "Only the parameter count is known, so the KV cache is not counted; "
+            "name the model to include it."
+        )
+    elif model.attention == "mla":
+        per_card_token = per_token  # the compressed latent is stored whole on every card
+        replicated = tp > 1
+        formula = (
+            "kv_bytes_per_token = layers * (kv_lora_rank + rope_dim) * bytes; "
+            "MLA latent replicated on every card"
+        )
+    else:
+        assert model.kv_heads is not None and model.head_dim is not None
+        heads_per_card = max(model.kv_heads / tp, 1.0)
+        replicated = tp > model.kv_heads
+        per_card_token = 2 * (model.layers or 0) * heads_per_card * model.head_dim * b
+        formula = (
+            "kv_bytes_per_token = 2 * layers * kv_heads * head_dim * bytes; "
+            "per card: 2 * layers * max(kv_heads / tp, 1) * head_dim * bytes"
+        )
+        if replicated:
+            notes.append(
+                f"Tensor parallel {tp} exceeds {model.kv_heads} KV heads: heads are replicated."
+            )
+    return KvResult(
+        inputs=inp,
+        model_id=model.id,
+        known=model.has_architecture,
+        kv_bytes_per_token=per_token,
+        kv_bytes_per_token_per_card=per_card_token,
+        kv_heads_per_card=heads_per_card,
+        replicated=replicated,
+        tokens=tokens,
+        kv_gb_per_card=per_card_token * tokens / GB,
+        kv_gb_total=per_card_token * tokens * tp / GB,
+        formula=formula + "; kv_gb = bytes_per_token * context_tokens * concurrency / 1e9",
+        constants={"kv_bytes_per_value": b},
+        notes=notes,
+    )
+
+
+# ---------------------------------------------------------------- serving total
+
+
+def default_overhead_gb(model: ModelSpec) -> float:
+    """Runtime overhead per card: non-torch buffers plus a single-stream activation buffer."""
+    return NON_TORCH_GB + (ACTIVATION_GB_MOE if model.is_moe else ACTIVATION_GB_DENSE)
+
+
+class ServingInput(_In):
+    model: ModelSpec
+    precision: Precision | None = None
+    context_tokens: int = Field(default=8192, ge=0)
+    concurrency: int = Field(default=1, ge=1)
+    kv_precision: KvPrecision = "bf16"
+    tensor_parallel: int = Field(default=1, ge=1)
+    gpu_memory_utilization: float = Field(default=GPU_MEMORY_UTILIZATION, gt=0, le=1)
+    overhead_gb_per_card: float | None = Field(default=None, ge=0, description="None: default")
+
+
+class ServingResult(_Out):
+    inputs: ServingInput
+    weights: WeightsResult
+    kv: KvResult
+    overhead_gb_per_card: float
+    weights_gb_per_card: float
+    kv_gb_per_card: float
+    required_gb_per_card: float = Field(description="weights/tp + KV per card + overhead")
+    required_gb_total: float
+
+
+def serving_memory(inp: ServingInput) -> ServingResult:
+    """Per-card memory to serve a model split over `tensor_parallel` cards."""
+    w = weights_memory(WeightsInput(model=inp.model, precision=inp.precision))
+    kv = kv_cache(
+        KvInput(
+            model=inp.model,
+            context_tokens=inp.context_tokens,
+            concurrency=inp.concurrency,
+            kv_precision=inp.kv_precision,
+            tensor_parallel=inp.tensor_parallel,
+        )
+    )
+    overhead = (
+        inp.overhead_gb_per_card
+        if inp.overhead_gb_per_card is not None
+        else default_overhead_gb(inp.model)
+    )
+    per_card = w.weights_gb / inp.tensor_parallel + kv.kv_gb_per_card + overhead
+    return ServingResult(
+        inputs=inp,
+        weights=w,
+        kv=kv,
+        overhead_gb_per_card=overhead,
+        weights_gb_per_card=w.weights_gb / inp.tensor_parallel,
+        kv_gb_per_card=kv.kv_gb_per_card,
+        required_gb_per_card=per_card,
+        required_gb_total=per_card * inp.tensor_parallel,
+        formula="required_gb_per_card = weights_gb / tp + kv_gb_per_card + overhead_gb_per_card; "
+        "usable_gb_per_card = memory_gb * gpu_memory_utilization",
+        constants={
+            "gpu_memory_utilization": inp.gpu_memory_utilization,
+            "overhead_gb_per_card": overhead,
+            "non_torch_gb": NON_TORCH_GB,
+        },
+        notes=[*w.notes, *kv.notes],
+    )
+
+
+def usable_gb(memory_gb: float, gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION) -> float:
+    """The share of a card's memory a serving engine may use."""
+    return memory_gb * gpu_memory_utilization
+
+
+# ---------------------------------------------------------------- image and video models
+
+
+class PublishedVramInput(_In):
+    model: ModelSpec
+    precision: str | None = Field(default=None, description="None: the model's native precision")
+
+
+class PublishedVramResult(_Out):
+    inputs: PublishedVramInput
+    model_id: str
+    precision: str
+    vram_gb: float
+    vram_gb_low: float | None
+    available_precisions: list[str]
+
+
+def published_vram(inp: PublishedVramInput) -> PublishedVramResult:
+    """An image or video model's published VRAM need at a precision (no multi-card split)."""
+    model = inp.model
+    if not model.vram:
+        raise ValueError(f"{model.name} has no published VRAM needs (it is an LLM)")
+    wanted = inp.precision or model.native_precision
+    by_precision = {v.precision: v for v in model.vram}
+    if wanted in ("bf16", "fp16") and wanted not in by_precision:
+        wanted = "fp16" if "fp16" in by_precision else "bf16"
+    if wanted not in by_precision:
+        raise ValueError(
+            f"{model.name}: no published VRAM figure for {wanted}; known: {', '.join(by_precision)}"
+        )
+    need = by_precision[wanted]
+    return PublishedVramResult(
+        inputs=inp,
+        model_id=model.id,
+        precision=wanted,
+        vram_gb=need.vram_gb,
+        vram_gb_low=need.vram_gb_low,
+        available_precisions=list(by_precision),
+        formula="vram_gb = the published figure (upper end of a range), no offloading",
+        notes=[need.note] if need.note else [],
+    )
+
+
+# ---------------------------------------------------------------- training
+
+
+class TrainingInput(_In):
+    model: ModelSpec
+    gradient_precision: Literal["fp32", "bf16"] = "fp32"
+
+
+class TrainingResult(_Out):
+    inputs: TrainingInput
+    model_id: str
+    bytes_per_param: float
+    weights_gb: float
+    gradients_gb: float
+    master_weights_gb: float
+    optimizer_gb: float
+    total_gb: float = Field(description="before activations")
+
+
+def training_memory(inp: TrainingInput) -> TrainingResult:
+    """Full fine-tuning with mixed precision and Adam: 16-18 bytes per parameter + activations."""
+    p = inp.model.params
+    grad = TRAIN_GRAD_BYTES[inp.gradient_precision]
+    per_param = TRAIN_WEIGHTS_BYTES + grad + TRAIN_MASTER_BYTES + TRAIN_ADAM_BYTES
+    return TrainingResult(
+        inputs=inp,
+        model_id=inp.model.id,
+        bytes_per_param=per_param,
+        weights_gb=p * TRAIN_WEIGHTS_BYTES / GB,
+        gradients_gb=p * grad / GB,
+        master_weights_gb=p * TRAIN_MASTER_BYTES / GB,
+        optimizer_gb=p * TRAIN_ADAM_BYTES / GB,
+        total_gb=p * per_param / GB,
+        formula="total_gb = params * (bf16 weights 2 + gradients + fp32 master 4 + Adam 8) / 1e9",
+        constants={
+            "weights_bytes": TRAIN_WEIGHTS_BYTES,
+            "gradient_bytes": grad,
+            "master_bytes": TRAIN_MASTER_BYTES,
+            "adam_bytes": TRAIN_ADAM_BYTES,
+        },
+        notes=["Activations come on top and grow with batch size and sequence length."],
+    )
