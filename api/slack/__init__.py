@@ -20,7 +20,7 @@ from slack_sdk import WebClient
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from api.slack.bolt_app import SlackBot, Turn
+from api.slack.bolt_app import SlackBot
 from api.slack.socket_mode import SocketModeRunner
 from assistant.answer import Answer
 from assistant.settings import Settings
@@ -43,11 +43,29 @@ class SlackIntegration:
             self.socket_mode = None
 
 
-def make_ask(assistant: Any) -> Any:
-    """The bot's `ask(question, session_id, history)` over `Assistant.ask`."""
+def with_context(question: str, context: list[str]) -> str:
+    """The question as the assistant sees it: the thread's earlier messages first, the question
+    last (so "which node?" after "customer wants Mixtral 8x7B for 20 users" is understood)."""
+    if not context:
+        return question
+    return "\n".join(context) + "\n\n" + question
 
-    def ask(question: str, session_id: str, history: list[Turn]) -> Answer:
-        answer: Answer = assistant.ask(question, session_id=session_id)
+
+def make_ask(assistant: Any, metrics: Any = None) -> Any:
+    """The bot's `ask(question, session_id, context)` over `Assistant.ask`; answers (and
+    failures) are counted in the API's metrics with surface="slack" when given."""
+
+    def ask(question: str, session_id: str, context: list[str]) -> Answer:
+        try:
+            answer: Answer = assistant.ask(with_context(question, context), session_id=session_id)
+        except Exception:
+            if metrics is not None:
+                metrics.errors.labels(surface="slack").inc()
+            raise
+        if metrics is not None:
+            metrics.record_answer(answer, "slack")
+        if context:  # show the question that was asked, not the thread around it
+            answer = answer.model_copy(update={"question": question})
         return answer
 
     return ask
@@ -63,7 +81,19 @@ def _feedback_recorder(settings: Settings) -> Any:
         return None
 
 
-def build_slack_bot(deps: Any, assistant: Any, settings: Settings) -> SlackBot | None:
+def _answer_lookup(settings: Settings) -> Any:
+    try:
+        from assistant.sessions import SessionStore
+
+        return SessionStore.in_data_dir(settings.data_dir).answer
+    except Exception as error:
+        log.warning("slack: stored answers cannot be looked up: %s", error)
+        return None
+
+
+def build_slack_bot(
+    deps: Any, assistant: Any, settings: Settings, metrics: Any = None
+) -> SlackBot | None:
     """The Bolt app over the assistant, or None (logged) when Slack is not configured or its
     token is rejected."""
     if settings.slack_bot_token is None:
@@ -92,7 +122,13 @@ def build_slack_bot(deps: Any, assistant: Any, settings: Settings) -> SlackBot |
         timeout=WEB_API_TIMEOUT_S,
     )
     try:
-        return SlackBot(settings, make_ask(assistant), _feedback_recorder(settings), client)
+        return SlackBot(
+            settings,
+            make_ask(assistant, metrics),
+            _feedback_recorder(settings),
+            client,
+            lookup_answer=_answer_lookup(settings),
+        )
     except Exception as error:  # auth.test failed: bad token, Slack unreachable
         log.error("Slack disabled: the bot token was not accepted (%s)", error)
         return None
@@ -112,7 +148,8 @@ def _events_endpoint(bot: SlackBot) -> Any:
 def mount_slack(app: Any, deps: Any, assistant: Any, settings: Settings) -> SlackIntegration | None:
     """Add `POST /slack/events` to the FastAPI app (HTTP mode) and/or start Socket Mode.
     Returns the integration (also at `app.state.slack`; call `.close()` on shutdown) or None."""
-    bot = build_slack_bot(deps, assistant, settings)
+    api_state = getattr(app.state, "sizing", None)  # the API's AppState, if mounted there
+    bot = build_slack_bot(deps, assistant, settings, getattr(api_state, "metrics", None))
     app.state.slack = None
     if bot is None:
         return None

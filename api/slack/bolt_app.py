@@ -37,11 +37,12 @@ log = logging.getLogger("sizing.slack")
 
 COMMAND = "/sizing"
 
-Turn = tuple[str, str]  # (role "user" | "assistant", text)
-
 
 class AskFn(Protocol):
-    def __call__(self, question: str, session_id: str, history: list[Turn]) -> Answer: ...
+    def __call__(self, question: str, session_id: str, context: list[str]) -> Answer:
+        """Answer `question` in session `session_id`; `context` holds earlier messages of the
+        Slack thread (oldest first) that the assistant has not seen yet."""
+        ...
 
 
 RecordFeedbackFn = Callable[..., Any]
@@ -158,9 +159,11 @@ class SlackBot:
         record_feedback: RecordFeedbackFn | None,
         client: WebClient,
         *,
+        lookup_answer: Callable[[str], Answer | None] | None = None,
         token_verification: bool = True,
     ) -> None:
         self.settings = settings
+        self.lookup_answer = lookup_answer
         self.ask = ask
         self.record_feedback = record_feedback
         self.events = Deduplicator()
@@ -210,10 +213,10 @@ class SlackBot:
 
     # ------------------------------------------------------------------ helpers
     def _ask_safely(
-        self, question: str, session_id: str, history: list[Turn] | None = None
+        self, question: str, session_id: str, context: list[str] | None = None
     ) -> Answer | None:
         try:
-            return self.ask(question, session_id, history or [])
+            return self.ask(question, session_id, context or [])
         except Exception:
             log.exception("slack: the assistant failed on %r", question[:200])
             return None
@@ -258,10 +261,12 @@ class SlackBot:
             respond(**message, response_type="ephemeral", replace_original=False)
 
     # ------------------------------------------------------------------ mentions and DMs
-    def _thread_history(
+    def _thread_context(
         self, client: WebClient, channel: str, thread_ts: str, before_ts: str, bot_user_id: str
-    ) -> list[Turn]:
-        """The thread's earlier messages (oldest first) as conversation turns."""
+    ) -> list[str]:
+        """What people said in the thread since the bot's last reply there (oldest first), as
+        context for the question. The bot's own earlier answers in the thread are already in the
+        thread's session; other bots and messages that were questions to the bot are skipped."""
         limit = self.settings.slack_thread_context_messages
         if limit <= 0:
             return []
@@ -270,20 +275,25 @@ class SlackBot:
         except Exception as error:  # missing scope, deleted thread: answer without context
             log.warning("slack: could not read thread %s/%s: %s", channel, thread_ts, error)
             return []
-        turns: list[Turn] = []
+        context: list[str] = []
+        mention = f"<@{bot_user_id}"
         for message in reply.get("messages") or []:
-            if float(message.get("ts", "0")) >= float(before_ts):
+            if _ts(message.get("ts")) >= _ts(before_ts):
                 continue
-            text = from_slack(message.get("text") or "", bot_user_id)
-            if not text:
-                continue
-            ours = message.get("user") == bot_user_id or (
+            if message.get("user") == bot_user_id or (
                 message.get("bot_id") and message.get("bot_id") == self._bot_id(client)
-            )
-            if is_from_bot(message) and not ours:
-                continue  # other bots' chatter is not conversation
-            turns.append(("assistant" if ours else "user", text))
-        return turns[-limit:]
+            ):
+                context = []  # the bot answered up to here
+                continue
+            if is_from_bot(message) or message.get("subtype"):
+                continue
+            raw = message.get("text") or ""
+            if bot_user_id and mention in raw:
+                continue  # a question to the bot, answered (or being answered) on its own
+            text = from_slack(raw, bot_user_id)
+            if text:
+                context.append(text)
+        return context[-limit:]
 
     def _bot_id(self, client: WebClient) -> str | None:
         if not hasattr(self, "_cached_bot_id"):
@@ -331,10 +341,10 @@ class SlackBot:
             return
         team = body.get("team_id") or event.get("team")
         session = thread_session_id(team, channel, in_thread or (ts if threaded else "dm"))
-        history = (
-            self._thread_history(client, channel, in_thread, ts, bot_user_id) if in_thread else []
+        context_messages = (
+            self._thread_context(client, channel, in_thread, ts, bot_user_id) if in_thread else []
         )
-        answer = self._ask_safely(question, session, history)
+        answer = self._ask_safely(question, session, context_messages)
         if answer is None:
             post(notice_message(texts(language)["failed"]))
             return
@@ -399,7 +409,13 @@ class SlackBot:
         self, body: dict[str, Any], action: dict[str, Any], respond: Callable[..., Any]
     ) -> None:
         user = (body.get("user") or {}).get("id")
-        answer = self.answers.get(action.get("value") or "")
+        message_id = action.get("value") or ""
+        answer = self.answers.get(message_id)
+        if answer is None and self.lookup_answer is not None:
+            try:  # e.g. after a restart: the session store keeps every answer
+                answer = self.lookup_answer(message_id)
+            except Exception as error:
+                log.warning("slack: looking up answer %s failed: %s", message_id, error)
         if answer is None:
             respond(
                 **notice_message(texts(_message_language(body))["share_gone"]),
@@ -461,6 +477,13 @@ class SlackBot:
                 unfurl_media=False,
                 **message,
             )
+
+
+def _ts(value: object) -> float:
+    try:
+        return float(str(value))
+    except ValueError:
+        return 0.0
 
 
 def _ack(ack: Callable[..., None]) -> None:
