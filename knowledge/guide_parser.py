@@ -9,7 +9,7 @@ The export format (see ``../shared/seeds/`` and ``knowledge/guides/{de,en}/<slug
     ### Tensor-Parallelismus {#tensor-parallelism} <- subsection
     | pipe | tables |, ```fenced code```, [links](https://...)
     ---
-    Quelle: https://gpuserver.io/de/guides/nvlink-vs-pcie/. ...   <- canonical URL (Source: in English)
+    Quelle: https://gpuserver.io/de/guides/nvlink-vs-pcie/. ...   <- canonical URL (en: Source:)
 
 Sections get the explicit ``{#anchor}`` when the heading has one (stripped from the title), else a
 slugified anchor. Bold pseudo-headings ("**Pipeline-Parallelismus.** Das Modell ...", a short
@@ -391,16 +391,14 @@ def parse_guide(text: str, path: str | Path = "<string>") -> Guide:
         raise GuideError(path, 1, "no '# ' title line")
     if source_url is None:
         raise GuideError(
-            path,
-            n if lines[-1] else max(n - 1, 1),
-            "no closing 'Quelle:'/'Source:' line with the canonical URL",
+            path, len(lines), "no closing 'Quelle:'/'Source:' line with the canonical URL"
         )
     m = _GUIDE_URL.search(source_url)
     if not m:
         raise GuideError(
             path,
             _find_line(lines, source_url),
-            f"source URL {source_url!r} is not a /de|en/guides/<slug>/ URL",
+            f"source URL {source_url!r} is not a /<de|en>/guides/<slug>/ URL",
         )
     language, slug = m.group("lang"), m.group("slug")
     url = source_url if source_url.endswith("/") else source_url + "/"

@@ -82,6 +82,10 @@ class _Doc:
         return tuple(hp.split(" › ")) if hp else ()
 
 
+def _doc_order(d: _Doc) -> tuple[str, str, int]:
+    return (d.meta.get("language", ""), d.meta.get("guide", ""), int(d.meta.get("order", 0)))
+
+
 class _LRU:
     def __init__(self, size: int) -> None:
         self.size = size
