@@ -1,0 +1,103 @@
+"""Single-stream decode speed as a memory-bandwidth bound, and cost per million output tokens.
+
+tokens/s = cards x bandwidth x efficiency / bytes read per token (weights, or the active weights of
+a mixture of experts, plus the KV cache read for the context). The efficiency is calibrated to the
+site's guide: Llama 3.3 70B in BF16 over 4 x A100 PCIe is about 18 tokens/s and over 4 x A100 SXM4
+about 19 tokens/s. Like the guide's table this is a conservative floor: it does not model the
+all-reduce between cards, so on a tensor-parallel job the real gap between PCIe and NVLink is
+larger than these numbers suggest, not smaller.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.memory import GB, kv_bytes_per_token, precision_of, weight_bytes
+from tools.money import USD
+from tools.specs import Gpu, KvPrecision, ModelSpec, Precision
+
+#: Share of the rated memory bandwidth a single decode stream achieves, calibrated so the guide's
+#: table comes out (4 x 1,935 GB/s / 3 / 141.1 GB = 18.3; 4 x 2,039 / 3 / 141.1 = 19.3).
+#: Other calculators use 0.5-0.9; the guide's figures imply about 1/3 (conservative).
+DECODE_EFFICIENCY = 1 / 3
+HOURS_PER_MONTH = 730.0  # 8,760 hours a year / 12
+FLOOR_NOTE = (
+    "Conservative floor, bound by memory bandwidth; it ignores the all-reduce between cards, so "
+    "a tensor-parallel job over PCIe loses more than this shows."
+)
+
+
+class DecodeInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: ModelSpec
+    gpu: Gpu
+    cards: int = Field(default=1, ge=1, description="cards the model is split across")
+    precision: Precision | None = Field(default=None, description="None: native precision")
+    context_tokens: int = Field(default=0, ge=0, description="context read with every token")
+    kv_precision: KvPrecision = "bf16"
+    efficiency: float = Field(default=DECODE_EFFICIENCY, gt=0, le=1)
+    usd_per_month: USD | None = Field(default=None, description="node price for the cost figure")
+
+
+class DecodeResult(BaseModel):
+    inputs: DecodeInput
+    model_id: str
+    precision: str
+    bandwidth_gb_s_per_card: float
+    aggregate_bandwidth_gb_s: float
+    weights_read_gb_per_token: float
+    kv_read_gb_per_token: float
+    bytes_read_per_token_gb: float
+    tokens_per_s: float
+    seconds_per_token: float
+    usd_per_million_tokens: USD | None = Field(
+        description="node price / tokens in a month at this single-stream speed"
+    )
+    formula: str
+    constants: dict[str, float]
+    notes: list[str]
+
+
+def decode_throughput(inp: DecodeInput) -> DecodeResult:
+    """Single-stream decode tokens/s bound by memory bandwidth (conservative, no all-reduce)."""
+    model = inp.model
+    if model.kind != "llm":
+        raise ValueError("decode throughput applies to language models")
+    precision = precision_of(model, inp.precision)
+    _, active, _ = weight_bytes(model, precision)
+    kv = kv_bytes_per_token(model, inp.kv_precision) * inp.context_tokens
+    read = active + kv
+    aggregate = inp.cards * inp.gpu.memory_bandwidth_gb_s
+    tps = aggregate * GB * inp.efficiency / read
+    cost: Decimal | None = None
+    if inp.usd_per_month is not None:
+        per_million = Decimal(inp.usd_per_month) / Decimal(tps * 3600 * HOURS_PER_MONTH) * 10**6
+        cost = per_million.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    notes = [FLOOR_NOTE]
+    if model.is_moe:
+        notes.append(
+            f"Mixture of experts: only the {model.active_params_b:g}B active parameters "
+            "are read per token, so speed follows active, memory follows total."
+        )
+    if cost is not None:
+        notes.append("Cost assumes one stream running all month; batching many streams lowers it.")
+    return DecodeResult(
+        inputs=inp,
+        model_id=model.id,
+        precision=precision,
+        bandwidth_gb_s_per_card=inp.gpu.memory_bandwidth_gb_s,
+        aggregate_bandwidth_gb_s=aggregate,
+        weights_read_gb_per_token=active / GB,
+        kv_read_gb_per_token=kv / GB,
+        bytes_read_per_token_gb=read / GB,
+        tokens_per_s=tps,
+        seconds_per_token=1 / tps,
+        usd_per_million_tokens=cost,
+        formula="tokens_per_s = cards * bandwidth_gb_s * efficiency / bytes_read_per_token_gb; "
+        "usd_per_million_tokens = usd_per_month / (tokens_per_s * 3600 * 730) * 1e6",
+        constants={"efficiency": inp.efficiency, "hours_per_month": HOURS_PER_MONTH},
+        notes=notes,
+    )
