@@ -1,6 +1,18 @@
-"""The Deps object: settings, catalog, index and LLM client, carried to whatever needs them."""
+"""The Deps object: settings, catalog, index and LLM client, carried to whatever needs them.
 
-from dataclasses import dataclass
+    deps = build_deps(settings)   # once per process, at the edge (CLI command, API lifespan, tests)
+
+`build_deps` loads the catalog (a broken catalog raises `knowledge.catalog.CatalogError`, never a
+half-loaded state), parses the guide corpus (for exact section citations), opens the session store
+and builds the LLM client when one is configured. The retrieval index is opened lazily on the first
+search: importing Chroma costs seconds, and most offline answers cite the guide sections their rule
+comes from without a search.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.settings import Settings
@@ -10,5 +22,80 @@ from assistant.settings import Settings
 class Deps:
     settings: Settings
     catalog: Any  # knowledge.catalog.Catalog (issue 2)
-    index: Any  # knowledge retriever (issue 3)
+    index: Any  # knowledge retriever (issue 3): .search(query, k, language, guide) -> [Passage]
     llm: Any = None  # langchain ChatOpenAI when an LLM is configured (issue 4)
+    guides: Any = None  # assistant.passages.GuideSections: exact sections by (guide, anchor, lang)
+    sessions: Any = None  # assistant.sessions.SessionStore
+    extras: dict[str, Any] = field(default_factory=dict)  # caches (e.g. the NLU's alias index)
+
+
+class LazyRetriever:
+    """Opens the real retriever on first use (Chroma's import is slow); thread-safe.
+
+    `search` has the retriever's signature. If the index cannot be opened (not built yet, server
+    down) the error is raised from `search`, with the retriever's own message.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._retriever: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def opened(self) -> bool:
+        return self._retriever is not None
+
+    def get(self) -> Any:
+        if self._retriever is None:
+            with self._lock:
+                if self._retriever is None:
+                    self._retriever = _open_retriever(self._settings)
+        return self._retriever
+
+    def search(self, query: str, k: int = 5, language: str | None = None,
+               guide: str | None = None) -> list[Any]:  # fmt: skip
+        return list(self.get().search(query, k=k, language=language, guide=guide))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.get(), name)
+
+
+def _open_retriever(settings: Settings) -> Any:
+    from knowledge import retrieval
+
+    opener = getattr(retrieval, "open_retriever", None)
+    if opener is not None:
+        try:
+            return opener(settings)
+        except TypeError:
+            return opener(
+                data_dir=settings.data_dir,
+                chroma_url=settings.chroma_url,
+                embeddings=settings.embeddings,
+            )
+    return retrieval.Retriever(settings)  # type: ignore[attr-defined]
+
+
+def build_deps(settings: Settings | None = None, *, llm: Any = None) -> Deps:
+    """Everything the assistant needs, built from settings. Raises CatalogError for a bad catalog,
+    LLMConfigError for unusable LLM settings."""
+    from assistant.passages import GuideSections
+    from assistant.sessions import SessionStore
+    from knowledge.catalog import load_catalog
+
+    settings = settings or Settings()
+    catalog = load_catalog(settings.catalog)
+    if llm is None and settings.llm_enabled:
+        from assistant.llm import build_llm
+
+        llm = build_llm(settings)
+    return Deps(
+        settings=settings,
+        catalog=catalog,
+        index=LazyRetriever(settings),
+        llm=llm,
+        guides=GuideSections.load(settings.guides_dir),
+        sessions=SessionStore.in_data_dir(settings.data_dir),
+    )

@@ -45,20 +45,7 @@ Workload = Literal[
     "multi_node",
 ]
 
-# canonical precision names used across the assistant (registry maps them to the engine's)
-PRECISIONS = (
-    "fp32",
-    "bf16",
-    "fp16",
-    "fp8",
-    "int8",
-    "awq",
-    "gptq",
-    "int4",
-    "q4_k_m",
-    "q5_k_m",
-    "q8_0",
-)
+# precisions are the engine's names (tools.specs.PRECISIONS); "4-bit" alone means AWQ-type
 
 CARD_IDS = (
     "l4",
@@ -410,14 +397,14 @@ def _find_cards(folded: str) -> list[tuple[int, int, str]]:
 _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
     (p, re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"))
     for p, rx in [
-        ("q4_k_m", r"q4[_\s-]?k[_\s-]?m|q4[_\s-]?k"),
-        ("q5_k_m", r"q5[_\s-]?k[_\s-]?m|q5[_\s-]?k"),
-        ("q8_0", r"q8[_\s-]?0|q8"),
+        ("gguf-q4_k_m", r"(?:gguf[\s-]*)?q4[_\s-]?k[_\s-]?m|q4[_\s-]?k"),
+        ("gguf-q5_k_m", r"(?:gguf[\s-]*)?q5[_\s-]?k[_\s-]?m|q5[_\s-]?k"),
+        ("gguf-q8_0", r"(?:gguf[\s-]*)?q8[_\s-]?0|q8"),
         ("awq", r"awq"),
         ("gptq", r"gptq"),
         ("fp8", r"fp8|float8|e4m3"),
         ("int8", r"int8|8[\s-]?bit|w8a8"),
-        ("int4", r"int4|4[\s-]?bit|nf4|w4a16"),
+        ("awq", r"int4|4[\s-]?bit|nf4|w4a16"),
         ("bf16", r"bf16|bfloat16|bfloat"),
         ("fp16", r"fp16|float16|f16|half precision|halbe präzision"),
         ("fp32", r"fp32|float32|f32|full precision|volle präzision"),
@@ -661,7 +648,7 @@ class Understander:
             # "AWQ 4-bit" -> awq: a named format beats a bare bit width
             hits.sort()
             names = [h[1] for h in hits]
-            for specific in ("awq", "gptq", "q4_k_m", "q5_k_m", "q8_0"):
+            for specific in ("gptq", "gguf-q4_k_m", "gguf-q5_k_m", "gguf-q8_0", "awq"):
                 if specific in names:
                     u.precision = specific
                     return

@@ -1,0 +1,102 @@
+"""Exact guide sections for citations: the passage a rule comes from, by (guide, anchor, language).
+
+The offline composer knows which guide section backs each statement (the purchase rule, the
+tensor-parallel section, the comparison table), so it cites that section directly instead of
+hoping a search ranks it first. Sections are the same chunks the retrieval index holds (parsed by
+`knowledge.guide_parser`), so ids, titles and URLs agree with search results.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SectionPassage:
+    """Passage-shaped (like knowledge.retrieval.Passage): what a Citation is built from."""
+
+    id: str
+    guide: str
+    title: str
+    section: str
+    heading_path: tuple[str, ...]
+    url: str
+    language: str
+    anchor: str
+    text: str
+    score: float = 1.0
+
+
+class GuideSections:
+    """All parsed guide chunks, looked up by guide slug, section anchor and language."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        self._by_key: dict[tuple[str, str, str], list[SectionPassage]] = {}
+        self.guides: dict[tuple[str, str], str] = {}  # (guide, language) -> title
+        for c in chunks:
+            p = SectionPassage(
+                id=str(c.id),
+                guide=str(c.guide),
+                title=str(c.title),
+                section=str(c.section),
+                heading_path=tuple(c.heading_path),
+                url=str(c.url),
+                language=str(c.language),
+                anchor=str(c.anchor),
+                text=str(c.text),
+            )
+            self._by_key.setdefault((p.guide, p.anchor, p.language), []).append(p)
+            self.guides.setdefault((p.guide, p.language), p.title)
+
+    @classmethod
+    def load(cls, folder: Path) -> GuideSections:
+        """Parse the corpus; a broken guide is skipped (the index reports it), never fatal."""
+        from knowledge.guide_parser import load_corpus
+
+        folder = Path(folder)
+        if not folder.exists():
+            return cls([])
+        return cls(load_corpus(folder).chunks)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._by_key.values())
+
+    def section(
+        self, guide: str, anchor: str, language: str, contains: str | None = None
+    ) -> SectionPassage | None:
+        """The section's passage in `language` (falling back to the other language). With
+        `contains` (a regex), the chunk of the section that matches it, quoted narrowly: the
+        matching paragraph or list item instead of the whole section."""
+        for lang in (language, "en" if language == "de" else "de"):
+            chunks = self._by_key.get((guide, anchor, lang))
+            if not chunks:
+                continue
+            if contains is None:
+                return chunks[0]
+            rx = re.compile(contains, re.IGNORECASE | re.MULTILINE)
+            for chunk in chunks:
+                part = _matching_part(chunk.text, rx)
+                if part is not None:
+                    return SectionPassage(**{**chunk.__dict__, "text": part})
+            return chunks[0]
+        return None
+
+
+def _matching_part(text: str, rx: re.Pattern[str]) -> str | None:
+    """The paragraph, list item or table (with its header) of `text` that matches `rx`."""
+    blocks = re.split(r"\n\s*\n", text)
+    for block in blocks:
+        if not rx.search(block):
+            continue
+        lines = block.splitlines()
+        if lines and lines[0].lstrip().startswith("|"):
+            return block  # keep a table whole (header + rows)
+        items = [ln for ln in lines if re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln)]
+        if items and len(items) == len(lines):
+            hits = [ln for ln in lines if rx.search(ln)]
+            return "\n".join(hits)
+        return block
+    return None

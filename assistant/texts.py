@@ -1,0 +1,399 @@
+"""The offline composer's phrasing in German and English, and number formatting per language.
+
+Phrases hold no figures of their own: every number is a placeholder filled from a tool result.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from assistant.answer import Language
+
+PHRASES: dict[str, tuple[str, str]] = {
+    # key: (English, German)
+    # --- scope, unknowns, clarifications
+    "off_topic": (
+        "I can only help with sizing GPU servers at gpuserver.io: which card or node a model fits "
+        "on, whether you need NVLink, expected speed and the exact monthly prices.",
+        "Ich helfe nur bei der Dimensionierung von GPU-Servern bei gpuserver.io: auf welche Karte "
+        "oder welchen Knoten ein Modell passt, ob Sie NVLink brauchen, welches Tempo zu erwarten "
+        "ist und was die Konfigurationen im Monat kosten.",
+    ),
+    "injection": (
+        "Instructions inside a question can't change prices or the sizing rules; "
+        "prices come only from the catalog.",
+        "Anweisungen in einer Frage ändern weder Preise noch die Regeln; "
+        "Preise stammen ausschließlich aus dem Katalog.",
+    ),
+    "unknown_model": (
+        "**I don't know the model {name}** — it is not in the catalog, so I won't guess its size.",
+        "**Das Modell {name} kenne ich nicht** — es steht nicht im Katalog, also rate ich "
+        "seine Größe nicht.",
+    ),
+    "unknown_model_closest": (
+        "Models I know with similar names: {names}.",
+        "Bekannte Modelle mit ähnlichem Namen: {names}.",
+    ),
+    "unknown_model_offer": (
+        "If you tell me its parameter count, I can size it as a generic dense model — for "
+        "example ask: “{example}”.",
+        "Wenn Sie mir die Parameterzahl nennen, rechne ich es als generisches dichtes Modell "
+        "durch — fragen Sie zum Beispiel: „{example}“.",
+    ),
+    "unknown_model_offer_params": (
+        "Its name says {params}B parameters: I can size it as a generic dense {params}B model "
+        "(weights only, no KV cache, because the architecture is unknown) — ask: “{example}”.",
+        "Der Name nennt {params} Mrd. Parameter: Ich kann es als generisches dichtes "
+        "{params}B-Modell durchrechnen (nur Gewichte, ohne KV-Cache, weil die Architektur "
+        "unbekannt ist) — fragen Sie: „{example}“.",
+    ),
+    "ask_model": (
+        "Which model (and precision) do you want to run? With that I can tell you exactly.",
+        "Welches Modell (und in welcher Präzision) möchten Sie betreiben? Dann kann ich es "
+        "genau sagen.",
+    ),
+    "ask_workload": (
+        "Will it serve real traffic (many concurrent requests) or only low concurrency, or will "
+        "you train it? That decides between PCIe and NVLink.",
+        "Soll es echten Traffic bedienen (viele parallele Anfragen) oder nur wenige Anfragen, "
+        "oder wollen Sie trainieren? Davon hängt ab, ob PCIe reicht oder NVLink nötig ist.",
+    ),
+    "ask_configuration": (
+        "Which configuration do you mean? For example “4x A100 SXM4” or “8x H200”.",
+        "Welche Konfiguration meinen Sie? Zum Beispiel „4x A100 SXM4“ oder „8x H200“.",
+    ),
+    "general_rule_title": ("The general rule:", "Die allgemeine Regel:"),
+    # --- verdicts
+    "verdict_fits_one": (
+        "**{model} fits on one card** in {precision}: it needs {need} per card, and the "
+        "cheapest card that holds it is {label}.",
+        "**{model} passt auf eine Karte** in {precision}: Es braucht {need} pro Karte; die "
+        "günstigste Karte, die es fasst, ist {label}.",
+    ),
+    "verdict_must_split": (
+        "**{model} does not fit on one card in {precision}** — it must be split across cards.",
+        "**{model} passt in {precision} auf keine einzelne Karte** — es muss auf mehrere Karten "
+        "aufgeteilt werden.",
+    ),
+    "verdict_no_fit_anywhere": (
+        "**{model} in {precision} fits on no configuration in the catalog**, not even split "
+        "across a whole node.",
+        "**{model} passt in {precision} auf keine Konfiguration im Katalog**, auch nicht auf "
+        "einen ganzen Knoten verteilt.",
+    ),
+    "weights_line": (
+        "Weights: {weights} in {precision}; KV cache for {context} tokens × {conc}: {kv}; "
+        "usable memory per 80 GB card: {usable}.",
+        "Gewichte: {weights} in {precision}; KV-Cache für {context} Token × {conc}: {kv}; "
+        "nutzbar pro 80-GB-Karte: {usable}.",
+    ),
+    "weights_only": ("Weights: {weights} in {precision}.", "Gewichte: {weights} in {precision}."),
+    "assumptions": (
+        "Assumptions: {context} tokens of context, {conc} concurrent sequence(s), "
+        "{util} of card memory usable (as vLLM), {overhead} runtime overhead per card.",
+        "Annahmen: {context} Token Kontext, {conc} gleichzeitige Sequenz(en), {util} des "
+        "Kartenspeichers nutzbar (wie vLLM), {overhead} Laufzeit-Overhead pro Karte.",
+    ),
+    "cfg_fits_one": (
+        "{label}: fits on one card ({need} of {usable} per card).",
+        "{label}: passt auf eine Karte ({need} von {usable} pro Karte).",
+    ),
+    "cfg_split": (
+        "{label}: must be split across {n} cards ({need} of {usable} per card).",
+        "{label}: muss auf {n} Karten aufgeteilt werden ({need} von {usable} pro Karte).",
+    ),
+    "cfg_no_fit": (
+        "{label}: does not fit ({need} needed per card, {usable} usable).",
+        "{label}: passt nicht ({need} nötig pro Karte, {usable} nutzbar).",
+    ),
+    # --- nvlink
+    "nvlink_yes_traffic": (
+        "**Yes — for real traffic this is the case NVLink is built for: rent an SXM node.** "
+        "{model} in {precision} does not fit on one card and must be split{split}.",
+        "**Ja — für echten Traffic ist genau das der Fall, für den NVLink gebaut ist: Mieten Sie "
+        "einen SXM-Knoten.** {model} passt in {precision} auf keine einzelne Karte und muss "
+        "aufgeteilt werden{split}.",
+    ),
+    "nvlink_yes_training": (
+        "**Yes — training a model split across cards is a case for NVLink: rent an SXM node.**",
+        "**Ja — ein über mehrere Karten verteiltes Training ist ein Fall für NVLink: Mieten Sie "
+        "einen SXM-Knoten.**",
+    ),
+    "nvlink_low_concurrency": (
+        "**No, PCIe works** for low concurrency: {model} in {precision} must be split{split}, "
+        "but with few parallel requests size the node for memory, not speed.",
+        "**Nein, PCIe reicht** bei wenigen parallelen Anfragen: {model} muss in {precision} "
+        "aufgeteilt werden{split}, aber wählen Sie den Knoten dann nach Speicher, nicht nach Tempo.",
+    ),
+    "nvlink_not_needed_fits": (
+        "**No — you don't need NVLink.** {model} fits on one card in {precision}, so the "
+        "interconnect doesn't matter: rent one card.",
+        "**Nein — NVLink brauchen Sie nicht.** {model} passt in {precision} auf eine Karte, die "
+        "Verbindung zwischen Karten spielt also keine Rolle: Mieten Sie eine Karte.",
+    ),
+    "nvlink_split_unknown_workload": (
+        "**It depends on the load.** {model} in {precision} does not fit on one card and must be "
+        "split{split}.",
+        "**Das hängt von der Last ab.** {model} passt in {precision} auf keine einzelne Karte "
+        "und muss aufgeteilt werden{split}.",
+    ),
+    "nvlink_independent": (
+        "**No — independent models or jobs never cross the link.** Rent PCIe cards, as many as "
+        "you need: more VRAM per dollar.",
+        "**Nein — unabhängige Modelle oder Jobs nutzen die Verbindung nie.** Mieten Sie so viele "
+        "PCIe-Karten wie nötig: mehr VRAM pro Dollar.",
+    ),
+    "nvlink_pipeline": (
+        "**Usually no — pipeline parallelism hands over once per micro-batch, not once per "
+        "layer, so PCIe keeps up.**",
+        "**Meist nein — Pipeline-Parallelismus übergibt einmal pro Mikro-Batch statt einmal "
+        "pro Layer, PCIe hält da mit.**",
+    ),
+    "nvlink_diffusion": (
+        "**No — diffusion and rendering don't need NVLink.** Each card works on its own image or "
+        "frame; nothing is synchronised between cards.",
+        "**Nein — Diffusion und Rendering brauchen kein NVLink.** Jede Karte arbeitet an ihrem "
+        "eigenen Bild oder Frame; zwischen den Karten wird nichts synchronisiert.",
+    ),
+    "nvlink_multi_node": (
+        "**A single job on more than eight cards needs a fabric between nodes, which "
+        "gpuserver.io does not offer** — NVLink joins cards inside one node only.",
+        "**Ein einzelner Job auf mehr als acht Karten bräuchte ein Fabric zwischen Knoten, das "
+        "gpuserver.io nicht anbietet** — NVLink verbindet nur Karten innerhalb eines Knotens.",
+    ),
+    "nvlink_general": (
+        "**It depends on whether one model must be split across cards.** Tensor parallelism "
+        "synchronises after every layer, so NVLink pays off there; one model per card, pipeline "
+        "parallelism, diffusion and rendering don't need it.",
+        "**Das hängt davon ab, ob ein Modell auf mehrere Karten aufgeteilt werden muss.** "
+        "Tensor-Parallelismus synchronisiert nach jedem Layer, dort lohnt sich NVLink; ein "
+        "Modell pro Karte, Pipeline-Parallelismus, Diffusion und Rendering brauchen es nicht.",
+    ),
+    "split_across": (
+        " (tensor parallelism across {n} cards on {label})",
+        " (Tensor-Parallelismus über {n} Karten auf {label})",
+    ),
+    "tp_syncs": (
+        "With tensor parallelism every layer ends in an all-reduce across the cards: {layers} "
+        "synchronisations per token for {model}.",
+        "Beim Tensor-Parallelismus endet jeder Layer mit einem All-Reduce über alle Karten: "
+        "{layers} Abgleiche pro Token bei {model}.",
+    ),
+    "rule": ("Rule from the guide: {rule}", "Regel aus dem Guide: {rule}"),
+    "mistake": (
+        "Don't shard a model that fits on one card: with tensor parallelism it runs *slower* than "
+        "on a single card.",
+        "Teilen Sie kein Modell auf, das auf eine Karte passt: Mit Tensor-Parallelismus läuft "
+        "es *langsamer* als auf einer einzelnen Karte.",
+    ),
+    # --- comparison and prices
+    "compare_title": ("Same job, both ways:", "Derselbe Job auf beiden Knoten:"),
+    "compare_row": ("{label} ({link}): {speed}{price}", "{label} ({link}): {speed}{price}"),
+    "speed_floor": (
+        "Tokens/s are single-stream decode estimates, bandwidth-bound and conservative: they "
+        "ignore the all-reduce, so under tensor parallelism the real gap is larger.",
+        "Token/s sind Schätzungen für einen einzelnen Stream, begrenzt durch die "
+        "Speicherbandbreite und konservativ: Das All-Reduce ist nicht eingerechnet, bei "
+        "Tensor-Parallelismus ist der reale Abstand also größer.",
+    ),
+    "nvlink_premium": (
+        "NVLink costs {diff} more per month here.",
+        "NVLink kostet hier {diff} mehr im Monat.",
+    ),
+    "prices_title": ("Prices:", "Preise:"),
+    "price_line": ("{link}: {price}", "{link}: {price}"),
+    "per_month": ("/month", "/Monat"),
+    "placeholder": (" (placeholder price)", " (Platzhalterpreis)"),
+    "price_intro": ("The catalog price:", "Der Katalogpreis:"),
+    "price_intro_many": ("The catalog prices:", "Die Katalogpreise:"),
+    "price_family": (
+        "“{family}” exists as PCIe and SXM variants; both prices:",
+        "„{family}“ gibt es als PCIe- und als SXM-Variante; beide Preise:",
+    ),
+    "price_card_all": ("All configurations with {card}:", "Alle Konfigurationen mit {card}:"),
+    # --- cheapest
+    "cheapest_one": (
+        "**The cheapest configuration for {model} in {precision} is {label}** ({verdict}).",
+        "**Die günstigste Konfiguration für {model} in {precision} ist {label}** ({verdict}).",
+    ),
+    "cheapest_none": (
+        "**No configuration in the catalog holds {model} in {precision}.**",
+        "**Keine Konfiguration im Katalog fasst {model} in {precision}.**",
+    ),
+    "cheapest_more": ("Next cheapest:", "Danach am günstigsten:"),
+    "cheapest_nvlink": (
+        "Because the model must be split and you {why}, the cheapest NVLink (SXM) node that "
+        "holds it is {label}.",
+        "Weil das Modell aufgeteilt werden muss und Sie {why}, ist der günstigste NVLink-Knoten "
+        "(SXM), der es fasst, {label}.",
+    ),
+    "why_traffic": ("serve real traffic", "echten Traffic bedienen"),
+    "why_training": ("train", "trainieren"),
+    "v_fits_one": ("fits on one card", "passt auf eine Karte"),
+    "v_split": ("split across {n} cards", "auf {n} Karten aufgeteilt"),
+    "v_no_fit": ("does not fit", "passt nicht"),
+    # --- speed
+    "speed_one": (
+        "**{model} in {precision} on {label}: about {tps} tokens/s** (single stream{split}).",
+        "**{model} in {precision} auf {label}: etwa {tps} Token/s** (einzelner Stream{split}).",
+    ),
+    "speed_split": (", split across {n} cards", ", auf {n} Karten aufgeteilt"),
+    "speed_cost": (
+        "At {price} that is {cost} per million output tokens at full load.",
+        "Bei {price} sind das {cost} pro Million Ausgabe-Token unter Volllast.",
+    ),
+    "speed_no_fit": (
+        "**{model} in {precision} does not fit on {label}**, so there is no speed to estimate.",
+        "**{model} passt in {precision} nicht auf {label}**, daher gibt es kein Tempo zu schätzen.",
+    ),
+    "speed_pick": (
+        "You didn't name a configuration; here are the cheapest ones that hold it:",
+        "Sie haben keine Konfiguration genannt; hier die günstigsten, die es fassen:",
+    ),
+    # --- all-reduce
+    "allreduce_title": (
+        "**Gradient all-reduce per training step for {model} in BF16: {size} over the link.**",
+        "**Gradient-All-Reduce pro Trainingsschritt für {model} in BF16: {size} über die "
+        "Verbindung.**",
+    ),
+    "allreduce_row": (
+        "{link} ({bw}): about {t} per step (ring: {ring})",
+        "{link} ({bw}): etwa {t} pro Schritt (Ring: {ring})",
+    ),
+    "allreduce_note": (
+        "That is pure transfer time (size ÷ bandwidth, as the guide counts it), multiplied by "
+        "every step of a run; the ring figure is 2(n−1)/n × size ÷ bandwidth as nccl-tests "
+        "defines bus bandwidth.",
+        "Das ist reine Übertragungszeit (Größe ÷ Bandbreite, wie der Guide rechnet), "
+        "multipliziert mit jedem Schritt eines Laufs; der Ring-Wert ist 2(n−1)/n × Größe ÷ "
+        "Bandbreite, wie nccl-tests die Busbandbreite definiert.",
+    ),
+    # --- topology
+    "topo_howto": (
+        "**Check it on day one: `nvidia-smi topo -m` shows the topology, then measure a real "
+        "all-reduce.**",
+        "**Prüfen Sie es am ersten Tag: `nvidia-smi topo -m` zeigt die Topologie, danach messen "
+        "Sie einen echten All-Reduce.**",
+    ),
+    "topo_legend": (
+        "`NV#` between two cards means NVLink; `PIX`, `PXB`, `PHB`, `NODE` or `SYS` mean the "
+        "traffic goes over PCIe (`SYS`: across the CPU sockets, the worst case).",
+        "`NV#` zwischen zwei Karten heißt NVLink; `PIX`, `PXB`, `PHB`, `NODE` oder `SYS` "
+        "heißen, der Weg führt über PCIe (`SYS`: über die CPU-Sockel hinweg, der schlechteste "
+        "Fall).",
+    ),
+    "topo_ok": (
+        "**The topology looks right{cfg}:** {summary}",
+        "**Die Topologie sieht richtig aus{cfg}:** {summary}",
+    ),
+    "topo_bad": (
+        "**The topology does not look right{cfg}:** {summary}",
+        "**Die Topologie sieht nicht richtig aus{cfg}:** {summary}",
+    ),
+    "topo_info": (
+        "**What your `nvidia-smi topo -m` shows:** {summary}",
+        "**Was Ihr `nvidia-smi topo -m` zeigt:** {summary}",
+    ),
+    "topo_unparsed": (
+        "I couldn't read that as `nvidia-smi topo -m` output ({error}). Paste the whole matrix, "
+        "from the `GPU0 GPU1 …` header line to the last GPU row.",
+        "Das konnte ich nicht als Ausgabe von `nvidia-smi topo -m` lesen ({error}). Fügen Sie "
+        "die ganze Matrix ein, von der Kopfzeile `GPU0 GPU1 …` bis zur letzten GPU-Zeile.",
+    ),
+    # --- general (retrieval)
+    "general_intro": ("From the guides:", "Aus den Guides:"),
+    "general_none": (
+        "I found nothing in the guides about that. I can answer sizing questions: which "
+        "configuration a model fits on, NVLink or PCIe, speed and prices.",
+        "Dazu habe ich in den Guides nichts gefunden. Ich beantworte Fragen zur "
+        "Dimensionierung: auf welche Konfiguration ein Modell passt, NVLink oder PCIe, Tempo "
+        "und Preise.",
+    ),
+    "read_more": ("More in the guide: {links}", "Mehr im Guide: {links}"),
+}
+
+FOLLOW_UPS: dict[str, tuple[str, str]] = {
+    "fp8": ("And in FP8?", "Und in FP8?"),
+    "awq": ("And in 4-bit AWQ?", "Und in 4-bit AWQ?"),
+    "h200": ("And on 8x H200?", "Und auf 8x H200?"),
+    "speed": ("How fast is it on {label}?", "Wie schnell ist es auf {label}?"),
+    "cheapest": ("What is the cheapest node for {model}?",
+                 "Was ist der günstigste Knoten für {model}?"),
+    "nvlink": ("Do I need NVLink for {model}?", "Brauche ich NVLink für {model}?"),
+    "topology": ("How do I check the topology of my node?",
+                 "Wie prüfe ich die Topologie meines Knotens?"),
+    "allreduce": ("How long is the gradient all-reduce for {model}?",
+                  "Wie lange dauert das Gradient-All-Reduce für {model}?"),
+    "fit_example": ("Does Llama 3.3 70B fit on one card?", "Passt Llama 3.3 70B auf eine Karte?"),
+    "nvlink_example": ("Do I need NVLink for Llama 3.3 70B in BF16 for real traffic?",
+                       "Brauche ich NVLink für Llama 3.3 70B in BF16 für echten Traffic?"),
+    "price_example": ("What does 4x A100 SXM4 cost?", "Was kostet 4x A100 SXM4?"),
+    "size_params": ("A {params}B model in BF16 on 8x H200?",
+                    "Ein {params}B-Modell in BF16 auf 8x H200?"),
+    "traffic": ("And for real traffic?", "Und für echten Traffic?"),
+    "low": ("And with only a few users?", "Und mit nur wenigen Nutzern?"),
+}  # fmt: skip
+
+PRECISION_LABEL = {
+    "fp32": "FP32",
+    "bf16": "BF16",
+    "fp16": "FP16",
+    "fp8": "FP8",
+    "int8": "INT8",
+    "awq": "AWQ 4-bit",
+    "gptq": "GPTQ 4-bit",
+    "gguf-q4_k_m": "GGUF Q4_K_M",
+    "gguf-q5_k_m": "GGUF Q5_K_M",
+    "gguf-q8_0": "GGUF Q8_0",
+}
+
+
+def t(lang: Language, key: str, **kw: Any) -> str:
+    en, de = PHRASES[key]
+    return (de if lang == "de" else en).format(**kw)
+
+
+def follow_up(lang: Language, key: str, **kw: Any) -> str:
+    en, de = FOLLOW_UPS[key]
+    return (de if lang == "de" else en).format(**kw)
+
+
+def num(lang: Language, value: float, places: int = 0) -> str:
+    """1935 -> '1,935' (en) / '1.935' (de); 2.19 -> '2.19' / '2,19'."""
+    s = f"{value:,.{places}f}"
+    if lang == "de":
+        s = s.replace(",", "\u0000").replace(".", ",").replace("\u0000", ".")
+    return s
+
+
+def smart(lang: Language, value: float) -> str:
+    """A figure with sensible precision: 141.1 -> '141', 2.68 -> '2.7', 0.156 -> '0.16'."""
+    a = abs(value)
+    if a >= 100:
+        return num(lang, value, 0)
+    if a >= 10:
+        return num(lang, value, 1).rstrip("0").rstrip(",.") if value % 1 else num(lang, value, 0)
+    if a >= 1:
+        return num(lang, value, 1)
+    return num(lang, value, 2)
+
+
+def gb(lang: Language, value: float) -> str:
+    return f"{smart(lang, value)} GB"
+
+
+def usd(value: Any) -> str:
+    """Exact catalog money, as the site writes it in both languages: $4,395 or $4,157.50."""
+    d = Decimal(str(value))
+    if d == d.to_integral_value():
+        return f"${int(d):,}"
+    return f"${d:,.2f}"
+
+
+def monthly(lang: Language, value: Any) -> str:
+    return usd(value) + t(lang, "per_month")
+
+
+def precision_label(p: str | None) -> str:
+    return PRECISION_LABEL.get(p or "", (p or "").upper())
