@@ -81,7 +81,10 @@ def _feedback_recorder(settings: Settings) -> Any:
         return None
 
 
-def _answer_lookup(settings: Settings) -> Any:
+def _answer_lookup(deps: Any, settings: Settings) -> Any:
+    sessions = getattr(deps, "sessions", None)
+    if sessions is not None and hasattr(sessions, "answer"):
+        return sessions.answer
     try:
         from assistant.sessions import SessionStore
 
@@ -127,7 +130,7 @@ def build_slack_bot(
             make_ask(assistant, metrics),
             _feedback_recorder(settings),
             client,
-            lookup_answer=_answer_lookup(settings),
+            lookup_answer=_answer_lookup(deps, settings),
         )
     except Exception as error:  # auth.test failed: bad token, Slack unreachable
         log.error("Slack disabled: the bot token was not accepted (%s)", error)

@@ -1,0 +1,603 @@
+"""The Slack bot end to end: the real FastAPI app (Slack mounted) under uvicorn on a free port,
+the real Bolt app and the real offline assistant; Slack's Web API and response URLs are a local
+stub (tests/slack_stub.py). Requests are signed in the test with the signing secret, exactly as
+Slack signs them (v0=HMAC-SHA256 over "v0:<timestamp>:<body>")."""
+
+import hashlib
+import hmac
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+import uvicorn
+
+from api.app import create_app
+from assistant.feedback import FeedbackStore
+from assistant.settings import Settings
+from tests.slack_stub import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, Call, SlackStub
+
+pytestmark = pytest.mark.server
+
+SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
+NVLINK_DE = "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?"
+TOPO = (
+    "```\n"
+    "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+    "GPU0\t X \tNV12\tNV12\tNV12\t0-63\t0\n"
+    "GPU1\tNV12\t X \tNV12\tNV12\t0-63\t0\n"
+    "GPU2\tNV12\tNV12\t X \tNV12\t0-63\t0\n"
+    "GPU3\tNV12\tNV12\tNV12\t X \t0-63\t0\n"
+    "```"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, settings: Settings) -> None:
+        self.port = _free_port()
+        config = uvicorn.Config(
+            create_app(settings), host="127.0.0.1", port=self.port, log_level="warning"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "Server":
+        self.thread.start()
+        deadline = time.monotonic() + 120
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[SlackStub]:
+    with SlackStub() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("slack-data")
+
+
+@pytest.fixture(scope="module")
+def server(stub: SlackStub, data_dir: Path) -> Iterator[Server]:
+    settings = Settings(
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        slack_api_base_url=stub.base_url,
+        data_dir=data_dir,
+    )
+    with Server(settings) as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _fresh_calls(stub: SlackStub) -> None:
+    stub.reset()
+
+
+# --------------------------------------------------------------------------- signed requests
+def sign(body: str, timestamp: int, secret: str = SECRET) -> str:
+    base = f"v0:{timestamp}:{body}".encode()
+    return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+
+
+def post_slack(
+    server: Server,
+    body: str,
+    content_type: str,
+    *,
+    timestamp: float | None = None,
+    secret: str = SECRET,
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
+    ts = int(time.time() if timestamp is None else timestamp)
+    all_headers = {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": str(ts),
+        "X-Slack-Signature": sign(body, ts, secret),
+        **(headers or {}),
+    }
+    return httpx.post(f"{server.url}/slack/events", content=body, headers=all_headers, timeout=30)
+
+
+def slash_command(
+    server: Server, stub: SlackStub, text: str, name: str, **kw: Any
+) -> httpx.Response:
+    body = urlencode(
+        {
+            "token": "legacy-unused",
+            "team_id": TEAM_ID,
+            "channel_id": "C0SUPPORT",
+            "channel_name": "support",
+            "user_id": "U0ANNA",
+            "user_name": "anna",
+            "command": "/sizing",
+            "text": text,
+            "response_url": stub.response_url(name),
+            "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+            "api_app_id": "A0SIZING",
+        }
+    )
+    return post_slack(server, body, "application/x-www-form-urlencoded", **kw)
+
+
+_event_ids = iter(range(1, 10_000))
+
+
+def event(
+    server: Server, inner: dict[str, Any], event_id: str | None = None, **kw: Any
+) -> httpx.Response:
+    payload = {
+        "token": "legacy-unused",
+        "team_id": TEAM_ID,
+        "api_app_id": "A0SIZING",
+        "type": "event_callback",
+        "event_id": event_id or f"Ev{next(_event_ids):06d}",
+        "event_time": int(time.time()),
+        "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
+        "event": {"event_ts": inner.get("ts"), **inner},
+    }
+    return post_slack(server, json.dumps(payload), "application/json", **kw)
+
+
+def block_action(
+    server: Server, stub: SlackStub, action: dict[str, Any], name: str, container: dict[str, Any]
+) -> httpx.Response:
+    payload = {
+        "type": "block_actions",
+        "team": {"id": TEAM_ID, "domain": "stub"},
+        "user": {"id": "U0ANNA", "username": "anna", "team_id": TEAM_ID},
+        "api_app_id": "A0SIZING",
+        "token": "legacy-unused",
+        "container": container,
+        "trigger_id": "123.456.abc",
+        "channel": {"id": container.get("channel_id", "C0SUPPORT"), "name": "support"},
+        "response_url": stub.response_url(name),
+        "actions": [
+            {
+                **action,
+                "type": "button",
+                "block_id": "sizing_actions",
+                "action_ts": str(time.time()),
+            }
+        ],
+    }
+    body = urlencode({"payload": json.dumps(payload)})
+    return post_slack(server, body, "application/x-www-form-urlencoded")
+
+
+_ts = iter(range(1, 10_000))
+
+
+def new_ts() -> str:
+    return f"{int(time.time())}.{next(_ts):06d}"
+
+
+# --------------------------------------------------------------------------- block helpers
+def section_texts(blocks: list[dict[str, Any]]) -> list[str]:
+    texts = []
+    for block in blocks:
+        if "text" in block and isinstance(block["text"], dict):
+            texts.append(block["text"]["text"])
+        for f in block.get("fields") or []:
+            texts.append(f["text"])
+        for e in block.get("elements") or []:
+            if e.get("type") == "mrkdwn":
+                texts.append(e["text"])
+    return texts
+
+
+def buttons(blocks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {
+        e["action_id"]: e
+        for b in blocks
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e.get("type") == "button"
+    }
+
+
+def answer_posts(stub: SlackStub, method: str, count: int = 1, **match: Any) -> list[Call]:
+    """Posts that carry an answer (blocks with the feedback buttons)."""
+    deadline = time.monotonic() + 60
+    while True:
+        calls = [
+            c for c in stub.calls_to(method, **match) if "sizing_feedback_up" in buttons(c.blocks)
+        ]
+        if len(calls) >= count or time.monotonic() > deadline:
+            return calls
+        time.sleep(0.05)
+
+
+def assert_cited(blocks: list[dict[str, Any]]) -> None:
+    """Every [n] marker in the answer text is a link to the URL listed as source [n]."""
+    texts = section_texts(blocks)
+    sources = next(t for t in texts if t.startswith(("*Sources*", "*Quellen*")))
+    listed = dict(re.findall(r"\[(\d+)\] <(https://gpuserver\.io/[^|>]+)\|", sources))
+    assert listed, sources
+    body = "\n".join(t for t in texts if t is not sources)
+    markers = re.findall(r"<(https://[^|>]+)\|\[(\d+)\]>", body)
+    assert markers, body
+    for url, n in markers:
+        assert listed[n] == url
+
+
+def prices(blocks: list[dict[str, Any]]) -> dict[str, str]:
+    """Price table rows: configuration link text -> price cell."""
+    cells = [f["text"] for b in blocks for f in b.get("fields") or []]
+    return {
+        re.sub(r"<[^|]+\|([^>]+)>", r"\1", cells[i]): cells[i + 1] for i in range(0, len(cells), 2)
+    }
+
+
+def sentinel_dm(server: Server, stub: SlackStub) -> None:
+    """A DM whose answer proves that everything sent before it has been processed."""
+    channel = f"D0SENT{next(_ts)}"
+    event(
+        server,
+        {
+            "type": "message",
+            "channel_type": "im",
+            "channel": channel,
+            "user": "U0ANNA",
+            "text": "Was kostet 4 x A100 SXM4?",
+            "ts": new_ts(),
+        },
+    )
+    assert answer_posts(stub, "chat.postMessage", channel=channel)
+    time.sleep(0.3)
+
+
+# --------------------------------------------------------------------------- signatures
+def test_forged_and_stale_signatures_are_rejected(server: Server, stub: SlackStub) -> None:
+    forged = slash_command(server, stub, "Passt Llama 3.3 70B?", "forged", secret="not-the-secret")
+    stale = slash_command(
+        server, stub, "Passt Llama 3.3 70B?", "stale", timestamp=time.time() - 6 * 60
+    )
+    unsigned = httpx.post(
+        f"{server.url}/slack/events",
+        content="command=%2Fsizing&text=x",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert (forged.status_code, stale.status_code, unsigned.status_code) == (401, 401, 401)
+    # a request signed 4 minutes ago is still inside Slack's 5-minute window
+    fresh = slash_command(server, stub, "help", "fresh", timestamp=time.time() - 4 * 60)
+    assert fresh.status_code == 200
+    sentinel_dm(server, stub)
+    assert not stub.calls_to("response_url")
+
+
+def test_url_verification_challenge(server: Server) -> None:
+    body = json.dumps(
+        {
+            "token": "x",
+            "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+            "type": "url_verification",
+        }
+    )
+    response = post_slack(server, body, "application/json")
+    assert response.status_code == 200
+    assert "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" in response.text
+
+
+# --------------------------------------------------------------------------- /sizing
+def test_slash_command_acks_then_answers_ephemeral_with_prices_citations_and_buttons(
+    server: Server, stub: SlackStub
+) -> None:
+    response = slash_command(server, stub, NVLINK_DE, "cmd-nvlink")
+    assert response.status_code == 200
+    ack = response.json()
+    assert ack["response_type"] == "ephemeral" and "Llama 3.3 70B" in ack["text"]
+
+    call = stub.wait_for("response_url", path="/response/cmd-nvlink")[0]
+    assert call.params["response_type"] == "ephemeral"
+    blocks = call.blocks
+    assert "Llama 3.3 70B" in section_texts(blocks)[0]  # the question, shown above the answer
+    table = prices(blocks)
+    assert any("A100 SXM4" in k and v.startswith("*$4,395*") for k, v in table.items()), table
+    assert any("A100 PCIe" in k and v.startswith("*$4,157*") for k, v in table.items()), table
+    assert "https://gpuserver.io/de/gpu/a100-sxm4" in json.dumps(blocks)
+    assert_cited(blocks)
+    ids = set(buttons(blocks))
+    assert {"sizing_feedback_up", "sizing_feedback_down", "sizing_share"} <= ids
+    assert "Quellen" in json.dumps(blocks, ensure_ascii=False)  # German question, German labels
+
+
+def test_share_button_posts_the_answer_in_channel(server: Server, stub: SlackStub) -> None:
+    slash_command(server, stub, "What does 4 x A100 SXM4 cost per month?", "cmd-share")
+    answer = stub.wait_for("response_url", path="/response/cmd-share")[0]
+    share = buttons(answer.blocks)["sizing_share"]
+    response = block_action(
+        server,
+        stub,
+        {"action_id": "sizing_share", "value": share["value"]},
+        "share-click",
+        {
+            "type": "message",
+            "message_ts": "1700000000.000100",
+            "channel_id": "C0SUPPORT",
+            "is_ephemeral": True,
+        },
+    )
+    assert response.status_code == 200
+    posts = stub.wait_for("response_url", count=2, path="/response/share-click")
+    shared, delete = posts[0].params, posts[1].params
+    assert shared["response_type"] == "in_channel"
+    assert "Shared by <@U0ANNA>" in json.dumps(shared["blocks"])
+    assert "sizing_share" not in buttons(posts[0].blocks)  # no share button on the shared copy
+    assert any(v.startswith("*$4,395*") for v in prices(posts[0].blocks).values())
+    assert delete.get("delete_original") is True
+
+
+def test_feedback_button_stores_feedback(server: Server, stub: SlackStub, data_dir: Path) -> None:
+    slash_command(server, stub, "Does Llama 3.3 70B in BF16 fit on one H100?", "cmd-fb")
+    answer = stub.wait_for("response_url", path="/response/cmd-fb")[0]
+    down = buttons(answer.blocks)["sizing_feedback_down"]
+    ref = json.loads(down["value"])
+    block_action(
+        server,
+        stub,
+        {"action_id": "sizing_feedback_down", "value": down["value"]},
+        "fb-click",
+        {
+            "type": "message",
+            "message_ts": "1700000000.000200",
+            "channel_id": "C0SUPPORT",
+            "is_ephemeral": True,
+        },
+    )
+    thanks = stub.wait_for("response_url", path="/response/fb-click")[0]
+    assert "👎" in thanks.params["text"]
+    stored = FeedbackStore.open(data_dir).get(ref["s"], ref["m"])
+    assert stored is not None
+    assert (stored.rating, stored.source, stored.user) == (-1, "slack", "U0ANNA")
+
+
+def test_empty_slash_command_shows_help(server: Server, stub: SlackStub) -> None:
+    response = slash_command(server, stub, "  ", "cmd-help")
+    assert response.status_code == 200
+    assert "/sizing" in response.json()["text"]
+    sentinel_dm(server, stub)
+    assert not stub.calls_to("response_url")
+
+
+# --------------------------------------------------------------------------- mentions
+def test_mention_in_thread_answers_in_thread_with_thread_as_context(
+    server: Server, stub: SlackStub
+) -> None:
+    root, other_bot, ts = new_ts(), new_ts(), new_ts()
+    stub.threads[("C0SUPPORT", root)] = [
+        {
+            "type": "message",
+            "user": "U0BEN",
+            "text": "customer wants Llama 3.3 70B in BF16 on four cards, real traffic",
+            "ts": root,
+            "thread_ts": root,
+        },
+        {
+            "type": "message",
+            "subtype": "bot_message",
+            "bot_id": "B0OTHER",
+            "text": "Ticket #4711 created",
+            "ts": other_bot,
+            "thread_ts": root,
+        },
+        {
+            "type": "message",
+            "user": "U0ANNA",
+            "text": f"<@{BOT_USER_ID}> do they need NVLink?",
+            "ts": ts,
+            "thread_ts": root,
+        },
+    ]
+    response = event(
+        server,
+        {
+            "type": "app_mention",
+            "user": "U0ANNA",
+            "channel": "C0SUPPORT",
+            "text": f"<@{BOT_USER_ID}> do they need NVLink?",
+            "ts": ts,
+            "thread_ts": root,
+        },
+    )
+    assert response.status_code == 200
+    post = answer_posts(stub, "chat.postMessage", channel="C0SUPPORT")[0]
+    assert post.params["thread_ts"] == root  # in the thread
+    replies = stub.calls_to("conversations.replies")
+    assert replies and replies[0].params["ts"] == root
+    text = json.dumps(post.blocks, ensure_ascii=False)
+    # the model and the four cards came from the thread, not from the question
+    assert "Llama 3.3 70B" in text
+    assert any(v.startswith("*$4,395*") for v in prices(post.blocks).values())
+    assert_cited(post.blocks)
+    assert "Ticket #4711" not in text
+
+
+def test_top_level_mention_starts_a_thread(server: Server, stub: SlackStub) -> None:
+    ts = new_ts()
+    event(
+        server,
+        {
+            "type": "app_mention",
+            "user": "U0ANNA",
+            "channel": "C0TOP",
+            "text": f"<@{BOT_USER_ID}> Does Llama 3.1 8B fit on one L4?",
+            "ts": ts,
+        },
+    )
+    post = answer_posts(stub, "chat.postMessage", channel="C0TOP")[0]
+    assert post.params["thread_ts"] == ts
+    assert not stub.calls_to("conversations.replies")  # nothing before it to read
+
+
+def test_retries_and_duplicate_deliveries_are_answered_once(
+    server: Server, stub: SlackStub
+) -> None:
+    ts = new_ts()
+    mention = {
+        "type": "app_mention",
+        "user": "U0ANNA",
+        "channel": "C0DUP",
+        "text": f"<@{BOT_USER_ID}> Does Mixtral 8x7B fit on 2 x L40S?",
+        "ts": ts,
+    }
+    first = event(server, mention, event_id="EvDUP0001")
+    retry = event(
+        server,
+        mention,
+        event_id="EvDUP0001",
+        headers={"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"},
+    )
+    again = event(
+        server,
+        mention,
+        event_id="EvDUP0001",
+        headers={"X-Slack-Retry-Num": "2", "X-Slack-Retry-Reason": "http_timeout"},
+    )
+    # the same message delivered as a second event type (different event id)
+    as_message = event(
+        server, {**mention, "type": "message", "channel_type": "channel"}, event_id="EvDUP0002"
+    )
+    assert {r.status_code for r in (first, retry, again, as_message)} == {200}
+    assert answer_posts(stub, "chat.postMessage", channel="C0DUP")
+    sentinel_dm(server, stub)
+    assert len(stub.calls_to("chat.postMessage", channel="C0DUP")) == 1
+
+
+def test_bot_messages_never_trigger_the_bot(server: Server, stub: SlackStub) -> None:
+    for inner in (
+        {
+            "type": "message",
+            "channel_type": "im",
+            "channel": "D0BOTS",
+            "bot_id": "B0OTHER",
+            "text": "Does Llama 3.3 70B fit on one H100?",
+            "ts": new_ts(),
+        },
+        {
+            "type": "message",
+            "subtype": "bot_message",
+            "channel_type": "im",
+            "channel": "D0BOTS",
+            "text": "Does Llama 3.3 70B fit on one H100?",
+            "ts": new_ts(),
+        },
+        {
+            "type": "message",
+            "channel_type": "im",
+            "channel": "D0BOTS",
+            "user": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "text": "my own answer",
+            "ts": new_ts(),
+        },
+        {
+            "type": "app_mention",
+            "channel": "C0BOTS",
+            "bot_id": "B0OTHER",
+            "user": "U0OTHERBOT",
+            "text": f"<@{BOT_USER_ID}> Does Llama 3.3 70B fit on one H100?",
+            "ts": new_ts(),
+        },
+    ):
+        assert event(server, inner).status_code == 200
+    sentinel_dm(server, stub)
+    assert not stub.calls_to("chat.postMessage", channel="D0BOTS")
+    assert not stub.calls_to("chat.postMessage", channel="C0BOTS")
+
+
+# --------------------------------------------------------------------------- direct messages
+def test_direct_message_is_answered_in_the_conversation(server: Server, stub: SlackStub) -> None:
+    event(
+        server,
+        {
+            "type": "message",
+            "channel_type": "im",
+            "channel": "D0ANNA",
+            "user": "U0ANNA",
+            "text": "What will 4 x A100 SXM4 cost?",
+            "ts": new_ts(),
+        },
+    )
+    post = answer_posts(stub, "chat.postMessage", channel="D0ANNA")[0]
+    assert post.params.get("thread_ts") is None  # a DM is answered in the conversation itself
+    assert any(v.startswith("*$4,395*") for v in prices(post.blocks).values())
+
+
+def test_pasted_topology_is_diagnosed(server: Server, stub: SlackStub) -> None:
+    event(
+        server,
+        {
+            "type": "message",
+            "channel_type": "im",
+            "channel": "D0TOPO",
+            "user": "U0ANNA",
+            "text": f"customer sent this, is it NVLink?\n{TOPO}",
+            "ts": new_ts(),
+        },
+    )
+    post = answer_posts(stub, "chat.postMessage", channel="D0TOPO")[0]
+    text = " ".join(section_texts(post.blocks))
+    assert "NVLink" in text and ("NV12" in text or "NVSwitch" in text or "4" in text)
+
+
+def test_follow_up_button_in_a_thread_answers_in_the_thread(
+    server: Server, stub: SlackStub
+) -> None:
+    ts = new_ts()
+    event(
+        server,
+        {
+            "type": "app_mention",
+            "user": "U0ANNA",
+            "channel": "C0FOLLOW",
+            "text": f"<@{BOT_USER_ID}> Does Llama 3.3 70B in BF16 fit on 4 x A100 SXM4?",
+            "ts": ts,
+        },
+    )
+    post = answer_posts(stub, "chat.postMessage", channel="C0FOLLOW")[0]
+    follow = [b for k, b in buttons(post.blocks).items() if k.startswith("sizing_follow_up_")]
+    if not follow:
+        pytest.skip("this answer suggested no follow-up")
+    block_action(
+        server,
+        stub,
+        {"action_id": follow[0]["action_id"], "value": follow[0]["value"]},
+        "follow-click",
+        {
+            "type": "message",
+            "message_ts": post.params.get("ts", ts),
+            "channel_id": "C0FOLLOW",
+            "thread_ts": ts,
+            "is_ephemeral": False,
+        },
+    )
+    posts = answer_posts(stub, "chat.postMessage", count=2, channel="C0FOLLOW")
+    assert len(posts) == 2 and posts[1].params["thread_ts"] == ts
+    assert "<@U0ANNA>" in json.dumps(posts[1].blocks)
