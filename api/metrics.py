@@ -1,0 +1,111 @@
+"""Prometheus metrics, one registry per app (so several apps in one process never collide)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from assistant.answer import Answer
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+
+class Metrics:
+    """Counters and histograms the API exposes at /metrics (Slack records answers here too)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "sizing_http_requests",
+            "HTTP requests by method, route template and status code",
+            ["method", "route", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "sizing_http_request_duration_seconds",
+            "HTTP request latency (until the last byte of the response) by route template",
+            ["method", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.answers = Counter(
+            "sizing_answers",
+            "Answers given, by mode (offline, llm) and surface (chat, sse, openai, slack)",
+            ["mode", "surface"],
+            registry=self.registry,
+        )
+        self.violations = Counter(
+            "sizing_grounding_violations",
+            "Grounding violations found by the checker, by kind (number, price, citation)",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.fallbacks = Counter(
+            "sizing_fallbacks",
+            "Answers that fell back to the offline composer (LLM unavailable or ungrounded)",
+            ["surface"],
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            "sizing_answer_errors",
+            "Questions that ended in an error instead of an answer",
+            ["surface"],
+            registry=self.registry,
+        )
+        self.rate_limited = Counter(
+            "sizing_rate_limited", "Requests refused with 429", registry=self.registry
+        )
+        for kind in ("number", "price", "citation"):
+            self.violations.labels(kind=kind)
+
+    def record_answer(self, answer: Answer, surface: str) -> None:
+        self.answers.labels(mode=answer.mode, surface=surface).inc()
+        for violation in answer.violations:
+            self.violations.labels(kind=violation.kind).inc()
+        if answer.notice:
+            self.fallbacks.labels(surface=surface).inc()
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+def _route_template(scope: Scope) -> str:
+    route: Any = scope.get("route")
+    path = getattr(route, "path", None)
+    if path:
+        return str(path)
+    return "static" if str(scope.get("path", "")).startswith("/static/") else "unmatched"
+
+
+class MetricsMiddleware:
+    """Counts every HTTP request and times it until the response body is complete."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            route = _route_template(scope)
+            method = scope.get("method", "GET")
+            self.metrics.requests.labels(method=method, route=route, status=str(status)).inc()
+            self.metrics.latency.labels(method=method, route=route).observe(
+                time.perf_counter() - start
+            )

@@ -1,0 +1,1 @@
+"""Route modules: thin HTTP handlers over assistant/ and the api helpers."""

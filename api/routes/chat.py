@@ -1,0 +1,79 @@
+"""POST /api/chat: the answer as JSON, or as server-sent events with Accept: text/event-stream."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.dependencies import AssistantDep, MetricsDep, RateLimited, SettingsDep
+from api.questions import checked_question
+from api.sse import assistant_events, sse_events
+from assistant.answer import Answer
+
+router = APIRouter(tags=["chat"])
+
+
+class ChatRequest(BaseModel):
+    message: str = Field(description="the question", examples=["Brauche ich NVLink?"])
+    session_id: str | None = Field(
+        default=None,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9_.:\-]+$",
+        description="continue a conversation (returned by the first answer)",
+    )
+    language: Literal["de", "en"] | None = Field(
+        default=None, description="answer language; detected from the question when absent"
+    )
+
+
+def wants_stream(request: Request) -> bool:
+    return "text/event-stream" in request.headers.get("accept", "")
+
+
+@router.post(
+    "/api/chat",
+    response_model=Answer,
+    dependencies=[RateLimited],
+    summary="Ask the sizing assistant",
+    responses={
+        200: {
+            "content": {
+                "text/event-stream": {
+                    "description": "events token, citation, prices, done (the full answer), error"
+                }
+            }
+        },
+        413: {"description": "request body too large"},
+        422: {"description": "empty or too long question, invalid fields"},
+        429: {"description": "rate limited (see Retry-After)"},
+    },
+)
+async def chat(
+    body: ChatRequest,
+    request: Request,
+    assistant: AssistantDep,
+    settings: SettingsDep,
+    metrics: MetricsDep,
+) -> Answer | EventSourceResponse:
+    question = checked_question(body.message, settings)
+    if wants_stream(request):
+        events = assistant_events(
+            lambda: assistant.stream(question, session_id=body.session_id, language=body.language),
+            on_answer=lambda answer: metrics.record_answer(answer, "sse"),
+            on_error=lambda _msg: metrics.errors.labels(surface="sse").inc(),
+        )
+        return EventSourceResponse(
+            sse_events(events),
+            ping=settings.sse_ping_s,
+            sep="\n",
+            headers={"X-Accel-Buffering": "no"},
+        )
+    answer: Answer = await run_in_threadpool(
+        assistant.ask, question, session_id=body.session_id, language=body.language
+    )
+    metrics.record_answer(answer, "chat")
+    return answer

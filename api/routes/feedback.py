@@ -1,0 +1,42 @@
+"""POST /api/feedback: 👍/👎 (and an optional comment) on an answer, stored in SQLite."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from api.dependencies import FeedbackDep, RateLimited
+from assistant.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError
+
+router = APIRouter(tags=["feedback"])
+
+
+class FeedbackRequest(BaseModel):
+    session_id: str = Field(min_length=1, max_length=128)
+    message_id: str = Field(min_length=1, max_length=128)
+    rating: Literal[1, -1, "up", "down", "+1", "-1"] = Field(description="+1/-1 or up/down")
+    comment: str | None = Field(default=None, max_length=MAX_COMMENT_CHARS)
+
+
+@router.post(
+    "/api/feedback",
+    response_model=Feedback,
+    status_code=201,
+    dependencies=[RateLimited],
+    summary="Rate an answer",
+)
+async def feedback(body: FeedbackRequest, store: FeedbackDep) -> Feedback:
+    try:
+        return await run_in_threadpool(
+            store.record,
+            body.session_id,
+            body.message_id,
+            body.rating,
+            body.comment,
+            "web",
+        )
+    except FeedbackError as exc:
+        raise HTTPException(422, str(exc)) from None

@@ -1,0 +1,106 @@
+"""OpenAI-compatible endpoints: POST /v1/chat/completions (stream or not), GET /v1/models."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from api import openai_format as oa
+from api.dependencies import AssistantDep, MetricsDep, RateLimited, SettingsDep
+from api.questions import accepts_history, checked_question
+from api.security import error_body
+from api.sse import assistant_events
+from assistant.answer import Answer, DoneEvent, ErrorEvent, TokenEvent
+
+router = APIRouter(tags=["openai-compatible"])
+
+
+def conversation_session(request: oa.ChatCompletionRequest, question: str) -> str:
+    """A stable session id per conversation: the caller's `user` plus its first user message."""
+    first = next((m.text() for m in request.messages if m.role == "user"), question)
+    digest = hashlib.sha256(f"{request.user or ''}\n{first}".encode()).hexdigest()[:24]
+    return f"oa-{digest}"
+
+
+def _data(payload: dict[str, Any]) -> ServerSentEvent:
+    return ServerSentEvent(data=json.dumps(payload, ensure_ascii=False), sep="\n")
+
+
+@router.get("/v1/models", summary="List the models (one: sizing-assistant)")
+async def list_models() -> dict[str, Any]:
+    return oa.models_list()
+
+
+@router.get("/v1/models/{model_id}", summary="Describe a model")
+async def get_model(model_id: str) -> dict[str, Any]:
+    if model_id != oa.MODEL_ID:
+        raise HTTPException(404, f"The model {model_id!r} does not exist; use {oa.MODEL_ID!r}.")
+    return oa.model_card()
+
+
+@router.post(
+    "/v1/chat/completions",
+    dependencies=[RateLimited],
+    summary="OpenAI-compatible chat completion (the last user message is the question)",
+)
+async def chat_completions(
+    body: oa.ChatCompletionRequest,
+    assistant: AssistantDep,
+    settings: SettingsDep,
+    metrics: MetricsDep,
+) -> Any:
+    if body.model != oa.MODEL_ID:
+        raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
+    question, history = oa.split_conversation(body.messages)
+    question = checked_question(question, settings, field="messages")
+    session_id = conversation_session(body, question)
+    kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}
+    if accepts_history(assistant.ask):
+        kwargs["history"] = history
+    prompt_text = "\n".join(m.text() for m in body.messages)
+
+    if not body.stream:
+        answer: Answer = await run_in_threadpool(assistant.ask, question, **kwargs)
+        metrics.record_answer(answer, "openai")
+        return oa.completion(answer, prompt_text)
+
+    events = assistant_events(
+        lambda: assistant.stream(question, **kwargs),
+        on_answer=lambda answer: metrics.record_answer(answer, "openai"),
+        on_error=lambda _msg: metrics.errors.labels(surface="openai").inc(),
+    )
+    return EventSourceResponse(_completion_chunks(events), ping=settings.sse_ping_s, sep="\n")
+
+
+async def _completion_chunks(events: AsyncIterator[Any]) -> AsyncIterator[ServerSentEvent]:
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    created = int(time.time())
+    yield _data(oa.chunk(completion_id, created, {"role": "assistant", "content": ""}))
+    async for event in events:
+        if isinstance(event, TokenEvent) and event.text:
+            yield _data(oa.chunk(completion_id, created, {"content": event.text}))
+        elif isinstance(event, DoneEvent):
+            extra = oa.appendix(event.answer)
+            if extra:
+                yield _data(oa.chunk(completion_id, created, {"content": extra}))
+            yield _data(
+                oa.chunk(
+                    completion_id,
+                    created,
+                    {},
+                    finish_reason="stop",
+                    sizing=oa.sizing_extra(event.answer),
+                )
+            )
+        elif isinstance(event, ErrorEvent):
+            yield _data(error_body(500, event.message, code="answer_failed"))
+            return
+    yield ServerSentEvent(data="[DONE]", sep="\n")

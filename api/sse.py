@@ -1,0 +1,77 @@
+"""Server-sent events: the assistant's typed stream events as SSE, produced off the event loop."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from sse_starlette import ServerSentEvent
+from starlette.concurrency import iterate_in_threadpool
+
+from assistant.answer import Answer, DoneEvent, ErrorEvent, StreamEvent
+
+log = logging.getLogger("api")
+
+GENERIC_STREAM_ERROR = "The assistant could not finish this answer. Please try again."
+
+
+def encode_event(event: StreamEvent) -> ServerSentEvent:
+    """`event: <type>` and one JSON `data:` line with the event itself ({"type": ..., ...})."""
+    return ServerSentEvent(data=event.model_dump_json(), event=event.type, sep="\n")
+
+
+async def assistant_events(
+    make_stream: Callable[[], Iterator[StreamEvent]],
+    on_answer: Callable[[Answer], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
+) -> AsyncIterator[StreamEvent]:
+    """Run the (blocking) assistant stream in the thread pool; never raise into the response.
+
+    An exception becomes one ErrorEvent with a generic message (details go to the log only).
+    """
+    try:
+        async for event in iterate_in_threadpool(make_stream()):
+            if isinstance(event, DoneEvent) and on_answer is not None:
+                on_answer(event.answer)
+            if isinstance(event, ErrorEvent) and on_error is not None:
+                on_error(event.message)
+            yield event
+    except Exception:
+        log.exception("assistant stream failed")
+        if on_error is not None:
+            on_error("exception")
+        yield ErrorEvent(message=GENERIC_STREAM_ERROR)
+
+
+async def sse_events(events: AsyncIterator[StreamEvent]) -> AsyncIterator[ServerSentEvent]:
+    async for event in events:
+        yield encode_event(event)
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    """Parse an SSE body into [{"event": ..., "data": ...}] (comments dropped)."""
+    out: list[dict[str, Any]] = []
+    event: dict[str, Any] = {}
+    data: list[str] = []
+    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if raw == "":
+            if data or event:
+                payload = "\n".join(data)
+                try:
+                    event["data"] = json.loads(payload)
+                except ValueError:
+                    event["data"] = payload
+                out.append(event)
+            event, data = {}, []
+            continue
+        if raw.startswith(":"):
+            continue
+        name, _, value = raw.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name in ("event", "id", "retry"):
+            event[name] = value
+    return out

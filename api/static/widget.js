@@ -1,0 +1,488 @@
+/*! gpuserver.io sizing assistant chat widget. No build step, no framework.
+ *
+ *   <script src="https://…/static/widget.js" data-api="https://…" data-lang="de" defer></script>
+ *
+ * data-api   base URL of the sizing API (default: where this script came from)
+ * data-lang  "de" or "en" (default: the page's <html lang>)
+ * data-open  "true" to open the panel on load
+ *
+ * Safety: answer and question text is never inserted as HTML. Markdown is rendered by escaping
+ * everything first and then turning a tiny subset (bold, italics, code, lists, tables, http(s)
+ * links, [n] citation markers) into markup.
+ */
+(function () {
+  "use strict";
+  if (window.__sizingWidget) return;
+  window.__sizingWidget = true;
+
+  var script = document.currentScript || document.querySelector('script[src*="widget.js"]');
+  var scriptUrl = new URL(script ? script.src : "/static/widget.js", location.href);
+  var API = ((script && script.getAttribute("data-api")) || scriptUrl.origin).replace(/\/+$/, "");
+  var LANG = ((script && script.getAttribute("data-lang")) || document.documentElement.lang || "de")
+    .slice(0, 2).toLowerCase() === "en" ? "en" : "de";
+  var STORE_KEY = "sizing-widget:" + API;
+  var MAX_TURNS = 12;
+
+  var T = {
+    de: {
+      open: "Sizing-Assistent öffnen", close: "Chat schließen", title: "Sizing-Assistent",
+      subtitle: "Antworten aus unseren Guides, Preise aus dem Katalog",
+      reset: "Neue Unterhaltung", placeholder: "Frage stellen, z. B. „Brauche ich NVLink?“",
+      send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise",
+      month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
+      up: "Hilfreich", down: "Nicht hilfreich", thanks: "Danke für Ihr Feedback!",
+      thinking: "Denke nach …", failed: "Die Antwort konnte nicht geladen werden.",
+      offline: "Der Assistent ist gerade nicht erreichbar.", retry: "Bitte in {s} s erneut versuchen.",
+      hello: "Hallo! Ich helfe bei der Wahl des passenden GPU-Servers: Passt ein Modell auf eine Karte, brauche ich NVLink, was kostet ein Knoten?",
+      log: "Unterhaltung", you: "Sie", bot: "Assistent",
+      starters: ["Brauche ich NVLink?", "Passt Llama 3.3 70B auf eine Karte?", "Was kostet 4 × A100 SXM4?"]
+    },
+    en: {
+      open: "Open the sizing assistant", close: "Close chat", title: "Sizing assistant",
+      subtitle: "Answers from our guides, prices from the catalog",
+      reset: "New conversation", placeholder: "Ask, e.g. “Do I need NVLink?”",
+      send: "Send", input: "Your question", sources: "Sources", prices: "Prices",
+      month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
+      up: "Helpful", down: "Not helpful", thanks: "Thanks for your feedback!",
+      thinking: "Thinking …", failed: "The answer could not be loaded.",
+      offline: "The assistant cannot be reached right now.", retry: "Please try again in {s} s.",
+      hello: "Hi! I help you pick the right GPU server: does a model fit on one card, do I need NVLink, what does a node cost?",
+      log: "Conversation", you: "You", bot: "Assistant",
+      starters: ["Do I need NVLink?", "Does Llama 3.3 70B fit on one card?", "What will 4 x A100 SXM4 cost?"]
+    }
+  }[LANG];
+
+  // ---------------------------------------------------------------- safe Markdown subset
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  function inline(raw, cites) {
+    var keep = [];
+    function hold(html) { keep.push(html); return "\u0000" + (keep.length - 1) + "\u0000"; }
+    var s = esc(String(raw).replace(/\u0000/g, ""));
+    s = s.replace(/`([^`]+)`/g, function (_, code) { return hold("<code>" + code + "</code>"); });
+    s = s.replace(/\[([^\]\u0000]+)\]\((https?:\/\/[^\s()\u0000]+)\)/g, function (_, label, url) {
+      return hold('<a href="' + url + '" target="_blank" rel="noopener noreferrer">' + label + "</a>");
+    });
+    s = s.replace(/\[(\d{1,2})\]/g, function (m, n) {
+      var c = cites && cites[n];
+      if (!c || !/^https?:\/\//.test(c.url)) return hold('<sup class="sw-cite">[' + n + "]</sup>");
+      return hold('<a class="sw-cite" href="' + esc(c.url) + '" target="_blank" rel="noopener noreferrer" title="' +
+        esc(c.title + " – " + c.section) + '">[' + n + "]</a>");
+    });
+    s = s.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
+    s = s.replace(/(^|[^\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?!\w)/g, "$1<em>$2</em>");
+    s = s.replace(/(^|[^\w])_([^_\s](?:[^_]*[^_\s])?)_(?!\w)/g, "$1<em>$2</em>");
+    return s.replace(/\u0000(\d+)\u0000/g, function (_, i) { return keep[+i]; });
+  }
+
+  function renderMarkdown(text, cites) {
+    var lines = String(text).replace(/\r\n?/g, "\n").split("\n");
+    var out = [], para = [], list = null, i = 0;
+    function flushPara() { if (para.length) { out.push("<p>" + para.join("<br>") + "</p>"); para = []; } }
+    function flushList() { if (list) { out.push("<" + list.tag + ">" + list.items.join("") + "</" + list.tag + ">"); list = null; } }
+    while (i < lines.length) {
+      var line = lines[i], m;
+      if (/^\s*```/.test(line)) {
+        flushPara(); flushList();
+        var code = [];
+        for (i++; i < lines.length && !/^\s*```/.test(lines[i]); i++) code.push(lines[i]);
+        out.push("<pre><code>" + esc(code.join("\n")) + "</code></pre>");
+        i++; continue;
+      }
+      if (/^\s*\|.*\|\s*$/.test(line)) {
+        flushPara(); flushList();
+        var rows = [];
+        for (; i < lines.length && /^\s*\|.*\|\s*$/.test(lines[i]); i++) rows.push(lines[i]);
+        var html = "", head = true;
+        rows.forEach(function (row) {
+          var cells = row.trim().replace(/^\||\|$/g, "").split("|");
+          if (cells.every(function (c) { return /^\s*:?-{2,}:?\s*$/.test(c); })) { head = false; return; }
+          var tag = head && !html ? "th" : "td";
+          html += "<tr>" + cells.map(function (c) { return "<" + tag + ">" + inline(c.trim(), cites) + "</" + tag + ">"; }).join("") + "</tr>";
+        });
+        out.push('<div class="sw-table"><table>' + html + "</table></div>");
+        continue;
+      }
+      if ((m = /^\s*[-*•]\s+(.*)$/.exec(line)) || (m = /^\s*\d+[.)]\s+(.*)$/.exec(line))) {
+        flushPara();
+        var tagName = /^\s*\d/.test(line) ? "ol" : "ul";
+        if (list && list.tag !== tagName) flushList();
+        if (!list) list = { tag: tagName, items: [] };
+        list.items.push("<li>" + inline(m[1], cites) + "</li>");
+        i++; continue;
+      }
+      if ((m = /^\s*#{1,6}\s+(.*)$/.exec(line))) {
+        flushPara(); flushList();
+        out.push('<p class="sw-h">' + inline(m[1], cites) + "</p>");
+        i++; continue;
+      }
+      if (/^\s*$/.test(line)) { flushPara(); flushList(); i++; continue; }
+      flushList();
+      para.push(inline(line, cites));
+      i++;
+    }
+    flushPara(); flushList();
+    return out.join("");
+  }
+
+  function formatUsd(value) {
+    var n = Number(value);
+    var digits = Math.round(n) === n ? 0 : 2;
+    return "$" + n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: 2 });
+  }
+
+  // ---------------------------------------------------------------- DOM helpers
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k];
+      else if (k === "class") node.className = attrs[k];
+      else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), attrs[k]);
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+
+  var ICONS = {
+    chat: "M20 2H4c-1.1 0-2 .9-2 2v18l4-4h14c1.1 0 2-.9 2-2V4c0-1.1-.9-2-2-2z",
+    send: "M2.01 21 23 12 2.01 3 2 10l15 2-15 2z",
+    up: "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z",
+    down: "M15 3H6c-.83 0-1.54.5-1.84 1.22l-3.02 7.05c-.09.23-.14.47-.14.73v2c0 1.1.9 2 2 2h6.31l-.95 4.57-.03.32c0 .41.17.79.44 1.06L9.83 23l6.59-6.59c.36-.36.58-.86.58-1.41V5c0-1.1-.9-2-2-2zm4 0v12h4V3h-4z"
+  };
+  function icon(name) {
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    svg.setAttribute("class", "sw-svg");
+    var path = document.createElementNS(ns, "path");
+    path.setAttribute("d", ICONS[name]);
+    path.setAttribute("fill", "currentColor");
+    svg.appendChild(path);
+    return svg;
+  }
+
+  function safeUrl(url) { return /^https?:\/\//i.test(url || "") ? url : null; }
+
+  function link(url, text, cls) {
+    var href = safeUrl(url);
+    if (!href) return el("span", { text: text, class: cls || "" });
+    return el("a", { href: href, text: text, target: "_blank", rel: "noopener noreferrer", class: cls || "" });
+  }
+
+  // ---------------------------------------------------------------- state
+  function load() {
+    try { return JSON.parse(localStorage.getItem(STORE_KEY)) || {}; } catch (e) { return {}; }
+  }
+  var state = load();
+  state.turns = Array.isArray(state.turns) ? state.turns : [];
+  function save() {
+    state.turns = state.turns.slice(-MAX_TURNS);
+    try { localStorage.setItem(STORE_KEY, JSON.stringify(state)); } catch (e) { /* private mode */ }
+  }
+
+  // ---------------------------------------------------------------- build the widget
+  var host = el("div", { id: "sizing-widget", "data-lang": LANG });
+  var root = host.attachShadow ? host.attachShadow({ mode: "open" }) : host;
+  var css = el("link", { rel: "stylesheet", href: new URL("widget.css", scriptUrl).href });
+
+  var launcher = el("button", {
+    class: "sw-launcher", type: "button", "aria-label": T.open, "aria-expanded": "false",
+    "aria-controls": "sw-panel", title: T.title
+  });
+  launcher.appendChild(icon("chat"));
+  launcher.appendChild(el("span", { class: "sw-launcher-text", text: T.title }));
+
+  var log = el("div", { class: "sw-log", role: "log", "aria-live": "polite", "aria-label": T.log, tabindex: "0" });
+  var input = el("textarea", {
+    class: "sw-input", rows: "1", placeholder: T.placeholder, "aria-label": T.input, maxlength: "2000"
+  });
+  var sendBtn = el("button", { class: "sw-send", type: "submit", "aria-label": T.send, title: T.send });
+  sendBtn.appendChild(icon("send"));
+  var form = el("form", { class: "sw-form" }, [input, sendBtn]);
+  var closeBtn = el("button", { class: "sw-icon", type: "button", "aria-label": T.close, title: T.close, text: "✕" });
+  var resetBtn = el("button", { class: "sw-icon", type: "button", "aria-label": T.reset, title: T.reset, text: "↺" });
+  var panel = el("div", {
+    class: "sw-panel", id: "sw-panel", role: "dialog", "aria-modal": "false", "aria-label": T.title, hidden: ""
+  }, [
+    el("div", { class: "sw-header" }, [
+      el("div", { class: "sw-heading" }, [
+        el("div", { class: "sw-title", text: T.title }),
+        el("div", { class: "sw-subtitle", text: T.subtitle })
+      ]),
+      resetBtn, closeBtn
+    ]),
+    log,
+    form
+  ]);
+  root.appendChild(css);
+  root.appendChild(panel);
+  root.appendChild(launcher);
+
+  function setOpen(open) {
+    panel.hidden = !open;
+    launcher.setAttribute("aria-expanded", String(open));
+    launcher.classList.toggle("sw-hidden", open);
+    state.open = open; save();
+    if (open) { input.focus(); log.scrollTop = log.scrollHeight; } else { launcher.focus(); }
+  }
+  launcher.addEventListener("click", function () { setOpen(true); });
+  closeBtn.addEventListener("click", function () { setOpen(false); });
+  resetBtn.addEventListener("click", function () {
+    state = { turns: [], open: true }; save(); renderAll(); input.focus();
+  });
+  panel.addEventListener("keydown", function (e) {
+    if (e.key === "Escape") { e.preventDefault(); setOpen(false); }
+  });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit(); }
+  });
+  input.addEventListener("input", autosize);
+  form.addEventListener("submit", function (e) { e.preventDefault(); submit(); });
+
+  function autosize() {
+    input.style.height = "auto";
+    input.style.height = Math.min(input.scrollHeight, 120) + "px";
+  }
+
+  // ---------------------------------------------------------------- rendering turns
+  function intro() {
+    var box = el("div", { class: "sw-msg sw-bot sw-intro" }, [el("p", { text: T.hello })]);
+    var chips = el("div", { class: "sw-chips" });
+    T.starters.forEach(function (q) { chips.appendChild(chip(q)); });
+    box.appendChild(chips);
+    return box;
+  }
+
+  function chip(text) {
+    return el("button", { class: "sw-chip", type: "button", text: text, onclick: function () { ask(text); } });
+  }
+
+  function citeMap(citations) {
+    var map = {};
+    (citations || []).forEach(function (c) { map[String(c.n)] = c; });
+    return map;
+  }
+
+  function renderAnswer(body, turn) {
+    var a = turn.answer || {};
+    body.textContent = "";
+    var text = el("div", { class: "sw-md" });
+    text.innerHTML = renderMarkdown(a.answer || turn.partial || "", citeMap(a.citations || turn.citations));
+    body.appendChild(text);
+    if (a.notice) body.appendChild(el("p", { class: "sw-notice", text: a.notice }));
+    if (a.prices && a.prices.length) {
+      var list = el("ul", { class: "sw-prices", "aria-label": T.prices });
+      a.prices.forEach(function (p) {
+        var item = el("li", { class: "sw-price" }, [
+          link(p.url, p.label, "sw-price-label"),
+          el("span", { class: "sw-amount", text: formatUsd(p.usd_per_month) + "/" + T.month })
+        ]);
+        if (p.placeholder) item.appendChild(el("span", { class: "sw-badge", text: T.placeholderPrice }));
+        list.appendChild(item);
+      });
+      body.appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.prices }), list]));
+    }
+    if (a.citations && a.citations.length) {
+      var sources = el("ol", { class: "sw-sources", "aria-label": T.sources });
+      a.citations.forEach(function (c) {
+        sources.appendChild(el("li", { value: String(c.n) }, [link(c.url, c.title + " – " + c.section, "sw-source")]));
+      });
+      body.appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.sources }), sources]));
+    }
+    if (a.message_id) body.appendChild(feedbackBar(turn));
+    if (a.follow_ups && a.follow_ups.length) {
+      var chips = el("div", { class: "sw-chips", role: "group", "aria-label": T.followUps });
+      a.follow_ups.forEach(function (q) { chips.appendChild(chip(q)); });
+      body.appendChild(chips);
+    }
+  }
+
+  function feedbackBar(turn) {
+    var bar = el("div", { class: "sw-feedback" });
+    var status = el("span", { class: "sw-thanks", role: "status", text: turn.rating ? T.thanks : "" });
+    ["up", "down"].forEach(function (rating) {
+      var b = el("button", {
+        class: "sw-vote", type: "button", "aria-label": T[rating], title: T[rating],
+        "aria-pressed": String(turn.rating === rating), "data-rating": rating
+      });
+      b.appendChild(icon(rating));
+      b.addEventListener("click", function () {
+        sendFeedback(turn, rating).then(function (ok) {
+          if (!ok) return;
+          turn.rating = rating; save();
+          bar.querySelectorAll(".sw-vote").forEach(function (x) {
+            x.setAttribute("aria-pressed", String(x.getAttribute("data-rating") === rating));
+          });
+          status.textContent = T.thanks;
+        });
+      });
+      bar.appendChild(b);
+    });
+    bar.appendChild(status);
+    return bar;
+  }
+
+  function turnNodes(turn) {
+    var q = el("div", { class: "sw-msg sw-user", "aria-label": T.you }, [el("p", { text: turn.q })]);
+    var body = el("div", { class: "sw-msg sw-bot", "aria-label": T.bot });
+    if (turn.error) body.appendChild(el("p", { class: "sw-error", role: "alert", text: turn.error }));
+    else renderAnswer(body, turn);
+    return [q, body];
+  }
+
+  function renderAll() {
+    log.textContent = "";
+    log.appendChild(intro());
+    state.turns.forEach(function (t) { turnNodes(t).forEach(function (n) { log.appendChild(n); }); });
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ---------------------------------------------------------------- talking to the API
+  var busy = false;
+
+  function submit() {
+    var q = input.value.trim();
+    if (q) ask(q);
+  }
+
+  function errorText(status, body, headers) {
+    if (status === 429) {
+      var s = headers.get("Retry-After") || "10";
+      return T.retry.replace("{s}", s);
+    }
+    var msg = body && body.error && body.error.message;
+    if (msg && status >= 400 && status < 500) return msg;
+    return status === 503 ? T.offline : T.failed;
+  }
+
+  function ask(question) {
+    if (busy) return;
+    busy = true; sendBtn.disabled = true;
+    input.value = ""; autosize();
+    var turn = { q: question, partial: "", citations: [] };
+    state.turns.push(turn);
+    var q = el("div", { class: "sw-msg sw-user", "aria-label": T.you }, [el("p", { text: question })]);
+    var body = el("div", { class: "sw-msg sw-bot sw-pending", "aria-label": T.bot, "aria-busy": "true" },
+      [el("p", { class: "sw-typing", text: T.thinking })]);
+    log.appendChild(q); log.appendChild(body);
+    log.scrollTop = log.scrollHeight;
+
+    var scheduled = false;
+    function paint() {
+      if (scheduled) return;
+      scheduled = true;
+      requestAnimationFrame(function () {
+        scheduled = false;
+        renderAnswer(body, turn);
+        log.scrollTop = log.scrollHeight;
+      });
+    }
+    function finish(error) {
+      if (error) { turn.error = error; body.textContent = ""; body.appendChild(el("p", { class: "sw-error", role: "alert", text: error })); }
+      body.classList.remove("sw-pending"); body.removeAttribute("aria-busy");
+      delete turn.partial; delete turn.citations;
+      save();
+      busy = false; sendBtn.disabled = false;
+      log.scrollTop = log.scrollHeight;
+      input.focus();
+    }
+    function onEvent(type, data) {
+      if (type === "token") { turn.partial += data.text || ""; paint(); }
+      else if (type === "citation" && data.citation) { turn.citations.push(data.citation); paint(); }
+      else if (type === "done" && data.answer) {
+        turn.answer = data.answer;
+        state.session_id = data.answer.session_id;
+        renderAnswer(body, turn);
+        finish(null);
+        return true;
+      } else if (type === "error") { finish(data.message || T.failed); return true; }
+      return false;
+    }
+
+    fetch(API + "/api/chat", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
+      body: JSON.stringify({ message: question, session_id: state.session_id || null, language: LANG })
+    }).then(function (res) {
+      if (!res.ok) {
+        return res.json().catch(function () { return null; }).then(function (b) {
+          finish(errorText(res.status, b, res.headers));
+        });
+      }
+      if (!res.body || !res.body.getReader) {
+        return res.text().then(function (text) { readSse(text, onEvent, true); });
+      }
+      var reader = res.body.getReader(), decoder = new TextDecoder(), buffer = "", ended = false;
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) {
+            buffer += decoder.decode();
+            if (!ended) ended = readSse(buffer + "\n\n", onEvent, true).ended;
+            if (!ended) finish(T.failed);
+            return;
+          }
+          buffer += decoder.decode(chunk.value, { stream: true });
+          var r = readSse(buffer, onEvent, false);
+          buffer = r.rest;
+          if (r.ended) { ended = true; reader.cancel().catch(function () {}); return; }
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function () { if (busy) finish(T.offline); });
+  }
+
+  // Parse complete SSE events out of `text`; returns the unparsed rest.
+  function readSse(text, onEvent, final) {
+    var normalized = text.replace(/\r\n?/g, "\n");
+    var blocks = normalized.split("\n\n");
+    var rest = final ? "" : blocks.pop();
+    var ended = false;
+    blocks.forEach(function (block) {
+      if (ended || !block.trim()) return;
+      var type = "message", data = [];
+      block.split("\n").forEach(function (line) {
+        if (!line || line.charAt(0) === ":") return;
+        var idx = line.indexOf(":");
+        var name = idx < 0 ? line : line.slice(0, idx);
+        var value = idx < 0 ? "" : line.slice(idx + 1).replace(/^ /, "");
+        if (name === "event") type = value;
+        else if (name === "data") data.push(value);
+      });
+      if (!data.length) return;
+      var payload;
+      try { payload = JSON.parse(data.join("\n")); } catch (e) { return; }
+      ended = onEvent(type, payload) || ended;
+    });
+    return { rest: rest, ended: ended };
+  }
+
+  function sendFeedback(turn, rating) {
+    var a = turn.answer || {};
+    return fetch(API + "/api/feedback", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ session_id: a.session_id, message_id: a.message_id, rating: rating })
+    }).then(function (res) { return res.ok; }).catch(function () { return false; });
+  }
+
+  // ---------------------------------------------------------------- start
+  function mount() {
+    document.body.appendChild(host);
+    renderAll();
+    if (state.open || (script && script.getAttribute("data-open") === "true")) {
+      panel.hidden = false;
+      launcher.setAttribute("aria-expanded", "true");
+      launcher.classList.add("sw-hidden");
+      log.scrollTop = log.scrollHeight;
+    }
+  }
+  if (document.body) mount(); else document.addEventListener("DOMContentLoaded", mount);
+})();
