@@ -406,3 +406,48 @@ def training_memory(inp: TrainingInput) -> TrainingResult:
         },
         notes=["Activations come on top and grow with batch size and sequence length."],
     )
+
+
+# ---------------------------------------------------------------- precision names
+
+PRECISION_ALIASES: dict[str, str] = {
+    "float32": "fp32",
+    "f32": "fp32",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "f16": "fp16",
+    "half": "fp16",
+    "16bit": "bf16",
+    "e4m3": "fp8",
+    "float8": "fp8",
+    "w8a8": "int8",
+    "8bit": "int8",
+    "int4": "awq",
+    "4bit": "awq",
+    "awqint4": "awq",
+    "gptqint4": "gptq",
+    "q4km": "gguf-q4_k_m",
+    "q4_k_m": "gguf-q4_k_m",
+    "ggufq4km": "gguf-q4_k_m",
+    "gguf": "gguf-q4_k_m",
+    "q5km": "gguf-q5_k_m",
+    "q5_k_m": "gguf-q5_k_m",
+    "ggufq5km": "gguf-q5_k_m",
+    "q80": "gguf-q8_0",
+    "q8_0": "gguf-q8_0",
+    "ggufq80": "gguf-q8_0",
+}
+
+
+def normalize_precision(text: str) -> str:
+    """'BF16', 'Q4_K_M', 'int4', 'gguf q8_0' -> a known precision id; ValueError if unknown."""
+    raw = text.strip().lower()
+    if raw in BITS_PER_WEIGHT:
+        return raw
+    squashed = raw.replace(" ", "").replace("-", "").replace(".", "")
+    for key in (raw, squashed, squashed.replace("_", "")):
+        if key in PRECISION_ALIASES:
+            return PRECISION_ALIASES[key]
+        if key in BITS_PER_WEIGHT:
+            return key
+    raise ValueError(f"unknown precision {text!r}; known: {', '.join(BITS_PER_WEIGHT)}")
