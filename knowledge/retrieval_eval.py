@@ -69,7 +69,7 @@ def load_questions(path: Path = DEFAULT_QUESTIONS) -> list[Question]:
     out = []
     for n, item in enumerate(items, start=1):
         try:
-            anchors = item.get("anchors") or [item["anchor"]]
+            anchors = [item["anchor"], *(item.get("alt") or [])]
             out.append(
                 Question(
                     q=str(item["q"]),
