@@ -197,23 +197,34 @@ def check(deps: Deps, answer: Answer) -> list[GroundingViolation]:
 # --- the model loop ---------------------------------------------------------------------------
 
 
+def _history_pairs(history: Sequence[Any]) -> list[tuple[str, str]]:
+    """(role, content) pairs from whatever the session gives: (role, content) tuples, dicts with
+    role/content, or turns with question/answer (assistant.sessions.Turn)."""
+    pairs: list[tuple[str, str]] = []
+    for turn in history:
+        if isinstance(turn, dict):
+            if "question" in turn:
+                pairs += [("user", turn.get("question")), ("assistant", turn.get("answer"))]
+            else:
+                pairs.append((turn.get("role"), turn.get("content")))
+        elif isinstance(turn, tuple | list):
+            pairs.append((turn[0], turn[1]))
+        elif hasattr(turn, "question"):
+            pairs += [("user", turn.question), ("assistant", getattr(turn, "answer", None))]
+        else:
+            pairs.append((getattr(turn, "role", None), getattr(turn, "content", None)))
+    return [(str(r), str(c)) for r, c in pairs if r and c]
+
+
 def _history_messages(history: Sequence[Any]) -> list[Any]:
     from langchain_core.messages import AIMessage, HumanMessage
 
     out: list[Any] = []
-    for turn in list(history)[-HISTORY_TURNS:]:
-        if isinstance(turn, dict):
-            role, content = turn.get("role"), turn.get("content")
-        elif isinstance(turn, tuple | list):
-            role, content = turn[0], turn[1]
-        else:
-            role, content = getattr(turn, "role", None), getattr(turn, "content", None)
-        if not content:
-            continue
+    for role, content in _history_pairs(history)[-HISTORY_TURNS:]:
         if role in ("user", "human"):
-            out.append(HumanMessage(user_message(str(content))))
+            out.append(HumanMessage(user_message(content)))
         elif role in ("assistant", "ai"):
-            out.append(AIMessage(str(content)))
+            out.append(AIMessage(content))
     return out
 
 
