@@ -391,7 +391,7 @@ def parse_guide(text: str, path: str | Path = "<string>") -> Guide:
         raise GuideError(path, 1, "no '# ' title line")
     if source_url is None:
         raise GuideError(
-            path, len(lines), "no closing 'Quelle:'/'Source:' line with the canonical URL"
+            path, _last_line(lines), "no closing 'Quelle:'/'Source:' line with the canonical URL"
         )
     m = _GUIDE_URL.search(source_url)
     if not m:
@@ -414,6 +414,14 @@ def parse_guide(text: str, path: str | Path = "<string>") -> Guide:
     guide = Guide(slug, language, title, url, path, minutes, category, sections, [], warnings)
     guide.chunks = _chunk(guide)
     return guide
+
+
+def _last_line(lines: list[str]) -> int:
+    """1-based number of the last non-blank line (1 for an empty file)."""
+    for no in range(len(lines), 0, -1):
+        if lines[no - 1].strip():
+            return no
+    return 1
 
 
 def _find_line(lines: list[str], needle: str) -> int:
