@@ -63,19 +63,9 @@ class LazyRetriever:
 
 
 def _open_retriever(settings: Settings) -> Any:
-    from knowledge import retrieval
+    from knowledge.retrieval import retriever_from_settings
 
-    opener = getattr(retrieval, "open_retriever", None)
-    if opener is not None:
-        try:
-            return opener(settings)
-        except TypeError:
-            return opener(
-                data_dir=settings.data_dir,
-                chroma_url=settings.chroma_url,
-                embeddings=settings.embeddings,
-            )
-    return retrieval.Retriever(settings)  # type: ignore[attr-defined]
+    return retriever_from_settings(settings)
 
 
 def build_deps(settings: Settings | None = None, *, llm: Any = None) -> Deps:

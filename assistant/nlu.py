@@ -696,6 +696,12 @@ class Understander:
             folded,
         ):
             u.count = 1
+        if u.count is None:
+            m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s+(?:independent\s+|unabhängige[n]?\s+|"
+                          r"separate[n]?\s+)?(?:copies|kopien|replicas|repliken|instances|"
+                          r"instanzen)", folded)  # fmt: skip
+            if m and _to_int(m.group(1)) and m.group(1) not in ("a", "an"):
+                u.count = _to_int(m.group(1))
         if u.count is not None and u.count <= 0:
             u.count = None
         # configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count
@@ -741,7 +747,12 @@ class Understander:
         intents: list[Intent] = []
         if u.topo_text is not None:
             intents.append("topology_paste")
-        hits = {k: bool(rx.search(folded)) for k, rx in _INTENT_RX.items()}
+        # "8x H100 SXM5" names a card, it doesn't ask about the interconnect
+        no_cards = folded
+        for start, end, _cid in reversed(_find_cards(folded)):
+            no_cards = no_cards[:start] + " gpu " + no_cards[end:]
+        no_cards = re.sub(r"\b\d+x-[a-z0-9-]+\b", " gpu ", no_cards)
+        hits = {k: bool(rx.search(no_cards)) for k, rx in _INTENT_RX.items()}
         in_domain = (
             bool(_DOMAIN_RX.search(folded))
             or u.has_subject

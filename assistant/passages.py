@@ -61,6 +61,14 @@ class GuideSections:
             return cls([])
         return cls(load_corpus(folder).chunks)
 
+    def chunks(self, guide: str, anchor: str, language: str) -> list[SectionPassage]:
+        """All chunks of a section in `language` (falling back to the other language)."""
+        for lang in (language, "en" if language == "de" else "de"):
+            found = self._by_key.get((guide, anchor, lang))
+            if found:
+                return list(found)
+        return []
+
     def __len__(self) -> int:
         return sum(len(v) for v in self._by_key.values())
 
@@ -84,6 +92,38 @@ class GuideSections:
             return chunks[0]
         return None
 
+    def find(self, guide: str, language: str, pattern: str) -> SectionPassage | None:
+        """The first passage of a guide (in `language`, else the other) whose text matches `pattern`,
+        narrowed to the matching paragraph, list item or table."""
+        rx = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+        for lang in (language, "en" if language == "de" else "de"):
+            for (g, _anchor, lg), chunks in self._by_key.items():
+                if g != guide or lg != lang:
+                    continue
+                for chunk in chunks:
+                    part = _matching_part(chunk.text, rx)
+                    if part is not None:
+                        return SectionPassage(**{**chunk.__dict__, "text": part})
+        return None
+
+    def keyword_search(self, query: str, language: str, k: int = 3) -> list[SectionPassage]:
+        """Fallback search when the index is unavailable: word overlap with section title and text."""
+        q = _words(query)
+        if not q:
+            return []
+        scored: list[tuple[float, SectionPassage]] = []
+        for (_g, _a, lang), chunks in self._by_key.items():
+            if lang != language:
+                continue
+            for c in chunks:
+                title = _words(c.section)
+                body = _words(c.text)
+                score = 2 * len(q & title) + len(q & body)
+                if score:
+                    scored.append((score / (1 + len(body) ** 0.5 / 10), c))
+        scored.sort(key=lambda x: -x[0])
+        return [c for _, c in scored[:k]]
+
 
 def _matching_part(text: str, rx: re.Pattern[str]) -> str | None:
     """The paragraph, list item or table (with its header) of `text` that matches `rx`."""
@@ -100,3 +140,13 @@ def _matching_part(text: str, rx: re.Pattern[str]) -> str | None:
             return "\n".join(hits)
         return block
     return None
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-zäöüß0-9]{3,}", text.lower()) if w not in _STOP}
+
+
+_STOP = frozenset(
+    "the and for with what how does need can you ich und für mit was wie ist eine einer der die "
+    "das den dem nicht are which this that von auf bei oder".split()
+)

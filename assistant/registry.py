@@ -220,6 +220,7 @@ def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
             "cards_needed": r.cards_needed,
             "required_gb_per_card": _r(r.required_gb_per_card),
             "headroom_gb": _r(r.headroom_gb),
+            "replicas": r.replicas,
             "interconnect": r.interconnect,
             "usd_per_month": _money(r.usd_per_month),
             "price_source": r.price_source,
@@ -352,18 +353,26 @@ class PriceArgs(_Args):
 @tool
 def price_quote(deps: Any, args: PriceArgs) -> dict[str, Any]:
     """Exact monthly prices (USD) of configurations from the catalog, with their page URLs and
-    whether the price is published or a placeholder; for two or more, the difference between the
-    most and least expensive."""
+    whether each price is published or a placeholder; for two or more, the difference to the
+    cheapest (e.g. 4x A100 SXM4 costs $238 more per month than 4x A100 PCIe)."""
+    from tools.prices import compare
+    from tools.prices import quote as price_of
+
+    cat = deps.catalog
     ids: list[str] = []
     for text in args.configurations:
         cid = _configuration(deps, text).id
         if cid not in ids:
             ids.append(cid)
-    quotes = [quote(deps, cid) for cid in ids]
-    out: dict[str, Any] = {"quotes": quotes}
+    quotes = [
+        price_of(cat.configurations[cid], cat.gpus[cat.configurations[cid].gpu]) for cid in ids
+    ]
+    out: dict[str, Any] = {"quotes": [q.model_dump(mode="json") for q in quotes]}
     if len(quotes) > 1:
-        amounts = [Decimal(str(q["usd_per_month"])) for q in quotes]
-        out["difference_usd_per_month"] = _money(max(amounts) - min(amounts))
+        comp = compare(quotes)
+        out["cheapest"] = comp.cheapest
+        out["difference_usd_per_month"] = _money(comp.spread_usd)
+        out["differences"] = [d.model_dump(mode="json") for d in comp.differences]
     return out
 
 
@@ -638,3 +647,147 @@ def gradient_allreduce_time(deps: Any, args: AllReduceArgs) -> dict[str, Any]:
         "formula": "seconds = size_gb / bandwidth_gb_s; ring_seconds = 2(n-1)/n * size_gb / "
         "bandwidth_gb_s",
     }
+
+
+# --------------------------------------------------------------------------- advice
+
+
+class AdviceArgs(_Args):
+    model: str | None = Field(
+        default=None,
+        description="model name or parameter count; decides whether it fits on one card. "
+        "Omitted: give fits_one_card yourself",
+    )
+    precision: PrecisionArg | None = Field(default=None, description="omitted: native precision")
+    context_tokens: int = Field(default=8192, ge=0, le=2_000_000)
+    concurrency: int = Field(default=1, ge=1, le=4096)
+    fits_one_card: bool | None = Field(default=None, description="only when no model is given")
+    workload: Literal["llm_serving", "training", "image_video", "rendering"] = Field(
+        default="llm_serving",
+        description="serving an LLM, training/fine-tuning, image/video generation, or rendering",
+    )
+    traffic: Literal["low", "high"] = Field(
+        default="low", description="serving: 'high' for real traffic, 'low' for few users"
+    )
+    parallelism: Literal["auto", "tensor", "pipeline", "replicas"] = Field(
+        default="auto", description="how the job is split, if the user said"
+    )
+    independent_jobs: bool = Field(
+        default=False, description="several independent models or jobs (one per card)"
+    )
+    cards_needed: int | None = Field(default=None, ge=1, le=1024, description="cards one job needs")
+    planned_tensor_parallel: int | None = Field(
+        default=None, ge=1, le=64, description="tensor-parallel size the user plans"
+    )
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def norm_precision(cls, v: Any) -> Any:
+        return _norm_precision(v)
+
+
+@tool
+def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
+    """The site guide's purchase rule that applies (NVLink/SXM or PCIe or one card), with the guide
+    section to cite: 1 fits one card -> one card; 2 independent models/jobs -> PCIe; 3 too big,
+    low concurrency -> PCIe works, size for memory; 4 too big, real traffic or training -> NVLink,
+    buy SXM; 5 more than eight cards -> needs a fabric between nodes (not offered). Also the cases
+    where the link does not matter and the most expensive mistake."""
+    from tools.advice import AdviceInput
+    from tools.advice import purchase_advice as advise
+
+    fits = args.fits_one_card
+    cards_needed = args.cards_needed
+    info = None
+    if args.model is not None:
+        m = _model(deps, args.model)
+        info = _model_info(m)
+        if args.workload == "training" and m.kind == "llm":
+            mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
+            best = max(g.memory_gb for g in deps.catalog.gpus.values())
+            fits = mem["total_gb"] <= best * 0.9
+            if not fits and cards_needed is None:
+                cards_needed = int(-(-mem["total_gb"] // (best * 0.9)))
+        else:
+            fit = fit_check(
+                deps,
+                FitArgs(
+                    model=args.model,
+                    precision=args.precision,
+                    context_tokens=args.context_tokens,
+                    concurrency=args.concurrency,
+                ),
+            )
+            rows = fit["rows"]
+            fits = any(r["verdict"] == "fits_one_card" for r in rows)
+            if not fits and cards_needed is None:
+                needed = [r["cards_needed"] for r in rows if r["cards_needed"]]
+                cards_needed = min(needed) if needed else 9
+    if fits is None:
+        raise ToolError("purchase_advice: give a model or fits_one_card")
+    res = advise(
+        AdviceInput(
+            fits_one_card=fits,
+            cards_needed=cards_needed,
+            independent_jobs=args.independent_jobs,
+            workload=args.workload,
+            parallelism=args.parallelism,
+            traffic=args.traffic,
+            planned_tensor_parallel=args.planned_tensor_parallel,
+        )
+    )
+    out = res.model_dump(mode="json")
+    out.pop("inputs", None)
+    out["model"] = info
+    out["fits_one_card"] = fits
+    out["cards_needed"] = cards_needed
+    return out
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+
+class TopologyArgs(_Args):
+    text: str = Field(max_length=20_000, description="the pasted output of `nvidia-smi topo -m`")
+    configuration: str | None = Field(
+        default=None, description="the rented configuration id, e.g. '8x-h100-sxm5' (if known)"
+    )
+    node_kind: Literal["sxm", "pcie"] | None = Field(
+        default=None, description="SXM (NVLink) or PCIe node, when no configuration is given"
+    )
+
+
+@tool
+def check_topology_output(deps: Any, args: TopologyArgs) -> dict[str, Any]:
+    """Read pasted `nvidia-smi topo -m` output: for every card pair the label (NV# = NVLink; PIX,
+    PXB, PHB, NODE, SYS = PCIe paths, SYS the worst: across CPU sockets) and a verdict against
+    what the rented node should show (on SXM nodes every pair NVLink, e.g. NV18 on H100)."""
+    from tools.diagnostics import TopoInput, check_topology
+
+    kind = args.node_kind
+    expected_label = None
+    expected_cards = None
+    cfg = None
+    if args.configuration:
+        c = _configuration(deps, args.configuration)
+        cfg = c.id
+        gpu = deps.catalog.gpus[c.gpu]
+        link = deps.catalog.links[c.interconnect]
+        kind = "sxm" if link.kind == "nvlink" else "pcie"
+        if gpu.nvlink_links:
+            expected_label = f"NV{gpu.nvlink_links}"
+        expected_cards = c.count
+    res = check_topology(
+        TopoInput(
+            text=args.text,
+            node_kind=kind or "pcie",
+            expected_label=expected_label,
+            expected_cards=expected_cards,
+        )
+    )
+    out = res.model_dump(mode="json")
+    out.pop("inputs", None)
+    out["configuration"] = cfg
+    out["node_kind"] = kind
+    out["expected_label"] = expected_label
+    return out

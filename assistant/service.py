@@ -6,24 +6,287 @@ Interface (stable; surfaces depend on it):
     answer: Answer = assistant.ask(question, session_id=None, language=None)
     for event in assistant.stream(question, session_id=None, language=None):
         ...  # TokenEvent*, CitationEvent*, PricesEvent, then DoneEvent (or ErrorEvent)
+
+Pipeline: validate the question -> understand it (deterministic NLU) -> fill missing slots from
+the session ("and on an H200?") -> tools and guide passages -> compose -> grounding check -> save
+the turn. With an LLM configured (`deps.llm`), `assistant.llm_answer.answer_with_llm` writes the
+answer instead and falls back to the offline composer; the grounding check runs in both modes.
+
+Errors the surfaces map to HTTP 422: `QuestionError` (empty, too long) and
+`assistant.sessions.InvalidSessionId`; both are `InvalidRequest`.
 """
 
-from collections.abc import Iterator
+from __future__ import annotations
 
-from assistant.answer import Answer, Language, StreamEvent
+import logging
+import re
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from assistant.answer import (
+    Answer,
+    CitationEvent,
+    DoneEvent,
+    ErrorEvent,
+    GroundingViolation,
+    Language,
+    PricesEvent,
+    StreamEvent,
+    TokenEvent,
+)
 from assistant.deps import Deps
+from assistant.errors import InvalidRequest, QuestionError
+from assistant.sessions import InvalidSessionId, Session, SessionStore, Slots, check_session_id
+
+__all__ = ["Assistant", "InvalidRequest", "InvalidSessionId", "QuestionError", "answer_events"]
+
+log = logging.getLogger("assistant.service")
+
+STREAM_CHUNK_CHARS = 24
+
+
+FALLBACK_TEXT = {
+    "en": "I couldn't put together a verified answer to that. Please rephrase it, or ask about "
+    "a model, a configuration, NVLink or prices.",
+    "de": "Dazu konnte ich keine belegte Antwort zusammenstellen. Bitte formulieren Sie die Frage "
+    "um, oder fragen Sie nach einem Modell, einer Konfiguration, NVLink oder Preisen.",
+}
 
 
 class Assistant:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
+        if getattr(deps, "guides", None) is None:
+            from assistant.passages import GuideSections
+
+            deps.guides = GuideSections.load(deps.settings.guides_dir)
+        if getattr(deps, "sessions", None) is None:
+            deps.sessions = SessionStore.in_data_dir(deps.settings.data_dir)
+        self.sessions: SessionStore = deps.sessions
+        from assistant.compose import Composer
+        from assistant.nlu import Understander
+
+        nlu = deps.extras.get("nlu") if hasattr(deps, "extras") else None
+        if nlu is None:
+            nlu = Understander(deps.catalog)
+            if hasattr(deps, "extras"):
+                deps.extras["nlu"] = nlu
+        self.nlu: Understander = nlu
+        self.composer = Composer(deps)
+
+    # ------------------------------------------------------------------ public
 
     def ask(
         self, question: str, session_id: str | None = None, language: Language | None = None
     ) -> Answer:
-        raise NotImplementedError("issue 4")
+        """Answer one question (grounding-checked) and store the turn in the session."""
+        question = self._validate(question)
+        if session_id is not None:
+            check_session_id(session_id)
+        if language is not None and language not in ("de", "en"):
+            raise InvalidRequest("language must be 'de' or 'en'")
+        session = self.sessions.get(session_id) if session_id else None
+        sid = session_id or _new_id()
+        understanding, slots = self._understand(question, session, language)
+        answer = self._offline(understanding, sid)
+        if self.deps.llm is not None:
+            answer = self._llm(question, session, understanding.language, answer, sid)
+        self.sessions.save_turn(sid, answer, slots)
+        return answer
 
     def stream(
         self, question: str, session_id: str | None = None, language: Language | None = None
     ) -> Iterator[StreamEvent]:
-        raise NotImplementedError("issue 4")
+        """The checked answer as events: TokenEvent chunks, a CitationEvent per citation, one
+        PricesEvent, then DoneEvent with the whole Answer. A bad request or failure yields one
+        ErrorEvent (bad input raises InvalidRequest before the first event, so HTTP can 422)."""
+        question = self._validate(question)
+        if session_id is not None:
+            check_session_id(session_id)
+        try:
+            answer = self.ask(question, session_id=session_id, language=language)
+        except InvalidRequest:
+            raise
+        except Exception as exc:  # never a traceback on a surface
+            log.exception("answer failed: %s", exc)
+            yield ErrorEvent(message="The assistant failed to answer; please try again.")
+            return
+        yield from answer_events(answer)
+
+    # ------------------------------------------------------------------ steps
+
+    def _validate(self, question: Any) -> str:
+        if not isinstance(question, str):
+            raise QuestionError("the question must be text")
+        q = question.replace("\x00", "").strip()
+        if not q:
+            raise QuestionError("the question is empty")
+        limit = self.deps.settings.max_question_chars
+        if len(q) > limit:
+            raise QuestionError(f"the question is too long ({len(q)} characters; at most {limit})")
+        return q
+
+    def _understand(
+        self, question: str, session: Session | None, language: Language | None
+    ) -> tuple[Any, Slots]:
+        u = self.nlu.understand(question, language=language)
+        if language is None and not u.language_detected and session and session.language:
+            u.language = session.language
+        prev = session.slots if session else None
+        if prev is not None:
+            u = merge_slots(u, prev, self.deps.catalog)
+        slots = Slots(
+            model=u.model,
+            params_b=u.params_b,
+            unknown_model=u.unknown_model,
+            precision=u.precision,
+            workloads=list(u.workloads),
+            cards=list(u.cards),
+            card_families=list(u.card_families),
+            count=u.count,
+            memory_gb=u.memory_gb,
+            configurations=list(u.configurations),
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+            intent=u.intent,
+        )
+        return u, slots
+
+    def _offline(self, u: Any, session_id: str) -> Answer:
+        from assistant.grounding import catalog_prices, check_answer
+
+        composed = self.composer.compose(u)
+        answer = Answer(
+            question=u.question,
+            language=u.language,
+            answer=composed.text,
+            mode="offline",
+            citations=composed.citations,
+            prices=composed.prices,
+            tool_calls=composed.tool_calls,
+            follow_ups=composed.follow_ups,
+            session_id=session_id,
+            message_id=_new_id(),
+        )
+        violations = check_answer(answer, catalog_prices(self.deps.catalog))
+        if violations:
+            # the composer formats only tool figures: a violation here is a bug. Never show it.
+            for v in violations:
+                log.error("offline grounding violation kind=%s text=%r detail=%s question=%r",
+                          v.kind, v.text, v.detail, u.question[:200])  # fmt: skip
+            answer = _safe_fallback(answer, violations)
+        return answer
+
+    def _llm(
+        self,
+        question: str,
+        session: Session | None,
+        language: Language,
+        offline: Answer,
+        session_id: str,
+    ) -> Answer:
+        from assistant.llm_answer import answer_with_llm
+
+        history: list[dict[str, str]] = []
+        for turn in session.turns if session else []:
+            history.append({"role": "user", "content": turn.question})
+            history.append({"role": "assistant", "content": turn.answer})
+        try:
+            answer = answer_with_llm(self.deps, question, history, language, lambda: offline)
+        except Exception as exc:  # the LLM path promises not to raise; belt and braces
+            log.exception("LLM mode failed: %s", exc)
+            return offline
+        return answer.model_copy(
+            update={"session_id": session_id, "message_id": answer.message_id or _new_id()}
+        )
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _safe_fallback(answer: Answer, violations: list[GroundingViolation]) -> Answer:
+    return answer.model_copy(
+        update={
+            "answer": FALLBACK_TEXT[answer.language],
+            "citations": [],
+            "prices": [],
+            "notice": "grounding check failed; answer withheld",
+            "violations": violations,
+        }
+    )
+
+
+def answer_events(answer: Answer) -> Iterator[StreamEvent]:
+    """An answer as stream events (TokenEvent chunks on word boundaries, citations, prices)."""
+    for chunk in _chunks(answer.answer):
+        yield TokenEvent(text=chunk)
+    for c in answer.citations:
+        yield CitationEvent(citation=c)
+    yield PricesEvent(prices=answer.prices)
+    yield DoneEvent(answer=answer)
+
+
+def _chunks(text: str, size: int = STREAM_CHUNK_CHARS) -> Iterator[str]:
+    buf = ""
+    for piece in re.findall(r"\S+\s*|\s+", text):
+        buf += piece
+        if len(buf) >= size:
+            yield buf
+            buf = ""
+    if buf:
+        yield buf
+
+
+def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
+    """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
+    "und in FP8?") or a question without a model keeps the model, precision and workload of
+    earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
+    new_subject = bool(u.model or u.params_b or u.unknown_model)
+    follow = u.follow_up or not new_subject
+    if not follow:
+        return u
+    update: dict[str, Any] = {}
+    if not new_subject:
+        update.update(model=prev.model, params_b=prev.params_b, unknown_model=None)
+        if prev.unknown_model and not prev.model and not prev.params_b:
+            update["unknown_model"] = prev.unknown_model
+    if u.precision is None and prev.precision:
+        update["precision"] = prev.precision
+    if not u.workloads and prev.workloads:
+        update["workloads"] = list(prev.workloads)
+    if u.context_tokens is None and prev.context_tokens:
+        update["context_tokens"] = prev.context_tokens
+    if u.concurrency is None and prev.concurrency:
+        update["concurrency"] = prev.concurrency
+    names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
+    if not names_hardware and u.count is None:
+        update.update(
+            cards=list(prev.cards),
+            card_families=list(prev.card_families),
+            count=prev.count,
+            memory_gb=prev.memory_gb,
+            configurations=list(prev.configurations),
+        )
+    elif names_hardware and u.count is None and prev.count:
+        # "and on an H200?" after "on four cards": keep the count, resolve the new node
+        count = prev.count
+        configs = list(u.configurations)
+        for card in u.cards:
+            cid = f"{count}x-{card}"
+            if cid in catalog.configurations and cid not in configs:
+                configs.append(cid)
+        update.update(count=count, configurations=configs)
+    intents = list(u.intents)
+    if prev.intent and (intents in (["general"], ["fit"]) or not intents) and u.follow_up:
+        if prev.intent not in ("off_topic", "topology_paste", "general"):
+            intents = [prev.intent]
+    update["intents"] = intents
+    merged = u.model_copy(update=update)
+    if merged.intents in (["off_topic"],) and (merged.model or merged.params_b):
+        merged.intents = ["fit"]
+    return merged

@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from assistant.answer import Answer, Language
+from assistant.errors import InvalidRequest
 
 SESSION_ID_RX = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
@@ -48,7 +49,7 @@ CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session_id, seq);
 """
 
 
-class InvalidSessionId(ValueError):
+class InvalidSessionId(InvalidRequest):
     """A session id with characters or a length the store does not accept."""
 
 

@@ -67,9 +67,9 @@ PHRASES: dict[str, tuple[str, str]] = {
     # --- verdicts
     "verdict_fits_one": (
         "**{model} fits on one card** in {precision}: it needs {need} per card, and the "
-        "cheapest card that holds it is {label}.",
-        "**{model} passt auf eine Karte** in {precision}: Es braucht {need} pro Karte; die "
-        "günstigste Karte, die es fasst, ist {label}.",
+        "cheapest node where it fits on a single card is {label}:",
+        "**{model} passt auf eine Karte** in {precision}: Es braucht {need} pro Karte; der "
+        "günstigste Knoten, auf dem es auf eine einzelne Karte passt, ist {label}:",
     ),
     "verdict_must_split": (
         "**{model} does not fit on one card in {precision}** — it must be split across cards.",
@@ -311,6 +311,113 @@ PHRASES: dict[str, tuple[str, str]] = {
         "und Preise.",
     ),
     "read_more": ("More in the guide: {links}", "Mehr im Guide: {links}"),
+    # --- added: fit details
+    "fit_yes_one": (
+        "**Yes — {model} in {precision} fits on one card here.**",
+        "**Ja — {model} passt in {precision} hier auf eine Karte.**",
+    ),
+    "fit_no": (
+        "**No — {model} in {precision} does not fit here.**",
+        "**Nein — {model} passt in {precision} hier nicht.**",
+    ),
+    "fit_mixed": (
+        "**{model} in {precision} does not fit on a single card here; it has to be "
+        "split across cards where it fits at all:**",
+        "**{model} passt in {precision} hier nicht auf eine einzelne Karte; wo es "
+        "überhaupt passt, muss es aufgeteilt werden:**",
+    ),
+    "image_need": (
+        "Published need: {need} of VRAM in {precision}, without offloading.",
+        "Veröffentlichter Bedarf: {need} VRAM in {precision}, ohne Offloading.",
+    ),
+    "image_fits": (
+        "{model} needs {need} in {precision}; one {label} holds it:",
+        "{model} braucht {need} in {precision}; eine Karte in {label} fasst es:",
+    ),
+    "kv_line": ("KV cache: {kv}.", "KV-Cache: {kv}."),
+    "kv_unknown": (
+        "KV cache not counted: only the parameter count is known.",
+        "KV-Cache nicht eingerechnet: Nur die Parameterzahl ist bekannt.",
+    ),
+    "if_split": (
+        "If one model has to be split across cards:",
+        "Wenn ein Modell auf mehrere Karten aufgeteilt werden muss:",
+    ),
+    "cheapest_card": (
+        "The cheapest card that holds it ({need} per card): {label},",
+        "Die günstigste Karte, die es fasst ({need} pro Karte): {label},",
+    ),
+    "tps": ("~{tps} tokens/s", "~{tps} Token/s"),
+    "alt_one_card": (
+        "Alternative without any interconnect: it fits on a single card of {label} ({need} "
+        "needed), then rule 1 applies — rent one card:",
+        "Alternative ganz ohne Interconnect: Auf eine einzelne Karte von {label} passt es "
+        "({need} nötig), dann gilt Regel 1 — eine Karte mieten:",
+    ),
+    "node_facts": (
+        "{count} cards, {mem} in total, linked by {link} ({bw} GB/s).",
+        "{count} Karten, zusammen {mem}, verbunden über {link} ({bw} GB/s).",
+    ),
+    "price_diff": (
+        "{more} costs {diff} more per month than {less}.",
+        "{more} kostet {diff} mehr im Monat als {less}.",
+    ),
+    "price_source_guide_one": (
+        "The site publishes this price in its guide.",
+        "Diesen Preis veröffentlicht die Seite in ihrem Guide.",
+    ),
+    "price_source_guide": (
+        "These two prices are the ones the site publishes in its guide.",
+        "Diese beiden Preise veröffentlicht die Seite in ihrem Guide.",
+    ),
+    "placeholder_note": (
+        "Prices marked as placeholders are demo values in this catalog, not published prices; "
+        "check the configuration page.",
+        "Als Platzhalter markierte Preise sind Demo-Werte dieses Katalogs, keine "
+        "veröffentlichten Preise; maßgeblich ist die Seite der Konfiguration.",
+    ),
+    "allreduce_example": (
+        "You didn't name a model, so here is the guide's own example, a 70B model:",
+        "Sie haben kein Modell genannt, daher das Beispiel des Guides, ein 70B-Modell:",
+    ),
+    "topo_sxm_expect": (
+        "On an NVLink (SXM) node every pair must show NVLink ({labels}); "
+        "anything else is a defect to report on day one.",
+        "Auf einem NVLink-Knoten (SXM) muss jedes Paar NVLink zeigen ({labels}); "
+        "alles andere ist ein Defekt, den Sie am ersten Tag melden sollten.",
+    ),
+    "topo_counts": (
+        "{cards} cards, {pairs} pairs: {nv} over NVLink, {pcie} over PCIe.",
+        "{cards} Karten, {pairs} Paare: {nv} über NVLink, {pcie} über PCIe.",
+    ),
+    "topo_sys_note": (
+        "`SYS` pairs talk across the CPU sockets: the worst case for tensor parallelism, "
+        "harmless for one model per card.",
+        "`SYS`-Paare sprechen über die CPU-Sockel hinweg: der schlechteste Fall für "
+        "Tensor-Parallelismus, harmlos für ein Modell pro Karte.",
+    ),
+    "topo_ask_node": (
+        "Tell me which configuration you rented (e.g. “8x H100 SXM5”) and I'll "
+        "check it against what that node should show.",
+        "Nennen Sie mir die gemietete Konfiguration (z. B. „8x H100 SXM5“), dann "
+        "prüfe ich es gegen das, was dieser Knoten zeigen muss.",
+    ),
+    "topo_report": (
+        "This is a defect: please report it to support with this output.",
+        "Das ist ein Defekt: Bitte melden Sie ihn mit dieser Ausgabe dem Support.",
+    ),
+    "pair_nv_fewer": (
+        "fewer NVLinks than expected ({want}): a link is down",
+        "weniger NVLinks als erwartet ({want}): ein Link ist ausgefallen",
+    ),
+    "pair_pcie_on_sxm": (
+        "goes over PCIe instead of NVLink: a defect on an SXM node",
+        "läuft über PCIe statt NVLink: auf einem SXM-Knoten ein Defekt",
+    ),
+    "pair_sys": (
+        "across the CPU sockets: worst case for tensor parallelism",
+        "über die CPU-Sockel: schlechtester Fall für Tensor-Parallelismus",
+    ),
 }
 
 FOLLOW_UPS: dict[str, tuple[str, str]] = {
@@ -332,6 +439,8 @@ FOLLOW_UPS: dict[str, tuple[str, str]] = {
     "size_params": ("A {params}B model in BF16 on 8x H200?",
                     "Ein {params}B-Modell in BF16 auf 8x H200?"),
     "traffic": ("And for real traffic?", "Und für echten Traffic?"),
+    "image_card": ("Which card do I need for FLUX.1 [dev]?",
+                   "Welche Karte brauche ich für FLUX.1 [dev]?"),
     "low": ("And with only a few users?", "Und mit nur wenigen Nutzern?"),
 }  # fmt: skip
 
@@ -377,6 +486,11 @@ def smart(lang: Language, value: float) -> str:
     if a >= 1:
         return num(lang, value, 1)
     return num(lang, value, 2)
+
+
+def tokens(lang: Language, value: float) -> str:
+    """Tokens/s as the guide writes them: whole numbers from 10 up (~18), else one decimal."""
+    return num(lang, value, 0) if abs(value) >= 10 else num(lang, value, 1)
 
 
 def gb(lang: Language, value: float) -> str:

@@ -1,0 +1,1136 @@
+"""The offline composer: from the understood question, tool results and guide passages to an answer.
+
+Order of an answer: the verdict first (bold), then the key numbers with their assumptions, the
+guide's purchase rule as the recommendation, prices with links, citations [n]. Every figure in the
+text is formatted from a tool result recorded in `tool_calls` (or sits in a quoted passage), so
+the grounding check can trace it. Missing information gets a clarifying question plus the general
+rule, never a guess.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from assistant.answer import Citation, Language, PriceQuote, ToolCall
+from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.registry import ToolError, call_tool
+from assistant.texts import (
+    follow_up,
+    gb,
+    monthly,
+    num,
+    precision_label,
+    smart,
+    t,
+    tokens,
+    usd,
+)
+
+log = logging.getLogger("assistant.compose")
+
+NVLINK_GUIDE = "nvlink-vs-pcie"
+# the subsection each "link does not matter" case and the warning come from (both languages)
+CASE_ANCHORS = {
+    "case.one-model-per-card": "one-model-per-card",
+    "case.pipeline-parallelism": "pipeline-parallelism",
+    "case.diffusion-rendering": "diffusion-and-rendering",
+    "mistake.unneeded-tensor-parallelism": "most-expensive-mistake",
+}
+# the same card class with and without NVLink (the guide's own comparison: A100 PCIe vs SXM4)
+PCIE_TWIN = {"a100-sxm4": "a100-pcie", "h100-sxm5": "h100-pcie"}
+SXM_TWIN = {v: k for k, v in PCIE_TWIN.items()}
+
+
+@dataclass
+class Composed:
+    text: str
+    citations: list[Citation]
+    prices: list[PriceQuote]
+    tool_calls: list[ToolCall]
+    follow_ups: list[str]
+
+
+@dataclass
+class Draft:
+    """An answer being written: paragraphs, and what they cite, quote and call."""
+
+    deps: Any
+    lang: Language
+    paras: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    follow_ups: list[str] = field(default_factory=list)
+    _passages: list[Any] = field(default_factory=list)
+    _passage_keys: dict[tuple[str, str], int] = field(default_factory=dict)
+    _prices: dict[str, PriceQuote] = field(default_factory=dict)
+
+    # ---- tools
+    def call(self, name: str, **arguments: Any) -> dict[str, Any] | None:
+        args = {k: v for k, v in arguments.items() if v is not None}
+        try:
+            record = call_tool(self.deps, name, args)
+        except ToolError as exc:
+            log.info("tool %s failed: %s", name, exc)
+            return None
+        self.calls.append(record)
+        result: dict[str, Any] = record.result
+        return result
+
+    # ---- citations: a placeholder now, numbered by first appearance at the end
+    def cite_passage(self, passage: Any) -> str:
+        if passage is None:
+            return ""
+        key = (str(getattr(passage, "id", "")), str(getattr(passage, "text", ""))[:80])
+        if key not in self._passage_keys:
+            self._passage_keys[key] = len(self._passages)
+            self._passages.append(passage)
+        return f" \x00{self._passage_keys[key]}\x00"
+
+    def cite(self, anchor: str, contains: str | None = None, guide: str = NVLINK_GUIDE) -> str:
+        sections = self.deps.guides
+        if sections is None:
+            return ""
+        return self.cite_passage(sections.section(guide, anchor, self.lang, contains))
+
+    # ---- prices
+    def price(self, cid: str) -> str:
+        c = self.deps.catalog.configurations[cid]
+        url = c.url if self.lang == "de" else c.url_en
+        self._prices[cid] = PriceQuote(
+            configuration=c.id,
+            label=c.label,
+            usd_per_month=c.usd_per_month,
+            url=url,
+            placeholder=c.placeholder,
+        )
+        text = monthly(self.lang, c.usd_per_month)
+        if c.placeholder:
+            text += t(self.lang, "placeholder")
+        return text
+
+    def link(self, cid: str) -> str:
+        c = self.deps.catalog.configurations[cid]
+        url = c.url if self.lang == "de" else c.url_en
+        return f"[{c.label}]({url})"
+
+    def label(self, cid: str) -> str:
+        return str(self.deps.catalog.configurations[cid].label)
+
+    def add(self, *parts: str) -> None:
+        text = " ".join(p for p in parts if p)
+        if text:
+            self.paras.append(text)
+
+    def bullets(self, lines: list[str]) -> None:
+        if lines:
+            self.paras.append("\n".join(f"- {line}" for line in lines))
+
+    def suggest(self, text: str) -> None:
+        if text and text not in self.follow_ups and len(self.follow_ups) < 3:
+            self.follow_ups.append(text)
+
+    # ---- finish
+    def finish(self) -> Composed:
+        text = "\n\n".join(self.paras)
+        order: list[int] = []
+        for m in re.finditer(r"\x00(\d+)\x00", text):
+            idx = int(m.group(1))
+            if idx not in order:
+                order.append(idx)
+        number = {idx: n for n, idx in enumerate(order, 1)}
+        text = re.sub(r"\x00(\d+)\x00", lambda m: f"[{number[int(m.group(1))]}]", text)
+        text = re.sub(r"(\[\d+\])(?: \1)+", r"\1", text)  # "[1] [1]" -> "[1]"
+        citations = []
+        for idx in order:
+            p = self._passages[idx]
+            citations.append(
+                Citation(
+                    n=number[idx],
+                    guide=str(p.guide),
+                    title=str(p.title),
+                    section=str(p.section),
+                    url=str(p.url),
+                    quote=str(p.text),
+                )
+            )
+        return Composed(
+            text=text,
+            citations=citations,
+            prices=list(self._prices.values()),
+            tool_calls=self.calls,
+            follow_ups=self.follow_ups,
+        )
+
+
+# --------------------------------------------------------------------------- composer
+
+
+class Composer:
+    def __init__(self, deps: Any) -> None:
+        self.deps = deps
+
+    def compose(self, u: Understanding) -> Composed:
+        d = Draft(self.deps, u.language)
+        if u.injection:
+            d.add(f"_{t(d.lang, 'injection')}_")
+        intent = u.intent
+        if intent == "topology_paste":
+            self._topology_paste(d, u)
+        elif intent == "off_topic":
+            self._off_topic(d, u)
+        elif u.unknown_model and not u.model:
+            self._unknown_model(d, u)
+        elif intent == "cheapest":
+            self._cheapest(d, u)
+        elif intent == "price":
+            self._price(d, u)
+        elif intent == "allreduce":
+            self._allreduce(d, u)
+        elif intent == "topology_howto":
+            self._topology_howto(d, u)
+        elif intent == "nvlink" or (intent == "general" and u.workloads and not u.has_subject):
+            self._nvlink(d, u)
+        elif intent == "speed":
+            self._speed(d, u)
+        elif intent == "fit" and u.has_subject:
+            self._fit_answer(d, u)
+        elif intent == "fit":
+            self._ask_model(d, u)
+        else:
+            self._general(d, u)
+        return d.finish()
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _model_arg(u: Understanding) -> str | None:
+        if u.model:
+            return u.model
+        if u.params_b:
+            return f"{u.params_b:g}B"
+        return None
+
+    def _call_fit(self, d: Draft, u: Understanding, **extra: Any) -> dict[str, Any] | None:
+        return d.call(
+            "fit_check",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+            **extra,
+        )
+
+    def _rule_text(self, d: Draft, rule: dict[str, Any]) -> str:
+        text = rule["text_de"] if d.lang == "de" else rule["text_en"]
+        marker = (
+            d.cite(rule["anchor"], contains=rf"^\s*{rule['number']}\.")
+            if rule.get("number")
+            else d.cite(CASE_ANCHORS.get(rule["key"], rule["anchor"]))
+        )
+        return t(d.lang, "rule", rule=text) + marker
+
+    def _advice(self, d: Draft, **args: Any) -> dict[str, Any] | None:
+        return d.call("purchase_advice", **args)
+
+    def _add_advice(self, d: Draft, advice: dict[str, Any] | None, with_also: bool = True) -> None:
+        if not advice:
+            return
+        if advice.get("rule"):
+            d.add(self._rule_text(d, advice["rule"]))
+        if with_also:
+            for item in advice.get("also", []):
+                text = item["text_de"] if d.lang == "de" else item["text_en"]
+                d.add(text + d.cite(CASE_ANCHORS.get(item["key"], item["anchor"])))
+
+    def _assumptions(self, d: Draft, fit: dict[str, Any]) -> str:
+        consts = fit.get("constants", {})
+        util = consts.get("gpu_memory_utilization")
+        overhead = consts.get("overhead_gb_per_card")
+        if util is None or overhead is None:
+            return ""
+        return t(
+            d.lang,
+            "assumptions",
+            context=num(d.lang, fit["context_tokens"]),
+            conc=fit["concurrency"],
+            util=f"{num(d.lang, util * 100)} %",
+            overhead=gb(d.lang, overhead),
+        )
+
+    def _model_name(self, fit: dict[str, Any]) -> str:
+        return str(fit["model"]["name"]).replace(" (generic dense, parameter count only)", "")
+
+    def _is_image(self, fit: dict[str, Any]) -> bool:
+        return bool(fit["model"]["kind"] != "llm")
+
+    def _targets(self, u: Understanding, fit: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows the user asked about: named configurations, cards, a card memory, a count."""
+        rows = fit["rows"]
+        by_id = {r["configuration"]: r for r in rows}
+        wanted: list[str] = [c for c in u.configurations if c in by_id]
+        cards = list(u.cards)
+        for fam in u.card_families:
+            cards.extend(CARD_FAMILIES[fam])
+        if not wanted and cards:
+            for card in cards:
+                cands = [r for r in rows if r["gpu"] == card and not r["configuration"].endswith(
+                    "-gen4") or (r["gpu"] == card and u.gen4)]  # fmt: skip
+                if u.count is not None:
+                    cands = [r for r in cands if r["count"] == u.count] or cands
+                if cands:
+                    wanted.append(min(cands, key=lambda r: r["count"])["configuration"])
+        if not wanted and u.memory_gb is not None:
+            n = u.count or 1
+            wanted = [
+                r["configuration"]
+                for r in rows
+                if r["memory_gb_per_card"] == u.memory_gb and r["count"] == n
+                and not r["configuration"].endswith("-gen4")
+            ]  # fmt: skip
+        return [by_id[c] for c in wanted][:4]
+
+    def _row_line(self, d: Draft, r: dict[str, Any], with_price: bool = True) -> str:
+        need = gb(d.lang, r["required_gb_per_card"])
+        usable = gb(d.lang, r["usable_gb_per_card"])
+        label = d.link(r["configuration"])
+        if r["verdict"] == "fits_one_card":
+            line = t(d.lang, "cfg_fits_one", label=label, need=need, usable=usable)
+        elif r["verdict"] == "split":
+            line = t(
+                d.lang, "cfg_split", label=label, n=r["cards_needed"], need=need, usable=usable
+            )
+        else:
+            line = t(d.lang, "cfg_no_fit", label=label, need=need, usable=usable)
+        if with_price:
+            line += " " + d.price(r["configuration"])
+        return line
+
+    @staticmethod
+    def _cheapest_row(
+        rows: list[dict[str, Any]], verdicts: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        cands = [r for r in rows if r["verdict"] in verdicts]
+        if not cands:
+            return None
+        return min(cands, key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
+
+    def _verdict_word(self, d: Draft, r: dict[str, Any]) -> str:
+        if r["verdict"] == "fits_one_card":
+            return t(d.lang, "v_fits_one")
+        if r["verdict"] == "split":
+            return t(d.lang, "v_split", n=r["cards_needed"])
+        return t(d.lang, "v_no_fit")
+
+    def _cite_topic_guides(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> str:
+        """A passage of the quantisation, MoE or image guide about this model or format."""
+        sections = self.deps.guides
+        if sections is None:
+            return ""
+        model = fit["model"]
+        if model["kind"] != "llm":
+            name = re.escape(str(model["name"]).split(" [")[0].split(" (")[0])
+            p = sections.find("gpu-for-flux-sdxl", d.lang, name)
+            return d.cite_passage(p)
+        if model.get("active_params_b"):
+            name = re.escape(str(model["name"]).split(" ")[0])
+            return d.cite_passage(sections.find("mixture-of-experts", d.lang, name))
+        if u.precision in ("awq", "gptq", "fp8") or (u.precision or "").startswith("gguf"):
+            word = {"awq": "AWQ", "gptq": "GPTQ", "fp8": "FP8"}.get(u.precision or "", "GGUF")
+            return d.cite_passage(sections.find("awq-vs-gptq-vs-fp8", d.lang, word))
+        return ""
+
+    # ------------------------------------------------------------------ flows
+
+    def _off_topic(self, d: Draft, u: Understanding) -> None:
+        d.add(t(d.lang, "off_topic"))
+        d.suggest(follow_up(d.lang, "fit_example"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "price_example"))
+
+    def _unknown_model(self, d: Draft, u: Understanding) -> None:
+        name = u.unknown_model or ""
+        d.add(t(d.lang, "unknown_model", name=name))
+        if u.unknown_model_closest:
+            d.add(t(d.lang, "unknown_model_closest", names=", ".join(u.unknown_model_closest)))
+        if u.params_b:
+            p = f"{u.params_b:g}"
+            example = follow_up(d.lang, "size_params", params=p)
+            d.add(t(d.lang, "unknown_model_offer_params", params=p, example=example))
+            d.suggest(example)
+        else:
+            example = follow_up(d.lang, "size_params", params="70")
+            d.add(t(d.lang, "unknown_model_offer", example=example))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _ask_model(self, d: Draft, u: Understanding) -> None:
+        d.add(f"**{t(d.lang, 'ask_model')}**")
+        d.add(t(d.lang, "general_rule_title"))
+        advice = self._advice(d, fits_one_card=True)
+        self._add_advice(d, advice, with_also=False)
+        d.suggest(follow_up(d.lang, "fit_example"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    # ---- fit
+    def _fit_answer(self, d: Draft, u: Understanding) -> None:
+        fit = self._call_fit(d, u)
+        if fit is None:
+            self._general(d, u)
+            return
+        model = self._model_name(fit)
+        prec = precision_label(fit["precision"])
+        rows = fit["rows"]
+        targets = self._targets(u, fit)
+        topic = self._cite_topic_guides(d, u, fit)
+        one = self._cheapest_row(rows, ("fits_one_card",))
+        split = self._cheapest_row(rows, ("split",))
+        if targets:
+            verdicts = {r["verdict"] for r in targets}
+            lead = (
+                "fit_yes_one" if verdicts == {"fits_one_card"}
+                else "fit_no" if verdicts == {"does_not_fit"}
+                else "fit_mixed"
+            )  # fmt: skip
+            d.add(t(d.lang, lead, model=model, precision=prec) + topic)
+            d.bullets([self._row_line(d, r) for r in targets])
+        elif one is not None:
+            d.add(
+                t(d.lang, "verdict_fits_one", model=model, precision=prec,
+                  need=gb(d.lang, one["required_gb_per_card"]), label=d.link(one["configuration"]))
+                + " " + d.price(one["configuration"]) + topic
+            )  # fmt: skip
+        elif split is not None:
+            d.add(t(d.lang, "verdict_must_split", model=model, precision=prec) + topic)
+            lines = [self._row_line(d, split)]
+            nv = self._cheapest_nvlink(rows)
+            if nv is not None and nv["configuration"] != split["configuration"]:
+                lines.append(self._row_line(d, nv))
+            d.bullets(lines)
+        else:
+            d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
+        if "independent" in u.workloads and u.count and u.count > 1:
+            reps = [r for r in rows if r["verdict"] == "fits_one_card" and r["replicas"] >= u.count]
+            best = self._cheapest_row(reps, ("fits_one_card",))
+            if best is not None:
+                d.add(
+                    t(d.lang, "replicas", n=u.count, label=d.link(best["configuration"]),
+                      r=best["replicas"]) + " " + d.price(best["configuration"])
+                )  # fmt: skip
+        self._numbers(d, fit)
+        # recommendation: the guide's rule for this case
+        if not self._is_image(fit):
+            target_split = [r for r in targets if r["verdict"] == "split"]
+            fits_one = one is not None and not target_split
+            advice = self._advice(
+                d,
+                fits_one_card=fits_one,
+                cards_needed=None if fits_one else self._cards_needed(rows, targets),
+                workload="training" if self._training(u) else "llm_serving",
+                traffic="high" if "traffic" in u.workloads else "low",
+                independent_jobs="independent" in u.workloads,
+                parallelism=self._parallelism(u),
+                planned_tensor_parallel=u.count if "tensor_parallel" in u.workloads else None,
+            )
+            if (
+                advice
+                and advice.get("rule", {}).get("number") in (3, 4)
+                and not (
+                    {"traffic", "low_concurrency", "training", "fine_tuning"} & set(u.workloads)
+                )
+            ):
+                d.add(t(d.lang, "ask_workload"))
+            self._add_advice(d, advice)
+        else:
+            advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
+            self._add_advice(d, advice)
+        self._fit_follow_ups(d, u, fit, one or split)
+
+    def _numbers(self, d: Draft, fit: dict[str, Any]) -> None:
+        prec = precision_label(fit["precision"])
+        if self._is_image(fit):
+            d.add(t(d.lang, "image_need", need=gb(d.lang, fit["weights_gb"]), precision=prec))
+            return
+        parts = [t(d.lang, "weights_only", weights=gb(d.lang, fit["weights_gb"]), precision=prec)]
+        if fit.get("kv_bytes_per_token"):
+            parts.append(t(d.lang, "kv_line", kv=gb(d.lang, fit["kv_gb"])))
+        else:
+            parts.append(t(d.lang, "kv_unknown"))
+        parts.append(self._assumptions(d, fit))
+        d.add(*parts)
+
+    @staticmethod
+    def _cards_needed(rows: list[dict[str, Any]], targets: list[dict[str, Any]]) -> int:
+        pool = [r["cards_needed"] for r in (targets or rows) if r["cards_needed"]]
+        return min(pool) if pool else 9
+
+    @staticmethod
+    def _training(u: Understanding) -> bool:
+        return bool({"training", "fine_tuning"} & set(u.workloads))
+
+    @staticmethod
+    def _parallelism(u: Understanding) -> str:
+        if "pipeline_parallel" in u.workloads:
+            return "pipeline"
+        if "tensor_parallel" in u.workloads:
+            return "tensor"
+        if "independent" in u.workloads:
+            return "replicas"
+        return "auto"
+
+    def _cheapest_nvlink(self, rows: list[dict[str, Any]], count: int | None = None) -> Any:
+        links = self.deps.catalog.links
+        cands = [
+            r
+            for r in rows
+            if r["verdict"] != "does_not_fit"
+            and links[r["interconnect"]].kind == "nvlink"
+            and (count is None or r["count"] == count)
+        ]
+        return self._cheapest_row(cands, ("fits_one_card", "split"))
+
+    def _fit_follow_ups(
+        self, d: Draft, u: Understanding, fit: dict[str, Any], row: dict[str, Any] | None
+    ) -> None:
+        model = self._model_name(fit)
+        if self._is_image(fit):
+            d.suggest(follow_up(d.lang, "nvlink", model=model))
+            return
+        if row is not None:
+            d.suggest(follow_up(d.lang, "speed", label=d.label(row["configuration"])))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    # ---- NVLink
+    def _nvlink(self, d: Draft, u: Understanding) -> None:
+        w = set(u.workloads)
+        model_arg = self._model_arg(u)
+        if "multi_node" in w and (u.count or 0) > 8:
+            d.add(t(d.lang, "nvlink_multi_node"))
+            self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=u.count))
+            return
+        if {"diffusion", "rendering"} & w and not (model_arg and self._is_llm(model_arg)):
+            d.add(t(d.lang, "nvlink_diffusion") + d.cite("diffusion-and-rendering"))
+            if model_arg:
+                fit = self._call_fit(d, u)
+                if fit:
+                    one = self._cheapest_row(fit["rows"], ("fits_one_card",))
+                    if one:
+                        d.add(
+                            t(d.lang, "image_fits", model=self._model_name(fit),
+                              need=gb(d.lang, fit["weights_gb"]),
+                              precision=precision_label(fit["precision"]),
+                              label=d.link(one["configuration"]))
+                            + " " + d.price(one["configuration"])
+                            + self._cite_topic_guides(d, u, fit)
+                        )  # fmt: skip
+            advice = self._advice(
+                d, fits_one_card=True,
+                workload="rendering" if "rendering" in w else "image_video",
+            )  # fmt: skip
+            self._add_advice(d, advice, with_also=False)
+            d.suggest(follow_up(d.lang, "image_card"))
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            return
+        if not model_arg:
+            self._nvlink_without_model(d, u)
+            return
+        fit = self._call_fit(d, u)
+        if fit is None:
+            self._nvlink_without_model(d, u)
+            return
+        if self._is_image(fit):
+            u2 = u.model_copy(update={"workloads": [*u.workloads, "diffusion"]})
+            d.calls.clear()
+            self._nvlink(d, u2)
+            return
+        self._nvlink_for_model(d, u, fit)
+
+    def _is_llm(self, model_arg: str) -> bool:
+        try:
+            return bool(self.deps.catalog.find_model(model_arg).kind == "llm")
+        except Exception:
+            return True
+
+    def _nvlink_without_model(self, d: Draft, u: Understanding) -> None:
+        w = set(u.workloads)
+        if "independent" in w:
+            d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
+            self._add_advice(d, self._advice(d, fits_one_card=False, independent_jobs=True),
+                             with_also=False)  # fmt: skip
+            return
+        if "pipeline_parallel" in w:
+            d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
+            self._add_advice(d, self._advice(d, fits_one_card=False, parallelism="pipeline"),
+                             with_also=False)  # fmt: skip
+            return
+        d.add(t(d.lang, "nvlink_general") + d.cite("short-answer"))
+        if self._training(u) or "traffic" in w:
+            adv = self._advice(
+                d, fits_one_card=False, cards_needed=2,
+                workload="training" if self._training(u) else "llm_serving", traffic="high",
+            )  # fmt: skip
+            d.add(t(d.lang, "if_split"))
+            self._add_advice(d, adv, with_also=False)
+        else:
+            lines = []
+            for n, args in (
+                (1, {"fits_one_card": True}),
+                (3, {"fits_one_card": False, "cards_needed": 2}),
+                (4, {"fits_one_card": False, "cards_needed": 2, "traffic": "high"}),
+            ):
+                adv = self._advice(d, **args)
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.add(t(d.lang, "general_rule_title"))
+            d.bullets(lines)
+        d.add(f"**{t(d.lang, 'ask_model')}**")
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "topology"))
+
+    def _pair(self, u: Understanding, fit: dict[str, Any]) -> tuple[Any, Any]:
+        """The SXM node and its PCIe counterpart to compare (the guide's same-job-both-ways)."""
+        rows = fit["rows"]
+        by_id = {r["configuration"]: r for r in rows}
+        links = self.deps.catalog.links
+        named = [by_id[c] for c in u.configurations if c in by_id]
+        count = u.count
+
+        def kind(r: dict[str, Any]) -> str:
+            return str(links[r["interconnect"]].kind)
+
+        sxm = next((r for r in named if kind(r) == "nvlink"), None)
+        pcie = next((r for r in named if kind(r) == "pcie"), None)
+        if sxm is None:
+            if pcie is not None and pcie["gpu"] in SXM_TWIN:
+                sxm = by_id.get(f"{pcie['count']}x-{SXM_TWIN[pcie['gpu']]}")
+            else:
+                sxm = self._cheapest_split(rows, "nvlink", count, u)
+        if pcie is None and sxm is not None:
+            twin = PCIE_TWIN.get(sxm["gpu"])
+            cand = by_id.get(f"{sxm['count']}x-{twin}") if twin else None
+            if cand is not None and cand["verdict"] != "does_not_fit":
+                pcie = cand
+            else:
+                pcie = self._cheapest_split(rows, "pcie", sxm["count"], u)
+        if pcie is None:
+            pcie = self._cheapest_split(rows, "pcie", count, u)
+        return sxm, pcie
+
+    def _cheapest_split(
+        self, rows: list[dict[str, Any]], kind: str, count: int | None, u: Understanding
+    ) -> Any:
+        links = self.deps.catalog.links
+        cards = set(u.cards) | {c for f in u.card_families for c in CARD_FAMILIES[f]}
+        cands = [
+            r
+            for r in rows
+            if r["verdict"] == "split"
+            and links[r["interconnect"]].kind == kind
+            and (count is None or r["count"] == count)
+            and (not cards or r["gpu"] in cards)
+        ]
+        return self._cheapest_row(cands, ("split",))
+
+    def _nvlink_for_model(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        w = set(u.workloads)
+        rows = fit["rows"]
+        model = self._model_name(fit)
+        prec = precision_label(fit["precision"])
+        targets = self._targets(u, fit)
+        one = self._cheapest_row(rows, ("fits_one_card",))
+        # the user's own setup decides: "on four cards" / "on 4x A100" where it must be split
+        setup_split = [r for r in targets if r["verdict"] == "split"]
+        if not targets and u.count and u.count > 1:
+            setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
+        must_split = bool(setup_split) or one is None
+        if not must_split:
+            # fits on one card: no NVLink (rule 1); warn against sharding it
+            assert one is not None
+            d.add(
+                t(d.lang, "nvlink_not_needed_fits", model=model, precision=prec)
+                + " " + t(d.lang, "cheapest_card", label=d.link(one["configuration"]),
+                          need=gb(d.lang, one["required_gb_per_card"]))
+                + " " + d.price(one["configuration"])
+            )  # fmt: skip
+            advice = self._advice(
+                d, fits_one_card=True, independent_jobs="independent" in w,
+                planned_tensor_parallel=u.count if (u.count or 0) > 1 else None,
+                parallelism=self._parallelism(u),
+            )  # fmt: skip
+            self._numbers(d, fit)
+            self._add_advice(d, advice)
+            d.suggest(follow_up(d.lang, "speed", label=d.label(one["configuration"])))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        if not any(r["verdict"] != "does_not_fit" for r in rows):
+            d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec))
+            self._numbers(d, fit)
+            self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=9))
+            return
+        sxm, pcie = self._pair(u, fit)
+        ref = sxm or pcie
+        n = ref["cards_needed"] if ref else self._cards_needed(rows, setup_split)
+        split_txt = (
+            t(d.lang, "split_across", n=n, label=d.link(ref["configuration"])) if ref else ""
+        )
+        traffic = "traffic" in w
+        training = self._training(u)
+        if "independent" in w:
+            d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
+        elif "pipeline_parallel" in w:
+            d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
+        elif training:
+            d.add(t(d.lang, "nvlink_yes_training"))
+        elif traffic:
+            d.add(t(d.lang, "nvlink_yes_traffic", model=model, precision=prec, split=split_txt))
+        elif "low_concurrency" in w:
+            d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
+        else:
+            d.add(
+                t(d.lang, "nvlink_split_unknown_workload", model=model, precision=prec,
+                  split=split_txt)
+            )  # fmt: skip
+        self._numbers(d, fit)
+        # why: the all-reduce of tensor parallelism
+        if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
+            tp = d.call("tensor_parallel_cost", model=self._model_arg(u),
+                        configuration=ref["configuration"], cards=max(n, 2))  # fmt: skip
+            if tp:
+                d.add(
+                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                    + d.cite("tensor-parallelism")
+                )
+        # the same job on both nodes: speed floor and prices
+        pair = [r for r in (sxm, pcie) if r is not None]
+        if pair:
+            lines = []
+            for r in pair:
+                tput = d.call("throughput_estimate", model=self._model_arg(u),
+                              configuration=r["configuration"], precision=u.precision)  # fmt: skip
+                node = d.call("interconnect_facts", configurations=[r["configuration"]])
+                link = ""
+                if node:
+                    info = node["nodes"][0]["link"]
+                    link = f"{info['name']} · {num(d.lang, info['bandwidth_gb_s'])} GB/s"
+                speed = (
+                    t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + ", "
+                    if tput
+                    else ""
+                )
+                lines.append(
+                    t(d.lang, "compare_row", label=d.link(r["configuration"]), link=link,
+                      speed=speed, price=d.price(r["configuration"]))
+                )  # fmt: skip
+            d.add(t(d.lang, "compare_title") + d.cite("same-job-both-ways", contains=r"\$"))
+            d.bullets(lines)
+            d.add(t(d.lang, "speed_floor") + d.cite("same-job-both-ways", contains=r"konservativ|"
+                                                    r"conservative|Untergrenze|floor"))  # fmt: skip
+            if len(pair) == 2:
+                pq = d.call("price_quote", configurations=[r["configuration"] for r in pair])
+                if (
+                    pq
+                    and pq.get("difference_usd_per_month")
+                    and sxm is not None
+                    and Decimal(str(sxm["usd_per_month"])) > Decimal(str(pcie["usd_per_month"]))
+                ):
+                    d.add(t(d.lang, "nvlink_premium", diff=usd(pq["difference_usd_per_month"])))
+        # the rule
+        if "independent" in w:
+            advice = self._advice(d, fits_one_card=False, independent_jobs=True)
+        elif traffic or training or "low_concurrency" in w or "pipeline_parallel" in w:
+            advice = self._advice(
+                d, fits_one_card=False, cards_needed=n,
+                workload="training" if training else "llm_serving",
+                traffic="high" if traffic else "low", parallelism=self._parallelism(u),
+            )  # fmt: skip
+        else:
+            advice = None
+            d.add(t(d.lang, "ask_workload"))
+            lines = []
+            for args in ({"traffic": "low"}, {"traffic": "high"}):
+                adv = self._advice(d, fits_one_card=False, cards_needed=n, **args)
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.bullets(lines)
+            d.suggest(follow_up(d.lang, "traffic"))
+            d.suggest(follow_up(d.lang, "low"))
+        self._add_advice(d, advice, with_also=False)
+        if one is not None and one["count"] == 1:
+            d.add(
+                t(d.lang, "alt_one_card", label=d.link(one["configuration"]),
+                  need=gb(d.lang, one["required_gb_per_card"]))
+                + " " + d.price(one["configuration"]) + d.cite("what-to-buy", contains=r"^\s*1\.")
+            )  # fmt: skip
+        d.suggest(follow_up(d.lang, "topology"))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+
+    # ---- price
+    def _price(self, d: Draft, u: Understanding) -> None:
+        cat = self.deps.catalog
+        ids = [c for c in u.configurations if c in cat.configurations]
+        intro = "price_intro_many"
+        if not ids and u.card_families:
+            for fam in u.card_families:
+                for card in CARD_FAMILIES[fam]:
+                    ids += [c.id for c in cat.configurations.values() if c.gpu == card
+                            and (u.count is None or c.count == u.count)]  # fmt: skip
+            if u.count is not None and u.card_families:
+                fam_label = f"{u.count}x {u.card_families[0].upper()}"
+                d.add(t(d.lang, "price_family", family=fam_label))
+                intro = ""
+        if not ids and u.cards:
+            for card in u.cards:
+                ids += [c.id for c in cat.configurations.values() if c.gpu == card]
+            intro = "price_card_all"
+        if not ids:
+            if u.has_subject:
+                self._cheapest(d, u)
+                return
+            d.add(f"**{t(d.lang, 'ask_configuration')}**")
+            d.suggest(follow_up(d.lang, "price_example"))
+            d.suggest(follow_up(d.lang, "fit_example"))
+            return
+        ids = ids[:8]
+        pq = d.call("price_quote", configurations=ids)
+        if pq is None:
+            d.add(f"**{t(d.lang, 'ask_configuration')}**")
+            return
+        lines = []
+        for q in pq["quotes"]:
+            cid = q["configuration"]
+            node = d.call("interconnect_facts", configurations=[cid])
+            link = ""
+            if node:
+                info = node["nodes"][0]["link"]
+                link = f" ({info['name']} · {num(d.lang, info['bandwidth_gb_s'])} GB/s)"
+            lines.append(f"{d.link(cid)}{link}: **{d.price(cid)}**")
+        if len(lines) == 1:
+            d.add(f"**{d.link(ids[0])}: {d.price(ids[0])}**")
+            q = pq["quotes"][0]
+            node = next((c.result for c in reversed(d.calls) if c.name == "interconnect_facts"),
+                        None)  # fmt: skip
+            if node:
+                info = node["nodes"][0]["link"]
+                d.add(t(d.lang, "node_facts", count=q["count"], mem=gb(d.lang, q["total_memory_gb"]),
+                        link=info["name"], bw=num(d.lang, info["bandwidth_gb_s"])))  # fmt: skip
+        else:
+            if intro == "price_card_all":
+                d.add(t(d.lang, intro, card=cat.gpus[u.cards[0]].short_name))
+            elif intro:
+                d.add(t(d.lang, intro))
+            d.bullets(lines)
+            if pq.get("difference_usd_per_month") and len(lines) == 2:
+                cheap = pq["cheapest"]
+                other = next(
+                    q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap
+                )
+                d.add(t(d.lang, "price_diff", more=d.label(other), less=d.label(cheap),
+                        diff=usd(pq["difference_usd_per_month"])))  # fmt: skip
+        published = [c for c in ids if c in ("4x-a100-pcie", "4x-a100-sxm4")]
+        if published:
+            key = "price_source_guide" if len(published) == 2 else "price_source_guide_one"
+            d.add(t(d.lang, key) + d.cite("same-job-both-ways", contains=r"\$"))
+        if any(cat.configurations[c].placeholder for c in ids):
+            d.add(t(d.lang, "placeholder_note"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    # ---- cheapest
+    def _cheapest(self, d: Draft, u: Understanding) -> None:
+        if not u.has_subject:
+            self._ask_model(d, u)
+            return
+        res = d.call(
+            "cheapest_fit", model=self._model_arg(u), precision=u.precision,
+            context_tokens=u.context_tokens, concurrency=u.concurrency,
+        )  # fmt: skip
+        if res is None:
+            self._general(d, u)
+            return
+        model = self._model_name(res)
+        prec = precision_label(res["precision"])
+        rows = res["cheapest"]
+        if not rows:
+            d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
+            return
+        top = rows[0]
+        d.add(
+            t(d.lang, "cheapest_one", model=model, precision=prec,
+              label=d.link(top["configuration"]), verdict=self._verdict_word(d, top))
+            + " " + d.price(top["configuration"])
+        )  # fmt: skip
+        more = [
+            f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): {d.price(r['configuration'])}"
+            for r in rows[1:3]
+        ]
+        if more:
+            d.add(t(d.lang, "cheapest_more"))
+            d.bullets(more)
+        w = set(u.workloads)
+        if top["verdict"] == "split" and ("traffic" in w or self._training(u)):
+            nv = d.call(
+                "cheapest_fit", model=self._model_arg(u), precision=u.precision,
+                context_tokens=u.context_tokens, concurrency=u.concurrency, interconnect="nvlink",
+            )  # fmt: skip
+            if nv and nv["cheapest"]:
+                why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
+                cid = nv["cheapest"][0]["configuration"]
+                d.add(t(d.lang, "cheapest_nvlink", why=why, label=d.link(cid)) + " " + d.price(cid))
+        if top.get("price_source") == "placeholder":
+            d.add(t(d.lang, "placeholder_note"))
+        fit_like = {
+            "model": res["model"], "precision": res["precision"], "weights_gb": res["weights_gb"],
+        }  # fmt: skip
+        d.add(
+            t(d.lang, "weights_only", weights=gb(d.lang, res["weights_gb"]), precision=prec)
+            if res["model"]["kind"] == "llm"
+            else t(d.lang, "image_need", need=gb(d.lang, res["weights_gb"]), precision=prec)
+        )
+        advice = self._advice(
+            d, fits_one_card=top["verdict"] == "fits_one_card",
+            cards_needed=top["cards_needed"] if top["verdict"] == "split" else None,
+            workload="training" if self._training(u) else (
+                "image_video" if res["model"]["kind"] != "llm" else "llm_serving"),
+            traffic="high" if "traffic" in w else "low",
+        )  # fmt: skip
+        self._add_advice(d, advice, with_also=False)
+        self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
+
+    # ---- speed
+    def _speed(self, d: Draft, u: Understanding) -> None:
+        if not u.has_subject:
+            self._ask_model(d, u)
+            return
+        fit = self._call_fit(d, u)
+        if fit is None:
+            self._general(d, u)
+            return
+        if self._is_image(fit):  # no tokens/s for image models: answer the fit question
+            d.calls.clear()
+            self._fit_answer(d, u)
+            return
+        targets = self._targets(u, fit)
+        model = self._model_name(fit)
+        prec = precision_label(fit["precision"])
+        if not targets:
+            res = d.call("cheapest_fit", model=self._model_arg(u), precision=u.precision,
+                         context_tokens=u.context_tokens, concurrency=u.concurrency)  # fmt: skip
+            targets = (res or {}).get("cheapest", [])[:2]
+            if targets:
+                d.add(t(d.lang, "speed_pick"))
+        any_split = False
+        for r in targets:
+            if r["verdict"] == "does_not_fit":
+                d.add(t(d.lang, "speed_no_fit", model=model, precision=prec,
+                        label=d.link(r["configuration"])))  # fmt: skip
+                continue
+            tput = d.call("throughput_estimate", model=self._model_arg(u),
+                          configuration=r["configuration"], precision=u.precision,
+                          context_tokens=u.context_tokens)  # fmt: skip
+            if not tput:
+                continue
+            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
+            any_split = any_split or tput["cards"] > 1
+            d.add(
+                t(d.lang, "speed_one", model=model, precision=prec,
+                  label=d.link(r["configuration"]), tps=tokens(d.lang, tput["tokens_per_s"]),
+                  split=split)
+            )  # fmt: skip
+            if tput.get("usd_per_million_tokens") is not None:
+                d.add(t(d.lang, "speed_cost", price=d.price(r["configuration"]),
+                        cost=usd(tput["usd_per_million_tokens"])))  # fmt: skip
+        d.add(
+            t(d.lang, "speed_floor")
+            + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
+        )
+        if any_split:
+            tp = d.call("tensor_parallel_cost", model=self._model_arg(u),
+                        configuration=targets[0]["configuration"]) if targets else None  # fmt: skip
+            if tp:
+                d.add(t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                      + d.cite("tensor-parallelism"))  # fmt: skip
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+        d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    # ---- all-reduce
+    def _allreduce(self, d: Draft, u: Understanding) -> None:
+        model_arg = self._model_arg(u)
+        links: list[str] = []
+        for cid in u.configurations:
+            node = d.call("interconnect_facts", configurations=[cid])
+            if node:
+                lid = node["nodes"][0]["link"]["id"]
+                if lid not in links:
+                    links.append(lid)
+        if len(links) < 2:
+            for lid in ("pcie-gen5-x16", "nvlink-4"):
+                if lid not in links and len(links) < 2:
+                    links.append(lid)
+        example = False
+        if model_arg is None:
+            model_arg, example = "70B", True
+        res = d.call("gradient_allreduce_time", model=model_arg, links=links,
+                     cards=u.count if u.count and u.count >= 2 else None)  # fmt: skip
+        if res is None:
+            self._general(d, u)
+            return
+        name = (res["model"] or {}).get("name", f"{res['params_b']:g}B")
+        name = str(name).replace(" (generic dense, parameter count only)", "")
+        if example:
+            d.add(t(d.lang, "allreduce_example"))
+        d.add(t(d.lang, "allreduce_title", model=name, size=gb(d.lang, res["size_gb"]))
+              + d.cite("large-batch-training"))  # fmt: skip
+        lines = []
+        for r in res["rows"]:
+            lines.append(
+                t(d.lang, "allreduce_row", link=r["name"],
+                  bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
+                  t=f"{smart(d.lang, r['seconds'])} s", ring=f"{smart(d.lang, r['ring_seconds'])} s")
+            )  # fmt: skip
+        d.bullets(lines)
+        d.add(t(d.lang, "allreduce_note", cards=res["cards"]))
+        advice = self._advice(d, fits_one_card=False, cards_needed=2, workload="training")
+        self._add_advice(d, advice, with_also=False)
+        d.suggest(follow_up(d.lang, "topology"))
+        if example:
+            d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.1 405B"))
+
+    # ---- topology
+    def _topology_howto(self, d: Draft, u: Understanding) -> None:
+        d.add(t(d.lang, "topo_howto") + d.cite("measure-it-yourself"))
+        code = self._guide_code(d)
+        if code:
+            d.paras.append(code)
+        d.add(t(d.lang, "topo_legend"))
+        facts = d.call("interconnect_facts")
+        if facts:
+            labels = sorted({lab for link in facts["links"] if link["kind"] == "nvlink"
+                             for lab in link["topo_labels"]})  # fmt: skip
+            if labels:
+                d.add(t(d.lang, "topo_sxm_expect", labels=", ".join(f"`{x}`" for x in labels)))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    def _guide_code(self, d: Draft) -> str:
+        sections = self.deps.guides
+        if sections is None:
+            return ""
+        for p in sections.chunks(NVLINK_GUIDE, "measure-it-yourself", d.lang):
+            m = re.search(r"```.*?```", p.text, re.S)
+            if m:
+                return m.group(0)
+        return ""
+
+    def _topology_paste(self, d: Draft, u: Understanding) -> None:
+        cfg = u.configurations[0] if u.configurations else None
+        kind = None
+        if cfg is None:
+            q = u.question.lower()
+            kind = "sxm" if re.search(r"sxm|nvlink|hgx", q.split("gpu0")[0]) else None
+        res = d.call("check_topology_output", text=u.topo_text or u.question, configuration=cfg,
+                     node_kind=kind)  # fmt: skip
+        if res is None:
+            try:
+                from tools.diagnostics import parse_topo_matrix
+
+                parse_topo_matrix(u.topo_text or u.question)
+                err = "?"
+            except Exception as exc:
+                err = str(exc)
+            d.add(t(d.lang, "topo_unparsed", error=err))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        pairs = res["pairs"]
+        nv = [p for p in pairs if p["label"].startswith("NV")]
+        sys_ = [p for p in pairs if p["label"] in ("SYS", "SOC")]
+        summary = t(d.lang, "topo_counts", cards=len(res["gpus"]), pairs=len(pairs),
+                    nv=len(nv), pcie=len(pairs) - len(nv))  # fmt: skip
+        cfg_txt = f" ({d.label(cfg)})" if cfg else ""
+        if res["node_kind"] is None:
+            key = "topo_info"
+        else:
+            key = "topo_ok" if res["status"] == "ok" else "topo_bad"
+        d.add(t(d.lang, key, cfg=cfg_txt, summary=summary) + d.cite("measure-it-yourself"))
+        bad = [p for p in pairs if p["status"] != "ok"]
+        lines = [
+            f"`{p['a']}`–`{p['b']}`: `{p['label']}` — {self._pair_msg(d, p, res)}"
+            for p in (bad or [])[:8]
+        ]
+        d.bullets(lines)
+        if res["node_kind"] is None:
+            if sys_:
+                d.add(t(d.lang, "topo_sys_note"))
+            d.add(t(d.lang, "topo_ask_node"))
+        if res["status"] == "defect":
+            d.add(t(d.lang, "topo_report"))
+        d.add(t(d.lang, "topo_legend"))
+        d.suggest(follow_up(d.lang, "topology"))
+
+    def _pair_msg(self, d: Draft, p: dict[str, Any], res: dict[str, Any]) -> str:
+        label = p["label"]
+        if res["node_kind"] == "sxm":
+            if label.startswith("NV"):
+                return t(d.lang, "pair_nv_fewer", want=res.get("expected_label") or "NV#")
+            return t(d.lang, "pair_pcie_on_sxm")
+        if label in ("SYS", "SOC"):
+            return t(d.lang, "pair_sys")
+        return p["message"]
+
+    # ---- general: retrieval
+    def _general(self, d: Draft, u: Understanding) -> None:
+        passages = self._search(d, u)
+        if not passages:
+            d.add(t(d.lang, "general_none"))
+            d.suggest(follow_up(d.lang, "fit_example"))
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            return
+        top = passages[0]
+        d.add(t(d.lang, "general_intro"))
+        d.add(_excerpt(top.text) + d.cite_passage(top))
+        more = [p for p in passages[1:3] if p.section != top.section]
+        if more:
+            links = ", ".join(f"[{p.section}]({p.url}){d.cite_passage(p)}" for p in more)
+            d.add(t(d.lang, "read_more", links=links))
+        d.suggest(follow_up(d.lang, "fit_example"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    def _search(self, d: Draft, u: Understanding) -> list[Any]:
+        index = self.deps.index
+        passages: list[Any] = []
+        if index is not None:
+            try:
+                passages = list(index.search(u.question, k=3, language=d.lang))
+            except Exception as exc:  # index missing / server down: fall back to keywords
+                log.warning("retrieval failed, using keyword fallback: %s", exc)
+        if not passages and self.deps.guides is not None:
+            passages = self.deps.guides.keyword_search(u.question, d.lang, k=3)
+        if passages:
+            d.calls.append(
+                ToolCall(
+                    name="search_guides",
+                    arguments={"query": u.question, "language": d.lang},
+                    result=[
+                        {"guide": p.guide, "section": p.section, "url": p.url, "text": p.text}
+                        for p in passages
+                    ],
+                )
+            )
+        return passages
+
+
+def _excerpt(text: str, limit: int = 700) -> str:
+    """The passage (or its first paragraphs up to `limit` characters), quoted as a block."""
+    paras = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    out: list[str] = []
+    size = 0
+    for p in paras:
+        if out and size + len(p) > limit:
+            break
+        out.append(p)
+        size += len(p)
+    return "\n>\n".join("> " + line for line in "\n".join(out).splitlines())
