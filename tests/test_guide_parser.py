@@ -104,7 +104,8 @@ def test_shipped_corpus_parses_with_shared_anchors() -> None:
 def test_explicit_anchor_and_slug_fallback() -> None:
     g = parse_guide(
         _guide(
-            "## Tensor-Parallelismus {#tensor-parallelism}\n\nText.\n\n## Wann es nichts ändert\n\nMehr."
+            "## Tensor-Parallelismus {#tensor-parallelism}\n\nText.\n\n"
+            "## Wann es nichts ändert\n\nMehr."
         )
     )
     assert [(s.title, s.anchor) for s in g.sections[1:]] == [
@@ -132,7 +133,8 @@ def test_long_table_is_split_and_every_piece_repeats_the_header() -> None:
     )
     g = parse_guide(
         _guide(
-            f"## Karten {{#cards}}\n\n**Alle Karten**\n\n| Karte | VRAM | Notiz |\n|---|---|---|\n{rows}"
+            f"## Karten {{#cards}}\n\n**Alle Karten**\n\n"
+            f"| Karte | VRAM | Notiz |\n|---|---|---|\n{rows}"
         )
     )
     pieces = [c for c in g.chunks if c.anchor == "cards"]
