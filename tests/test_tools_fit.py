@@ -199,7 +199,8 @@ def test_more_card_memory_never_worsens_the_verdict(
     assert RANK[big.verdict] <= RANK[small.verdict]
     if small.cards_needed and big.cards_needed:
         assert big.cards_needed <= small.cards_needed
-    assert big.headroom_gb_per_card >= small.headroom_gb_per_card - 1e-9
+    if big.cards_needed == small.cards_needed:  # same split: more memory, more headroom
+        assert big.headroom_gb_per_card >= small.headroom_gb_per_card - 1e-9
 
 
 @settings(
