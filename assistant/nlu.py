@@ -313,7 +313,7 @@ _EN_WORDS = frozenset(
 
 def detect_language(text: str) -> tuple[Language, bool]:
     """('de'|'en', detected). Counts German and English function words; umlauts count for German."""
-    words = re.findall(r"[a-zäöüß]+", text.lower())
+    words = re.findall(r"(?<![a-z0-9äöüß])[a-zäöüß]+(?![a-z0-9äöüß])", text.lower())
     de = sum(w in _DE_WORDS for w in words) + 2 * len(re.findall(r"[äöüß]", text.lower()))
     en = sum(w in _EN_WORDS for w in words)
     if de == en:

@@ -1,1 +1,110 @@
-"""Commands: ask_cmds (to be filled)."""
+"""`sizing ask "QUESTION" [--json] [--session ID] [--lang de|en]`: one grounded answer.
+
+Prints the answer as Markdown (rich) with its sources and prices, or with --json the Answer object
+(the same JSON the HTTP API returns). The session id is printed so a conversation can continue:
+`sizing ask --session ID "and in FP8?"`. Errors print one clear line and exit 2.
+
+Heavy imports happen inside the command: `sizing --help` and the cold start stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from assistant.cli.app import app
+
+
+def _fail(message: str, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({"error": message}, ensure_ascii=False))
+    else:
+        from rich.console import Console
+
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(2)
+
+
+@app.command("ask")
+def ask(
+    question: Annotated[str, typer.Argument(help="the question, in German or English")],
+    as_json: Annotated[bool, typer.Option("--json", help="print the Answer as JSON")] = False,
+    session: Annotated[
+        str | None, typer.Option("--session", "-s", help="continue this session (id)")
+    ] = None,
+    lang: Annotated[
+        str | None, typer.Option("--lang", "-l", help="answer language: de or en (default: auto)")
+    ] = None,
+) -> None:
+    """Ask the sizing assistant: fit, NVLink or PCIe, speed, prices; cited and exact."""
+    if lang is not None and lang not in ("de", "en"):
+        _fail("--lang must be 'de' or 'en'", as_json)
+    try:
+        from assistant.deps import build_deps
+        from assistant.errors import InvalidRequest
+        from assistant.service import Assistant
+        from assistant.settings import Settings
+        from knowledge.catalog import CatalogError
+    except Exception as exc:  # pragma: no cover - broken install
+        _fail(f"cannot load the assistant: {exc}", as_json)
+        return
+    try:
+        deps = build_deps(Settings())
+    except CatalogError as exc:
+        _fail(f"catalog: {exc}", as_json)
+        return
+    except Exception as exc:
+        _fail(f"cannot start the assistant: {exc}", as_json)
+        return
+    try:
+        answer = Assistant(deps).ask(question, session_id=session, language=lang)  # type: ignore[arg-type]
+    except InvalidRequest as exc:
+        _fail(str(exc), as_json)
+        return
+    except Exception as exc:
+        _fail(f"the assistant failed: {exc}", as_json)
+        return
+    if as_json:
+        typer.echo(answer.model_dump_json(indent=2))
+        return
+    _print(answer)
+
+
+def _print(answer: Any) -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    de = answer.language == "de"
+    console = Console(highlight=False)
+    if answer.notice:
+        console.print(f"[yellow]{answer.notice}[/]")
+    console.print(Markdown(answer.answer))
+    if answer.citations:
+        console.print()
+        console.print("[bold]Quellen[/]" if de else "[bold]Sources[/]")
+        for c in answer.citations:
+            console.print(f"  [{c.n}] {c.title} › {c.section}\n      [link={c.url}]{c.url}[/link]",
+                          markup=True, highlight=False)  # fmt: skip
+    if answer.prices:
+        from assistant.texts import monthly
+
+        console.print()
+        console.print("[bold]Preise[/]" if de else "[bold]Prices[/]")
+        for p in answer.prices:
+            note = (" (Platzhalter)" if de else " (placeholder)") if p.placeholder else ""
+            console.print(
+                f"  {p.label}: {monthly(answer.language, p.usd_per_month)}{note}  {p.url}"
+            )
+    if answer.follow_ups:
+        console.print()
+        console.print("[bold]Weiter fragen[/]" if de else "[bold]Ask next[/]")
+        for f in answer.follow_ups:
+            console.print(f"  • {f}")
+    console.print()
+    hint = "fortsetzen mit" if de else "continue with"
+    console.print(
+        f"[dim]session {answer.session_id} · {answer.mode} · {hint}: "
+        f'sizing ask --session {answer.session_id} "…"[/]'
+    )
