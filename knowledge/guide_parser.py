@@ -90,8 +90,8 @@ class Chunk:
 
     @property
     def content_hash(self) -> str:
-        """Decides re-embedding: changes when the embedded text changes."""
-        data = f"{CHUNKER_VERSION}\x00{self.search_text}".encode()
+        """Decides re-embedding: changes when the embedded text or the stored Markdown changes."""
+        data = f"{CHUNKER_VERSION}\x00{self.search_text}\x00{self.text}".encode()
         return hashlib.sha256(data).hexdigest()[:32]
 
     def metadata(self) -> dict[str, str | int]:

@@ -195,7 +195,6 @@ def sync_collection(
         collection.update(
             ids=[c.id for c in meta_only],
             metadatas=[c.metadata() for c in meta_only],  # type: ignore[misc]
-            documents=[c.text for c in meta_only],
         )
 
     t_embed = time.perf_counter()

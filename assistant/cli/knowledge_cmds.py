@@ -30,7 +30,7 @@ def _fail(message: str, as_json: bool = False) -> typer.Exit:
     if as_json:
         typer.echo(json.dumps({"error": message}, ensure_ascii=False))
     else:
-        Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
     return typer.Exit(2)
 
 
@@ -122,7 +122,7 @@ def index_cmd(
         data["total_seconds"] = round(total_s, 3)
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        out = Console()
+        out = Console(soft_wrap=True)
         for e in report.errors:
             out.print(f"[bold red]{e['file']}:{e['line']}:[/] {e['message']}", highlight=False)
         for w in report.warnings:
@@ -202,7 +202,7 @@ def search_cmd(
     from rich.console import Console
     from rich.markup import escape
 
-    out = Console()
+    out = Console(soft_wrap=True)
     if not results:
         out.print("no passage matches")
         return
@@ -251,7 +251,7 @@ def _eval(retriever: Any, questions: Path | None, as_json: bool) -> None:
             f"{s.mrr:.3f}",
             f"{s.ms_per_query:.2f}",
         )
-    out = Console()
+    out = Console(soft_wrap=True)
     out.print(table)
     hybrid = scores.get("hybrid")
     if hybrid and hybrid.misses:

