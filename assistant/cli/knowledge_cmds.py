@@ -30,7 +30,8 @@ def _fail(message: str, as_json: bool = False) -> typer.Exit:
     if as_json:
         typer.echo(json.dumps({"error": message}, ensure_ascii=False))
     else:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
+        err = Console(stderr=True, soft_wrap=True)
+        err.print(f"[bold red]error:[/] {message}", highlight=False)
     return typer.Exit(2)
 
 
