@@ -3,9 +3,10 @@
 A small HTTP server on a free loopback port. Point `WebClient(base_url=stub.base_url)` at it
 and use `stub.response_url("name")` as the `response_url` of slash commands. It records every
 call (method, parameters, headers) and answers like Slack: `auth.test`, `chat.postMessage`,
-`chat.postEphemeral`, `chat.update`, `conversations.replies` (from `stub.threads`), and response
-URL posts. Tests wait for calls with `stub.wait_for(...)` because answers are posted
-asynchronously after the acknowledgement.
+`chat.postEphemeral`, `chat.update`, `conversations.replies` (from `stub.threads`), response
+URL posts, and `apps.connections.open` handing out a local WebSocket for Socket Mode
+(`stub.start_socket_mode()`, then `stub.send_envelope(...)`). Tests wait for calls with
+`stub.wait_for(...)` because answers are posted asynchronously after the acknowledgement.
 """
 
 import itertools
@@ -18,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-1-test-token"
 BOT_USER_ID = "U0SIZINGBOT"
 BOT_ID = "B0SIZINGBOT"
 TEAM_ID = "T0TEAM"
@@ -38,9 +40,13 @@ class Call:
 
 
 class SlackStub:
-    def __init__(self, token: str = BOT_TOKEN) -> None:
+    def __init__(self, token: str = BOT_TOKEN, app_token: str = APP_TOKEN) -> None:
         self.token = token
+        self.app_token = app_token
         self.calls: list[Call] = []
+        self.socket_received: list[dict[str, Any]] = []  # what clients sent over Socket Mode
+        self._socket_server: Any = None
+        self._sockets: list[Any] = []
         self.threads: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._cond = threading.Condition()
         self._ts = itertools.count(1)
@@ -68,8 +74,60 @@ class SlackStub:
         return self
 
     def close(self) -> None:
+        if self._socket_server is not None:
+            self._socket_server.shutdown()
         self.server.shutdown()
         self.server.server_close()
+
+    # --- Socket Mode: a WebSocket endpoint handed out by apps.connections.open
+    def start_socket_mode(self) -> None:
+        from websockets.sync.server import serve
+
+        def session(ws: Any) -> None:
+            with self._cond:
+                self._sockets.append(ws)
+                self._cond.notify_all()
+            ws.send(json.dumps({"type": "hello", "num_connections": 1,
+                                "connection_info": {"app_id": "A0SIZING"}}))  # fmt: skip
+            try:
+                for raw in ws:
+                    with self._cond:
+                        self.socket_received.append(json.loads(raw))
+                        self._cond.notify_all()
+            except Exception:  # the client went away
+                pass
+
+        self._socket_server = serve(session, "127.0.0.1", 0)
+        threading.Thread(target=self._socket_server.serve_forever, daemon=True).start()
+
+    @property
+    def socket_url(self) -> str:
+        port = self._socket_server.socket.getsockname()[1]
+        return f"ws://127.0.0.1:{port}/link"
+
+    def send_envelope(self, envelope: dict[str, Any], timeout: float = 30.0) -> None:
+        """Send a Socket Mode envelope to the (first) connected client."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._sockets:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("no Socket Mode client connected")
+                self._cond.wait(left)
+            ws = self._sockets[0]
+        ws.send(json.dumps(envelope))
+
+    def wait_for_socket_ack(self, envelope_id: str, timeout: float = 30.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for message in self.socket_received:
+                    if message.get("envelope_id") == envelope_id:
+                        return message
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no Socket Mode ack for {envelope_id}")
+                self._cond.wait(left)
 
     def __enter__(self) -> "SlackStub":
         return self.start()
@@ -86,13 +144,16 @@ class SlackStub:
         return f"http://127.0.0.1:{self.port}/response/{name}"
 
     # --- inspection
+    @staticmethod
+    def _matches(call: Call, method: str, match: dict[str, Any]) -> bool:
+        """`path=` matches the request path; any other keyword a request parameter."""
+        return call.method == method and all(
+            (call.path if k == "path" else call.params.get(k)) == v for k, v in match.items()
+        )
+
     def calls_to(self, method: str, **match: Any) -> list[Call]:
         with self._cond:
-            return [
-                c
-                for c in self.calls
-                if c.method == method and all(c.params.get(k) == v for k, v in match.items())
-            ]
+            return [c for c in self.calls if self._matches(c, method, match)]
 
     def wait_for(
         self, method: str, count: int = 1, timeout: float = 30.0, **match: Any
@@ -101,11 +162,7 @@ class SlackStub:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
-                found = [
-                    c
-                    for c in self.calls
-                    if c.method == method and all(c.params.get(k) == v for k, v in match.items())
-                ]
+                found = [c for c in self.calls if self._matches(c, method, match)]
                 if len(found) >= count:
                     return found
                 left = deadline - time.monotonic()
@@ -154,6 +211,12 @@ class SlackStub:
         request.wfile.write(payload)
 
     def _api(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+        if method == "apps.connections.open":
+            if headers.get("authorization") != f"Bearer {self.app_token}":
+                return {"ok": False, "error": "invalid_auth"}
+            if self._socket_server is None:
+                return {"ok": False, "error": "socket_mode_not_enabled"}
+            return {"ok": True, "url": self.socket_url}
         if headers.get("authorization") != f"Bearer {self.token}":
             return {"ok": False, "error": "invalid_auth"}
         ts = f"{1_700_000_000 + next(self._ts)}.000100"

@@ -7,24 +7,24 @@ import hashlib
 import hmac
 import json
 import re
-import socket
-import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 import pytest
-import uvicorn
 
 from api.app import create_app
 from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
-from tests.slack_stub import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, Call, SlackStub
+from tests.server import LiveServer, make_settings
+from tests.slack_stub import APP_TOKEN, BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, Call, SlackStub
 
 pytestmark = pytest.mark.server
+pytest_plugins = ["tests.server"]  # fixtures: api_data_dir (the guide index, built once)
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 NVLINK_DE = "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?"
@@ -39,37 +39,17 @@ TOPO = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    def __init__(self, settings: Settings) -> None:
-        self.port = _free_port()
-        config = uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=self.port, log_level="warning"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> "Server":
-        self.thread.start()
-        deadline = time.monotonic() + 120
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
+@contextmanager
+def slack_server(settings: Settings) -> Iterator[LiveServer]:
+    """The real API app (create_app: Deps, Assistant, Slack mounted in its lifespan)."""
+    app = create_app(settings)
+    with LiveServer(app) as server:
+        try:
+            yield server
+        finally:
+            slack = getattr(app.state, "slack", None)
+            if slack is not None:
+                slack.close()
 
 
 @pytest.fixture(scope="module")
@@ -79,19 +59,20 @@ def stub() -> Iterator[SlackStub]:
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("slack-data")
+def data_dir(api_data_dir: Path) -> Path:
+    return api_data_dir
 
 
 @pytest.fixture(scope="module")
-def server(stub: SlackStub, data_dir: Path) -> Iterator[Server]:
-    settings = Settings(
-        SLACK_BOT_TOKEN=BOT_TOKEN,
-        SLACK_SIGNING_SECRET=SECRET,
+def server(stub: SlackStub, data_dir: Path) -> Iterator[LiveServer]:
+    settings = make_settings(
+        data_dir,
+        slack_bot_token=BOT_TOKEN,
+        slack_signing_secret=SECRET,
         slack_api_base_url=stub.base_url,
-        data_dir=data_dir,
     )
-    with Server(settings) as server:
+    with slack_server(settings) as server:
+        assert getattr(server.app.state, "slack", None) is not None, "Slack was not mounted"
         yield server
 
 
@@ -107,7 +88,7 @@ def sign(body: str, timestamp: int, secret: str = SECRET) -> str:
 
 
 def post_slack(
-    server: Server,
+    server: LiveServer,
     body: str,
     content_type: str,
     *,
@@ -126,7 +107,7 @@ def post_slack(
 
 
 def slash_command(
-    server: Server, stub: SlackStub, text: str, name: str, **kw: Any
+    server: LiveServer, stub: SlackStub, text: str, name: str, **kw: Any
 ) -> httpx.Response:
     body = urlencode(
         {
@@ -150,7 +131,7 @@ _event_ids = iter(range(1, 10_000))
 
 
 def event(
-    server: Server, inner: dict[str, Any], event_id: str | None = None, **kw: Any
+    server: LiveServer, inner: dict[str, Any], event_id: str | None = None, **kw: Any
 ) -> httpx.Response:
     payload = {
         "token": "legacy-unused",
@@ -166,7 +147,11 @@ def event(
 
 
 def block_action(
-    server: Server, stub: SlackStub, action: dict[str, Any], name: str, container: dict[str, Any]
+    server: LiveServer,
+    stub: SlackStub,
+    action: dict[str, Any],
+    name: str,
+    container: dict[str, Any],
 ) -> httpx.Response:
     payload = {
         "type": "block_actions",
@@ -255,7 +240,7 @@ def prices(blocks: list[dict[str, Any]]) -> dict[str, str]:
     }
 
 
-def sentinel_dm(server: Server, stub: SlackStub) -> None:
+def sentinel_dm(server: LiveServer, stub: SlackStub) -> None:
     """A DM whose answer proves that everything sent before it has been processed."""
     channel = f"D0SENT{next(_ts)}"
     event(
@@ -274,7 +259,7 @@ def sentinel_dm(server: Server, stub: SlackStub) -> None:
 
 
 # --------------------------------------------------------------------------- signatures
-def test_forged_and_stale_signatures_are_rejected(server: Server, stub: SlackStub) -> None:
+def test_forged_and_stale_signatures_are_rejected(server: LiveServer, stub: SlackStub) -> None:
     forged = slash_command(server, stub, "Passt Llama 3.3 70B?", "forged", secret="not-the-secret")
     stale = slash_command(
         server, stub, "Passt Llama 3.3 70B?", "stale", timestamp=time.time() - 6 * 60
@@ -292,7 +277,7 @@ def test_forged_and_stale_signatures_are_rejected(server: Server, stub: SlackStu
     assert not stub.calls_to("response_url")
 
 
-def test_url_verification_challenge(server: Server) -> None:
+def test_url_verification_challenge(server: LiveServer) -> None:
     body = json.dumps(
         {
             "token": "x",
@@ -307,7 +292,7 @@ def test_url_verification_challenge(server: Server) -> None:
 
 # --------------------------------------------------------------------------- /sizing
 def test_slash_command_acks_then_answers_ephemeral_with_prices_citations_and_buttons(
-    server: Server, stub: SlackStub
+    server: LiveServer, stub: SlackStub
 ) -> None:
     response = slash_command(server, stub, NVLINK_DE, "cmd-nvlink")
     assert response.status_code == 200
@@ -328,7 +313,7 @@ def test_slash_command_acks_then_answers_ephemeral_with_prices_citations_and_but
     assert "Quellen" in json.dumps(blocks, ensure_ascii=False)  # German question, German labels
 
 
-def test_share_button_posts_the_answer_in_channel(server: Server, stub: SlackStub) -> None:
+def test_share_button_posts_the_answer_in_channel(server: LiveServer, stub: SlackStub) -> None:
     slash_command(server, stub, "What does 4 x A100 SXM4 cost per month?", "cmd-share")
     answer = stub.wait_for("response_url", path="/response/cmd-share")[0]
     share = buttons(answer.blocks)["sizing_share"]
@@ -354,7 +339,9 @@ def test_share_button_posts_the_answer_in_channel(server: Server, stub: SlackStu
     assert delete.get("delete_original") is True
 
 
-def test_feedback_button_stores_feedback(server: Server, stub: SlackStub, data_dir: Path) -> None:
+def test_feedback_button_stores_feedback(
+    server: LiveServer, stub: SlackStub, data_dir: Path
+) -> None:
     slash_command(server, stub, "Does Llama 3.3 70B in BF16 fit on one H100?", "cmd-fb")
     answer = stub.wait_for("response_url", path="/response/cmd-fb")[0]
     down = buttons(answer.blocks)["sizing_feedback_down"]
@@ -378,7 +365,7 @@ def test_feedback_button_stores_feedback(server: Server, stub: SlackStub, data_d
     assert (stored.rating, stored.source, stored.user) == (-1, "slack", "U0ANNA")
 
 
-def test_empty_slash_command_shows_help(server: Server, stub: SlackStub) -> None:
+def test_empty_slash_command_shows_help(server: LiveServer, stub: SlackStub) -> None:
     response = slash_command(server, stub, "  ", "cmd-help")
     assert response.status_code == 200
     assert "/sizing" in response.json()["text"]
@@ -388,7 +375,7 @@ def test_empty_slash_command_shows_help(server: Server, stub: SlackStub) -> None
 
 # --------------------------------------------------------------------------- mentions
 def test_mention_in_thread_answers_in_thread_with_thread_as_context(
-    server: Server, stub: SlackStub
+    server: LiveServer, stub: SlackStub
 ) -> None:
     root, other_bot, ts = new_ts(), new_ts(), new_ts()
     stub.threads[("C0SUPPORT", root)] = [
@@ -439,7 +426,7 @@ def test_mention_in_thread_answers_in_thread_with_thread_as_context(
     assert "Ticket #4711" not in text
 
 
-def test_top_level_mention_starts_a_thread(server: Server, stub: SlackStub) -> None:
+def test_top_level_mention_starts_a_thread(server: LiveServer, stub: SlackStub) -> None:
     ts = new_ts()
     event(
         server,
@@ -457,7 +444,7 @@ def test_top_level_mention_starts_a_thread(server: Server, stub: SlackStub) -> N
 
 
 def test_retries_and_duplicate_deliveries_are_answered_once(
-    server: Server, stub: SlackStub
+    server: LiveServer, stub: SlackStub
 ) -> None:
     ts = new_ts()
     mention = {
@@ -490,7 +477,7 @@ def test_retries_and_duplicate_deliveries_are_answered_once(
     assert len(stub.calls_to("chat.postMessage", channel="C0DUP")) == 1
 
 
-def test_bot_messages_never_trigger_the_bot(server: Server, stub: SlackStub) -> None:
+def test_bot_messages_never_trigger_the_bot(server: LiveServer, stub: SlackStub) -> None:
     for inner in (
         {
             "type": "message",
@@ -533,7 +520,9 @@ def test_bot_messages_never_trigger_the_bot(server: Server, stub: SlackStub) -> 
 
 
 # --------------------------------------------------------------------------- direct messages
-def test_direct_message_is_answered_in_the_conversation(server: Server, stub: SlackStub) -> None:
+def test_direct_message_is_answered_in_the_conversation(
+    server: LiveServer, stub: SlackStub
+) -> None:
     event(
         server,
         {
@@ -550,7 +539,7 @@ def test_direct_message_is_answered_in_the_conversation(server: Server, stub: Sl
     assert any(v.startswith("*$4,395*") for v in prices(post.blocks).values())
 
 
-def test_pasted_topology_is_diagnosed(server: Server, stub: SlackStub) -> None:
+def test_pasted_topology_is_diagnosed(server: LiveServer, stub: SlackStub) -> None:
     event(
         server,
         {
@@ -568,7 +557,7 @@ def test_pasted_topology_is_diagnosed(server: Server, stub: SlackStub) -> None:
 
 
 def test_follow_up_button_in_a_thread_answers_in_the_thread(
-    server: Server, stub: SlackStub
+    server: LiveServer, stub: SlackStub
 ) -> None:
     ts = new_ts()
     event(
@@ -601,3 +590,39 @@ def test_follow_up_button_in_a_thread_answers_in_the_thread(
     posts = answer_posts(stub, "chat.postMessage", count=2, channel="C0FOLLOW")
     assert len(posts) == 2 and posts[1].params["thread_ts"] == ts
     assert "<@U0ANNA>" in json.dumps(posts[1].blocks)
+
+
+# --------------------------------------------------------------------------- Socket Mode
+def test_socket_mode_answers_a_slash_command_without_an_http_endpoint(data_dir: Path) -> None:
+    with SlackStub() as stub:
+        stub.start_socket_mode()
+        settings = make_settings(
+            data_dir,
+            slack_bot_token=BOT_TOKEN,
+            slack_app_token=APP_TOKEN,
+            slack_api_base_url=stub.base_url,
+        )
+        with slack_server(settings) as server:
+            # no signing secret: no HTTP endpoint, everything arrives over the WebSocket
+            assert httpx.post(f"{server.url}/slack/events", content="{}").status_code == 404
+            stub.send_envelope(
+                {
+                    "envelope_id": "env-1",
+                    "type": "slash_commands",
+                    "accepts_response_payload": True,
+                    "payload": {
+                        "command": "/sizing",
+                        "text": "What will 4 x A100 SXM4 cost?",
+                        "team_id": TEAM_ID,
+                        "channel_id": "C0SOCKET",
+                        "user_id": "U0ANNA",
+                        "response_url": stub.response_url("socket-cmd"),
+                        "trigger_id": "1.2.3",
+                    },
+                }
+            )
+            ack = stub.wait_for_socket_ack("env-1")
+            assert ack["payload"]["response_type"] == "ephemeral"
+            call = stub.wait_for("response_url", path="/response/socket-cmd")[0]
+            assert any(v.startswith("*$4,395*") for v in prices(call.blocks).values())
+            assert "sizing_feedback_up" in buttons(call.blocks)
