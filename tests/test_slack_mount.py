@@ -111,3 +111,15 @@ def test_manifest_matches_the_bot() -> None:
         "channels:history",
         "groups:history",
     } <= scopes
+
+
+def test_thread_context_goes_first_and_is_trimmed_oldest_first() -> None:
+    from api.slack import with_context
+
+    assert with_context("which node?", [], 2000) == "which node?"
+    context = ["old " * 100, "customer wants Mixtral 8x7B for 20 concurrent users"]
+    assert with_context("which node?", context, 2000) == (
+        f"{context[0]}\n{context[1]}\n\nwhich node?"
+    )
+    trimmed = with_context("which node?", context, 120)
+    assert trimmed == f"{context[1]}\n\nwhich node?" and len(trimmed) <= 120

@@ -43,21 +43,31 @@ class SlackIntegration:
             self.socket_mode = None
 
 
-def with_context(question: str, context: list[str]) -> str:
+def with_context(question: str, context: list[str], max_chars: int) -> str:
     """The question as the assistant sees it: the thread's earlier messages first, the question
-    last (so "which node?" after "customer wants Mixtral 8x7B for 20 users" is understood)."""
-    if not context:
+    last (so "which node?" after "customer wants Mixtral 8x7B for 20 users" is understood).
+    The oldest messages are dropped first to stay within the assistant's question limit."""
+    kept: list[str] = []
+    used = len(question) + 2
+    for message in reversed(context):
+        if used + len(message) + 1 > max_chars:
+            break
+        kept.insert(0, message)
+        used += len(message) + 1
+    if not kept:
         return question
-    return "\n".join(context) + "\n\n" + question
+    return "\n".join(kept) + "\n\n" + question
 
 
-def make_ask(assistant: Any, metrics: Any = None) -> Any:
+def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
     """The bot's `ask(question, session_id, context)` over `Assistant.ask`; answers (and
     failures) are counted in the API's metrics with surface="slack" when given."""
 
     def ask(question: str, session_id: str, context: list[str]) -> Answer:
         try:
-            answer: Answer = assistant.ask(with_context(question, context), session_id=session_id)
+            answer: Answer = assistant.ask(
+                with_context(question, context, max_chars), session_id=session_id
+            )
         except Exception:
             if metrics is not None:
                 metrics.errors.labels(surface="slack").inc()
@@ -127,7 +137,7 @@ def build_slack_bot(
     try:
         return SlackBot(
             settings,
-            make_ask(assistant, metrics),
+            make_ask(assistant, metrics, settings.max_question_chars),
             _feedback_recorder(settings),
             client,
             lookup_answer=_answer_lookup(deps, settings),
