@@ -28,6 +28,7 @@ FILES = {
 }
 
 T = TypeVar("T", bound=BaseModel)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 
 
 class CatalogError(ValueError):
@@ -304,7 +305,7 @@ def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"{where}: cannot read: {exc}", file=where) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_YAML_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -777,6 +777,10 @@ def advice_cmd(
         str, typer.Option("--traffic", help="serving concurrency: low or high")
     ] = "low",
     tp: Annotated[int | None, typer.Option("--tp", min=1, help="planned tensor parallel")] = None,
+    config: Annotated[
+        str | None,
+        typer.Option("--config", help="judge against this configuration's card (default: any)"),
+    ] = None,
     language: Annotated[str, typer.Option("--language", help="de or en (guide URL)")] = "en",
     as_json: JsonOpt = False,
 ) -> None:
@@ -789,17 +793,18 @@ def advice_cmd(
     from tools.advice import AdviceInput, purchase_advice
     from tools.fit import Requirement, fit_configurations
 
+    configs = [_config(cat, config, as_json)] if config else list(cat.configurations.values())
     try:
         fit = fit_configurations(
             Requirement(model=m, precision=prec, context_tokens=context, concurrency=concurrency),
-            list(cat.configurations.values()),
+            configs,
             cat.gpus,
         )
     except ValueError as exc:
         _fail(str(exc).splitlines()[0], as_json)
     fits_one = any(r.verdict == "fits_one_card" for r in fit.rows)
     needed = [r.cards_needed for r in fit.rows if r.cards_needed]
-    cards_needed: int | None = min(needed) if needed else 9  # fits in no 8-card node
+    cards_needed: int | None = min(needed) if needed else 9  # fits in no node: > 8 cards
     if m.kind != "llm":
         cards_needed = None  # image and video jobs are not split
     workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")

@@ -1,0 +1,263 @@
+"""The `sizing` catalog commands: tables, --json shapes, exit codes, errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import assistant.cli.catalog_cmds  # noqa: F401  (registers the commands)
+from assistant.cli.app import app
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "knowledge" / "catalog"
+TOPO_H100 = (
+    "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+    "GPU0\t X \tNV18\tNV18\tNV18\t0-63\t0\n"
+    "GPU1\tNV18\t X \tNV18\tNV18\t0-63\t0\n"
+    "GPU2\tNV18\tNV18\t X \tSYS\t0-63\t0\n"
+    "GPU3\tNV18\tNV18\tSYS\t X \t0-63\t0\n"
+)
+
+
+@pytest.fixture
+def run() -> Any:
+    runner = CliRunner()
+
+    def invoke(*args: str, catalog: Path = CATALOG, stdin: str | None = None) -> Any:
+        env = {"SIZING_CATALOG": str(catalog), "COLUMNS": "120"}
+        return runner.invoke(app, list(args), env=env, input=stdin)
+
+    return invoke
+
+
+def _json(result: Any) -> Any:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_fit_table_lists_all_41(run: Any) -> None:
+    result = run("fit", "Llama 3.3 70B")
+    assert result.exit_code == 0, result.output
+    for cid in ("1x-l4", "4x-a100-pcie", "4x-a100-sxm4", "8x-b200", "1x-l40s-gen4"):
+        assert cid in result.stdout
+    assert "$4,157" in result.stdout and "$4,395" in result.stdout
+    assert "split x4" in result.stdout
+    assert "327,680 B/token" in result.stdout
+    assert "placeholder" in result.stdout
+
+
+def test_fit_json(run: Any) -> None:
+    data = _json(run("fit", "llama3.3:70b", "--precision", "bf16", "--json"))
+    assert data["model_id"] == "llama-3.3-70b"
+    assert len(data["rows"]) == 41
+    rows = {r["configuration"]: r for r in data["rows"]}
+    assert rows["4x-a100-pcie"]["verdict"] == "split"
+    assert rows["4x-a100-pcie"]["cards_needed"] == 4
+    assert rows["4x-a100-pcie"]["usd_per_month"] == 4157
+    assert rows["4x-a100-sxm4"]["usd_per_month"] == 4395
+    assert rows["1x-l4"]["verdict"] == "does_not_fit"
+    assert sum(data["counts"].values()) == 41
+    assert data["kv_bytes_per_token"] == 327680
+
+
+def test_fit_options(run: Any) -> None:
+    data = _json(
+        run(
+            "fit",
+            "Llama 3.3 70B",
+            "-p",
+            "Q4_K_M",
+            "-c",
+            "32768",
+            "-n",
+            "4",
+            "--json",
+            "--sort",
+            "price",
+        )
+    )
+    assert data["precision"] == "gguf-q4_k_m"
+    assert data["inputs"]["context_tokens"] == 32768
+    assert data["inputs"]["concurrency"] == 4
+    prices = [r["usd_per_month"] for r in data["rows"]]
+    assert prices == sorted(prices)
+
+
+def test_fit_image_model(run: Any) -> None:
+    data = _json(run("fit", "FLUX.1 [dev]", "--json"))
+    assert data["counts"]["split"] == 0
+    assert data["weights_gb"] == 24
+
+
+def test_unknown_model_exit_2_with_closest(run: Any) -> None:
+    result = run("fit", "Llama 3.3 7B")
+    assert result.exit_code == 2
+    assert "Unknown model" in result.stderr
+    assert "Llama 3.3 70B" in result.stderr
+    assert "Traceback" not in result.output
+    data = json.loads(run("fit", "Llama 3.3 7B", "--json").stdout)
+    assert "Llama 3.3 70B" in data["closest"]
+
+
+def test_bad_precision_exit_2(run: Any) -> None:
+    result = run("fit", "Llama 3.3 70B", "--precision", "q3")
+    assert result.exit_code == 2
+    assert "unknown precision" in result.stderr
+
+
+def test_nodes_json_shape(run: Any) -> None:
+    data = _json(run("nodes", "--json"))
+    assert len(data) == 41
+    keys = {"id", "label", "gpu", "count", "memory_gb_per_card", "total_memory_gb",
+            "interconnect", "usd_per_month", "url"}  # fmt: skip
+    for row in data:
+        assert keys <= set(row)
+        assert row["total_memory_gb"] == row["memory_gb_per_card"] * row["count"]
+    by_id = {r["id"]: r for r in data}
+    assert by_id["4x-a100-sxm4"]["usd_per_month"] == 4395
+    assert by_id["4x-a100-pcie"]["url"] == "https://gpuserver.io/de/gpu/a100-80gb"
+    assert by_id["4x-a100-pcie"]["effective_interconnect"] == "pcie-gen4-x16"
+
+
+def test_nodes_table(run: Any) -> None:
+    result = run("nodes")
+    assert result.exit_code == 0
+    assert "41 configurations" in result.stdout
+
+
+def test_price_and_compare(run: Any) -> None:
+    data = _json(run("price", "4x-a100-pcie", "4 x A100 SXM4", "--json"))
+    assert [q["usd_per_month"] for q in data["quotes"]] == [4157, 4395]
+    assert data["comparison"]["spread_usd"] == 238
+    table = run("price", "4x-a100-sxm4")
+    assert "$4,395" in table.stdout and "published" in table.stdout
+    bad = run("price", "4x-a100-sxm5")
+    assert bad.exit_code == 2 and "4x-a100-sxm4" in bad.stderr
+
+
+def test_throughput(run: Any) -> None:
+    pcie = _json(run("throughput", "Llama 3.3 70B", "4x-a100-pcie", "--json"))
+    sxm = _json(run("throughput", "Llama 3.3 70B", "4x-a100-sxm4", "--json"))
+    assert round(pcie["tokens_per_s"]) == 18
+    assert round(sxm["tokens_per_s"]) == 19
+    assert pcie["cards"] == 4
+    assert pcie["usd_per_million_tokens"] > 0
+    text = run("throughput", "Llama 3.3 70B", "4x-a100-sxm4")
+    assert "~19 tokens/s" in text.stdout
+    assert run("throughput", "SDXL", "1x-l4").exit_code == 2
+
+
+def test_allreduce(run: Any) -> None:
+    data = _json(run("allreduce", "70B", "--json"))
+    links = {r["link"]: r for r in data["links"]}
+    assert links["pcie-gen5-x16"]["size_gb"] == 140
+    assert links["pcie-gen5-x16"]["seconds"] == pytest.approx(2.1875)
+    assert links["nvlink-4"]["seconds"] == pytest.approx(0.1556, abs=1e-3)
+    assert round(data["ratio_nvlink4_to_pcie_gen5"]) == 14
+    table = run("allreduce")
+    assert "140 GB" in table.stdout and "14.1x" in table.stdout
+
+
+def test_allreduce_check(run: Any, tmp_path: Path) -> None:
+    from tests.test_tools_diagnostics import NCCL
+
+    path = tmp_path / "nccl.txt"
+    path.write_text(NCCL)
+    data = _json(run("allreduce", "--check", str(path), "--config", "8x-h100-sxm5", "--json"))
+    assert data["status"] == "ok"
+    assert data["peak_busbw_gb_s"] == 397.65
+    assert run("allreduce", "--check", str(path)).exit_code == 2  # needs --config
+    missing = run("allreduce", "--check", str(tmp_path / "nope.txt"), "--config", "8x-h100-sxm5")
+    assert missing.exit_code == 2 and "cannot read" in missing.stderr
+
+
+def test_topo_from_stdin(run: Any) -> None:
+    data = _json(run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=TOPO_H100))
+    assert data["status"] == "defect"
+    bad = [p for p in data["pairs"] if p["status"] != "ok"]
+    assert [(p["a"], p["b"]) for p in bad] == [("GPU2", "GPU3")]
+    assert data["inputs"]["expected_label"] == "NV18"
+    table = run("topo", "-", stdin=TOPO_H100.replace("SYS", "NV18"))
+    assert table.exit_code == 0 and "overall: ok" in table.stdout
+    garbage = run("topo", "-", stdin="nothing")
+    assert garbage.exit_code == 2 and "GPU0" in garbage.stderr
+
+
+def test_memory_and_capacity(run: Any) -> None:
+    mem = _json(run("memory", "Llama 3.3 70B", "--json"))
+    assert mem["kv"]["kv_bytes_per_token"] == 327680
+    assert mem["inputs"]["model"] == "llama-3.3-70b"
+    cap = _json(run("capacity", "Llama 3.3 70B", "1x-h100-pcie", "-p", "fp8", "--json"))
+    assert cap["fits"] is False and cap["max_context_tokens"] == 0
+    text = run("capacity", "Llama 3.3 70B", "1x-h100-pcie", "-p", "fp8")
+    assert "No room for KV cache" in text.stdout
+    train = _json(run("memory", "70B", "--training", "--json"))
+    assert train["total_gb"] == pytest.approx(1260)
+
+
+def test_models_and_advice(run: Any) -> None:
+    models = _json(run("models", "--json"))
+    assert "deepseek-v3" in {m["id"] for m in models}
+    advice = _json(run("advice", "Llama 3.1 8B", "--tp", "4", "--json"))
+    assert advice["rule"]["number"] == 1
+    assert any(a["key"] == "mistake.unneeded-tensor-parallelism" for a in advice["also"])
+    anywhere = _json(run("advice", "Llama 3.3 70B", "--json"))
+    assert anywhere["rule"]["number"] == 1  # one 180 GB B200 holds it
+    big = _json(
+        run("advice", "Llama 3.3 70B", "--config", "4x-a100-sxm4", "--traffic", "high", "--json")
+    )
+    assert big["rule"]["number"] == 4
+    low = _json(run("advice", "Llama 3.3 70B", "--config", "4x-a100-pcie", "--json"))
+    assert low["rule"]["number"] == 3
+    huge = _json(run("advice", "Llama 3.1 405B", "--config", "8x-h100-sxm5", "--json"))
+    assert huge["rule"]["number"] == 5
+
+
+def test_broken_catalog_exit_2_one_line(run: Any, tmp_path: Path) -> None:
+    broken = tmp_path / "catalog"
+    shutil.copytree(CATALOG, broken)
+    conf = broken / "configurations.yaml"
+    conf.write_text(conf.read_text().replace("usd_per_month: 4395", "usd_per_month: -1"))
+    for args in (("nodes",), ("fit", "Llama 3.3 70B"), ("price", "4x-a100-pcie")):
+        result = run(*args, catalog=broken)
+        assert result.exit_code == 2
+        assert "Traceback" not in result.output
+        message = result.stderr.strip()
+        assert "configurations.yaml" in message and "4x-a100-sxm4" in message
+        assert "usd_per_month" in message
+    data = json.loads(run("nodes", "--json", catalog=broken).stdout)
+    assert "usd_per_month" in data["error"]
+
+
+def test_real_process_exit_codes(tmp_path: Path) -> None:
+    """The real entry point in a child process: output, exit codes, no traceback."""
+    env = {**os.environ, "SIZING_CATALOG": str(CATALOG), "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-c", "from assistant.cli import main; main()"]
+    ok = subprocess.run(
+        [*cmd, "nodes", "--json"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert len(json.loads(ok.stdout)) == 41
+    bad = subprocess.run(
+        [*cmd, "price", "9x-h100"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2
+    assert "Unknown configuration" in bad.stderr and "Traceback" not in bad.stderr
