@@ -142,7 +142,8 @@ def to_mrkdwn(markdown: str) -> str:
             depth = len(m.group(1).expandtabs(4)) // 3
             out.append("    " * depth + f"{m.group(2)}. " + inline(m.group(3)))
         elif m := _QUOTE.match(line):
-            out.append("> " + inline(m.group(1)))
+            quoted = inline(m.group(1))
+            out.append("> " + quoted if quoted.strip() else "")
         else:
             out.append(inline(line))
     text = "\n".join(out)
