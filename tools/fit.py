@@ -103,13 +103,23 @@ def fit_configuration(req: Requirement, configuration: Configuration, gpu: Gpu) 
 class _Needs:
     """Per-requirement figures computed once and reused for every configuration (hot path)."""
 
-    __slots__ = ("kv_cache", "overhead_gb", "tokens", "weights_gb")
+    __slots__ = ("candidates", "kv_cache", "overhead_gb", "published_gb", "tokens", "weights_gb")
 
-    def __init__(self, weights_gb: float, overhead_gb: float, tokens: int) -> None:
+    def __init__(
+        self, weights_gb: float, overhead_gb: float, tokens: int, published_gb: float = 0.0
+    ) -> None:
         self.weights_gb = weights_gb
         self.overhead_gb = overhead_gb
         self.tokens = tokens
+        self.published_gb = published_gb
         self.kv_cache: dict[int, float] = {}
+        self.candidates: dict[int, list[int]] = {}
+
+    def split_candidates(self, model: ModelSpec, count: int) -> list[int]:
+        found = self.candidates.get(count)
+        if found is None:
+            found = self.candidates[count] = split_candidates(model, count)
+        return found
 
     def required_per_card(self, req: Requirement, n: int) -> float:
         kv = self.kv_cache.get(n)
@@ -122,7 +132,8 @@ class _Needs:
 def _needs(req: Requirement) -> _Needs:
     model = req.model
     if model.kind != "llm":
-        return _Needs(0.0, 0.0, 0)
+        need = published_vram(PublishedVramInput(model=model, precision=req.precision)).vram_gb
+        return _Needs(0.0, 0.0, 0, published_gb=need)
     weights, _, _ = weight_bytes(model, precision_of(model, req.precision))
     overhead = (
         req.overhead_gb_per_card
@@ -135,6 +146,7 @@ def _needs(req: Requirement) -> _Needs:
 def _fit_one(
     req: Requirement, needs: _Needs, configuration: Configuration, gpu: Gpu
 ) -> ConfigurationFit:
+    """One row of the configurator."""
     model = req.model
     common = {
         "configuration": configuration.id,
@@ -149,7 +161,7 @@ def _fit_one(
     }
     if model.kind != "llm":
         # Published figures are peaks measured on a whole card; each card renders its own job.
-        need = published_vram(PublishedVramInput(model=model, precision=req.precision)).vram_gb
+        need = needs.published_gb
         headroom = gpu.memory_gb - need
         fits = headroom >= 0
         return ConfigurationFit(
@@ -165,7 +177,7 @@ def _fit_one(
         )
     usable = usable_gb(gpu.memory_gb, req.gpu_memory_utilization)
     required = 0.0
-    for n in split_candidates(model, configuration.count):
+    for n in needs.split_candidates(model, configuration.count):
         required = needs.required_per_card(req, n)
         if required <= usable:
             verdict: Verdict = "fits_one_card" if n == 1 else "split"

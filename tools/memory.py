@@ -451,3 +451,10 @@ def normalize_precision(text: str) -> str:
         if key in BITS_PER_WEIGHT:
             return key
     raise ValueError(f"unknown precision {text!r}; known: {', '.join(BITS_PER_WEIGHT)}")
+
+
+def precisions_for(model: ModelSpec) -> list[str]:
+    """Precisions a model can be sized at: all weight formats for an LLM, published ones else."""
+    if model.kind == "llm":
+        return list(BITS_PER_WEIGHT)
+    return [v.precision for v in model.vram]
