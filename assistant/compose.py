@@ -510,6 +510,8 @@ class Composer:
         if "multi_node" in w and (u.count or 0) > 8:
             d.add(t(d.lang, "nvlink_multi_node"))
             self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=u.count))
+            d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
+            d.suggest(follow_up(d.lang, "price_example"))
             return
         if {"diffusion", "rendering"} & w and not (model_arg and self._is_llm(model_arg)):
             d.add(t(d.lang, "nvlink_diffusion") + d.cite("diffusion-and-rendering"))
@@ -560,11 +562,15 @@ class Composer:
             d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
             self._add_advice(d, self._advice(d, fits_one_card=False, independent_jobs=True),
                              with_also=False)  # fmt: skip
+            d.suggest(follow_up(d.lang, "fit_example"))
+            d.suggest(follow_up(d.lang, "price_example"))
             return
         if "pipeline_parallel" in w:
             d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
             self._add_advice(d, self._advice(d, fits_one_card=False, parallelism="pipeline"),
                              with_also=False)  # fmt: skip
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            d.suggest(follow_up(d.lang, "topology"))
             return
         d.add(t(d.lang, "nvlink_general") + d.cite("short-answer"))
         if self._training(u) or "traffic" in w:
@@ -634,8 +640,43 @@ class Composer:
         ]
         return self._cheapest_row(cands, ("split",))
 
+    def _nvlink_training(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
+        model = self._model_name(fit)
+        mem = d.call("memory_need", model=self._model_arg(u), training=True)
+        advice = self._advice(d, model=self._model_arg(u), workload="training")
+        if advice is None or mem is None:
+            self._nvlink_without_model(d, u)
+            return
+        rec = advice.get("recommendation")
+        if rec == "not_offered":
+            d.add(t(d.lang, "nvlink_multi_node"))
+        elif advice.get("needs_nvlink"):
+            d.add(t(d.lang, "nvlink_yes_training"))
+        else:
+            d.add(t(d.lang, "training_fits_one", model=model))
+        d.add(t(d.lang, "training_memory", model=model, total=gb(d.lang, mem["total_gb"]),
+                bpp=smart(d.lang, mem["bytes_per_param"])))  # fmt: skip
+        ar = d.call("gradient_allreduce_time", model=self._model_arg(u))
+        if ar:
+            lines = [
+                t(d.lang, "allreduce_row", link=r["name"],
+                  bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
+                  t=f"{smart(d.lang, r['seconds'])} s", ring=f"{smart(d.lang, r['ring_seconds'])} s")
+                for r in ar["rows"]
+            ]  # fmt: skip
+            d.add(t(d.lang, "allreduce_title", model=model, size=gb(d.lang, ar["size_gb"]))
+                  + d.cite("large-batch-training"))  # fmt: skip
+            d.bullets(lines)
+        self._add_advice(d, advice, with_also=False)
+        d.suggest(follow_up(d.lang, "topology"))
+        d.suggest(follow_up(d.lang, "cheapest", model=model))
+
     def _nvlink_for_model(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
         w = set(u.workloads)
+        if self._training(u) and not ({"independent", "pipeline_parallel"} & w):
+            self._nvlink_training(d, u, fit)
+            return
         rows = fit["rows"]
         model = self._model_name(fit)
         prec = precision_label(fit["precision"])

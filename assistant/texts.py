@@ -42,11 +42,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "durch — fragen Sie zum Beispiel: „{example}“.",
     ),
     "unknown_model_offer_params": (
-        "Its name says {params}B parameters: I can size it as a generic dense {params}B model "
-        "(weights only, no KV cache, because the architecture is unknown) — ask: “{example}”.",
-        "Der Name nennt {params} Mrd. Parameter: Ich kann es als generisches dichtes "
-        "{params}B-Modell durchrechnen (nur Gewichte, ohne KV-Cache, weil die Architektur "
-        "unbekannt ist) — fragen Sie: „{example}“.",
+        "Its name says {params}B parameters: I can size it by parameter count as a generic dense "
+        "{params}B model (weights only, no KV cache, because the architecture is unknown) — ask: "
+        "“{example}”.",
+        "Der Name nennt {params} Mrd. Parameter: Ich kann es nach der Parameterzahl als "
+        "generisches dichtes {params}B-Modell durchrechnen (nur Gewichte, ohne KV-Cache, weil die "
+        "Architektur unbekannt ist) — fragen Sie: „{example}“.",
     ),
     "ask_model": (
         "Which model (and precision) do you want to run? With that I can tell you exactly.",
@@ -338,6 +339,17 @@ PHRASES: dict[str, tuple[str, str]] = {
     "kv_unknown": (
         "KV cache not counted: only the parameter count is known.",
         "KV-Cache nicht eingerechnet: Nur die Parameterzahl ist bekannt.",
+    ),
+    "training_fits_one": (
+        "**No — training {model} fits on one card, so the link doesn't matter.**",
+        "**Nein — das Training von {model} passt auf eine Karte, "
+        "die Verbindung spielt also keine Rolle.**",
+    ),
+    "training_memory": (
+        "Full fine-tuning of {model} with mixed precision and Adam needs about {total} "
+        "({bpp} bytes per parameter) before activations — far more than serving it.",
+        "Volles Fine-Tuning von {model} mit Mixed Precision und Adam braucht etwa {total} "
+        "({bpp} Byte pro Parameter) vor Aktivierungen — weit mehr als das Bedienen.",
     ),
     "if_split": (
         "If one model has to be split across cards:",
