@@ -200,7 +200,7 @@ def check(deps: Deps, answer: Answer) -> list[GroundingViolation]:
 def _history_pairs(history: Sequence[Any]) -> list[tuple[str, str]]:
     """(role, content) pairs from whatever the session gives: (role, content) tuples, dicts with
     role/content, or turns with question/answer (assistant.sessions.Turn)."""
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[Any, Any]] = []
     for turn in history:
         if isinstance(turn, dict):
             if "question" in turn:
@@ -277,7 +277,9 @@ def _run_tools(deps: Deps, session: ToolSession, ai: Any) -> list[Any]:
 
 def _final_text(ai: Any) -> str:
     text = getattr(ai, "text", None)
-    if callable(text):  # older langchain-core
+    if isinstance(text, str):  # langchain-core 1.x: a str property (callable, deprecated)
+        text = str(text)
+    elif callable(text):  # older langchain-core
         text = text()
     if not isinstance(text, str):
         text = ai.content if isinstance(ai.content, str) else ""
@@ -332,6 +334,17 @@ def _fallback(offline_answer_fn: Callable[[], Answer], language: Language, reaso
     return offline.model_copy(update={"notice": notice})
 
 
+def _with_follow_ups(answer: Answer, offline_answer_fn: Callable[[], Answer]) -> Answer:
+    """Suggested next questions come from the deterministic understanding of the question (the
+    offline answer, which the service has already composed)."""
+    try:
+        follow_ups = list(offline_answer_fn().follow_ups)
+    except Exception:  # follow-ups are a nicety; never lose the answer over them
+        log.exception("offline follow-ups failed")
+        return answer
+    return answer.model_copy(update={"follow_ups": follow_ups})
+
+
 def _log_violations(stage: str, question: str, violations: Iterable[GroundingViolation]) -> None:
     for v in violations:
         log.warning(
@@ -370,14 +383,14 @@ def answer_with_llm(
         answer = _build_answer(deps, session, question, language, text)
         violations = check(deps, answer)
         if not violations:
-            return answer
+            return _with_follow_ups(answer, offline_answer_fn)
         _log_violations("first answer", question, violations)
         messages.append(HumanMessage(regenerate_message(violations, language)))
         text = _converse(deps, session, llm, tools, messages)
         answer = _build_answer(deps, session, question, language, text)
         violations = check(deps, answer)
         if not violations:
-            return answer
+            return _with_follow_ups(answer, offline_answer_fn)
         _log_violations("regenerated answer", question, violations)
         return _fallback(offline_answer_fn, language, "ungrounded")
     except LLMUnavailable as exc:
