@@ -198,13 +198,13 @@ def fit_cmd(
     title = f"{m.name} in {res.precision}"
     if llm:
         title += f", {context:,} tokens x {concurrency}"
-    table = Table(title=title, title_justify="left", pad_edge=False)
+    table = Table(title=title, title_justify="left")
     table.add_column("Configuration", no_wrap=True)
     table.add_column("Verdict", no_wrap=True)
-    table.add_column("GB/card need/usable" if llm else "GB need/card", justify="right")
-    table.add_column("Headroom GB", justify="right")
+    table.add_column("GB need/use" if llm else "GB need", justify="right", no_wrap=True)
+    table.add_column("Spare GB", justify="right", no_wrap=True)
     table.add_column("Link", no_wrap=True)
-    table.add_column("USD/month", justify="right", no_wrap=True)
+    table.add_column("USD/mo", justify="right", no_wrap=True)
     for r in res.rows:
         style = VERDICT_STYLE[r.verdict]
         short = {"fits_one_card": "1 card", "split": f"split x{r.cards_needed}"}.get(
@@ -225,6 +225,10 @@ def fit_cmd(
         con.print(
             f"weights {_gb(res.weights_gb)} GB; KV {res.kv_bytes_per_token:,.0f} B/token; "
             f"usable share {req.gpu_memory_utilization:g} of each card"
+        )
+        con.print(
+            "GB need/use: per card, at the split shown (no fit: at the whole node); "
+            "Spare GB: over the cards used"
         )
     else:
         con.print(f"published VRAM need {_gb(res.weights_gb)} GB ({res.precision}); not split")
@@ -605,9 +609,12 @@ def allreduce_cmd(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Gradient all-reduce time per training step over every link (the guide: 70B in BF16 moves
-    140 GB, ~2.2 s over PCIe Gen5, ~0.16 s over NVLink 4); --check compares an nccl-tests
-    all_reduce_perf result with the node's link."""
+    """Gradient all-reduce time per training step over every link, or check an nccl-tests result.
+
+    The guide: a 70B model in BF16 moves 140 GB per step, about 2.2 s over PCIe Gen5 and about
+    0.16 s over NVLink 4. With --check FILE --config ID, compares the busbw of an all_reduce_perf
+    run with the node's link.
+    """
     cat = _catalog(as_json)
     if check is not None:
         _allreduce_check(cat, check, config, as_json)
