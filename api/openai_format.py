@@ -98,6 +98,7 @@ def sizing_extra(answer: Answer) -> dict[str, Any]:
     return answer.model_dump(
         mode="json",
         include={
+            "question",
             "session_id",
             "message_id",
             "mode",

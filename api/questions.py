@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
 from fastapi import HTTPException
 
+from assistant.sessions import check_session_id
 from assistant.settings import Settings
+
+
+def checked_session_id(session_id: str | None) -> None:
+    """Reject a malformed session id up front (before a stream starts), as the assistant would."""
+    if session_id is not None:
+        check_session_id(session_id)  # raises InvalidSessionId (an InvalidRequest -> 422)
 
 
 def checked_question(text: str, settings: Settings, field: str = "message") -> str:
@@ -21,11 +25,3 @@ def checked_question(text: str, settings: Settings, field: str = "message") -> s
             f"the limit is {settings.max_question_chars}.",
         )
     return question
-
-
-def accepts_history(method: Any) -> bool:
-    """Whether the assistant's ask/stream take a `history` keyword (conversation context)."""
-    try:
-        return "history" in inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False

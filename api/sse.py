@@ -11,6 +11,7 @@ from sse_starlette import ServerSentEvent
 from starlette.concurrency import iterate_in_threadpool
 
 from assistant.answer import Answer, DoneEvent, ErrorEvent, StreamEvent
+from assistant.errors import InvalidRequest
 
 log = logging.getLogger("api")
 
@@ -38,6 +39,10 @@ async def assistant_events(
             if isinstance(event, ErrorEvent) and on_error is not None:
                 on_error(event.message)
             yield event
+    except InvalidRequest as exc:  # precise and safe to show (e.g. a bad session id)
+        if on_error is not None:
+            on_error("invalid")
+        yield ErrorEvent(message=str(exc))
     except Exception:
         log.exception("assistant stream failed")
         if on_error is not None:

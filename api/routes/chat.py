@@ -10,7 +10,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.dependencies import AssistantDep, MetricsDep, RateLimited, SettingsDep
-from api.questions import checked_question
+from api.questions import checked_question, checked_session_id
 from api.sse import assistant_events, sse_events
 from assistant.answer import Answer
 
@@ -60,6 +60,7 @@ async def chat(
     metrics: MetricsDep,
 ) -> Answer | EventSourceResponse:
     question = checked_question(body.message, settings)
+    checked_session_id(body.session_id)
     if wants_stream(request):
         events = assistant_events(
             lambda: assistant.stream(question, session_id=body.session_id, language=body.language),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import uuid
@@ -14,20 +13,14 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from api import openai_format as oa
+from api.conversation import conversation_session_id, prime_session
 from api.dependencies import AssistantDep, MetricsDep, RateLimited, SettingsDep
-from api.questions import accepts_history, checked_question
+from api.questions import checked_question
 from api.security import error_body
 from api.sse import assistant_events
 from assistant.answer import Answer, DoneEvent, ErrorEvent, TokenEvent
 
 router = APIRouter(tags=["openai-compatible"])
-
-
-def conversation_session(request: oa.ChatCompletionRequest, question: str) -> str:
-    """A stable session id per conversation: the caller's `user` plus its first user message."""
-    first = next((m.text() for m in request.messages if m.role == "user"), question)
-    digest = hashlib.sha256(f"{request.user or ''}\n{first}".encode()).hexdigest()[:24]
-    return f"oa-{digest}"
 
 
 def _data(payload: dict[str, Any]) -> ServerSentEvent:
@@ -61,10 +54,11 @@ async def chat_completions(
         raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
     question, history = oa.split_conversation(body.messages)
     question = checked_question(question, settings, field="messages")
-    session_id = conversation_session(body, question)
+    first = next((m.text() for m in body.messages if m.role == "user"), question)
+    session_id = conversation_session_id(body.user, first)
+    earlier = [turn["content"] for turn in history if turn["role"] == "user"]
+    await run_in_threadpool(prime_session, assistant, session_id, earlier, body.language)
     kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}
-    if accepts_history(assistant.ask):
-        kwargs["history"] = history
     prompt_text = "\n".join(m.text() for m in body.messages)
 
     if not body.stream:
