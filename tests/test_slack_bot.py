@@ -626,3 +626,25 @@ def test_socket_mode_answers_a_slash_command_without_an_http_endpoint(data_dir: 
             call = stub.wait_for("response_url", path="/response/socket-cmd")[0]
             assert any(v.startswith("*$4,395*") for v in prices(call.blocks).values())
             assert "sizing_feedback_up" in buttons(call.blocks)
+
+
+def test_too_long_questions_get_a_clear_message(server: LiveServer, stub: SlackStub) -> None:
+    long_question = "Does Llama 3.3 70B fit? " + "x" * 2100
+    response = slash_command(server, stub, long_question, "cmd-long")
+    assert response.status_code == 200
+    assert "too long" in response.json()["text"]
+    event(
+        server,
+        {
+            "type": "message",
+            "channel_type": "im",
+            "channel": "D0LONG",
+            "user": "U0ANNA",
+            "text": long_question,
+            "ts": new_ts(),
+        },
+    )
+    post = stub.wait_for("chat.postMessage", channel="D0LONG")[0]
+    assert "too long" in post.params["text"] and "sizing_feedback_up" not in buttons(post.blocks)
+    sentinel_dm(server, stub)
+    assert not stub.calls_to("response_url", path="/response/cmd-long")
