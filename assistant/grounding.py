@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -50,7 +51,20 @@ _MARKER_RX = re.compile(r"\[(\d+)\](?!\()")
 _MONEY_KEY_RX = re.compile(r"usd|price|cost|dollar|preis", re.IGNORECASE)
 
 
+@lru_cache(maxsize=8192)
+def _candidates(text: str) -> tuple[tuple[Decimal, int], ...]:
+    return tuple(_number_candidates(text))
+
+
 def number_candidates(text: str) -> list[tuple[Decimal, int]]:
+    """Every value a written number may mean, with its decimal places (for rounding).
+
+    "4,395" -> 4395 and 4.395; "141,1" -> 141.1; "1.800,5" -> 1800.5; "0.16" -> 0.16.
+    """
+    return list(_candidates(text.strip()))
+
+
+def _number_candidates(text: str) -> list[tuple[Decimal, int]]:
     """Every value a written number may mean, with its decimal places (for rounding).
 
     "4,395" -> 4395 and 4.395; "141,1" -> 141.1; "1.800,5" -> 1800.5; "0.16" -> 0.16.
@@ -105,9 +119,19 @@ class Sources:
         return self._near(values, value, tol)
 
 
+_TEXT_NUMBER_RX = re.compile(r"(?<![\w])(\d+(?:[.,]\d+)*)")
+
+
+@lru_cache(maxsize=4096)
+def _text_numbers(text: str) -> tuple[Decimal, ...]:
+    out: list[Decimal] = []
+    for raw in _TEXT_NUMBER_RX.findall(text):
+        out.extend(v for v, _ in _candidates(raw))
+    return tuple(out)
+
+
 def _add_text_numbers(text: str, into: list[Decimal]) -> None:
-    for m in re.finditer(r"(?<![\w])(\d+(?:[.,]\d+)*)", text):
-        into.extend(v for v, _ in number_candidates(m.group(1)))
+    into.extend(_text_numbers(text))
 
 
 def _walk(value: Any, src: Sources, money: bool) -> None:

@@ -35,6 +35,7 @@ class GuideSections:
 
     def __init__(self, chunks: list[Any]) -> None:
         self._by_key: dict[tuple[str, str, str], list[SectionPassage]] = {}
+        self._memo: dict[tuple[str, ...], SectionPassage | None] = {}
         self.guides: dict[tuple[str, str], str] = {}  # (guide, language) -> title
         for c in chunks:
             p = SectionPassage(
@@ -75,6 +76,14 @@ class GuideSections:
     def section(
         self, guide: str, anchor: str, language: str, contains: str | None = None
     ) -> SectionPassage | None:
+        key = ("section", guide, anchor, language, contains or "")
+        if key not in self._memo:
+            self._memo[key] = self._section(guide, anchor, language, contains)
+        return self._memo[key]
+
+    def _section(
+        self, guide: str, anchor: str, language: str, contains: str | None = None
+    ) -> SectionPassage | None:
         """The section's passage in `language` (falling back to the other language). With
         `contains` (a regex), the chunk of the section that matches it, quoted narrowly: the
         matching paragraph or list item instead of the whole section."""
@@ -93,6 +102,12 @@ class GuideSections:
         return None
 
     def find(self, guide: str, language: str, pattern: str) -> SectionPassage | None:
+        key = ("find", guide, language, pattern)
+        if key not in self._memo:
+            self._memo[key] = self._find(guide, language, pattern)
+        return self._memo[key]
+
+    def _find(self, guide: str, language: str, pattern: str) -> SectionPassage | None:
         """The first passage of a guide (in `language`, else the other) whose text matches `pattern`,
         narrowed to the matching paragraph, list item or table."""
         rx = re.compile(pattern, re.IGNORECASE | re.MULTILINE)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -105,6 +106,7 @@ class SessionStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
         with self._connect() as con:
             con.execute("PRAGMA journal_mode=WAL")
             con.executescript(_SCHEMA)
@@ -115,12 +117,21 @@ class SessionStore:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        con = sqlite3.connect(self.path, timeout=10)
-        try:
-            with con:
-                yield con
-        finally:
+        """This thread's connection (opened once), in a transaction. WAL with synchronous=NORMAL:
+        a committed turn survives a process crash; only an OS crash may lose the last one."""
+        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+        if con is None:
+            con = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            con.execute("PRAGMA synchronous=NORMAL")
+            self._local.con = con
+        with con:
+            yield con
+
+    def close(self) -> None:
+        con = getattr(self._local, "con", None)
+        if con is not None:
             con.close()
+            self._local.con = None
 
     def get(self, session_id: str, max_turns: int = 20) -> Session | None:
         """The session with its last `max_turns` turns (oldest first), or None."""

@@ -1,0 +1,114 @@
+"""`sizing ask`: the answer as Markdown or JSON, sessions, clear errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assistant.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+DONE_WHEN = "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?"
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> tuple[CliRunner, dict[str, str]]:
+    return CliRunner(), {"SIZING_DATA_DIR": str(tmp_path)}
+
+
+def test_json_answer(runner: tuple[CliRunner, dict[str, str]]) -> None:
+    cli, env = runner
+    res = cli.invoke(app, ["ask", "--json", "What will 4 x A100 SXM4 cost?"], env=env)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    for key in ("question", "language", "answer", "mode", "citations", "prices", "tool_calls",
+                "follow_ups", "session_id"):  # fmt: skip
+        assert key in data
+    assert data["language"] == "en" and data["mode"] == "offline"
+    assert data["prices"] == [
+        {
+            "configuration": "4x-a100-sxm4",
+            "label": "4 × NVIDIA A100 SXM4",
+            "usd_per_month": 4395,
+            "url": "https://gpuserver.io/en/gpu/a100-sxm4",
+            "placeholder": False,
+        }
+    ]
+    assert {"n", "guide", "title", "section", "url", "quote"} <= set(data["citations"][0])
+    assert {"name", "arguments", "result"} <= set(data["tool_calls"][0])
+
+
+def test_session_continues(runner: tuple[CliRunner, dict[str, str]]) -> None:
+    cli, env = runner
+    first = json.loads(cli.invoke(app, ["ask", "--json", DONE_WHEN], env=env).output)
+    res = cli.invoke(app, ["ask", "--json", "--session", first["session_id"], "und in FP8?"],
+                     env=env)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    second = json.loads(res.output)
+    assert second["session_id"] == first["session_id"]
+    fit = next(t for t in second["tool_calls"] if t["name"] == "fit_check")
+    assert fit["arguments"]["model"] == "llama-3.3-70b" and fit["arguments"]["precision"] == "fp8"
+
+
+def test_lang_option(runner: tuple[CliRunner, dict[str, str]]) -> None:
+    cli, env = runner
+    res = cli.invoke(app, ["ask", "--json", "--lang", "de", "What will 4 x A100 SXM4 cost?"],
+                     env=env)  # fmt: skip
+    assert json.loads(res.output)["language"] == "de"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ask", ""], "empty"),
+        (["ask", "x" * 2001], "too long"),
+        (["ask", "--lang", "fr", "hi"], "--lang"),
+        (["ask", "--session", "no spaces", "hi"], "session id"),
+    ],
+)
+def test_errors_exit_2(
+    runner: tuple[CliRunner, dict[str, str]], args: list[str], message: str
+) -> None:
+    cli, env = runner
+    res = cli.invoke(app, args, env=env)
+    assert res.exit_code == 2
+    assert message in res.output
+    assert "Traceback" not in res.output
+    res = cli.invoke(app, [*args[:1], "--json", *args[1:]], env=env)
+    assert res.exit_code == 2 and message in json.loads(res.output)["error"]
+
+
+def test_broken_catalog_is_a_clear_error(
+    runner: tuple[CliRunner, dict[str, str]], tmp_path: Path
+) -> None:
+    cli, env = runner
+    res = cli.invoke(app, ["ask", "hi"], env={**env, "SIZING_CATALOG": str(tmp_path / "none")})
+    assert res.exit_code == 2 and "catalog" in res.output and "Traceback" not in res.output
+
+
+def test_done_when_in_a_real_process(tmp_path: Path) -> None:
+    """The issue's done-when check through the real console entry point, Markdown output."""
+    env = {**os.environ, "SIZING_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT),
+           "COLUMNS": "200"}  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", "from assistant.cli import main; main()", "ask", DONE_WHEN],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "muss aufgeteilt werden" in out
+    assert "SXM" in out and "NVLink" in out
+    assert "$4,395/Monat" in out and "$4,157/Monat" in out
+    assert "Was Sie mieten sollten" in out  # the cited guide section
+    assert "https://gpuserver.io/de/guides/nvlink-vs-pcie/#what-to-buy" in out
+    assert "sizing ask --session" in out
