@@ -338,11 +338,16 @@ def _with_follow_ups(answer: Answer, offline_answer_fn: Callable[[], Answer]) ->
     """Suggested next questions come from the deterministic understanding of the question (the
     offline answer, which the service has already composed)."""
     try:
-        follow_ups = list(offline_answer_fn().follow_ups)
+        offline = offline_answer_fn()
     except Exception:  # follow-ups are a nicety; never lose the answer over them
         log.exception("offline follow-ups failed")
         return answer
-    return answer.model_copy(update={"follow_ups": follow_ups})
+    return answer.model_copy(
+        update={
+            "follow_ups": list(offline.follow_ups),
+            "session_id": answer.session_id or offline.session_id,
+        }
+    )
 
 
 def _log_violations(stage: str, question: str, violations: Iterable[GroundingViolation]) -> None:

@@ -491,3 +491,35 @@ def test_follow_up_sends_the_session_history(make_assistant: Callable[..., Any])
     assert "What does 4x A100 PCIe cost?" in contents[0]
     assert contents[1] == "4 × A100 PCIe: $4,157/month."
     assert "and on an H200?" in contents[2]
+
+
+def test_hallucinated_number_is_caught_and_regenerated(make_assistant: Callable[..., Any]) -> None:
+    from assistant.registry import call_tool
+
+    assistant = make_assistant(None)
+    args = {"model": "Llama 3.3 70B", "precision": "bf16"}
+    weights_gb = call_tool(assistant.deps, "memory_need", args).result["weights_gb"]
+    script = [
+        tool_call("memory_need", args),
+        text("Llama 3.3 70B needs 999 GB for its weights in BF16."),
+        text(f"Llama 3.3 70B needs {weights_gb} GB for its weights in BF16."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("How much memory do Llama 3.3 70B weights need?")
+    assert answer.mode == "llm", answer.notice
+    assert f"{weights_gb} GB" in answer.answer and "999" not in answer.answer
+    assert "999 GB" in server.requests[2]["messages"][-1]["content"]
+
+
+def test_llm_answer_streams_as_checked_events(make_assistant: Callable[..., Any]) -> None:
+    from assistant.answer import DoneEvent, PricesEvent, TokenEvent
+
+    with ScriptedLLMServer([PRICE_CALL, SEARCH_CALL, text(ROUND_TRIP_DE)]) as server:
+        events = list(make_assistant(server, llm_streaming=True).stream(QUESTION_DE))
+    tokens = "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert tokens == ROUND_TRIP_DE
+    prices = next(e for e in events if isinstance(e, PricesEvent)).prices
+    assert {p.configuration for p in prices} == {"4x-a100-sxm4", "4x-a100-pcie"}
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer.mode == "llm"
+    assert done.answer.violations == []
