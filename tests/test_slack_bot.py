@@ -152,8 +152,9 @@ def block_action(
     action: dict[str, Any],
     name: str,
     container: dict[str, Any],
+    message: dict[str, Any] | None = None,
 ) -> httpx.Response:
-    payload = {
+    payload: dict[str, Any] = {
         "type": "block_actions",
         "team": {"id": TEAM_ID, "domain": "stub"},
         "user": {"id": "U0ANNA", "username": "anna", "team_id": TEAM_ID},
@@ -172,6 +173,8 @@ def block_action(
             }
         ],
     }
+    if message is not None:  # Slack sends the clicked message along (not for ephemeral ones)
+        payload["message"] = message
     body = urlencode({"payload": json.dumps(payload)})
     return post_slack(server, body, "application/x-www-form-urlencoded")
 
@@ -648,3 +651,45 @@ def test_too_long_questions_get_a_clear_message(server: LiveServer, stub: SlackS
     assert "too long" in post.params["text"] and "sizing_feedback_up" not in buttons(post.blocks)
     sentinel_dm(server, stub)
     assert not stub.calls_to("response_url", path="/response/cmd-long")
+
+
+def test_button_on_a_long_channel_answer_is_accepted(
+    server: LiveServer, stub: SlackStub, data_dir: Path
+) -> None:
+    """Slack sends the whole clicked message with a button click; a long answer makes that
+    payload larger than the API's default body limit, which must not refuse it."""
+    ts = new_ts()
+    event(
+        server,
+        {
+            "type": "app_mention",
+            "user": "U0ANNA",
+            "channel": "C0LONGMSG",
+            "text": f"<@{BOT_USER_ID}> Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier "
+            "Karten für echten Traffic?",
+            "ts": ts,
+        },
+    )
+    post = answer_posts(stub, "chat.postMessage", channel="C0LONGMSG")[0]
+    up = buttons(post.blocks)["sizing_feedback_up"]
+    padding = [{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 2900}}] * 12
+    message = {
+        "type": "message",
+        "ts": ts,
+        "bot_id": BOT_ID,
+        "text": post.params["text"],
+        "blocks": padding + post.blocks,
+    }
+    response = block_action(
+        server,
+        stub,
+        {"action_id": "sizing_feedback_up", "value": up["value"]},
+        "fb-long",
+        {"type": "message", "message_ts": ts, "channel_id": "C0LONGMSG", "is_ephemeral": False},
+        message=message,
+    )
+    assert response.status_code == 200
+    stub.wait_for("response_url", path="/response/fb-long")
+    ref = json.loads(up["value"])
+    stored = FeedbackStore.open(data_dir).get(ref["s"], ref["m"])
+    assert stored is not None and stored.rating == 1
