@@ -26,7 +26,7 @@ from assistant.answer import Citation, ToolCall
 from assistant.deps import Deps
 
 SEARCH_TOOL = "search_guides"
-MAX_TOOL_RESULT_CHARS = 6000
+MAX_TOOL_RESULT_CHARS = 12000
 
 
 class SearchGuidesArgs(BaseModel):
@@ -99,11 +99,26 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _tabulate(value: Any) -> Any:
+    """Lists of three or more records with the same keys become {columns, rows}: the same
+    figures in about half the tokens (fit_check over 41 configurations)."""
+    if isinstance(value, dict):
+        return {k: _tabulate(v) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_tabulate(v) for v in value]
+        if len(items) >= 3 and all(isinstance(i, dict) for i in items):
+            columns = list(items[0])
+            if all(list(i) == columns for i in items):
+                return {"columns": columns, "rows": [[i[c] for c in columns] for i in items]}
+        return items
+    return value
+
+
 def result_text(result: Any) -> str:
-    """A tool result as the model sees it: compact JSON, bounded in size."""
-    text = json.dumps(_jsonable(result), ensure_ascii=False, default=str)
+    """A tool result as the model sees it: compact JSON (tables as columns + rows), bounded."""
+    text = json.dumps(_tabulate(_jsonable(result)), ensure_ascii=False, default=str)
     if len(text) > MAX_TOOL_RESULT_CHARS:
-        text = text[:MAX_TOOL_RESULT_CHARS] + " …(truncated)"
+        text = text[:MAX_TOOL_RESULT_CHARS] + " …(truncated: ask for fewer configurations)"
     return text
 
 

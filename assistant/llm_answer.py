@@ -169,19 +169,32 @@ def referenced_configurations(deps: Deps, session: ToolSession) -> list[str]:
     return [cid for _, cid in sorted(found)]
 
 
+def _squash(text: str) -> str:
+    """'4 × NVIDIA A100 SXM4' / '4x A100 SXM4' / '4x-a100-sxm4' -> '4a100sxm4'."""
+    text = re.sub(r"nvidia|geforce", "", text.lower())
+    text = re.sub(r"(\d)\s*[x×]\s*", r"\1", text)
+    return re.sub(r"[\s\-_]+", "", text)
+
+
 def quotes_for(deps: Deps, session: ToolSession, text: str, language: Language) -> list[PriceQuote]:
-    """A catalog quote for each configuration whose price the text states and a tool returned."""
+    """A catalog quote for each configuration whose price the text states and a tool returned.
+
+    When several returned configurations share a stated price, the ones the text names win."""
     configs = _configurations(deps)
     referenced = referenced_configurations(deps, session)
+    squashed = _squash(text)
     quotes: list[PriceQuote] = []
     seen: set[str] = set()
     for _, amount in stated_prices(text):
-        for cid in referenced:
-            if cid in seen:
-                continue
-            if _price_of(configs[cid]) == amount:
-                quotes.append(price_quote(cid, configs[cid], language))
-                seen.add(cid)
+        matches = [c for c in referenced if c not in seen and _price_of(configs[c]) == amount]
+        named = [
+            c
+            for c in matches
+            if _squash(c) in squashed or _squash(str(getattr(configs[c], "label", ""))) in squashed
+        ]
+        for cid in named or matches:
+            quotes.append(price_quote(cid, configs[cid], language))
+            seen.add(cid)
     return quotes
 
 

@@ -523,3 +523,47 @@ def test_llm_answer_streams_as_checked_events(make_assistant: Callable[..., Any]
     done = events[-1]
     assert isinstance(done, DoneEvent) and done.answer.mode == "llm"
     assert done.answer.violations == []
+
+
+def test_price_quotes_prefer_the_configuration_the_text_names() -> None:
+    from types import SimpleNamespace
+
+    from assistant.answer import ToolCall
+    from assistant.deps import Deps
+    from assistant.lc_tools import ToolSession
+    from assistant.llm_answer import quotes_for
+
+    def cfg(label: str, price: int) -> Any:
+        return SimpleNamespace(
+            label=label, usd_per_month=Decimal(price), url="https://gpuserver.io/de/gpu/x",
+            url_en="https://gpuserver.io/en/gpu/x", price_source="placeholder",
+        )  # fmt: skip
+
+    catalog = SimpleNamespace(
+        configurations={"2x-l40s": cfg("2 × NVIDIA L40S", 1500), "1x-h100-pcie": cfg(
+            "1 × NVIDIA H100 PCIe", 1500), "1x-l4": cfg("1 × NVIDIA L4", 290)}
+    )  # fmt: skip
+    session = ToolSession()
+    session.tool_calls.append(
+        ToolCall(name="fit_check", arguments={}, result={"rows": ["1x-h100-pcie", "2x-l40s"]})
+    )
+    deps = Deps(settings=Settings(), catalog=catalog, index=None)
+    quotes = quotes_for(deps, session, "The 2 × L40S node costs $1,500/month.", "en")
+    assert [q.configuration for q in quotes] == ["2x-l40s"]
+    assert quotes[0].url == "https://gpuserver.io/en/gpu/x" and quotes[0].placeholder
+    # a price no tool returned gets no quote (and so fails the grounding check)
+    assert quotes_for(deps, session, "1 × L4: $290/month", "en") == []
+
+
+def test_tool_results_reach_the_model_as_compact_tables() -> None:
+    import json
+
+    from assistant.lc_tools import result_text
+
+    rows = [{"configuration": f"{n}x-l4", "usd_per_month": 290 * n} for n in (1, 2, 4)]
+    shown = json.loads(result_text({"rows": rows, "weights_gb": 141.11}))
+    assert shown["rows"] == {
+        "columns": ["configuration", "usd_per_month"],
+        "rows": [["1x-l4", 290], ["2x-l4", 580], ["4x-l4", 1160]],
+    }
+    assert shown["weights_gb"] == 141.11
