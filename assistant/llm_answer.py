@@ -31,7 +31,7 @@ from typing import Any
 from assistant.answer import Answer, Citation, GroundingViolation, Language, PriceQuote
 from assistant.deps import Deps
 from assistant.lc_tools import ToolSession, build_tools, dispatch
-from assistant.prompts import regenerate_message, system_prompt, user_message
+from assistant.prompts import LANGUAGE_NAMES, regenerate_message, system_prompt, user_message
 
 log = logging.getLogger("assistant.llm")
 
@@ -41,6 +41,10 @@ NOTICES: dict[str, dict[str, str]] = {
     "unavailable": {
         "en": "The language model is unavailable right now; this is the offline answer.",
         "de": "Das Sprachmodell ist gerade nicht erreichbar; dies ist die Offline-Antwort.",
+    },
+    "language": {
+        "en": "The language model answered in another language; this is the offline answer.",
+        "de": "Das Sprachmodell antwortete in einer anderen Sprache; dies ist die Offline-Antwort.",
     },
     "ungrounded": {
         "en": "The language model's answer could not be verified; this is the offline answer.",
@@ -198,7 +202,21 @@ def quotes_for(deps: Deps, session: ToolSession, text: str, language: Language) 
     return quotes
 
 
-# --- grounding --------------------------------------------------------------------------------
+# --- checks -----------------------------------------------------------------------------------
+
+MIN_WORDS_FOR_LANGUAGE_CHECK = 6
+
+
+def language_problem(text: str, language: Language) -> str | None:
+    """A note when the answer is clearly in the other language (short answers are not judged)."""
+    from assistant.nlu import detect_language
+
+    if len(re.findall(r"[^\W\d_]{2,}", text)) < MIN_WORDS_FOR_LANGUAGE_CHECK:
+        return None
+    detected, confident = detect_language(text)
+    if confident and detected != language:
+        return f"the answer is in {LANGUAGE_NAMES[detected]}, not {LANGUAGE_NAMES[language]}"
+    return None
 
 
 def check(deps: Deps, answer: Answer) -> list[GroundingViolation]:
@@ -400,17 +418,26 @@ def answer_with_llm(
         text = _converse(deps, session, llm, tools, messages)
         answer = _build_answer(deps, session, question, language, text)
         violations = check(deps, answer)
-        if not violations:
+        wrong_language = language_problem(answer.answer, language)
+        if not violations and not wrong_language:
             return _with_follow_ups(answer, offline_answer_fn)
         _log_violations("first answer", question, violations)
-        messages.append(HumanMessage(regenerate_message(violations, language)))
+        if wrong_language:
+            log.warning("LLM answer language (first answer): %s", wrong_language)
+        messages.append(
+            HumanMessage(regenerate_message(violations, language, extra=wrong_language))
+        )
         text = _converse(deps, session, llm, tools, messages)
         answer = _build_answer(deps, session, question, language, text)
         violations = check(deps, answer)
-        if not violations:
+        wrong_language = language_problem(answer.answer, language)
+        if not violations and not wrong_language:
             return _with_follow_ups(answer, offline_answer_fn)
         _log_violations("regenerated answer", question, violations)
-        return _fallback(offline_answer_fn, language, "ungrounded")
+        if violations:
+            return _fallback(offline_answer_fn, language, "ungrounded")
+        log.warning("LLM answer language (regenerated answer): %s", wrong_language)
+        return _fallback(offline_answer_fn, language, "language")
     except LLMUnavailable as exc:
         log.warning("LLM unavailable, answering offline: %s", exc)
         return _fallback(offline_answer_fn, language, "unavailable")

@@ -67,8 +67,12 @@ def user_message(question: str) -> str:
     return USER_TEMPLATE.format(question=cleaned.strip())
 
 
-def regenerate_message(violations: Iterable[GroundingViolation], language: Language) -> str:
+def regenerate_message(
+    violations: Iterable[GroundingViolation], language: Language, extra: str | None = None
+) -> str:
     lines = [f"- {v.kind}: {v.text!r}: {v.detail}" for v in violations]
+    if extra:
+        lines.append(f"- {extra}")
     return REGENERATE_TEMPLATE.format(
         violations="\n".join(lines) or "- (unspecified)",
         language_name=LANGUAGE_NAMES.get(language, "English"),

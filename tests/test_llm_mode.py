@@ -567,3 +567,26 @@ def test_tool_results_reach_the_model_as_compact_tables() -> None:
         "rows": [["1x-l4", 290], ["2x-l4", 580], ["4x-l4", 1160]],
     }
     assert shown["weights_gb"] == 141.11
+
+
+def test_answer_in_the_wrong_language_is_regenerated(make_assistant: Callable[..., Any]) -> None:
+    script = [
+        text("Pipeline parallelism does not need NVLink, because only activations travel."),
+        text("Pipeline-Parallelismus braucht kein NVLink, weil nur Aktivierungen wandern."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("Brauche ich NVLink für Pipeline-Parallelismus?")
+    assert answer.mode == "llm", answer.notice
+    assert answer.answer.startswith("Pipeline-Parallelismus braucht")
+    assert "not German" in server.requests[1]["messages"][-1]["content"]
+
+
+def test_answer_twice_in_the_wrong_language_falls_back(make_assistant: Callable[..., Any]) -> None:
+    english = text("Pipeline parallelism does not need NVLink, because only activations travel.")
+    with ScriptedLLMServer([english, english]) as server:
+        answer = make_assistant(server).ask("Brauche ich NVLink für Pipeline-Parallelismus?")
+    assert len(server.requests) == 2
+    assert answer.mode == "offline" and answer.language == "de"
+    assert answer.notice == (
+        "Das Sprachmodell antwortete in einer anderen Sprache; dies ist die Offline-Antwort."
+    )
