@@ -276,8 +276,12 @@ class Composer:
             cards.extend(CARD_FAMILIES[fam])
         if not wanted and cards:
             for card in cards:
-                cands = [r for r in rows if r["gpu"] == card and not r["configuration"].endswith(
-                    "-gen4") or (r["gpu"] == card and u.gen4)]  # fmt: skip
+                cands = [
+                    r
+                    for r in rows
+                    if (r["gpu"] == card and not r["configuration"].endswith("-gen4"))
+                    or (r["gpu"] == card and u.gen4)
+                ]
                 if u.count is not None:
                     cands = [r for r in cands if r["count"] == u.count] or cands
                 if cands:
@@ -287,9 +291,10 @@ class Composer:
             wanted = [
                 r["configuration"]
                 for r in rows
-                if r["memory_gb_per_card"] == u.memory_gb and r["count"] == n
+                if r["memory_gb_per_card"] == u.memory_gb
+                and r["count"] == n
                 and not r["configuration"].endswith("-gen4")
-            ]  # fmt: skip
+            ]
         return [by_id[c] for c in wanted][:4]
 
     def _row_line(self, d: Draft, r: dict[str, Any], with_price: bool = True) -> str:
@@ -389,18 +394,28 @@ class Composer:
         if targets:
             verdicts = {r["verdict"] for r in targets}
             lead = (
-                "fit_yes_one" if verdicts == {"fits_one_card"}
-                else "fit_no" if verdicts == {"does_not_fit"}
+                "fit_yes_one"
+                if verdicts == {"fits_one_card"}
+                else "fit_no"
+                if verdicts == {"does_not_fit"}
                 else "fit_mixed"
-            )  # fmt: skip
+            )
             d.add(t(d.lang, lead, model=model, precision=prec) + topic)
             d.bullets([self._row_line(d, r) for r in targets])
         elif one is not None:
             d.add(
-                t(d.lang, "verdict_fits_one", model=model, precision=prec,
-                  need=gb(d.lang, one["required_gb_per_card"]), label=d.link(one["configuration"]))
-                + " " + d.price(one["configuration"]) + topic
-            )  # fmt: skip
+                t(
+                    d.lang,
+                    "verdict_fits_one",
+                    model=model,
+                    precision=prec,
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                    label=d.link(one["configuration"]),
+                )
+                + " "
+                + d.price(one["configuration"])
+                + topic
+            )
         elif split is not None:
             d.add(t(d.lang, "verdict_must_split", model=model, precision=prec) + topic)
             lines = [self._row_line(d, split)]
@@ -415,9 +430,16 @@ class Composer:
             best = self._cheapest_row(reps, ("fits_one_card",))
             if best is not None:
                 d.add(
-                    t(d.lang, "replicas", n=u.count, label=d.link(best["configuration"]),
-                      r=best["replicas"]) + " " + d.price(best["configuration"])
-                )  # fmt: skip
+                    t(
+                        d.lang,
+                        "replicas",
+                        n=u.count,
+                        label=d.link(best["configuration"]),
+                        r=best["replicas"],
+                    )
+                    + " "
+                    + d.price(best["configuration"])
+                )
         self._numbers(d, fit)
         # recommendation: the guide's rule for this case
         if not self._is_image(fit):
@@ -521,17 +543,23 @@ class Composer:
                     one = self._cheapest_row(fit["rows"], ("fits_one_card",))
                     if one:
                         d.add(
-                            t(d.lang, "image_fits", model=self._model_name(fit),
-                              need=gb(d.lang, fit["weights_gb"]),
-                              precision=precision_label(fit["precision"]),
-                              label=d.link(one["configuration"]))
-                            + " " + d.price(one["configuration"])
+                            t(
+                                d.lang,
+                                "image_fits",
+                                model=self._model_name(fit),
+                                need=gb(d.lang, fit["weights_gb"]),
+                                precision=precision_label(fit["precision"]),
+                                label=d.link(one["configuration"]),
+                            )
+                            + " "
+                            + d.price(one["configuration"])
                             + self._cite_topic_guides(d, u, fit)
-                        )  # fmt: skip
+                        )
             advice = self._advice(
-                d, fits_one_card=True,
+                d,
+                fits_one_card=True,
                 workload="rendering" if "rendering" in w else "image_video",
-            )  # fmt: skip
+            )
             self._add_advice(d, advice, with_also=False)
             d.suggest(follow_up(d.lang, "image_card"))
             d.suggest(follow_up(d.lang, "nvlink_example"))
@@ -560,29 +588,34 @@ class Composer:
         w = set(u.workloads)
         if "independent" in w:
             d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
-            self._add_advice(d, self._advice(d, fits_one_card=False, independent_jobs=True),
-                             with_also=False)  # fmt: skip
+            self._add_advice(
+                d, self._advice(d, fits_one_card=False, independent_jobs=True), with_also=False
+            )
             d.suggest(follow_up(d.lang, "fit_example"))
             d.suggest(follow_up(d.lang, "price_example"))
             return
         if "pipeline_parallel" in w:
             d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
-            self._add_advice(d, self._advice(d, fits_one_card=False, parallelism="pipeline"),
-                             with_also=False)  # fmt: skip
+            self._add_advice(
+                d, self._advice(d, fits_one_card=False, parallelism="pipeline"), with_also=False
+            )
             d.suggest(follow_up(d.lang, "nvlink_example"))
             d.suggest(follow_up(d.lang, "topology"))
             return
         d.add(t(d.lang, "nvlink_general") + d.cite("short-answer"))
         if self._training(u) or "traffic" in w:
             adv = self._advice(
-                d, fits_one_card=False, cards_needed=2,
-                workload="training" if self._training(u) else "llm_serving", traffic="high",
-            )  # fmt: skip
+                d,
+                fits_one_card=False,
+                cards_needed=2,
+                workload="training" if self._training(u) else "llm_serving",
+                traffic="high",
+            )
             d.add(t(d.lang, "if_split"))
             self._add_advice(d, adv, with_also=False)
         else:
             lines = []
-            for n, args in (
+            for _n, args in (
                 (1, {"fits_one_card": True}),
                 (3, {"fits_one_card": False, "cards_needed": 2}),
                 (4, {"fits_one_card": False, "cards_needed": 2, "traffic": "high"}),
@@ -655,18 +688,32 @@ class Composer:
             d.add(t(d.lang, "nvlink_yes_training"))
         else:
             d.add(t(d.lang, "training_fits_one", model=model))
-        d.add(t(d.lang, "training_memory", model=model, total=gb(d.lang, mem["total_gb"]),
-                bpp=smart(d.lang, mem["bytes_per_param"])))  # fmt: skip
+        d.add(
+            t(
+                d.lang,
+                "training_memory",
+                model=model,
+                total=gb(d.lang, mem["total_gb"]),
+                bpp=smart(d.lang, mem["bytes_per_param"]),
+            )
+        )
         ar = d.call("gradient_allreduce_time", model=self._model_arg(u))
         if ar:
             lines = [
-                t(d.lang, "allreduce_row", link=r["name"],
-                  bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
-                  t=f"{smart(d.lang, r['seconds'])} s", ring=f"{smart(d.lang, r['ring_seconds'])} s")
+                t(
+                    d.lang,
+                    "allreduce_row",
+                    link=r["name"],
+                    bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
+                    t=f"{smart(d.lang, r['seconds'])} s",
+                    ring=f"{smart(d.lang, r['ring_seconds'])} s",
+                )
                 for r in ar["rows"]
-            ]  # fmt: skip
-            d.add(t(d.lang, "allreduce_title", model=model, size=gb(d.lang, ar["size_gb"]))
-                  + d.cite("large-batch-training"))  # fmt: skip
+            ]
+            d.add(
+                t(d.lang, "allreduce_title", model=model, size=gb(d.lang, ar["size_gb"]))
+                + d.cite("large-batch-training")
+            )
             d.bullets(lines)
         self._add_advice(d, advice, with_also=False)
         d.suggest(follow_up(d.lang, "topology"))
@@ -692,15 +739,23 @@ class Composer:
             assert one is not None
             d.add(
                 t(d.lang, "nvlink_not_needed_fits", model=model, precision=prec)
-                + " " + t(d.lang, "cheapest_card", label=d.link(one["configuration"]),
-                          need=gb(d.lang, one["required_gb_per_card"]))
-                + " " + d.price(one["configuration"])
-            )  # fmt: skip
+                + " "
+                + t(
+                    d.lang,
+                    "cheapest_card",
+                    label=d.link(one["configuration"]),
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                )
+                + " "
+                + d.price(one["configuration"])
+            )
             advice = self._advice(
-                d, fits_one_card=True, independent_jobs="independent" in w,
+                d,
+                fits_one_card=True,
+                independent_jobs="independent" in w,
                 planned_tensor_parallel=u.count if (u.count or 0) > 1 else None,
                 parallelism=self._parallelism(u),
-            )  # fmt: skip
+            )
             self._numbers(d, fit)
             self._add_advice(d, advice)
             d.suggest(follow_up(d.lang, "speed", label=d.label(one["configuration"])))
@@ -731,14 +786,23 @@ class Composer:
             d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
         else:
             d.add(
-                t(d.lang, "nvlink_split_unknown_workload", model=model, precision=prec,
-                  split=split_txt)
-            )  # fmt: skip
+                t(
+                    d.lang,
+                    "nvlink_split_unknown_workload",
+                    model=model,
+                    precision=prec,
+                    split=split_txt,
+                )
+            )
         self._numbers(d, fit)
         # why: the all-reduce of tensor parallelism
         if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
-            tp = d.call("tensor_parallel_cost", model=self._model_arg(u),
-                        configuration=ref["configuration"], cards=max(n, 2))  # fmt: skip
+            tp = d.call(
+                "tensor_parallel_cost",
+                model=self._model_arg(u),
+                configuration=ref["configuration"],
+                cards=max(n, 2),
+            )
             if tp:
                 d.add(
                     t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
@@ -749,8 +813,12 @@ class Composer:
         if pair:
             lines = []
             for r in pair:
-                tput = d.call("throughput_estimate", model=self._model_arg(u),
-                              configuration=r["configuration"], precision=u.precision)  # fmt: skip
+                tput = d.call(
+                    "throughput_estimate",
+                    model=self._model_arg(u),
+                    configuration=r["configuration"],
+                    precision=u.precision,
+                )
                 node = d.call("interconnect_facts", configurations=[r["configuration"]])
                 link = ""
                 if node:
@@ -762,13 +830,25 @@ class Composer:
                     else ""
                 )
                 lines.append(
-                    t(d.lang, "compare_row", label=d.link(r["configuration"]), link=link,
-                      speed=speed, price=d.price(r["configuration"]))
-                )  # fmt: skip
+                    t(
+                        d.lang,
+                        "compare_row",
+                        label=d.link(r["configuration"]),
+                        link=link,
+                        speed=speed,
+                        price=d.price(r["configuration"]),
+                    )
+                )
             d.add(t(d.lang, "compare_title") + d.cite("same-job-both-ways", contains=r"\$"))
             d.bullets(lines)
-            d.add(t(d.lang, "speed_floor") + d.cite("same-job-both-ways", contains=r"konservativ|"
-                                                    r"conservative|Untergrenze|floor"))  # fmt: skip
+            d.add(
+                t(d.lang, "speed_floor")
+                + d.cite(
+                    "same-job-both-ways",
+                    contains=r"konservativ|"
+                    r"conservative|Untergrenze|floor",
+                )
+            )
             if len(pair) == 2:
                 pq = d.call("price_quote", configurations=[r["configuration"] for r in pair])
                 if (
@@ -783,10 +863,13 @@ class Composer:
             advice = self._advice(d, fits_one_card=False, independent_jobs=True)
         elif traffic or training or "low_concurrency" in w or "pipeline_parallel" in w:
             advice = self._advice(
-                d, fits_one_card=False, cards_needed=n,
+                d,
+                fits_one_card=False,
+                cards_needed=n,
                 workload="training" if training else "llm_serving",
-                traffic="high" if traffic else "low", parallelism=self._parallelism(u),
-            )  # fmt: skip
+                traffic="high" if traffic else "low",
+                parallelism=self._parallelism(u),
+            )
         else:
             advice = None
             d.add(t(d.lang, "ask_workload"))
@@ -801,10 +884,16 @@ class Composer:
         self._add_advice(d, advice, with_also=False)
         if one is not None and one["count"] == 1:
             d.add(
-                t(d.lang, "alt_one_card", label=d.link(one["configuration"]),
-                  need=gb(d.lang, one["required_gb_per_card"]))
-                + " " + d.price(one["configuration"]) + d.cite("what-to-buy", contains=r"^\s*1\.")
-            )  # fmt: skip
+                t(
+                    d.lang,
+                    "alt_one_card",
+                    label=d.link(one["configuration"]),
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                )
+                + " "
+                + d.price(one["configuration"])
+                + d.cite("what-to-buy", contains=r"^\s*1\.")
+            )
         d.suggest(follow_up(d.lang, "topology"))
         if fit["precision"] != "fp8":
             d.suggest(follow_up(d.lang, "fp8"))
@@ -817,8 +906,11 @@ class Composer:
         if not ids and u.card_families:
             for fam in u.card_families:
                 for card in CARD_FAMILIES[fam]:
-                    ids += [c.id for c in cat.configurations.values() if c.gpu == card
-                            and (u.count is None or c.count == u.count)]  # fmt: skip
+                    ids += [
+                        c.id
+                        for c in cat.configurations.values()
+                        if c.gpu == card and (u.count is None or c.count == u.count)
+                    ]
             if u.count is not None and u.card_families:
                 fam_label = f"{u.count}x {u.card_families[0].upper()}"
                 d.add(t(d.lang, "price_family", family=fam_label))
@@ -852,12 +944,21 @@ class Composer:
         if len(lines) == 1:
             d.add(f"**{d.link(ids[0])}: {d.price(ids[0])}**")
             q = pq["quotes"][0]
-            node = next((c.result for c in reversed(d.calls) if c.name == "interconnect_facts"),
-                        None)  # fmt: skip
+            node = next(
+                (c.result for c in reversed(d.calls) if c.name == "interconnect_facts"), None
+            )
             if node:
                 info = node["nodes"][0]["link"]
-                d.add(t(d.lang, "node_facts", count=q["count"], mem=gb(d.lang, q["total_memory_gb"]),
-                        link=info["name"], bw=num(d.lang, info["bandwidth_gb_s"])))  # fmt: skip
+                d.add(
+                    t(
+                        d.lang,
+                        "node_facts",
+                        count=q["count"],
+                        mem=gb(d.lang, q["total_memory_gb"]),
+                        link=info["name"],
+                        bw=num(d.lang, info["bandwidth_gb_s"]),
+                    )
+                )
         else:
             if intro == "price_card_all":
                 d.add(t(d.lang, intro, card=cat.gpus[u.cards[0]].short_name))
@@ -869,8 +970,15 @@ class Composer:
                 other = next(
                     q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap
                 )
-                d.add(t(d.lang, "price_diff", more=d.label(other), less=d.label(cheap),
-                        diff=usd(pq["difference_usd_per_month"])))  # fmt: skip
+                d.add(
+                    t(
+                        d.lang,
+                        "price_diff",
+                        more=d.label(other),
+                        less=d.label(cheap),
+                        diff=usd(pq["difference_usd_per_month"]),
+                    )
+                )
         published = [c for c in ids if c in ("4x-a100-pcie", "4x-a100-sxm4")]
         if published:
             key = "price_source_guide" if len(published) == 2 else "price_source_guide_one"
@@ -886,9 +994,12 @@ class Composer:
             self._ask_model(d, u)
             return
         res = d.call(
-            "cheapest_fit", model=self._model_arg(u), precision=u.precision,
-            context_tokens=u.context_tokens, concurrency=u.concurrency,
-        )  # fmt: skip
+            "cheapest_fit",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+        )
         if res is None:
             self._general(d, u)
             return
@@ -900,12 +1011,20 @@ class Composer:
             return
         top = rows[0]
         d.add(
-            t(d.lang, "cheapest_one", model=model, precision=prec,
-              label=d.link(top["configuration"]), verdict=self._verdict_word(d, top))
-            + " " + d.price(top["configuration"])
-        )  # fmt: skip
+            t(
+                d.lang,
+                "cheapest_one",
+                model=model,
+                precision=prec,
+                label=d.link(top["configuration"]),
+                verdict=self._verdict_word(d, top),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
         more = [
-            f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): {d.price(r['configuration'])}"
+            f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): "
+            f"{d.price(r['configuration'])}"
             for r in rows[1:3]
         ]
         if more:
@@ -914,9 +1033,13 @@ class Composer:
         w = set(u.workloads)
         if top["verdict"] == "split" and ("traffic" in w or self._training(u)):
             nv = d.call(
-                "cheapest_fit", model=self._model_arg(u), precision=u.precision,
-                context_tokens=u.context_tokens, concurrency=u.concurrency, interconnect="nvlink",
-            )  # fmt: skip
+                "cheapest_fit",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+                interconnect="nvlink",
+            )
             if nv and nv["cheapest"]:
                 why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
                 cid = nv["cheapest"][0]["configuration"]
@@ -924,20 +1047,24 @@ class Composer:
         if top.get("price_source") == "placeholder":
             d.add(t(d.lang, "placeholder_note"))
         fit_like = {
-            "model": res["model"], "precision": res["precision"], "weights_gb": res["weights_gb"],
-        }  # fmt: skip
+            "model": res["model"],
+            "precision": res["precision"],
+            "weights_gb": res["weights_gb"],
+        }
         d.add(
             t(d.lang, "weights_only", weights=gb(d.lang, res["weights_gb"]), precision=prec)
             if res["model"]["kind"] == "llm"
             else t(d.lang, "image_need", need=gb(d.lang, res["weights_gb"]), precision=prec)
         )
         advice = self._advice(
-            d, fits_one_card=top["verdict"] == "fits_one_card",
+            d,
+            fits_one_card=top["verdict"] == "fits_one_card",
             cards_needed=top["cards_needed"] if top["verdict"] == "split" else None,
-            workload="training" if self._training(u) else (
-                "image_video" if res["model"]["kind"] != "llm" else "llm_serving"),
+            workload="training"
+            if self._training(u)
+            else ("image_video" if res["model"]["kind"] != "llm" else "llm_serving"),
             traffic="high" if "traffic" in w else "low",
-        )  # fmt: skip
+        )
         self._add_advice(d, advice, with_also=False)
         self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
 
@@ -958,42 +1085,79 @@ class Composer:
         model = self._model_name(fit)
         prec = precision_label(fit["precision"])
         if not targets:
-            res = d.call("cheapest_fit", model=self._model_arg(u), precision=u.precision,
-                         context_tokens=u.context_tokens, concurrency=u.concurrency)  # fmt: skip
+            res = d.call(
+                "cheapest_fit",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+            )
             targets = (res or {}).get("cheapest", [])[:2]
             if targets:
                 d.add(t(d.lang, "speed_pick"))
         any_split = False
         for r in targets:
             if r["verdict"] == "does_not_fit":
-                d.add(t(d.lang, "speed_no_fit", model=model, precision=prec,
-                        label=d.link(r["configuration"])))  # fmt: skip
+                d.add(
+                    t(
+                        d.lang,
+                        "speed_no_fit",
+                        model=model,
+                        precision=prec,
+                        label=d.link(r["configuration"]),
+                    )
+                )
                 continue
-            tput = d.call("throughput_estimate", model=self._model_arg(u),
-                          configuration=r["configuration"], precision=u.precision,
-                          context_tokens=u.context_tokens)  # fmt: skip
+            tput = d.call(
+                "throughput_estimate",
+                model=self._model_arg(u),
+                configuration=r["configuration"],
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+            )
             if not tput:
                 continue
             split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
             any_split = any_split or tput["cards"] > 1
             d.add(
-                t(d.lang, "speed_one", model=model, precision=prec,
-                  label=d.link(r["configuration"]), tps=tokens(d.lang, tput["tokens_per_s"]),
-                  split=split)
-            )  # fmt: skip
+                t(
+                    d.lang,
+                    "speed_one",
+                    model=model,
+                    precision=prec,
+                    label=d.link(r["configuration"]),
+                    tps=tokens(d.lang, tput["tokens_per_s"]),
+                    split=split,
+                )
+            )
             if tput.get("usd_per_million_tokens") is not None:
-                d.add(t(d.lang, "speed_cost", price=d.price(r["configuration"]),
-                        cost=usd(tput["usd_per_million_tokens"])))  # fmt: skip
+                d.add(
+                    t(
+                        d.lang,
+                        "speed_cost",
+                        price=d.price(r["configuration"]),
+                        cost=usd(tput["usd_per_million_tokens"]),
+                    )
+                )
         d.add(
             t(d.lang, "speed_floor")
             + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
         )
         if any_split:
-            tp = d.call("tensor_parallel_cost", model=self._model_arg(u),
-                        configuration=targets[0]["configuration"]) if targets else None  # fmt: skip
+            tp = (
+                d.call(
+                    "tensor_parallel_cost",
+                    model=self._model_arg(u),
+                    configuration=targets[0]["configuration"],
+                )
+                if targets
+                else None
+            )
             if tp:
-                d.add(t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
-                      + d.cite("tensor-parallelism"))  # fmt: skip
+                d.add(
+                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                    + d.cite("tensor-parallelism")
+                )
         d.suggest(follow_up(d.lang, "nvlink", model=model))
         if fit["precision"] != "fp8":
             d.suggest(follow_up(d.lang, "fp8"))
@@ -1016,8 +1180,12 @@ class Composer:
         example = False
         if model_arg is None:
             model_arg, example = "70B", True
-        res = d.call("gradient_allreduce_time", model=model_arg, links=links,
-                     cards=u.count if u.count and u.count >= 2 else None)  # fmt: skip
+        res = d.call(
+            "gradient_allreduce_time",
+            model=model_arg,
+            links=links,
+            cards=u.count if u.count and u.count >= 2 else None,
+        )
         if res is None:
             self._general(d, u)
             return
@@ -1025,15 +1193,22 @@ class Composer:
         name = str(name).replace(" (generic dense, parameter count only)", "")
         if example:
             d.add(t(d.lang, "allreduce_example"))
-        d.add(t(d.lang, "allreduce_title", model=name, size=gb(d.lang, res["size_gb"]))
-              + d.cite("large-batch-training"))  # fmt: skip
+        d.add(
+            t(d.lang, "allreduce_title", model=name, size=gb(d.lang, res["size_gb"]))
+            + d.cite("large-batch-training")
+        )
         lines = []
         for r in res["rows"]:
             lines.append(
-                t(d.lang, "allreduce_row", link=r["name"],
-                  bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
-                  t=f"{smart(d.lang, r['seconds'])} s", ring=f"{smart(d.lang, r['ring_seconds'])} s")
-            )  # fmt: skip
+                t(
+                    d.lang,
+                    "allreduce_row",
+                    link=r["name"],
+                    bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
+                    t=f"{smart(d.lang, r['seconds'])} s",
+                    ring=f"{smart(d.lang, r['ring_seconds'])} s",
+                )
+            )
         d.bullets(lines)
         d.add(t(d.lang, "allreduce_note", cards=res["cards"]))
         advice = self._advice(d, fits_one_card=False, cards_needed=2, workload="training")
@@ -1051,8 +1226,14 @@ class Composer:
         d.add(t(d.lang, "topo_legend"))
         facts = d.call("interconnect_facts")
         if facts:
-            labels = sorted({lab for link in facts["links"] if link["kind"] == "nvlink"
-                             for lab in link["topo_labels"]})  # fmt: skip
+            labels = sorted(
+                {
+                    lab
+                    for link in facts["links"]
+                    if link["kind"] == "nvlink"
+                    for lab in link["topo_labels"]
+                }
+            )
             if labels:
                 d.add(t(d.lang, "topo_sxm_expect", labels=", ".join(f"`{x}`" for x in labels)))
         d.suggest(follow_up(d.lang, "nvlink_example"))
@@ -1073,8 +1254,12 @@ class Composer:
         if cfg is None:
             q = u.question.lower()
             kind = "sxm" if re.search(r"sxm|nvlink|hgx", q.split("gpu0")[0]) else None
-        res = d.call("check_topology_output", text=u.topo_text or u.question, configuration=cfg,
-                     node_kind=kind)  # fmt: skip
+        res = d.call(
+            "check_topology_output",
+            text=u.topo_text or u.question,
+            configuration=cfg,
+            node_kind=kind,
+        )
         if res is None:
             try:
                 from tools.diagnostics import parse_topo_matrix
@@ -1089,8 +1274,14 @@ class Composer:
         pairs = res["pairs"]
         nv = [p for p in pairs if p["label"].startswith("NV")]
         sys_ = [p for p in pairs if p["label"] in ("SYS", "SOC")]
-        summary = t(d.lang, "topo_counts", cards=len(res["gpus"]), pairs=len(pairs),
-                    nv=len(nv), pcie=len(pairs) - len(nv))  # fmt: skip
+        summary = t(
+            d.lang,
+            "topo_counts",
+            cards=len(res["gpus"]),
+            pairs=len(pairs),
+            nv=len(nv),
+            pcie=len(pairs) - len(nv),
+        )
         cfg_txt = f" ({d.label(cfg)})" if cfg else ""
         if res["node_kind"] is None:
             key = "topo_info"

@@ -52,8 +52,9 @@ class LazyRetriever:
                     self._retriever = _open_retriever(self._settings)
         return self._retriever
 
-    def search(self, query: str, k: int = 5, language: str | None = None,
-               guide: str | None = None) -> list[Any]:  # fmt: skip
+    def search(
+        self, query: str, k: int = 5, language: str | None = None, guide: str | None = None
+    ) -> list[Any]:
         return list(self.get().search(query, k=k, language=language, guide=guide))
 
     def __getattr__(self, name: str) -> Any:

@@ -5,9 +5,10 @@ Rules (issue 4, item 4), checked on every answer in both modes:
 1. *price*: every monthly price stated ("$4,395/month", "4.395 $ pro Monat") equals the price of a
    configuration listed in `answer.prices`, and every listed PriceQuote equals the catalog's price.
    Any other dollar amount must occur in a money field of a tool result or in a cited passage.
-2. *number*: every number with a unit (GB, GiB, TB, GB/s, tokens/s, s, ms, $, ×, %) occurs in a tool
-   result or a cited passage. "4,395", "4.395" and "4395" are the same figure; a stated figure may be
-   rounded ("141 GB" for 141.1, "~18 tokens/s" for 18.3), never more than its last digit allows.
+2. *number*: every number with a unit (GB, GiB, TB, GB/s, tokens/s, s, ms, $, ×, %) occurs in a
+   tool result or a cited passage. "4,395", "4.395" and "4395" are the same figure; a stated figure
+   may be rounded ("141 GB" for 141.1, "~18 tokens/s" for 18.3), never more than its last digit
+   allows.
 3. *citation*: every marker [n] points to a citation of the answer.
 
     violations = check_answer(answer, catalog_prices(catalog))
@@ -16,12 +17,13 @@ Rules (issue 4, item 4), checked on every answer in both modes:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import re
-from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from assistant.answer import Answer, GroundingViolation
@@ -75,10 +77,8 @@ def _number_candidates(text: str) -> list[tuple[Decimal, int]]:
     groups = re.split(r"[.,]", text)
 
     def add(s: str, places: int) -> None:
-        try:
+        with contextlib.suppress(InvalidOperation):  # the regex guarantees digits
             out.append((Decimal(s), places))
-        except InvalidOperation:  # pragma: no cover - regex guarantees digits
-            pass
 
     if not seps:
         add(text, 0)
@@ -171,10 +171,8 @@ def collect_sources(answer: Answer) -> Sources:
     for call in answer.tool_calls:
         result = call.result
         if isinstance(result, str):
-            try:
+            with contextlib.suppress(ValueError):
                 result = json.loads(result)
-            except ValueError:
-                pass
         _walk(result, src, money=False)
         _walk(call.arguments, src, money=False)
     for c in answer.citations:

@@ -324,13 +324,46 @@ def detect_language(text: str) -> tuple[Language, bool]:
 # --------------------------------------------------------------------------- helpers
 
 _NUMBER_WORDS = {
-    "ein": 1, "eine": 1, "einer": 1, "einem": 1, "einen": 1, "eins": 1, "einzelne": 1,
-    "einzelnen": 1, "einzige": 1, "one": 1, "a": 1, "an": 1, "single": 1,
-    "zwei": 2, "two": 2, "pair": 2, "drei": 3, "three": 3, "vier": 4, "four": 4,
-    "fünf": 5, "fuenf": 5, "five": 5, "sechs": 6, "six": 6, "sieben": 7, "seven": 7,
-    "acht": 8, "eight": 8, "neun": 9, "nine": 9, "zehn": 10, "ten": 10, "zwölf": 12,
-    "twelve": 12, "sechzehn": 16, "sixteen": 16, "zweiunddreißig": 32, "thirty-two": 32,
-}  # fmt: skip
+    "ein": 1,
+    "eine": 1,
+    "einer": 1,
+    "einem": 1,
+    "einen": 1,
+    "eins": 1,
+    "einzelne": 1,
+    "einzelnen": 1,
+    "einzige": 1,
+    "one": 1,
+    "a": 1,
+    "an": 1,
+    "single": 1,
+    "zwei": 2,
+    "two": 2,
+    "pair": 2,
+    "drei": 3,
+    "three": 3,
+    "vier": 4,
+    "four": 4,
+    "fünf": 5,
+    "fuenf": 5,
+    "five": 5,
+    "sechs": 6,
+    "six": 6,
+    "sieben": 7,
+    "seven": 7,
+    "acht": 8,
+    "eight": 8,
+    "neun": 9,
+    "nine": 9,
+    "zehn": 10,
+    "ten": 10,
+    "zwölf": 12,
+    "twelve": 12,
+    "sechzehn": 16,
+    "sixteen": 16,
+    "zweiunddreißig": 32,
+    "thirty-two": 32,
+}
 _NUM = (
     r"(\d+|" + "|".join(sorted((re.escape(w) for w in _NUMBER_WORDS), key=len, reverse=True)) + r")"
 )
@@ -414,56 +447,59 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
 
 # --------------------------------------------------------------------------- workloads & intents
 
+_WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
+    (
+        "tensor_parallel",
+        r"tensor[\s-]*paralle|\btp\s*=?\s*\d|\btp\b|tensor-parallel-size|layer[\s-]*split",
+    ),
+    ("pipeline_parallel", r"pipeline[\s-]*paralle|\bpp\s*=?\s*\d|pipeline[\s-]*split"),
+    (
+        "fine_tuning",
+        r"fine[\s-]*tun|finetun|feintun|feinabstimm|nachtrainier|\blora\b|\bqlora\b|\bsft\b",
+    ),
+    (
+        "training",
+        r"\btrain(?:ing|ieren|iere|iert|s|ed)?\b|pre-?train|vortrain|gradient|\btrain\b",
+    ),
+    (
+        "traffic",
+        r"real traffic|echte[nmr]? traffic|production|produktion|produktiv|many users|"
+        r"viele[n]? (?:nutzer|user|anfragen|kunden)|high concurrency|hohe[rn]? (?:last|"
+        r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
+        r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
+        r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
+        r"echte[n]? nutzer",
+    ),
+    (
+        "low_concurrency",
+        r"low concurrency|geringe[rn]? (?:nebenläufigkeit|last|parallelität)|few users|"
+        r"wenige[n]? (?:nutzer|user|anfragen)|single user|einzelne[rn]? nutzer|just me|"
+        r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
+        r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
+        r"one user|ein nutzer|single stream|einzelne[rnm]? stream",
+    ),
+    (
+        "independent",
+        r"independent|unabhängig|one model per (?:card|gpu)|ein modell pro karte|"
+        r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
+        r"getrennte|mehrere modelle|several models|multiple models|many small models|"
+        r"viele kleine modelle|copies|kopien|replicas|replik",
+    ),
+    (
+        "diffusion",
+        r"diffusion|\bsdxl\b|\bsd ?3|\bflux\b|stable[\s-]*diffusion|image gen|bildgener|"
+        r"video gen|videogener|\bwan ?2|comfyui|text-to-image|text-to-video|bilder generier",
+    ),
+    ("rendering", r"render|blender|octane|redshift|\bcycles\b|v-ray|vray|unreal"),
+    (
+        "multi_node",
+        r"multi[\s-]*node|multi[\s-]*knoten|mehrere knoten|several nodes|across nodes|"
+        r"über knoten|cluster|infiniband",
+    ),
+]
 _WORKLOAD_RX: list[tuple[Workload, re.Pattern[str]]] = [
-    (w, re.compile(rx))
-    for w, rx in [
-        (
-            "tensor_parallel",
-            r"tensor[\s-]*paralle|\btp\s*=?\s*\d|\btp\b|tensor-parallel-size|layer[\s-]*split",
-        ),
-        ("pipeline_parallel", r"pipeline[\s-]*paralle|\bpp\s*=?\s*\d|pipeline[\s-]*split"),
-        (
-            "fine_tuning",
-            r"fine[\s-]*tun|finetun|feintun|feinabstimm|nachtrainier|\blora\b|\bqlora\b|\bsft\b",
-        ),
-        (
-            "training",
-            r"\btrain(?:ing|ieren|iere|iert|s|ed)?\b|pre-?train|vortrain|gradient|\btrain\b",
-        ),
-        (
-            "traffic",
-            r"real traffic|echte[nmr]? traffic|production|produktion|produktiv|many users|"
-            r"viele[n]? (?:nutzer|user|anfragen|kunden)|high concurrency|hohe[rn]? (?:last|"
-            r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
-            r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
-            r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
-            r"echte[n]? nutzer",
-        ),
-        (
-            "low_concurrency",
-            r"low concurrency|geringe[rn]? (?:nebenläufigkeit|last|parallelität)|few users|"
-            r"wenige[n]? (?:nutzer|user|anfragen)|single user|einzelne[rn]? nutzer|just me|"
-            r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
-            r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
-            r"one user|ein nutzer|single stream|einzelne[rnm]? stream",
-        ),
-        (
-            "independent",
-            r"independent|unabhängig|one model per (?:card|gpu)|ein modell pro karte|"
-            r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
-            r"getrennte|mehrere modelle|several models|multiple models|many small models|"
-            r"viele kleine modelle|copies|kopien|replicas|replik",
-        ),
-        (
-            "diffusion",
-            r"diffusion|\bsdxl\b|\bsd ?3|\bflux\b|stable[\s-]*diffusion|image gen|bildgener|"
-            r"video gen|videogener|\bwan ?2|comfyui|text-to-image|text-to-video|bilder generier",
-        ),
-        ("rendering", r"render|blender|octane|redshift|\bcycles\b|v-ray|vray|unreal"),
-        ("multi_node", r"multi[\s-]*node|multi[\s-]*knoten|mehrere knoten|several nodes|across nodes|"
-                       r"über knoten|cluster|infiniband"),
-    ]
-]  # fmt: skip
+    (w, re.compile(rx)) for w, rx in _WORKLOAD_SOURCES
+]
 
 _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
@@ -502,8 +538,9 @@ _DOMAIN_RX = re.compile(
 )
 
 _INJECTION_RX = re.compile(
-    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|your)|disregard|forget (?:all |your |"
-    r"the |everything)|ignoriere|ignorier|vergiss|missachte|you are now|du bist (?:jetzt|nun|ab jetzt)|"
+    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|your)|disregard|"
+    r"forget (?:all |your |the |everything)|ignoriere|ignorier|vergiss|missachte|you are now|"
+    r"du bist (?:jetzt|nun|ab jetzt)|"
     r"system prompt|systemprompt|new instructions|neue anweisung|developer mode|jailbreak|"
     r"pretend|tu so als|act as|override|überschreib|the price is now|der preis ist (?:jetzt|ab "
     r"sofort|nun)|price is \$|preis ist \$|set the price|setze den preis|from now on|ab jetzt|"
@@ -540,8 +577,11 @@ _CONCURRENCY_RX = re.compile(
     r"|(\d+)\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
     r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d+)|concurrency\s*(?:of|=|:)?\s*(\d+)",
 )
-_TOPO_RX = re.compile(r"gpu0\s.*\n.*gpu1|(?:^|\s)(?:nv\d+|sys|pix|phb|pxb|node)\s+(?:nv\d+|sys|pix|"
-                      r"phb|pxb|node|x)\s", re.S)  # fmt: skip
+_TOPO_RX = re.compile(
+    r"gpu0\s.*\n.*gpu1|(?:^|\s)(?:nv\d+|sys|pix|phb|pxb|node)\s+(?:nv\d+|sys|pix|"
+    r"phb|pxb|node|x)\s",
+    re.S,
+)
 
 
 def _number(text: str) -> float:
@@ -656,8 +696,13 @@ class Understander:
 
     def _find_cards_and_counts(self, folded: str, u: Understanding) -> None:
         spans = _find_cards(folded)
-        u.gen4 = bool(re.search(r"gen\s*4|pcie\s*4(?:\.0)?\b|ältere[nmr]? (?:gehäuse|plattform)|"
-                                r"older (?:chassis|platform)", folded))  # fmt: skip
+        u.gen4 = bool(
+            re.search(
+                r"gen\s*4|pcie\s*4(?:\.0)?\b|ältere[nmr]? (?:gehäuse|plattform)|"
+                r"older (?:chassis|platform)",
+                folded,
+            )
+        )
         for start, _end, cid in spans:
             # count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"
             before = folded[max(0, start - 24) : start]
@@ -682,8 +727,9 @@ class Understander:
             m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s*-?\s*(?:x\s*)?" + _CARD_WORD, folded)
             if m and _to_int(m.group(1)):
                 u.count = _to_int(m.group(1))
-            m2 = re.search(r"(\d+)\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)",
-                           folded)  # fmt: skip
+            m2 = re.search(
+                r"(\d+)\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)", folded
+            )
             if u.count is None and m2:
                 u.count = int(m2.group(1))
         if u.memory_gb is None:
@@ -697,9 +743,12 @@ class Understander:
         ):
             u.count = 1
         if u.count is None:
-            m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s+(?:independent\s+|unabhängige[n]?\s+|"
-                          r"separate[n]?\s+)?(?:copies|kopien|replicas|repliken|instances|"
-                          r"instanzen)", folded)  # fmt: skip
+            m = re.search(
+                r"(?<![a-z0-9.,])" + _NUM + r"\s+(?:independent\s+|unabhängige[n]?\s+|"
+                r"separate[n]?\s+)?(?:copies|kopien|replicas|repliken|instances|"
+                r"instanzen)",
+                folded,
+            )
             if m and _to_int(m.group(1)) and m.group(1) not in ("a", "an"):
                 u.count = _to_int(m.group(1))
         if u.count is not None and u.count <= 0:
@@ -725,9 +774,12 @@ class Understander:
             if rx.search(folded) and name not in u.workloads:
                 u.workloads.append(name)
         # "fine-tuning" also matches "training" via "tun..."? keep both only when both said
-        if "fine_tuning" in u.workloads and "training" in u.workloads:
-            if not re.search(r"(?<!fine[\s-])(?<!fein)(?<!fine)\btrain", folded):
-                u.workloads.remove("training")
+        if (
+            "fine_tuning" in u.workloads
+            and "training" in u.workloads
+            and not re.search(r"(?<!fine[\s-])(?<!fein)(?<!fine)\btrain", folded)
+        ):
+            u.workloads.remove("training")
         if u.count is not None and u.count > 8 and "multi_node" not in u.workloads:
             u.workloads.append("multi_node")
 
@@ -777,7 +829,7 @@ class Understander:
                 intents.append(intent)
         if hits["fit"] or (u.has_subject and not intents):
             intents.append("fit")
-        # "how do I check the topology" vs "check whether Llama fits": a model makes it a fit question
+        # "how do I check the topology" vs "check whether Llama fits": a model means fit
         if (
             "topology_howto" in intents
             and u.has_subject

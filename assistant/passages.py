@@ -108,7 +108,7 @@ class GuideSections:
         return self._memo[key]
 
     def _find(self, guide: str, language: str, pattern: str) -> SectionPassage | None:
-        """The first passage of a guide (in `language`, else the other) whose text matches `pattern`,
+        """The first passage of a guide (in `language`, else the other) matching `pattern`,
         narrowed to the matching paragraph, list item or table."""
         rx = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
         for lang in (language, "en" if language == "de" else "de"):
@@ -122,7 +122,7 @@ class GuideSections:
         return None
 
     def keyword_search(self, query: str, language: str, k: int = 3) -> list[SectionPassage]:
-        """Fallback search when the index is unavailable: word overlap with section title and text."""
+        """Fallback search when the index is unavailable: word overlap with title and text."""
         q = _words(query)
         if not q:
             return []
@@ -162,6 +162,39 @@ def _words(text: str) -> set[str]:
 
 
 _STOP = frozenset(
-    "the and for with what how does need can you ich und für mit was wie ist eine einer der die "
-    "das den dem nicht are which this that von auf bei oder".split()
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "what",
+        "how",
+        "does",
+        "need",
+        "can",
+        "you",
+        "ich",
+        "und",
+        "für",
+        "mit",
+        "was",
+        "wie",
+        "ist",
+        "eine",
+        "einer",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "nicht",
+        "are",
+        "which",
+        "this",
+        "that",
+        "von",
+        "auf",
+        "bei",
+        "oder",
+    ]
 )

@@ -29,7 +29,7 @@ from assistant.answer import ToolCall
 
 PrecisionArg = Literal[
     "fp32", "bf16", "fp16", "fp8", "int8", "awq", "gptq", "gguf-q4_k_m", "gguf-q5_k_m", "gguf-q8_0"
-]  # fmt: skip
+]
 _PRECISION_ALIASES = {
     "q4_k_m": "gguf-q4_k_m",
     "q5_k_m": "gguf-q5_k_m",
@@ -586,6 +586,10 @@ def tensor_parallel_cost(deps: Any, args: TensorParallelArgs) -> dict[str, Any]:
     }
 
 
+LinkId = Literal["pcie-gen4-x16", "pcie-gen5-x16", "nvlink-3", "nvlink-4", "nvlink-5"]
+DEFAULT_LINKS: tuple[LinkId, ...] = ("pcie-gen5-x16", "nvlink-4")
+
+
 class AllReduceArgs(_Args):
     model: str | None = Field(
         default=None, description="model name or parameter count ('70B'); or give params_b"
@@ -593,11 +597,9 @@ class AllReduceArgs(_Args):
     params_b: float | None = Field(
         default=None, gt=0, le=10_000, description="parameters, billions"
     )
-    links: list[Literal["pcie-gen4-x16", "pcie-gen5-x16", "nvlink-3", "nvlink-4", "nvlink-5"]] = (
-        Field(
-            default_factory=lambda: ["pcie-gen5-x16", "nvlink-4"],
-            description="links to compare (default: PCIe Gen5 and NVLink 4, as the guide does)",
-        )
+    links: list[LinkId] = Field(
+        default_factory=lambda: list(DEFAULT_LINKS),
+        description="links to compare (default: PCIe Gen5 and NVLink 4, as the guide does)",
     )
     cards: int = Field(default=4, ge=2, le=8, description="cards in the all-reduce (ring figure)")
     bytes_per_param: float = Field(default=2, gt=0, le=4, description="gradient width: BF16 = 2")
@@ -624,10 +626,12 @@ def gradient_allreduce_time(deps: Any, args: AllReduceArgs) -> dict[str, Any]:
         link = deps.catalog.links[lid]
         r = gradient_allreduce(
             GradientAllReduceInput(
-                params_b=params_b, bytes_per_param=args.bytes_per_param, link=link,
+                params_b=params_b,
+                bytes_per_param=args.bytes_per_param,
+                link=link,
                 cards=args.cards,
             )
-        )  # fmt: skip
+        )
         rows.append(
             {
                 "link": lid,

@@ -173,8 +173,13 @@ class Assistant:
         if violations:
             # the composer formats only tool figures: a violation here is a bug. Never show it.
             for v in violations:
-                log.error("offline grounding violation kind=%s text=%r detail=%s question=%r",
-                          v.kind, v.text, v.detail, u.question[:200])  # fmt: skip
+                log.error(
+                    "offline grounding violation kind=%s text=%r detail=%s question=%r",
+                    v.kind,
+                    v.text,
+                    v.detail,
+                    u.question[:200],
+                )
             answer = _safe_fallback(answer, violations)
         return answer
 
@@ -282,9 +287,13 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
                 configs.append(cid)
         update.update(count=count, configurations=configs)
     intents = list(u.intents)
-    if prev.intent and (intents in (["general"], ["fit"]) or not intents) and u.follow_up:
-        if prev.intent not in ("off_topic", "topology_paste", "general"):
-            intents = [prev.intent]
+    if (
+        prev.intent
+        and (intents in (["general"], ["fit"]) or not intents)
+        and u.follow_up
+        and prev.intent not in ("off_topic", "topology_paste", "general")
+    ):
+        intents = [prev.intent]
     update["intents"] = intents
     merged = u.model_copy(update=update)
     if merged.intents in (["off_topic"],) and (merged.model or merged.params_b):

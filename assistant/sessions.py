@@ -148,10 +148,16 @@ class SessionStore:
                 (session_id, max_turns),
             ).fetchall()
         turns = [
-            Turn(message_id=r[0], question=r[1], answer=r[2], language=r[3], mode=r[4],
-                 created_at=r[5])
+            Turn(
+                message_id=r[0],
+                question=r[1],
+                answer=r[2],
+                language=r[3],
+                mode=r[4],
+                created_at=r[5],
+            )
             for r in reversed(rows)
-        ]  # fmt: skip
+        ]
         return Session(
             id=session_id,
             language=row[0],

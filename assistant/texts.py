@@ -125,7 +125,8 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**No, PCIe works** for low concurrency: {model} in {precision} must be split{split}, "
         "but with few parallel requests size the node for memory, not speed.",
         "**Nein, PCIe reicht** bei wenigen parallelen Anfragen: {model} muss in {precision} "
-        "aufgeteilt werden{split}, aber wählen Sie den Knoten dann nach Speicher, nicht nach Tempo.",
+        "aufgeteilt werden{split}, aber wählen Sie den Knoten dann nach Speicher, "
+        "nicht nach Tempo.",
     ),
     "nvlink_not_needed_fits": (
         "**No — you don't need NVLink.** {model} fits on one card in {precision}, so the "
@@ -437,24 +438,36 @@ FOLLOW_UPS: dict[str, tuple[str, str]] = {
     "awq": ("And in 4-bit AWQ?", "Und in 4-bit AWQ?"),
     "h200": ("And on 8x H200?", "Und auf 8x H200?"),
     "speed": ("How fast is it on {label}?", "Wie schnell ist es auf {label}?"),
-    "cheapest": ("What is the cheapest node for {model}?",
-                 "Was ist der günstigste Knoten für {model}?"),
+    "cheapest": (
+        "What is the cheapest node for {model}?",
+        "Was ist der günstigste Knoten für {model}?",
+    ),
     "nvlink": ("Do I need NVLink for {model}?", "Brauche ich NVLink für {model}?"),
-    "topology": ("How do I check the topology of my node?",
-                 "Wie prüfe ich die Topologie meines Knotens?"),
-    "allreduce": ("How long is the gradient all-reduce for {model}?",
-                  "Wie lange dauert das Gradient-All-Reduce für {model}?"),
+    "topology": (
+        "How do I check the topology of my node?",
+        "Wie prüfe ich die Topologie meines Knotens?",
+    ),
+    "allreduce": (
+        "How long is the gradient all-reduce for {model}?",
+        "Wie lange dauert das Gradient-All-Reduce für {model}?",
+    ),
     "fit_example": ("Does Llama 3.3 70B fit on one card?", "Passt Llama 3.3 70B auf eine Karte?"),
-    "nvlink_example": ("Do I need NVLink for Llama 3.3 70B in BF16 for real traffic?",
-                       "Brauche ich NVLink für Llama 3.3 70B in BF16 für echten Traffic?"),
+    "nvlink_example": (
+        "Do I need NVLink for Llama 3.3 70B in BF16 for real traffic?",
+        "Brauche ich NVLink für Llama 3.3 70B in BF16 für echten Traffic?",
+    ),
     "price_example": ("What does 4x A100 SXM4 cost?", "Was kostet 4x A100 SXM4?"),
-    "size_params": ("A {params}B model in BF16 on 8x H200?",
-                    "Ein {params}B-Modell in BF16 auf 8x H200?"),
+    "size_params": (
+        "A {params}B model in BF16 on 8x H200?",
+        "Ein {params}B-Modell in BF16 auf 8x H200?",
+    ),
     "traffic": ("And for real traffic?", "Und für echten Traffic?"),
-    "image_card": ("Which card do I need for FLUX.1 [dev]?",
-                   "Welche Karte brauche ich für FLUX.1 [dev]?"),
+    "image_card": (
+        "Which card do I need for FLUX.1 [dev]?",
+        "Welche Karte brauche ich für FLUX.1 [dev]?",
+    ),
     "low": ("And with only a few users?", "Und mit nur wenigen Nutzern?"),
-}  # fmt: skip
+}
 
 PRECISION_LABEL = {
     "fp32": "FP32",

@@ -106,8 +106,10 @@ def warm(rounds: int, data_dir: Path) -> dict[str, float]:
     slowest = sorted(per_q.items(), key=lambda kv: -statistics.median(kv[1]))[:3]
     print(f"warm offline answers: {len(questions)} questions ({len(extra)} from evals) x {rounds}")
     print(f"  setup (build_deps + Assistant): {setup * 1000:.0f} ms")
-    print(f"  p50 {pct(times, 0.5):.1f} ms   p95 {pct(times, 0.95):.1f} ms   "
-          f"max {max(times):.1f} ms   (targets: p50 <= 30 ms, p95 <= 80 ms)")  # fmt: skip
+    print(
+        f"  p50 {pct(times, 0.5):.1f} ms   p95 {pct(times, 0.95):.1f} ms   "
+        f"max {max(times):.1f} ms   (targets: p50 <= 30 ms, p95 <= 80 ms)"
+    )
     for q, ts in slowest:
         print(f"  slowest: {statistics.median(ts):6.1f} ms  {q[:70]}")
     return {"p50_ms": pct(times, 0.5), "p95_ms": pct(times, 0.95)}
@@ -132,8 +134,10 @@ def cold(runs: int, data_dir: Path) -> dict[str, float]:
     print(
         f"cold start `sizing ask` ({runs} runs, load average {load:.1f} on {os.cpu_count()} cores)"
     )
-    print(f"  wall median {statistics.median(walls):.2f} s (min {min(walls):.2f} s)   "
-          f"CPU median {statistics.median(cpus):.2f} s   (target <= 2 s)")  # fmt: skip
+    print(
+        f"  wall median {statistics.median(walls):.2f} s (min {min(walls):.2f} s)   "
+        f"CPU median {statistics.median(cpus):.2f} s   (target <= 2 s)"
+    )
     return {"wall_s": statistics.median(walls), "cpu_s": statistics.median(cpus)}
 
 
@@ -141,8 +145,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--cold", type=int, default=3)
-    ap.add_argument("--data-dir", type=Path, default=None,
-                    help="data folder with the guide index (default: a fresh temporary one)")  # fmt: skip
+    ap.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="data folder with the guide index (default: a fresh temporary one)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = args.data_dir or Path(tmp)

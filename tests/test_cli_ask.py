@@ -27,8 +27,17 @@ def test_json_answer(runner: tuple[CliRunner, dict[str, str]]) -> None:
     res = cli.invoke(app, ["ask", "--json", "What will 4 x A100 SXM4 cost?"], env=env)
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    for key in ("question", "language", "answer", "mode", "citations", "prices", "tool_calls",
-                "follow_ups", "session_id"):  # fmt: skip
+    for key in (
+        "question",
+        "language",
+        "answer",
+        "mode",
+        "citations",
+        "prices",
+        "tool_calls",
+        "follow_ups",
+        "session_id",
+    ):
         assert key in data
     assert data["language"] == "en" and data["mode"] == "offline"
     assert data["prices"] == [
@@ -47,8 +56,9 @@ def test_json_answer(runner: tuple[CliRunner, dict[str, str]]) -> None:
 def test_session_continues(runner: tuple[CliRunner, dict[str, str]]) -> None:
     cli, env = runner
     first = json.loads(cli.invoke(app, ["ask", "--json", DONE_WHEN], env=env).output)
-    res = cli.invoke(app, ["ask", "--json", "--session", first["session_id"], "und in FP8?"],
-                     env=env)  # fmt: skip
+    res = cli.invoke(
+        app, ["ask", "--json", "--session", first["session_id"], "und in FP8?"], env=env
+    )
     assert res.exit_code == 0, res.output
     second = json.loads(res.output)
     assert second["session_id"] == first["session_id"]
@@ -58,8 +68,9 @@ def test_session_continues(runner: tuple[CliRunner, dict[str, str]]) -> None:
 
 def test_lang_option(runner: tuple[CliRunner, dict[str, str]]) -> None:
     cli, env = runner
-    res = cli.invoke(app, ["ask", "--json", "--lang", "de", "What will 4 x A100 SXM4 cost?"],
-                     env=env)  # fmt: skip
+    res = cli.invoke(
+        app, ["ask", "--json", "--lang", "de", "What will 4 x A100 SXM4 cost?"], env=env
+    )
     assert json.loads(res.output)["language"] == "de"
 
 
@@ -94,8 +105,12 @@ def test_broken_catalog_is_a_clear_error(
 
 def test_done_when_in_a_real_process(tmp_path: Path) -> None:
     """The issue's done-when check through the real console entry point, Markdown output."""
-    env = {**os.environ, "SIZING_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT),
-           "COLUMNS": "200"}  # fmt: skip
+    env = {
+        **os.environ,
+        "SIZING_DATA_DIR": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "COLUMNS": "200",
+    }
     proc = subprocess.run(
         [sys.executable, "-c", "from assistant.cli import main; main()", "ask", DONE_WHEN],
         cwd=ROOT,

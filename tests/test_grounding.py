@@ -31,7 +31,7 @@ def _answer(text: str, **kw: object) -> Answer:
                 usd_per_month=Decimal(4395),
                 url="https://gpuserver.io/de/gpu/a100-sxm4",
             ),
-        ],  # fmt: skip
+        ],
         "tool_calls": [
             ToolCall(
                 name="fit_check",

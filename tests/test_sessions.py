@@ -10,8 +10,9 @@ from assistant.sessions import InvalidSessionId, SessionStore, Slots
 
 
 def _answer(q: str, sid: str, mid: str) -> Answer:
-    return Answer(question=q, language="de", answer=f"A: {q}", mode="offline",
-                  session_id=sid, message_id=mid)  # fmt: skip
+    return Answer(
+        question=q, language="de", answer=f"A: {q}", mode="offline", session_id=sid, message_id=mid
+    )
 
 
 def test_turns_and_slots_survive_a_restart(tmp_path: Path) -> None:

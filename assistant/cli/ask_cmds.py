@@ -123,8 +123,11 @@ def _print(answer: Any) -> None:
         console.print()
         console.print("[bold]Quellen[/]" if de else "[bold]Sources[/]")
         for c in answer.citations:
-            console.print(f"  [{c.n}] {c.title} › {c.section}\n      [link={c.url}]{c.url}[/link]",
-                          markup=True, highlight=False)  # fmt: skip
+            console.print(
+                f"  [{c.n}] {c.title} › {c.section}\n      [link={c.url}]{c.url}[/link]",
+                markup=True,
+                highlight=False,
+            )
     if answer.prices:
         from assistant.texts import monthly
 
