@@ -12,8 +12,7 @@
  */
 (function () {
   "use strict";
-  if (window.__sizingWidget) return;
-  window.__sizingWidget = true;
+  if (window.SizingWidget) return;
 
   var script = document.currentScript || document.querySelector('script[src*="widget.js"]');
   var scriptUrl = new URL(script ? script.src : "/static/widget.js", location.href);
@@ -26,7 +25,7 @@
   var T = {
     de: {
       open: "Sizing-Assistent öffnen", close: "Chat schließen", title: "Sizing-Assistent",
-      subtitle: "Antworten aus unseren Guides, Preise aus dem Katalog",
+      subtitle: "Mit Quellen aus den Guides und Katalogpreisen",
       reset: "Neue Unterhaltung", placeholder: "Frage stellen, z. B. „Brauche ich NVLink?“",
       send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise",
       month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
@@ -39,7 +38,7 @@
     },
     en: {
       open: "Open the sizing assistant", close: "Close chat", title: "Sizing assistant",
-      subtitle: "Answers from our guides, prices from the catalog",
+      subtitle: "With guide sources and catalog prices",
       reset: "New conversation", placeholder: "Ask, e.g. “Do I need NVLink?”",
       send: "Send", input: "Your question", sources: "Sources", prices: "Prices",
       month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
@@ -114,6 +113,13 @@
         if (!list) list = { tag: tagName, items: [] };
         list.items.push("<li>" + inline(m[1], cites) + "</li>");
         i++; continue;
+      }
+      if (/^\s*>/.test(line)) {
+        flushPara(); flushList();
+        var quote = [];
+        for (; i < lines.length && /^\s*>/.test(lines[i]); i++) quote.push(inline(lines[i].replace(/^\s*>\s?/, ""), cites));
+        out.push("<blockquote>" + quote.join("<br>") + "</blockquote>");
+        continue;
       }
       if ((m = /^\s*#{1,6}\s+(.*)$/.exec(line))) {
         flushPara(); flushList();
@@ -485,4 +491,12 @@
     }
   }
   if (document.body) mount(); else document.addEventListener("DOMContentLoaded", mount);
+
+  // A small public handle: open/close/ask from the host page; renderMarkdown for tests.
+  window.SizingWidget = {
+    open: function () { setOpen(true); },
+    close: function () { setOpen(false); },
+    ask: function (q) { setOpen(true); ask(String(q)); },
+    renderMarkdown: renderMarkdown
+  };
 })();
