@@ -72,7 +72,10 @@ def server(stub: SlackStub, data_dir: Path) -> Iterator[LiveServer]:
         slack_api_base_url=stub.base_url,
     )
     with slack_server(settings) as server:
-        assert getattr(server.app.state, "slack", None) is not None, "Slack was not mounted"
+        state = server.app.state.sizing
+        assert getattr(server.app.state, "slack", None) is not None, (
+            f"Slack was not mounted (start-up error: {state.startup_error})"
+        )
         yield server
 
 
