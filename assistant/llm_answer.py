@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
@@ -318,14 +319,25 @@ def _final_text(ai: Any) -> str:
 
 
 def _converse(
-    deps: Deps, session: ToolSession, llm: Any, tools: list[Any], messages: list[Any]
+    deps: Deps,
+    session: ToolSession,
+    llm: Any,
+    tools: list[Any],
+    messages: list[Any],
+    deadline: float,
 ) -> str:
     """Run tool rounds until the model answers in text; returns the answer text."""
     settings = deps.settings
     attempts = settings.llm_max_retries + 1
+
+    def call(model: Any) -> Any:
+        if time.monotonic() > deadline:
+            raise LLMUnavailable(f"no answer within {settings.llm_deadline_s:g} s")
+        return _invoke(model, messages, settings.llm_streaming, attempts)
+
     bound = llm.bind_tools(tools)
     for _ in range(max(settings.llm_max_tool_rounds, 0)):
-        ai = _invoke(bound, messages, settings.llm_streaming, attempts)
+        ai = call(bound)
         messages.append(ai)
         if not ai.tool_calls and not getattr(ai, "invalid_tool_calls", None):
             text = _final_text(ai)
@@ -334,7 +346,7 @@ def _converse(
             return text
         messages.extend(_run_tools(deps, session, ai))
     # rounds used up: ask for the answer without tools
-    ai = _invoke(llm, messages, settings.llm_streaming, attempts)
+    ai = call(llm)
     messages.append(ai)
     text = _final_text(ai)
     if not text:
@@ -408,6 +420,7 @@ def answer_with_llm(
     if llm is None:
         return offline_answer_fn()
     session = ToolSession(language=language)
+    deadline = time.monotonic() + deps.settings.llm_deadline_s
     try:
         tools = build_tools(deps, session)
         messages: list[Any] = [
@@ -415,7 +428,7 @@ def answer_with_llm(
             *_history_messages(history),
             HumanMessage(user_message(question)),
         ]
-        text = _converse(deps, session, llm, tools, messages)
+        text = _converse(deps, session, llm, tools, messages, deadline)
         answer = _build_answer(deps, session, question, language, text)
         violations = check(deps, answer)
         wrong_language = language_problem(answer.answer, language)
@@ -427,7 +440,7 @@ def answer_with_llm(
         messages.append(
             HumanMessage(regenerate_message(violations, language, extra=wrong_language))
         )
-        text = _converse(deps, session, llm, tools, messages)
+        text = _converse(deps, session, llm, tools, messages, deadline)
         answer = _build_answer(deps, session, question, language, text)
         violations = check(deps, answer)
         wrong_language = language_problem(answer.answer, language)

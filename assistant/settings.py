@@ -45,7 +45,12 @@ class Settings(BaseSettings):
     )
     llm_temperature: float | None = 0.0
     llm_streaming: bool = Field(default=False, description="stream completions from the server")
-    llm_max_tool_rounds: int = Field(default=4, description="tool-calling rounds before a final answer")
+    llm_max_tool_rounds: int = Field(
+        default=4, description="tool-calling rounds before a final answer"
+    )
+    llm_deadline_s: float = Field(
+        default=60.0, description="no new LLM call after this many seconds; then the offline answer"
+    )
 
     # --- API (issue 5)
     host: str = "127.0.0.1"

@@ -590,3 +590,23 @@ def test_answer_twice_in_the_wrong_language_falls_back(make_assistant: Callable[
     assert answer.notice == (
         "Das Sprachmodell antwortete in einer anderen Sprache; dies ist die Offline-Antwort."
     )
+
+
+def test_wrong_shaped_json_counts_as_garbage(make_assistant: Callable[..., Any]) -> None:
+    script = [garbage('{"unexpected": true}'), garbage("[]"), text("never")]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("What does 4x A100 SXM4 cost?")
+    assert len(server.requests) == 2
+    assert answer.mode == "offline" and answer.notice
+
+
+def test_deadline_stops_further_calls(make_assistant: Callable[..., Any]) -> None:
+    # each call answers just inside the timeout; the deadline ends the loop after the first
+    script = [
+        delay(0.6, tool_call("price_quote", {"configurations": ["4x-a100-sxm4"]})),
+        text("4 × A100 SXM4: $4,395/month."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server, llm_deadline_s=0.5).ask("What does 4x A100 SXM4 cost?")
+    assert len(server.requests) == 1
+    assert answer.mode == "offline" and answer.notice
