@@ -195,6 +195,8 @@ class Composer:
             self._nvlink(d, u)
         elif intent == "speed":
             self._speed(d, u)
+        elif intent == "general" and len(u.configurations) >= 2 and not u.has_subject:
+            self._price(d, u)  # "4x A100 PCIe vs 4x A100 SXM4": link and price side by side
         elif intent == "fit" and u.has_subject:
             self._fit_answer(d, u)
         elif intent == "fit":
@@ -284,8 +286,16 @@ class Composer:
                 ]
                 if u.count is not None:
                     cands = [r for r in cands if r["count"] == u.count] or cands
-                if cands:
-                    wanted.append(min(cands, key=lambda r: r["count"])["configuration"])
+                if not cands:
+                    continue
+                # no count said: the smallest node of that card that holds it (else the largest)
+                fitting = [r for r in cands if r["verdict"] != "does_not_fit"]
+                pick = (
+                    min(fitting, key=lambda r: r["count"])
+                    if fitting
+                    else max(cands, key=lambda r: r["count"])
+                )
+                wanted.append(pick["configuration"])
         if not wanted and u.memory_gb is not None:
             n = u.count or 1
             wanted = [
@@ -402,6 +412,15 @@ class Composer:
             )
             d.add(t(d.lang, lead, model=model, precision=prec) + topic)
             d.bullets([self._row_line(d, r) for r in targets])
+            if verdicts == {"does_not_fit"}:
+                alts = [r for r in (one, split) if r is not None]
+                if {"traffic", "training", "fine_tuning"} & set(u.workloads):
+                    nv = self._cheapest_nvlink(rows)
+                    if nv is not None and nv not in alts:
+                        alts.append(nv)
+                if alts:
+                    d.add(t(d.lang, "fit_instead"))
+                    d.bullets([self._row_line(d, r) for r in alts])
         elif one is not None:
             d.add(
                 t(
@@ -467,7 +486,7 @@ class Composer:
         else:
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
-        self._fit_follow_ups(d, u, fit, one or split)
+        self._fit_follow_ups(d, u, fit, (targets[0] if targets else None) or one or split)
 
     def _numbers(self, d: Draft, fit: dict[str, Any]) -> None:
         prec = precision_label(fit["precision"])
@@ -484,7 +503,8 @@ class Composer:
 
     @staticmethod
     def _cards_needed(rows: list[dict[str, Any]], targets: list[dict[str, Any]]) -> int:
-        pool = [r["cards_needed"] for r in (targets or rows) if r["cards_needed"]]
+        pool = [r["cards_needed"] for r in targets if r["cards_needed"]]
+        pool = pool or [r["cards_needed"] for r in rows if r["cards_needed"]]
         return min(pool) if pool else 9
 
     @staticmethod
@@ -557,7 +577,7 @@ class Composer:
                         )
             advice = self._advice(
                 d,
-                fits_one_card=True,
+                fits_one_card=bool(model_arg),
                 workload="rendering" if "rendering" in w else "image_video",
             )
             self._add_advice(d, advice, with_also=False)
@@ -646,7 +666,10 @@ class Composer:
             if pcie is not None and pcie["gpu"] in SXM_TWIN:
                 sxm = by_id.get(f"{pcie['count']}x-{SXM_TWIN[pcie['gpu']]}")
             else:
-                sxm = self._cheapest_split(rows, "nvlink", count, u)
+                # no SXM node with exactly that many cards (SXM comes in 4 and 8): any count
+                sxm = self._cheapest_split(rows, "nvlink", count, u) or self._cheapest_split(
+                    rows, "nvlink", None, u
+                )
         if pcie is None and sxm is not None:
             twin = PCIE_TWIN.get(sxm["gpu"])
             cand = by_id.get(f"{sxm['count']}x-{twin}") if twin else None
@@ -729,11 +752,15 @@ class Composer:
         prec = precision_label(fit["precision"])
         targets = self._targets(u, fit)
         one = self._cheapest_row(rows, ("fits_one_card",))
-        # the user's own setup decides: "on four cards" / "on 4x A100" where it must be split
+        single = self._cheapest_row([r for r in rows if r["count"] == 1], ("fits_one_card",))
+        # a one-card node that holds it settles it (rule 1); otherwise the user's own setup
+        # decides ("on four cards" / "on 4x A100" where it must be split)
         setup_split = [r for r in targets if r["verdict"] == "split"]
         if not targets and u.count and u.count > 1:
             setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
-        must_split = bool(setup_split) or one is None
+        must_split = single is None and (bool(setup_split) or one is None)
+        if single is not None:
+            one = single
         if not must_split:
             # fits on one card: no NVLink (rule 1); warn against sharding it
             assert one is not None
@@ -991,6 +1018,10 @@ class Composer:
     # ---- cheapest
     def _cheapest(self, d: Draft, u: Understanding) -> None:
         if not u.has_subject:
+            pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
+            if pq and pq.get("cheapest"):
+                cid = pq["cheapest"]
+                d.add(t(d.lang, "cheapest_catalog", label=d.link(cid)) + " " + d.price(cid))
             self._ask_model(d, u)
             return
         res = d.call(
@@ -1080,6 +1111,7 @@ class Composer:
         if self._is_image(fit):  # no tokens/s for image models: answer the fit question
             d.calls.clear()
             self._fit_answer(d, u)
+            d.add(t(d.lang, "speed_image"))
             return
         targets = self._targets(u, fit)
         model = self._model_name(fit)
@@ -1365,4 +1397,5 @@ def _excerpt(text: str, limit: int = 700) -> str:
             break
         out.append(p)
         size += len(p)
-    return "\n>\n".join("> " + line for line in "\n".join(out).splitlines())
+    lines = "\n\n".join(out).splitlines()
+    return "\n".join(("> " + line) if line.strip() else ">" for line in lines)

@@ -506,9 +506,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
     for k, v in {
         "cheapest": r"cheapest|least expensive|lowest price|most affordable|günstigste|"
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
-        r"billiger|budget|spar",
+        r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
-        r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|rent\b|mieten|miete\b",
+        r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|\brent\b|\bmieten|\bmiete\b",
         "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
         r"sync(?:hroni[sz]ation)? time|synchroni[sz]ations?zeit|how long .*sync|wie lange .*sync|"
         r"per (?:training )?step|pro (?:trainings)?schritt|busbw|nccl",
@@ -523,7 +523,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "fit": r"\bfit|\bpass(?:t|en|e)\b|reicht|genug|enough|vram|speicher|memory|how many "
         r"(?:cards|gpus)|wie viele (?:karten|gpus)|welche karte|which (?:card|gpu|node|"
         r"configuration)|welche(?:n|r|s)? (?:gpu|knoten|konfiguration)|run\b|runs\b|laufen|läuft|"
-        r"serve|bedienen|host|betreiben|deploy|load|laden|kv[\s-]*cache|context|kontext|size|"
+        r"\bserve|bedienen|\bhost|betreiben|deploy|\bload|\bladen|kv[\s-]*cache|context|kontext|size|"
         r"dimensionier|need|brauch|benötig",
     }.items()
 }

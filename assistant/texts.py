@@ -352,14 +352,30 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Volles Fine-Tuning von {model} mit Mixed Precision und Adam braucht etwa {total} "
         "({bpp} Byte pro Parameter) vor Aktivierungen — weit mehr als das Bedienen.",
     ),
+    "cheapest_catalog": (
+        "The cheapest node in the catalog is {label}:",
+        "Der günstigste Knoten im Katalog ist {label}:",
+    ),
+    "speed_image": (
+        "Speed estimates (tokens/s) exist for language models only; for image and video models "
+        "the tools give the published VRAM need.",
+        "Tempo-Schätzungen (Token/s) gibt es nur für Sprachmodelle; für Bild- und Videomodelle "
+        "liefern die Tools den veröffentlichten VRAM-Bedarf.",
+    ),
     "if_split": (
         "If one model has to be split across cards:",
         "Wenn ein Modell auf mehrere Karten aufgeteilt werden muss:",
     ),
     "cheapest_card": (
-        "The cheapest card that holds it ({need} per card): {label},",
-        "Die günstigste Karte, die es fasst ({need} pro Karte): {label},",
+        "The cheapest node where it fits on a single card ({need} per card): {label},",
+        "Der günstigste Knoten, auf dem es auf eine einzelne Karte passt ({need} pro Karte): "
+        "{label},",
     ),
+    "replicas": (
+        "For {n} independent copies, one per card: {label} holds {r},",
+        "Für {n} unabhängige Kopien, eine pro Karte: {label} fasst {r},",
+    ),
+    "fit_instead": ("Where it does fit, cheapest first:", "Wo es passt, das Günstigste zuerst:"),
     "tps": ("~{tps} tokens/s", "~{tps} Token/s"),
     "alt_one_card": (
         "Alternative without any interconnect: it fits on a single card of {label} ({need} "
