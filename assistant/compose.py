@@ -1355,13 +1355,27 @@ class Composer:
             return
         top = passages[0]
         d.add(t(d.lang, "general_intro"))
-        d.add(_excerpt(top.text) + d.cite_passage(top))
+        excerpt = _excerpt(top.text)
+        self._quote_prices(d, excerpt)
+        d.add(excerpt + d.cite_passage(top))
         more = [p for p in passages[1:3] if p.section != top.section]
         if more:
             links = ", ".join(f"[{p.section}]({p.url}){d.cite_passage(p)}" for p in more)
             d.add(t(d.lang, "read_more", links=links))
         d.suggest(follow_up(d.lang, "fit_example"))
         d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    def _quote_prices(self, d: Draft, text: str) -> None:
+        """A quoted passage that states monthly prices: list the configurations they belong to
+        (the catalog's exact price), so the prices the answer shows are all accounted for."""
+        from assistant.grounding import number_candidates
+
+        configs = self.deps.catalog.configurations
+        for m in re.finditer(r"\$\s?(\d+(?:[.,]\d+)*)\s*/\s*(?:Monat|month)", text, re.I):
+            values = {v for v, _ in number_candidates(m.group(1))}
+            for c in configs.values():
+                if Decimal(c.usd_per_month) in values and not c.placeholder:
+                    d.price(c.id)
 
     def _search(self, d: Draft, u: Understanding) -> list[Any]:
         index = self.deps.index
