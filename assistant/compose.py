@@ -177,12 +177,16 @@ class Composer:
         if u.injection:
             d.add(f"_{t(d.lang, 'injection')}_")
         intent = u.intent
-        if intent == "topology_paste":
+        if intent == "allreduce_paste":
+            self._allreduce_paste(d, u)
+        elif intent == "topology_paste":
             self._topology_paste(d, u)
         elif intent == "off_topic":
             self._off_topic(d, u)
         elif u.unknown_model and not u.model:
             self._unknown_model(d, u)
+        elif intent == "capacity" and u.has_subject:
+            self._capacity(d, u)
         elif intent == "cheapest":
             self._cheapest(d, u)
         elif intent == "price":
@@ -1194,6 +1198,119 @@ class Composer:
         if fit["precision"] != "fp8":
             d.suggest(follow_up(d.lang, "fp8"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    # ---- capacity: longest context, most sequences
+    def _capacity(self, d: Draft, u: Understanding) -> None:
+        fit = self._call_fit(d, u)
+        if fit is None or self._is_image(fit):
+            d.calls.clear()
+            self._fit_answer(d, u)
+            return
+        targets = self._targets(u, fit)
+        if not targets:
+            best = self._cheapest_row(fit["rows"], ("fits_one_card", "split"))
+            targets = [best] if best else []
+            if best:
+                d.add(t(d.lang, "capacity_pick"))
+        model = self._model_name(fit)
+        prec = precision_label(fit["precision"])
+        ctx = u.context_tokens or 8192
+        for r in targets[:2]:
+            cap = d.call(
+                "capacity_check",
+                model=self._model_arg(u),
+                configuration=r["configuration"],
+                precision=u.precision,
+                context_tokens=ctx,
+                concurrency=u.concurrency,
+            )
+            if cap is None:
+                continue
+            label = d.link(r["configuration"])
+            if not cap["fits"] or cap["kv_tokens"] == 0:
+                d.add(
+                    t(
+                        d.lang,
+                        "capacity_none",
+                        model=model,
+                        precision=prec,
+                        label=label,
+                        weights=gb(d.lang, cap["weights_gb_per_card"]),
+                        usable=gb(d.lang, cap["usable_gb_per_card"]),
+                    )
+                )
+                continue
+            d.add(
+                t(
+                    d.lang,
+                    "capacity_lead",
+                    model=model,
+                    precision=prec,
+                    label=label,
+                    n=cap["max_concurrency"],
+                    ctx=num(d.lang, ctx),
+                )
+                + " "
+                + d.price(r["configuration"])
+            )
+            d.bullets(
+                [
+                    t(
+                        d.lang,
+                        "capacity_room",
+                        room=gb(d.lang, cap["kv_room_gb_per_card"]),
+                        tp=cap["tensor_parallel"],
+                        tokens=num(d.lang, cap["kv_tokens"]),
+                    ),
+                    t(
+                        d.lang,
+                        "capacity_context",
+                        conc=cap["concurrency"],
+                        max_ctx=num(d.lang, cap["max_context_capped"]),
+                        model_max=num(
+                            d.lang, cap["model_max_context"] or cap["max_context_capped"]
+                        ),
+                    ),
+                ]
+            )
+        self._numbers(d, fit)
+        d.suggest(
+            follow_up(d.lang, "speed", label=d.label(targets[0]["configuration"]))
+            if targets
+            else ""
+        )
+        d.suggest(follow_up(d.lang, "fp8"))
+
+    # ---- pasted all_reduce_perf output
+    def _allreduce_paste(self, d: Draft, u: Understanding) -> None:
+        cfg = u.configurations[0] if u.configurations else None
+        if cfg is None:
+            d.add(f"**{t(d.lang, 'nccl_ask_node')}**")
+            d.add(t(d.lang, "topo_howto") + d.cite("measure-it-yourself"))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        res = d.call("check_allreduce_output", text=u.nccl_text or u.question, configuration=cfg)
+        if res is None:
+            d.add(t(d.lang, "nccl_unparsed"))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        key = {"ok": "nccl_ok", "warning": "nccl_low"}.get(res["status"], "nccl_bad")
+        d.add(
+            t(
+                d.lang,
+                key,
+                label=d.link(cfg),
+                peak=f"{smart(d.lang, res['peak_busbw_gb_s'])} GB/s",
+                link=res["link"]["name"],
+                rated=f"{smart(d.lang, res['rated_gb_s'])} GB/s",
+                pct=f"{num(d.lang, res['ratio_to_rated_percent'])} %",
+            )
+            + d.cite("measure-it-yourself")
+        )
+        d.add(t(d.lang, "nccl_note"))
+        if res["status"] == "defect":
+            d.add(t(d.lang, "topo_report"))
+        d.suggest(follow_up(d.lang, "topology"))
 
     # ---- all-reduce
     def _allreduce(self, d: Draft, u: Understanding) -> None:

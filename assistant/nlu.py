@@ -21,6 +21,8 @@ from assistant.answer import Language
 
 Intent = Literal[
     "topology_paste",  # pasted `nvidia-smi topo -m` output
+    "allreduce_paste",  # pasted nccl-tests `all_reduce_perf` output
+    "capacity",  # longest context / most concurrent sequences on a node
     "off_topic",
     "cheapest",  # cheapest configuration that fits
     "price",  # what does configuration X cost
@@ -90,6 +92,7 @@ class Understanding(BaseModel):
     context_tokens: int | None = None
     concurrency: int | None = None
     topo_text: str | None = None
+    nccl_text: str | None = None
     injection: bool = False
     follow_up: bool = Field(default=False, description="'and on an H200?' / 'und in FP8?'")
 
@@ -504,6 +507,12 @@ _WORKLOAD_RX: list[tuple[Workload, re.Pattern[str]]] = [
 _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
     for k, v in {
+        "capacity": r"how many (?:concurrent |parallel |simultaneous )?(?:users|sequences|"
+        r"requests|streams|sessions|conversations)|wie viele (?:gleichzeitige[n]? |parallele[n]? )?"
+        r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen)|max(?:imum|imal)?(?:e|en)? "
+        r"(?:context|kontext)|longest context|längste[nr]? kontext|"
+        r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long) (?:a )?context|kontextlänge|"
+        r"context length|kv[\s-]*cache (?:room|platz)",
         "cheapest": r"cheapest|least expensive|lowest price|most affordable|günstigste|"
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
         r"billiger|budget|\bspar(?:en|t)?\b",
@@ -577,6 +586,7 @@ _CONCURRENCY_RX = re.compile(
     r"|(\d+)\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
     r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d+)|concurrency\s*(?:of|=|:)?\s*(\d+)",
 )
+_NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
 _TOPO_RX = re.compile(
     r"gpu0\s.*\n.*gpu1|(?:^|\s)(?:nv\d+|sys|pix|phb|pxb|node)\s+(?:nv\d+|sys|pix|"
     r"phb|pxb|node|x)\s",
@@ -621,13 +631,21 @@ class Understander:
         folded = _fold(text)
         u = Understanding(question=question, language=lang, language_detected=detected)
 
-        if _TOPO_RX.search(folded):
+        if _NCCL_RX.search(folded):
+            u.nccl_text = text
+        elif _TOPO_RX.search(folded):
             u.topo_text = text
         u.injection = bool(_INJECTION_RX.search(folded))
         u.follow_up = bool(_FOLLOW_UP_RX.search(folded)) and len(folded) < 80
 
         # the topology matrix is not prose: don't mine it for cards or models
         prose = folded if u.topo_text is None else _strip_topo(folded)
+        if u.nccl_text is not None:
+            prose = "\n".join(
+                ln
+                for ln in folded.splitlines()
+                if not ln.lstrip().startswith("#") and not re.match(r"\s*\d", ln)
+            )
 
         self._find_model(text, prose, u)
         self._find_precision(prose, u)
@@ -797,6 +815,8 @@ class Understander:
 
     def _intents(self, folded: str, u: Understanding) -> list[Intent]:
         intents: list[Intent] = []
+        if u.nccl_text is not None:
+            intents.append("allreduce_paste")
         if u.topo_text is not None:
             intents.append("topology_paste")
         # "8x H100 SXM5" names a card, it doesn't ask about the interconnect
@@ -814,6 +834,7 @@ class Understander:
         if not in_domain and not intents:
             return ["off_topic"]
         order: list[Intent] = [
+            "capacity",
             "cheapest",
             "price",
             "allreduce",

@@ -795,3 +795,95 @@ def check_topology_output(deps: Any, args: TopologyArgs) -> dict[str, Any]:
     out["node_kind"] = kind
     out["expected_label"] = expected_label
     return out
+
+
+# --------------------------------------------------------------------------- capacity
+
+
+class CapacityArgs(_Args):
+    model: str = Field(description="model name, HF id, ollama tag (an LLM with known architecture)")
+    configuration: str = Field(description="configuration id or label, e.g. '4x-h100-sxm5'")
+    precision: PrecisionArg | None = Field(default=None, description="omitted: native precision")
+    context_tokens: int = Field(
+        default=8192, ge=1, le=2_000_000, description="tokens per sequence, for the most sequences"
+    )
+    concurrency: int = Field(
+        default=1, ge=1, le=4096, description="sequences, for the longest context"
+    )
+    kv_precision: Literal["bf16", "fp16", "fp8", "int8", "fp32"] = Field(
+        default="bf16", description="KV-cache precision (vLLM kv_cache_dtype)"
+    )
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def norm_precision(cls, v: Any) -> Any:
+        return _norm_precision(v)
+
+
+@tool
+def capacity_check(deps: Any, args: CapacityArgs) -> dict[str, Any]:
+    """Inverse sizing on one configuration: how much KV cache fits next to the weights, so the
+    longest context for `concurrency` sequences and the most concurrent sequences of
+    `context_tokens` each (split across all cards the node allows)."""
+    from tools.fit import CapacityInput, capacity
+
+    m = _model(deps, args.model)
+    c = _configuration(deps, args.configuration)
+    res = capacity(
+        CapacityInput(
+            model=m,
+            gpu=deps.catalog.gpus[c.gpu],
+            count=c.count,
+            precision=args.precision,
+            kv_precision=args.kv_precision,
+            concurrency=args.concurrency,
+            context_tokens=args.context_tokens,
+        )
+    )
+    return {
+        "model": _model_info(m),
+        "configuration": c.id,
+        "label": c.label,
+        "precision": args.precision or m.native_precision,
+        "kv_precision": args.kv_precision,
+        "tensor_parallel": res.tensor_parallel,
+        "usable_gb_per_card": _r(res.usable_gb_per_card),
+        "weights_gb_per_card": _r(res.weights_gb_per_card),
+        "kv_room_gb_per_card": _r(res.kv_room_gb_per_card),
+        "kv_tokens": res.kv_tokens,
+        "context_tokens": args.context_tokens,
+        "concurrency": args.concurrency,
+        "max_context_tokens": res.max_context_tokens,
+        "max_context_capped": res.max_context_capped,
+        "model_max_context": m.max_context,
+        "max_concurrency": res.max_concurrency,
+        "fits": res.fits,
+        "usd_per_month": _money(c.usd_per_month),
+        "formula": res.formula,
+        "notes": res.notes,
+    }
+
+
+class AllReduceOutputArgs(_Args):
+    text: str = Field(max_length=50_000, description="pasted output of nccl-tests all_reduce_perf")
+    configuration: str = Field(description="the rented configuration id, e.g. '8x-h100-sxm5'")
+
+
+@tool
+def check_allreduce_output(deps: Any, args: AllReduceOutputArgs) -> dict[str, Any]:
+    """Read pasted `all_reduce_perf` (nccl-tests) output: peak bus bandwidth (busbw) compared
+    with the rated per-direction figure of the node's link, and a verdict (ok / lower than
+    expected / defect)."""
+    from tools.diagnostics import AllReduceInput, check_all_reduce
+
+    c = _configuration(deps, args.configuration)
+    link = _node_link(deps, c)
+    res = check_all_reduce(AllReduceInput(text=args.text, link=link))
+    out = res.model_dump(mode="json", exclude={"inputs"})
+    out["rows"] = out["rows"][-6:]
+    out["configuration"] = c.id
+    out["link"] = _link_info(link)
+    out["rated_gb_s"] = _r(res.rated_gb_s, 1)
+    out["peak_busbw_gb_s"] = _r(res.peak_busbw_gb_s, 1)
+    out["ratio_to_rated_percent"] = _r(res.ratio_to_rated * 100, 0)
+    return out

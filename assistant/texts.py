@@ -362,6 +362,66 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Tempo-Schätzungen (Token/s) gibt es nur für Sprachmodelle; für Bild- und Videomodelle "
         "liefern die Tools den veröffentlichten VRAM-Bedarf.",
     ),
+    "capacity_pick": (
+        "You didn't name a configuration; the cheapest one that holds it:",
+        "Sie haben keine Konfiguration genannt; die günstigste, die es fasst:",
+    ),
+    "capacity_lead": (
+        "**{model} in {precision} on {label}: up to {n} concurrent sequences of {ctx} tokens.**",
+        "**{model} in {precision} auf {label}: bis zu {n} gleichzeitige Sequenzen mit je {ctx} "
+        "Token.**",
+    ),
+    "capacity_room": (
+        "KV-cache room: {room} per card over {tp} card(s), {tokens} tokens in all.",
+        "Platz für den KV-Cache: {room} pro Karte über {tp} Karte(n), zusammen {tokens} Token.",
+    ),
+    "capacity_context": (
+        "Longest context for {conc} sequence(s): {max_ctx} tokens (the model's own limit: "
+        "{model_max}).",
+        "Längster Kontext für {conc} Sequenz(en): {max_ctx} Token (Grenze des Modells: "
+        "{model_max}).",
+    ),
+    "capacity_none": (
+        "**{model} in {precision} leaves no room for the KV cache on {label}:** the weights take "
+        "{weights} per card of the usable {usable}.",
+        "**{model} in {precision} lässt auf {label} keinen Platz für den KV-Cache:** Die Gewichte "
+        "belegen {weights} pro Karte von nutzbaren {usable}.",
+    ),
+    "nccl_ask_node": (
+        "Which configuration did you rent (e.g. “8x H100 SXM5”)? I compare the measured bus "
+        "bandwidth with that node's link.",
+        "Welche Konfiguration haben Sie gemietet (z. B. „8x H100 SXM5“)? Ich vergleiche die "
+        "gemessene Busbandbreite mit der Verbindung dieses Knotens.",
+    ),
+    "nccl_unparsed": (
+        "I couldn't read that as `all_reduce_perf` output; paste it from the `# nThread` line to "
+        "`# Avg bus bandwidth`.",
+        "Das konnte ich nicht als Ausgabe von `all_reduce_perf` lesen; fügen Sie sie von der "
+        "Zeile `# nThread` bis `# Avg bus bandwidth` ein.",
+    ),
+    "nccl_ok": (
+        "**Healthy: {label} reaches a peak bus bandwidth of {peak}, {pct} of the {link} rate "
+        "({rated} per direction).**",
+        "**In Ordnung: {label} erreicht eine Spitzen-Busbandbreite von {peak}, {pct} der Rate "
+        "von {link} ({rated} je Richtung).**",
+    ),
+    "nccl_low": (
+        "**Lower than expected: {label} peaks at {peak} bus bandwidth, {pct} of the {link} rate "
+        "({rated} per direction).**",
+        "**Niedriger als erwartet: {label} erreicht höchstens {peak} Busbandbreite, {pct} der "
+        "Rate von {link} ({rated} je Richtung).**",
+    ),
+    "nccl_bad": (
+        "**Something is wrong: {label} peaks at {peak} bus bandwidth, only {pct} of the {link} "
+        "rate ({rated} per direction).**",
+        "**Hier stimmt etwas nicht: {label} erreicht nur {peak} Busbandbreite, {pct} der Rate "
+        "von {link} ({rated} je Richtung).**",
+    ),
+    "nccl_note": (
+        "Compare busbw (not algbw) with the link's rated figure, at the large message sizes.",
+        "Vergleichen Sie busbw (nicht algbw) mit der Nennrate der Verbindung, bei großen "
+        "Nachrichtengrößen.",
+    ),
     "if_split": (
         "If one model has to be split across cards:",
         "Wenn ein Modell auf mehrere Karten aufgeteilt werden muss:",

@@ -466,3 +466,60 @@ def test_every_answer_is_fast_enough_to_bench(assistant: Assistant) -> Iterator[
     assert "search_guides" not in [t.name for t in answer.tool_calls]
     if before is False:
         assert index.opened is False
+
+
+NCCL_4X_H100 = "\n".join(
+    [
+        "# nThread 1 nGpus 4 minBytes 8 maxBytes 4294967296 step: 2(factor) warmup iters: 5",
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"
+        "            (us)  (GB/s)  (GB/s)",
+        "  134217728      33554432     float     sum      -1    551.2  243.50  365.25      0"
+        "    550.1  243.99  365.98      0",
+        " 4294967296    1073741824     float     sum      -1    16210  264.96  397.44      0"
+        "    16201  265.10  397.65      0",
+        "# Out of bounds values : 0 OK",
+        "# Avg bus bandwidth    : 200.512",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "expect"),
+    [
+        (
+            "How many concurrent users can 4x H100 SXM5 serve with Llama 3.3 70B at 32k context?",
+            "en",
+            [r"up to \d+ concurrent sequences of 32,768 tokens", r"KV-cache room"],
+        ),
+        (
+            "Wie lang darf der Kontext für Llama 3.1 8B auf einer L4 sein?",
+            "de",
+            [r"Längster Kontext", r"Token"],
+        ),
+        (
+            "What's the maximum context for Llama 3.3 70B in FP8 on one H100 PCIe?",
+            "en",
+            [r"no room for the KV cache"],
+        ),
+        (
+            "Is this OK for my 4x H100 SXM5?\n" + NCCL_4X_H100,
+            "en",
+            [r"Healthy", r"398 GB/s", r"NVLink 4"],
+        ),
+        (
+            "Passt das so?\n" + NCCL_4X_H100,
+            "de",
+            [r"Welche Konfiguration haben Sie gemietet"],
+        ),
+    ],
+)
+def test_capacity_and_allreduce_output(
+    assistant: Assistant, deps: Deps, question: str, lang: str, expect: list[str]
+) -> None:
+    answer = assistant.ask(question)
+    _checked(answer, deps)
+    assert answer.language == lang
+    for rx in expect:
+        assert re.search(rx, answer.answer), f"{rx!r} not in:\n{answer.answer}"
