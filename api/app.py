@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.cors import CORSMiddleware
 
+from api.concurrency import AnswerRunner, answer_concurrency
 from api.dependencies import AppState
 from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import RateLimiter
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings=settings,
         metrics=metrics,
         limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst),
+        runner=AnswerRunner(answer_concurrency(settings.answer_concurrency, settings.llm_enabled)),
     )
 
     @asynccontextmanager

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
+from api.concurrency import AnswerRunner
 from api.metrics import Metrics
 from api.ratelimit import RateLimiter
 from assistant.feedback import FeedbackStore
@@ -20,6 +21,7 @@ class AppState:
     settings: Settings
     metrics: Metrics
     limiter: RateLimiter
+    runner: AnswerRunner
     feedback: FeedbackStore | None = None
     deps: Any = None  # assistant.deps.Deps
     assistant: Any = None  # assistant.service.Assistant
@@ -51,6 +53,10 @@ def _require_ready(state: AppState) -> None:
     if not state.ready:
         reason = state.startup_error or "still starting"
         raise HTTPException(503, f"The assistant is not ready: {reason}")
+
+
+def get_runner(state: State) -> AnswerRunner:
+    return state.runner
 
 
 def get_assistant(state: State) -> Any:
@@ -96,4 +102,5 @@ MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 AssistantDep = Annotated[Any, Depends(get_assistant)]
 DepsDep = Annotated[Any, Depends(get_deps)]
 FeedbackDep = Annotated[FeedbackStore, Depends(get_feedback)]
+RunnerDep = Annotated[AnswerRunner, Depends(get_runner)]
 RateLimited = Depends(rate_limit)

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from sse_starlette import ServerSentEvent
-from starlette.concurrency import iterate_in_threadpool
 
+from api.concurrency import AnswerRunner
 from assistant.answer import Answer, DoneEvent, ErrorEvent, StreamEvent
 from assistant.errors import InvalidRequest
 
@@ -25,6 +25,7 @@ def encode_event(event: StreamEvent) -> ServerSentEvent:
 
 async def assistant_events(
     make_stream: Callable[[], Iterator[StreamEvent]],
+    runner: AnswerRunner,
     on_answer: Callable[[Answer], None] | None = None,
     on_error: Callable[[str], None] | None = None,
 ) -> AsyncIterator[StreamEvent]:
@@ -33,7 +34,7 @@ async def assistant_events(
     An exception becomes one ErrorEvent with a generic message (details go to the log only).
     """
     try:
-        async for event in iterate_in_threadpool(make_stream()):
+        async for event in runner.iterate(make_stream()):
             if isinstance(event, DoneEvent) and on_answer is not None:
                 on_answer(event.answer)
             if isinstance(event, ErrorEvent) and on_error is not None:

@@ -66,6 +66,9 @@ class Settings(BaseSettings):
         default=False, description="key the rate limit on X-Forwarded-For (behind a proxy)"
     )
     sse_ping_s: float = Field(default=15.0, description="keep-alive comment interval on streams")
+    answer_concurrency: int | None = Field(
+        default=None, description="answers computed at once (default: CPUs offline, 32 with an LLM)"
+    )
 
     # --- Slack (issue 6): SLACK_* without the SIZING_ prefix
     slack_bot_token: SecretStr | None = Field(

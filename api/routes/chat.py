@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import run_in_threadpool
 
-from api.dependencies import AssistantDep, MetricsDep, RateLimited, SettingsDep
+from api.dependencies import AssistantDep, MetricsDep, RateLimited, RunnerDep, SettingsDep
 from api.questions import checked_question, checked_session_id
 from api.sse import assistant_events, sse_events
 from assistant.answer import Answer
@@ -58,12 +57,14 @@ async def chat(
     assistant: AssistantDep,
     settings: SettingsDep,
     metrics: MetricsDep,
-) -> Answer | EventSourceResponse:
+    runner: RunnerDep,
+) -> Response:
     question = checked_question(body.message, settings)
     checked_session_id(body.session_id)
     if wants_stream(request):
         events = assistant_events(
             lambda: assistant.stream(question, session_id=body.session_id, language=body.language),
+            runner,
             on_answer=lambda answer: metrics.record_answer(answer, "sse"),
             on_error=lambda _msg: metrics.errors.labels(surface="sse").inc(),
         )
@@ -73,8 +74,9 @@ async def chat(
             sep="\n",
             headers={"X-Accel-Buffering": "no"},
         )
-    answer: Answer = await run_in_threadpool(
+    answer: Answer = await runner.run(
         assistant.ask, question, session_id=body.session_id, language=body.language
     )
     metrics.record_answer(answer, "chat")
-    return answer
+    # already a validated Answer: serialise it once (response_model documents the schema)
+    return Response(answer.model_dump_json(), media_type="application/json")

@@ -10,11 +10,10 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.concurrency import run_in_threadpool
 
 from api import openai_format as oa
 from api.conversation import conversation_session_id, prime_session
-from api.dependencies import AssistantDep, MetricsDep, RateLimited, SettingsDep
+from api.dependencies import AssistantDep, MetricsDep, RateLimited, RunnerDep, SettingsDep
 from api.questions import checked_question
 from api.security import error_body
 from api.sse import assistant_events
@@ -49,6 +48,7 @@ async def chat_completions(
     assistant: AssistantDep,
     settings: SettingsDep,
     metrics: MetricsDep,
+    runner: RunnerDep,
 ) -> Any:
     if body.model != oa.MODEL_ID:
         raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
@@ -57,17 +57,18 @@ async def chat_completions(
     first = next((m.text() for m in body.messages if m.role == "user"), question)
     session_id = conversation_session_id(body.user, first)
     earlier = [turn["content"] for turn in history if turn["role"] == "user"]
-    await run_in_threadpool(prime_session, assistant, session_id, earlier, body.language)
+    await runner.run(prime_session, assistant, session_id, earlier, body.language)
     kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}
     prompt_text = "\n".join(m.text() for m in body.messages)
 
     if not body.stream:
-        answer: Answer = await run_in_threadpool(assistant.ask, question, **kwargs)
+        answer: Answer = await runner.run(assistant.ask, question, **kwargs)
         metrics.record_answer(answer, "openai")
         return oa.completion(answer, prompt_text)
 
     events = assistant_events(
         lambda: assistant.stream(question, **kwargs),
+        runner,
         on_answer=lambda answer: metrics.record_answer(answer, "openai"),
         on_error=lambda _msg: metrics.errors.labels(surface="openai").inc(),
     )
