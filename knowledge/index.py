@@ -219,6 +219,22 @@ def sync_collection(
     return report
 
 
+def stored_vectors(client: Any) -> list[tuple[str, Any]]:
+    """(embedded text, vector) of every passage in the collection; [] when there is none."""
+    from knowledge.guide_parser import search_text
+
+    collection = get_collection(client)
+    if collection is None:
+        return []
+    got = collection.get(include=["documents", "metadatas", "embeddings"])
+    out = []
+    for doc, meta, vec in zip(got["documents"], got["metadatas"], got["embeddings"], strict=False):
+        hp = str(meta.get("heading_path") or "")
+        path = tuple(hp.split(" › ")) if hp else ()
+        out.append((search_text(str(meta.get("title", "")), path, doc or ""), vec))
+    return out
+
+
 def build_index(
     guides_dir: Path | list[Path],
     data_dir: Path,

