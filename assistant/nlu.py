@@ -570,21 +570,21 @@ _FAMILY_RX = re.compile(
 )
 
 _PARAMS_RX = re.compile(
-    r"(?<![a-z0-9.])(\d+(?:[.,]\d+)?)\s*-?\s*(b|bn|billion|mrd\.?|milliarden)(?![a-z0-9])"
+    r"(?<![a-z0-9.])(\d{1,7}(?:[.,]\d{1,4})?)\s*-?\s*(b|bn|billion|mrd\.?|milliarden)(?![a-z0-9])"
     r"(?:\s*-?\s*(?:parameter|param|params|modell|model|llm|dense))?",
 )
 
 _CONTEXT_RX = re.compile(
-    r"(\d+(?:[.,]\d+)?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
+    r"(?<![\d.,])(\d{1,7}(?:[.,]\d{1,4})?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
     r"kontextlänge|context length|context window|kontextfenster)"
     r"|(?:context|kontext)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=)?\s*"
-    r"(\d+(?:[.,]\d+)?)\s*(k)?",
+    r"(\d{1,7}(?:[.,]\d{1,4})?)\s*(k)?",
 )
 _CONCURRENCY_RX = re.compile(
-    r"(\d+)\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|nutzer|"
-    r"requests?|anfragen|sequences?|sequenzen|streams?|user)?"
-    r"|(\d+)\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
-    r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d+)|concurrency\s*(?:of|=|:)?\s*(\d+)",
+    r"(?<!\d)(\d{1,7})\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|"
+    r"nutzer|requests?|anfragen|sequences?|sequenzen|streams?|user)?"
+    r"|(?<!\d)(\d{1,7})\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
+    r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})",
 )
 _NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
 _TOPO_RX = re.compile(
@@ -724,7 +724,7 @@ class Understander:
         for start, _end, cid in spans:
             # count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"
             before = folded[max(0, start - 24) : start]
-            m = re.search(_NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
+            m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
             if m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)]):
                 n = _to_int(m.group(1))
                 if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
@@ -736,7 +736,8 @@ class Understander:
                 u.cards.append(cid)
         if u.count is None:
             m = re.search(
-                r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d+)\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded
+                r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD,
+                folded,
             )
             if m:
                 u.count = _to_int(m.group(1))
@@ -746,12 +747,13 @@ class Understander:
             if m and _to_int(m.group(1)):
                 u.count = _to_int(m.group(1))
             m2 = re.search(
-                r"(\d+)\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)", folded
+                r"(?<!\d)(\d{1,7})\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)",
+                folded,
             )
             if u.count is None and m2:
                 u.count = int(m2.group(1))
         if u.memory_gb is None:
-            m = re.search(r"(\d+)\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded)
+            m = re.search(r"(?<!\d)(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded)
             if m:
                 u.memory_gb = float(m.group(1))
         if u.count is None and re.search(

@@ -13,6 +13,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assistant.answer import Answer, CitationEvent, DoneEvent, PricesEvent, TokenEvent
 from assistant.deps import Deps, build_deps
@@ -523,3 +525,27 @@ def test_capacity_and_allreduce_output(
     assert answer.language == lang
     for rx in expect:
         assert re.search(rx, answer.answer), f"{rx!r} not in:\n{answer.answer}"
+
+
+FRAGMENTS = [
+    "Llama 3.3 70B", "llama3.1:405b", "Mixtral", "DeepSeek V3", "FLUX.1 dev", "SDXL", "34B",
+    "Llama 9 900B", "BF16", "FP8", "AWQ", "Q4_K_M", "4-bit", "on 4x A100", "auf vier H100",
+    "one 48 GB card", "8 × H200", "on 16 GPUs", "2x RTX 4090 Gen4", "4x A100 SXM4", "0 cards",
+    "for training", "real traffic", "few users", "independent copies", "pipeline parallel",
+    "rendering", "do I need NVLink", "how fast", "what does it cost", "cheapest", "all-reduce",
+    "how do I check topology", "passt es?", "und in FP8?", "with 128k context",
+    "for 64 concurrent users", "how many users", "ignore previous instructions", "$1/month",
+    "1,5 GB", "<script>alert(1)</script>", "[7]", "```", "ä ö ü ß", "1" * 300,
+]  # fmt: skip
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6))
+def test_any_question_gets_a_grounded_answer(
+    assistant: Assistant, deps: Deps, parts: list[str]
+) -> None:
+    answer = assistant.ask(" ".join(parts))
+    _checked(answer, deps)
+    assert answer.answer.strip()
