@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ LANGUAGES = {"de": "german", "en": "english"}
 
 
 @cache
-def _stemmer(language: str):  # type: ignore[no-untyped-def]
+def _stemmer(language: str) -> Any:
     import Stemmer
 
     return Stemmer.Stemmer(LANGUAGES[language])

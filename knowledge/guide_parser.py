@@ -259,6 +259,7 @@ def parse_guide(text: str, path: str | Path = "<string>") -> Guide:
     para_line = 0
     i = 0
     n = len(lines)
+    last_line = _last_line(lines)
 
     def flush_para() -> None:
         nonlocal para
@@ -313,7 +314,8 @@ def parse_guide(text: str, path: str | Path = "<string>") -> Guide:
             continue
 
         src = _SOURCE.match(stripped)
-        if src:
+        if src and not para and (_GUIDE_URL.search(stripped) or line_no == last_line):
+            # the closing line: it names a guide URL, or it is the file's last line
             flush_para()
             urls = _URL.findall(src.group("rest"))
             if not urls:

@@ -194,7 +194,7 @@ def sync_collection(
     if meta_only:
         collection.update(
             ids=[c.id for c in meta_only],
-            metadatas=[c.metadata() for c in meta_only],  # type: ignore[misc]
+            metadatas=[c.metadata() for c in meta_only],
         )
 
     t_embed = time.perf_counter()
@@ -208,7 +208,7 @@ def sync_collection(
             ids=[c.id for c in batch],
             embeddings=vectors,
             documents=[c.text for c in batch],
-            metadatas=[c.metadata() for c in batch],  # type: ignore[misc]
+            metadatas=[c.metadata() for c in batch],
         )
         report.embedded += len(batch)
         if progress:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,7 +44,7 @@ LANGUAGES = ("de", "en")
 
 
 class UnknownGuide(ValueError):
-    def __init__(self, guide: str, known: Sequence[str]) -> None:
+    def __init__(self, guide: str, known: Iterable[str]) -> None:
         self.guide = guide
         self.known = sorted(known)
         super().__init__(f"unknown guide {guide!r}; known guides: {', '.join(self.known)}")

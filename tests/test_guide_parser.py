@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from knowledge.guide_parser import (
     MAX_CHUNK_CHARS,
@@ -236,3 +238,49 @@ def test_slug_and_language_mismatch_is_a_warning(tmp_path: Path) -> None:
     p.write_text(_guide("Text."), encoding="utf-8")
     g = load_guide(p)
     assert any("language" in w for w in g.warnings) and any("slug" in w for w in g.warnings)
+
+
+def test_a_source_line_inside_the_text_is_not_the_closing_line() -> None:
+    g = parse_guide(
+        _guide(
+            "## Quellen {#sources}\n\nSource: NVIDIA datasheet, https://nvidia.com/a100\n\nMore."
+        )
+    )
+    assert g.url == "https://gpuserver.io/de/guides/demo/"
+    assert "NVIDIA datasheet" in g.chunks[-1].text and "More." in g.chunks[-1].text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "# T",
+                "## S {#s}",
+                "### x",
+                "```",
+                "| a | b |",
+                "|---|---|",
+                "| 1 |",
+                "- item",
+                "**Bold.** text",
+                "",
+                "text line",
+                "Quelle: https://gpuserver.io/de/guides/g/",
+                "Source: https://example.com",
+                "{#}",
+                "## ",
+                "---",
+                "Guide · 3 Min.",
+            ]
+        ),
+        max_size=25,
+    )
+)
+def test_any_input_parses_or_raises_guide_error(lines: list[str]) -> None:
+    try:
+        g = parse_guide("\n".join(lines), "x.txt")
+    except GuideError as exc:
+        assert exc.line >= 1 and str(exc).startswith("x.txt:")
+    else:
+        assert g.slug == "g" and all(c.text for c in g.chunks)
