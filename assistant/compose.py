@@ -490,7 +490,8 @@ class Composer:
         else:
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
-        self._fit_follow_ups(d, u, fit, (targets[0] if targets else None) or one or split)
+        fitting = [r for r in targets if r["verdict"] != "does_not_fit"]
+        self._fit_follow_ups(d, u, fit, (fitting[0] if fitting else None) or one or split)
 
     def _numbers(self, d: Draft, fit: dict[str, Any]) -> None:
         prec = precision_label(fit["precision"])
@@ -1079,8 +1080,6 @@ class Composer:
                 why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
                 cid = nv["cheapest"][0]["configuration"]
                 d.add(t(d.lang, "cheapest_nvlink", why=why, label=d.link(cid)) + " " + d.price(cid))
-        if top.get("price_source") == "placeholder":
-            d.add(t(d.lang, "placeholder_note"))
         fit_like = {
             "model": res["model"],
             "precision": res["precision"],
@@ -1101,6 +1100,8 @@ class Composer:
             traffic="high" if "traffic" in w else "low",
         )
         self._add_advice(d, advice, with_also=False)
+        if top.get("price_source") == "placeholder":
+            d.add(t(d.lang, "placeholder_note"))
         self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
 
     # ---- speed

@@ -11,11 +11,14 @@ comes from without a search.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.settings import Settings
+
+log = logging.getLogger("assistant.deps")
 
 
 @dataclass
@@ -27,6 +30,20 @@ class Deps:
     guides: Any = None  # assistant.passages.GuideSections: exact sections by (guide, anchor, lang)
     sessions: Any = None  # assistant.sessions.SessionStore
     extras: dict[str, Any] = field(default_factory=dict)  # caches (e.g. the NLU's alias index)
+
+    def warm(self) -> bool:
+        """Open the retrieval index now (a server calls this at start-up so the first guide
+        question doesn't pay for importing Chroma and loading the embedder). False, with the
+        reason logged, when the index cannot be opened; answers then fall back to keywords."""
+        opener = getattr(self.index, "get", None)
+        if opener is None:
+            return self.index is not None
+        try:
+            opener()
+        except Exception as exc:
+            log.warning("guide index not available: %s", exc)
+            return False
+        return True
 
 
 class LazyRetriever:
