@@ -381,13 +381,16 @@
     log.scrollTop = log.scrollHeight;
 
     var scheduled = false;
+    function follow() {  // keep the question in view: follow the answer until it fills the log
+      log.scrollTop = Math.min(log.scrollHeight - log.clientHeight, q.offsetTop - 8);
+    }
     function paint() {
       if (scheduled) return;
       scheduled = true;
       requestAnimationFrame(function () {
         scheduled = false;
         renderAnswer(body, turn);
-        log.scrollTop = log.scrollHeight;
+        follow();
       });
     }
     function finish(error) {
@@ -396,8 +399,8 @@
       delete turn.partial; delete turn.citations;
       save();
       busy = false; sendBtn.disabled = false;
-      log.scrollTop = log.scrollHeight;
-      input.focus();
+      follow();
+      input.focus({ preventScroll: true });
     }
     function onEvent(type, data) {
       if (type === "token") { turn.partial += data.text || ""; paint(); }
