@@ -70,7 +70,7 @@ def _mount_slack(app: FastAPI, state: AppState) -> None:
     if importlib.util.find_spec("api.slack") is None:
         return
     try:
-        from api.slack import mount_slack  # type: ignore[attr-defined]
+        from api.slack import mount_slack
     except ImportError:
         return
     try:

@@ -40,4 +40,4 @@ def configuration_rows(catalog: Any, gpu: str | None = None) -> list[dict[str, A
 
 def fit(deps: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     """Run the same `fit_check` tool the assistant calls (raises registry.ToolError)."""
-    return call_tool(deps, "fit_check", arguments).result  # type: ignore[no-any-return]
+    return call_tool(deps, "fit_check", arguments).result

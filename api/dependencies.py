@@ -35,7 +35,7 @@ class AppState:
 
 
 def get_state(request: Request) -> AppState:
-    return request.app.state.sizing  # type: ignore[no-any-return]
+    return request.app.state.sizing
 
 
 State = Annotated[AppState, Depends(get_state)]
