@@ -185,6 +185,10 @@ class Composer:
             self._off_topic(d, u)
         elif u.unknown_model and not u.model:
             self._unknown_model(d, u)
+        elif intent == "link_facts":
+            self._link_facts(d, u)
+        elif intent == "tp_sync":
+            self._tp_sync(d, u)
         elif intent == "capacity" and u.has_subject:
             self._capacity(d, u)
         elif intent == "cheapest":
@@ -203,6 +207,8 @@ class Composer:
             self._price(d, u)  # "4x A100 PCIe vs 4x A100 SXM4": link and price side by side
         elif intent == "fit" and u.has_subject:
             self._fit_answer(d, u)
+        elif intent == "fit" and (u.configurations or u.cards or u.card_families):
+            self._price(d, u)  # "how much VRAM do 4x A100 have": the node's facts and price
         elif intent == "fit":
             self._ask_model(d, u)
         else:
@@ -554,9 +560,11 @@ class Composer:
     def _nvlink(self, d: Draft, u: Understanding) -> None:
         w = set(u.workloads)
         model_arg = self._model_arg(u)
-        if "multi_node" in w and (u.count or 0) > 8:
+        if "multi_node" in w and (u.count is None or u.count > 8):
             d.add(t(d.lang, "nvlink_multi_node"))
-            self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=u.count))
+            self._add_advice(
+                d, self._advice(d, fits_one_card=False, cards_needed=max(u.count or 9, 9))
+            )
             d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
             d.suggest(follow_up(d.lang, "price_example"))
             return
@@ -971,7 +979,10 @@ class Composer:
             link = ""
             if node:
                 info = node["nodes"][0]["link"]
-                link = f" ({info['name']} · {num(d.lang, info['bandwidth_gb_s'])} GB/s)"
+                link = (
+                    f" ({gb(d.lang, q['total_memory_gb'])} VRAM, {info['name']} · "
+                    f"{num(d.lang, info['bandwidth_gb_s'])} GB/s)"
+                )
             lines.append(f"{d.link(cid)}{link}: **{d.price(cid)}**")
         if len(lines) == 1:
             d.add(f"**{d.link(ids[0])}: {d.price(ids[0])}**")
@@ -1199,6 +1210,74 @@ class Composer:
         if fit["precision"] != "fp8":
             d.suggest(follow_up(d.lang, "fp8"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    # ---- link facts: bandwidths, the NVLink : PCIe ratio, which link a node has
+    def _link_facts(self, d: Draft, u: Understanding) -> None:
+        cfgs = list(u.configurations)
+        cat = self.deps.catalog
+        if not cfgs and (u.cards or u.card_families):
+            cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+            for card in cards:
+                same = [c for c in cat.configurations.values() if c.gpu == card]
+                if same:
+                    cfgs.append(min(same, key=lambda c: c.count).id)
+        facts = d.call("interconnect_facts", configurations=cfgs[:4] or None)
+        if facts is None:
+            self._general(d, u)
+            return
+        ratio = facts.get("ratio_nvlink4_to_pcie_gen5")
+        if ratio and not facts.get("nodes"):
+            d.add(
+                t(
+                    d.lang,
+                    "link_ratio",
+                    ratio=f"{smart(d.lang, ratio).split(',')[0].split('.')[0]}×",
+                )
+                + d.cite("interconnects")
+            )
+        lines = []
+        if facts.get("nodes"):
+            for n in facts["nodes"]:
+                info = n["link"]
+                topo = info["topology_de"] if d.lang == "de" else info["topology"]
+                lines.append(
+                    f"{d.link(n['configuration'])}: **{info['name']}** · "
+                    f"{num(d.lang, info['bandwidth_gb_s'])} GB/s — {topo}"
+                )
+        else:
+            for info in facts["links"]:
+                topo = info["topology_de"] if d.lang == "de" else info["topology"]
+                lines.append(
+                    f"**{info['name']}**: {num(d.lang, info['bandwidth_gb_s'])} GB/s — {topo}"
+                )
+        if facts.get("nodes"):
+            d.add(t(d.lang, "link_nodes") + d.cite("interconnects"))
+        d.bullets(lines)
+        d.add(t(d.lang, "link_matters") + d.cite("when-it-matters"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
+
+    # ---- all-reduces per token under tensor parallelism
+    def _tp_sync(self, d: Draft, u: Understanding) -> None:
+        model_arg = self._model_arg(u)
+        cfg = u.configurations[0] if u.configurations else "4x-a100-pcie"
+        tp = (
+            d.call("tensor_parallel_cost", model=model_arg, configuration=cfg)
+            if model_arg and cfg in self.deps.catalog.configurations
+            else None
+        )
+        if tp is not None:
+            model = str(tp["model"]["name"])
+            d.add(
+                t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                + d.cite("tensor-parallelism")
+            )
+        else:
+            # no architecture (a bare parameter count) or no model: the guide's own example
+            d.add(t(d.lang, "tp_guide_example") + d.cite("tensor-parallelism", contains=r"70B"))
+        d.add(t(d.lang, "mistake") + d.cite("most-expensive-mistake"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
 
     # ---- capacity: longest context, most sequences
     def _capacity(self, d: Draft, u: Understanding) -> None:

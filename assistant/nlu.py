@@ -23,6 +23,8 @@ Intent = Literal[
     "topology_paste",  # pasted `nvidia-smi topo -m` output
     "allreduce_paste",  # pasted nccl-tests `all_reduce_perf` output
     "capacity",  # longest context / most concurrent sequences on a node
+    "link_facts",  # bandwidth of a link, NVLink vs PCIe ratio, which link a node has
+    "tp_sync",  # all-reduces per token under tensor parallelism
     "off_topic",
     "cheapest",  # cheapest configuration that fits
     "price",  # what does configuration X cost
@@ -524,6 +526,11 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "topology_howto": r"topolog|nvidia-smi|topo -m|how (?:do|can) i (?:check|verify|see|test|"
         r"measure)|wie (?:prüfe|teste|messe|sehe|überprüfe|kann ich .*(?:prüfen|testen|messen|"
         r"sehen))|verify|überprüf|nachprüf|check (?:whether|if|that)|prüfen,? ob|measure|messen",
+        "link_facts": r"bandwidth|bandbreite|how much faster|wie viel schneller|um wie viel|"
+        r"which link|what link|welche verbindung|welcher link|which interconnect|welcher "
+        r"interconnect|gb/s|how fast is (?:nvlink|pcie)|wie schnell ist (?:nvlink|pcie)",
+        "tp_sync": r"synchroni[sz]ations?|abgleiche|all-?reduces? per token|syncs? per token|"
+        r"pro token|per token",
         "nvlink": r"nvlink|nvswitch|\bsxm|interconnect|verbindung zwischen|\bpcie\b|pci-e|"
         r"pci express|bridge|brücke|\bnv\d|link between|karten verbind",
         "speed": r"tokens?/s|token pro sekunde|tokens? per second|tok/s|how fast|wie schnell|"
@@ -835,7 +842,13 @@ class Understander:
         )
         if not in_domain and not intents:
             return ["off_topic"]
+        if (hits["link_facts"] or hits["tp_sync"]) and u.model:
+            hits["link_facts"] = False  # "bandwidth for Llama on 4x A100" is about the model
+        if hits["tp_sync"] and not re.search(r"tensor|\btp\b|split|aufgeteilt|aufteil", folded):
+            hits["tp_sync"] = False
         order: list[Intent] = [
+            "tp_sync",
+            "link_facts",
             "capacity",
             "cheapest",
             "price",

@@ -506,6 +506,7 @@ def _link_info(link: Any, language: str = "en") -> dict[str, Any]:
         "kind": link.kind,
         "bandwidth_gb_s": link.bandwidth_gb_s,
         "topology": link.topology,
+        "topology_de": link.topology_de,
         "topo_labels": list(link.topo_labels),
     }
 

@@ -422,6 +422,26 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Vergleichen Sie busbw (nicht algbw) mit der Nennrate der Verbindung, bei großen "
         "Nachrichtengrößen.",
     ),
+    "link_ratio": (
+        "**NVLink 4 moves about {ratio} as much per card as PCIe Gen5** — but what counts is how "
+        "often your job crosses the link.",
+        "**NVLink 4 überträgt pro Karte etwa {ratio} so viel wie PCIe Gen5** — entscheidend ist "
+        "aber, wie oft Ihr Job die Verbindung überquert.",
+    ),
+    "link_nodes": ("**The link between the cards:**", "**Die Verbindung zwischen den Karten:**"),
+    "link_matters": (
+        "The link sets the pace only when one model is split across cards (tensor parallelism) "
+        "or when training all-reduces gradients every step.",
+        "Die Verbindung bestimmt das Tempo nur, wenn ein Modell auf mehrere Karten aufgeteilt "
+        "ist (Tensor-Parallelismus) oder ein Training jeden Schritt die Gradienten abgleicht.",
+    ),
+    "tp_guide_example": (
+        "**One all-reduce per layer for every generated token** — the guide's example: a 70B model "
+        "with 80 layers needs 80 per token. Name the model and I'll count its layers.",
+        "**Ein All-Reduce pro Layer für jedes erzeugte Token** — das Beispiel des Guides: ein "
+        "70B-Modell mit 80 Layern braucht 80 pro Token. Nennen Sie das Modell, dann zähle ich "
+        "seine Layer.",
+    ),
     "if_split": (
         "If one model has to be split across cards:",
         "Wenn ein Modell auf mehrere Karten aufgeteilt werden muss:",
