@@ -1551,7 +1551,9 @@ class Composer:
             d.suggest(follow_up(d.lang, "nvlink_example"))
             return
         top = passages[0]
-        d.add(t(d.lang, "general_intro"))
+        title = str(top.title).rstrip(".")
+        where = title if top.section in (top.title, title) else f"{title} › {top.section}"
+        d.add(t(d.lang, "general_intro") + f" **[{where}]({top.url})**")
         excerpt = _excerpt(top.text)
         self._quote_prices(d, excerpt)
         d.add(excerpt + d.cite_passage(top))
