@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -70,6 +70,15 @@ def normalize_rating(rating: object) -> Literal[1, -1]:
         if value in ("down", "-1", "👎", "thumbsdown", "-"):
             return -1
     raise FeedbackError(f"rating must be +1/-1 or 'up'/'down', got {rating!r}")
+
+
+def answer_exists(sessions: Any, session_id: str, message_id: str) -> bool | None:
+    """Whether the session store holds this answer in this session (None: cannot tell)."""
+    lookup = getattr(sessions, "answer", None)
+    if lookup is None:
+        return None
+    answer = lookup(message_id)
+    return answer is not None and answer.session_id == session_id
 
 
 class FeedbackStore:

@@ -316,6 +316,17 @@ def test_feedback_is_stored_in_sqlite(live_api: LiveServer, api_data_dir) -> Non
     assert stored is not None and stored.rating == 1  # a second vote replaces the first
 
 
+def test_feedback_for_unknown_answers_is_404(live_api: LiveServer) -> None:
+    answer = chat(live_api, NVLINK_DE).json()
+    for vote in (
+        {"session_id": answer["session_id"], "message_id": "0000000000000000"},
+        {"session_id": "another-session", "message_id": answer["message_id"]},
+    ):
+        response = httpx.post(live_api.url + "/api/feedback", json={**vote, "rating": "up"})
+        assert response.status_code == 404
+        assert "message_id" in error_of(response)["message"]
+
+
 def test_feedback_rejects_bad_ratings(live_api: LiveServer) -> None:
     response = httpx.post(live_api.url + "/api/feedback",
                           json={"session_id": "s", "message_id": "m", "rating": 5})  # fmt: skip

@@ -8,8 +8,8 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from api.dependencies import FeedbackDep, RateLimited
-from assistant.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError
+from api.dependencies import FeedbackDep, RateLimited, State
+from assistant.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, answer_exists
 
 router = APIRouter(tags=["feedback"])
 
@@ -28,7 +28,11 @@ class FeedbackRequest(BaseModel):
     dependencies=[RateLimited],
     summary="Rate an answer",
 )
-async def feedback(body: FeedbackRequest, store: FeedbackDep) -> Feedback:
+async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> Feedback:
+    sessions = getattr(state.deps, "sessions", None)
+    known = await run_in_threadpool(answer_exists, sessions, body.session_id, body.message_id)
+    if known is False:
+        raise HTTPException(404, "No answer with this message_id in this session.")
     try:
         return await run_in_threadpool(
             store.record,
