@@ -64,7 +64,12 @@ class GuideError(ValueError):
         super().__init__(f"{self.path}:{line}: {message}")
 
     def as_dict(self) -> dict[str, object]:
-        return {"file": self.path, "line": self.line, "message": self.message}
+        return {
+            "file": self.path,
+            "line": self.line,
+            "message": self.message,
+            "where": f"{self.path}:{self.line}",
+        }
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,12 @@ class Retriever:
         self.languages: frozenset[str] = frozenset(self._lang.tolist())
         self._result_cache.clear()
 
+    def warm_up(self) -> None:
+        """Load the embedding model and touch the index (call at service start-up)."""
+        self.embedder.embed_query("warm up")
+        if self._docs:
+            self.dense_ranking("warm up", 1)
+
     def reload(self) -> None:
         """Re-read the collection (after `sizing index` ran in another process)."""
         self._load()

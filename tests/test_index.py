@@ -98,6 +98,7 @@ def test_broken_guide_is_reported_and_the_rest_indexes(
         and err["line"] == 7
         and "never closed" in err["message"]
     )
+    assert err["where"].endswith("de/beta.txt:7")
     assert report.added == 2  # gamma indexed despite beta
     assert report.kept == 2 and report.removed == 0  # beta's last good passages stay searchable
     retriever = open_retriever(data, embedder=embedder)
@@ -108,6 +109,7 @@ def test_retriever_on_the_small_index(corpus: Path, tmp_path: Path, embedder) ->
     data = tmp_path / "data"
     build_index(corpus, data, embedder)
     retriever = open_retriever(data, embedder=embedder)
+    retriever.warm_up()
     top = retriever.search("how often does pipeline parallelism transfer data", k=2)
     assert top[0].url == "https://gpuserver.io/en/guides/alpha/#pipeline"
     assert top[0].section == "Pipeline" and top[0].heading_path == ("Pipeline",)
