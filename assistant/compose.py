@@ -771,7 +771,10 @@ class Composer:
         setup_split = [r for r in targets if r["verdict"] == "split"]
         if not targets and u.count and u.count > 1:
             setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
-        must_split = single is None and (bool(setup_split) or one is None)
+        # a model that fits one card only on the biggest cards (sold in 4- and 8-card nodes) is
+        # still a split job on the usual cards: answer that, and name the bigger card as option
+        any_split = any(r["verdict"] == "split" for r in rows)
+        must_split = single is None and (bool(setup_split) or one is None or any_split)
         if single is not None:
             one = single
         if not must_split:
@@ -812,6 +815,10 @@ class Composer:
         split_txt = (
             t(d.lang, "split_across", n=n, label=d.link(ref["configuration"])) if ref else ""
         )
+        split_rows = [r for r in rows if r["verdict"] == "split"]
+        card_row = ref or (setup_split[0] if setup_split else split_rows[0] if split_rows else None)
+        mem = smart(d.lang, card_row["memory_gb_per_card"]) if card_row else ""
+        card = (f"{mem}-GB" if d.lang == "de" else f"{mem} GB") if mem else ""
         traffic = "traffic" in w
         training = self._training(u)
         if "independent" in w:
@@ -821,7 +828,16 @@ class Composer:
         elif training:
             d.add(t(d.lang, "nvlink_yes_training"))
         elif traffic:
-            d.add(t(d.lang, "nvlink_yes_traffic", model=model, precision=prec, split=split_txt))
+            d.add(
+                t(
+                    d.lang,
+                    "nvlink_yes_traffic",
+                    model=model,
+                    precision=prec,
+                    split=split_txt,
+                    card=card,
+                )
+            )
         elif "low_concurrency" in w:
             d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
         else:
@@ -832,6 +848,7 @@ class Composer:
                     model=model,
                     precision=prec,
                     split=split_txt,
+                    card=card,
                 )
             )
         self._numbers(d, fit)
@@ -922,6 +939,16 @@ class Composer:
             d.suggest(follow_up(d.lang, "traffic"))
             d.suggest(follow_up(d.lang, "low"))
         self._add_advice(d, advice, with_also=False)
+        if one is not None and one["count"] > 1 and u.count is None and not u.configurations:
+            d.add(
+                t(
+                    d.lang,
+                    "alt_bigger_card",
+                    label=d.link(one["configuration"]),
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                    price=d.price(one["configuration"]),
+                )
+            )
         if one is not None and one["count"] == 1:
             d.add(
                 t(

@@ -111,10 +111,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     # --- nvlink
     "nvlink_yes_traffic": (
         "**Yes — for real traffic this is the case NVLink is built for: rent an SXM node.** "
-        "{model} in {precision} does not fit on one card and must be split{split}.",
+        "{model} in {precision} does not fit on one {card} card and must be split{split}.",
         "**Ja — für echten Traffic ist genau das der Fall, für den NVLink gebaut ist: Mieten Sie "
-        "einen SXM-Knoten.** {model} passt in {precision} auf keine einzelne Karte und muss "
-        "aufgeteilt werden{split}.",
+        "einen SXM-Knoten.** {model} passt in {precision} auf keine einzelne {card}-Karte und "
+        "muss aufgeteilt werden{split}.",
     ),
     "nvlink_yes_training": (
         "**Yes — training a model split across cards is a case for NVLink: rent an SXM node.**",
@@ -135,10 +135,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Verbindung zwischen Karten spielt also keine Rolle: Mieten Sie eine Karte.",
     ),
     "nvlink_split_unknown_workload": (
-        "**It depends on the load.** {model} in {precision} does not fit on one card and must be "
-        "split{split}.",
-        "**Das hängt von der Last ab.** {model} passt in {precision} auf keine einzelne Karte "
-        "und muss aufgeteilt werden{split}.",
+        "**It depends on the load.** {model} in {precision} does not fit on one {card} card and "
+        "must be split{split}.",
+        "**Das hängt von der Last ab.** {model} passt in {precision} auf keine einzelne "
+        "{card}-Karte und muss aufgeteilt werden{split}.",
     ),
     "nvlink_independent": (
         "**No — independent models or jobs never cross the link.** Rent PCIe cards, as many as "
@@ -427,6 +427,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "often your job crosses the link.",
         "**NVLink 4 überträgt pro Karte etwa {ratio} so viel wie PCIe Gen5** — entscheidend ist "
         "aber, wie oft Ihr Job die Verbindung überquert.",
+    ),
+    "alt_bigger_card": (
+        "On a card with more memory it fits alone — {label} ({need} per card), {price} — and "
+        "then the link doesn't matter.",
+        "Auf einer Karte mit mehr Speicher passt es allein — {label} ({need} pro Karte), {price} "
+        "— dann spielt die Verbindung keine Rolle.",
     ),
     "link_nodes": ("**The link between the cards:**", "**Die Verbindung zwischen den Karten:**"),
     "link_matters": (
