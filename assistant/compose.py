@@ -409,7 +409,9 @@ class Composer:
         rows = fit["rows"]
         targets = self._targets(u, fit)
         topic = self._cite_topic_guides(d, u, fit)
-        one = self._cheapest_row(rows, ("fits_one_card",))
+        one = self._cheapest_row(
+            [r for r in rows if r["count"] == 1], ("fits_one_card",)
+        ) or self._cheapest_row(rows, ("fits_one_card",))
         split = self._cheapest_row(rows, ("split",))
         if targets:
             verdicts = {r["verdict"] for r in targets}
@@ -431,7 +433,7 @@ class Composer:
                 if alts:
                     d.add(t(d.lang, "fit_instead"))
                     d.bullets([self._row_line(d, r) for r in alts])
-        elif one is not None:
+        elif one is not None and (one["count"] == 1 or split is None):
             d.add(
                 t(
                     d.lang,
@@ -446,8 +448,22 @@ class Composer:
                 + topic
             )
         elif split is not None:
-            d.add(t(d.lang, "verdict_must_split", model=model, precision=prec) + topic)
+            if one is not None:
+                d.add(
+                    t(
+                        d.lang,
+                        "verdict_big_card_only",
+                        model=model,
+                        precision=prec,
+                        label=d.link(one["configuration"]),
+                    )
+                    + topic
+                )
+            else:
+                d.add(t(d.lang, "verdict_must_split", model=model, precision=prec) + topic)
             lines = [self._row_line(d, split)]
+            if one is not None:  # one card holds it only on the biggest cards (4/8-card nodes)
+                lines.append(self._row_line(d, one))
             nv = self._cheapest_nvlink(rows)
             if nv is not None and nv["configuration"] != split["configuration"]:
                 lines.append(self._row_line(d, nv))
@@ -473,7 +489,7 @@ class Composer:
         # recommendation: the guide's rule for this case
         if not self._is_image(fit):
             target_split = [r for r in targets if r["verdict"] == "split"]
-            fits_one = one is not None and not target_split
+            fits_one = one is not None and not target_split and (one["count"] == 1 or split is None)
             advice = self._advice(
                 d,
                 fits_one_card=fits_one,

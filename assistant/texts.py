@@ -77,6 +77,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} passt in {precision} auf keine einzelne Karte** — es muss auf mehrere Karten "
         "aufgeteilt werden.",
     ),
+    "verdict_big_card_only": (
+        "**Only on the biggest card: {model} in {precision} fits on one card of {label}; "
+        "everywhere else it must be split across cards.**",
+        "**Nur auf der größten Karte: {model} passt in {precision} auf eine Karte von {label}; "
+        "überall sonst muss es auf mehrere Karten aufgeteilt werden.**",
+    ),
     "verdict_no_fit_anywhere": (
         "**{model} in {precision} fits on no configuration in the catalog**, not even split "
         "across a whole node.",
