@@ -78,9 +78,9 @@ PHRASES: dict[str, tuple[str, str]] = {
         "aufgeteilt werden.",
     ),
     "verdict_big_card_only": (
-        "**Only on the biggest card: {model} in {precision} fits on one card of {label}; "
+        "**Only on the large-memory cards: {model} in {precision} fits on one card of {label}; "
         "everywhere else it must be split across cards.**",
-        "**Nur auf der größten Karte: {model} passt in {precision} auf eine Karte von {label}; "
+        "**Nur auf Karten mit viel Speicher: {model} passt in {precision} auf eine Karte von {label}; "
         "überall sonst muss es auf mehrere Karten aufgeteilt werden.**",
     ),
     "verdict_no_fit_anywhere": (
