@@ -80,8 +80,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     "verdict_big_card_only": (
         "**Only on the large-memory cards: {model} in {precision} fits on one card of {label}; "
         "everywhere else it must be split across cards.**",
-        "**Nur auf Karten mit viel Speicher: {model} passt in {precision} auf eine Karte von {label}; "
-        "überall sonst muss es auf mehrere Karten aufgeteilt werden.**",
+        "**Nur auf Karten mit viel Speicher: {model} passt in {precision} auf eine Karte von "
+        "{label}; überall sonst muss es auf mehrere Karten aufgeteilt werden.**",
     ),
     "verdict_no_fit_anywhere": (
         "**{model} in {precision} fits on no configuration in the catalog**, not even split "
