@@ -277,6 +277,16 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             memory_gb=prev.memory_gb,
             configurations=list(prev.configurations),
         )
+    elif not names_hardware and u.count is not None and (prev.cards or prev.card_families):
+        # "and on eight cards?" after "4x A100 SXM4": same card, new count
+        configs = [
+            f"{u.count}x-{card}"
+            for card in prev.cards
+            if f"{u.count}x-{card}" in catalog.configurations
+        ]
+        update.update(
+            cards=list(prev.cards), card_families=list(prev.card_families), configurations=configs
+        )
     elif names_hardware and u.count is None and prev.count:
         # "and on an H200?" after "on four cards": keep the count, resolve the new node
         count = prev.count

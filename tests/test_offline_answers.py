@@ -581,3 +581,10 @@ def test_any_question_gets_a_grounded_answer(
     answer = assistant.ask(" ".join(parts))
     _checked(answer, deps)
     assert answer.answer.strip()
+
+
+def test_follow_up_with_a_new_card_count(assistant: Assistant) -> None:
+    a1 = assistant.ask("Do I need NVLink for Llama 3.3 70B on 4x A100 SXM4 for real traffic?")
+    a2 = assistant.ask("and on eight cards?", session_id=a1.session_id)
+    assert "8x-a100-sxm4" in {p.configuration for p in a2.prices}
+    assert "rent an SXM node" in a2.answer
