@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -89,7 +90,7 @@ def _create_collection(client: Any, embedder: Embedder) -> Any:
         COLLECTION,
         embedding_function=None,
         configuration={"hnsw": {"space": "cosine"}},
-        metadata={"embedder": embedder.name, "schema": SCHEMA},
+        metadata={"embedder": embedder.name, "schema": SCHEMA, "generation": uuid.uuid4().hex},
     )
 
 
@@ -214,6 +215,10 @@ def sync_collection(
         if progress:
             progress(report.embedded, total)
     report.embed_seconds = round(time.perf_counter() - t_embed, 3)
+    if report.added or report.updated or report.removed:
+        # a new generation tells running retrievers to re-read the collection
+        meta = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith("hnsw:")}
+        collection.modify(metadata={**meta, "generation": uuid.uuid4().hex})
     report.passages = collection.count()
     report.seconds = round(time.perf_counter() - start, 3)
     return report

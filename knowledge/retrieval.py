@@ -111,8 +111,33 @@ class _LRU:
             self._data.clear()
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """Everything read from one generation of the collection; swapped as a whole on reload."""
+
+    collection: Any
+    generation: str | None
+    docs: list[_Doc]
+    pos: dict[str, int]
+    bm25: BM25Index
+    lang: np.ndarray
+    guide: np.ndarray
+    guides: frozenset[str]
+
+    def mask(self, language: str | None, guide: str | None) -> np.ndarray:
+        mask = np.ones(len(self.docs), dtype=bool)
+        if language:
+            mask &= self.lang == language
+        if guide:
+            mask &= self.guide == guide
+        return mask
+
+
 class Retriever:
-    """Search the indexed guide passages. Thread-safe; cheap to query once opened."""
+    """Search the indexed guide passages. Thread-safe; cheap to query once opened.
+
+    With a client it notices `sizing index` runs in other processes: every refresh_s seconds a
+    search checks the collection's generation and re-reads it when it changed (None: never)."""
 
     def __init__(
         self,
@@ -123,65 +148,106 @@ class Retriever:
         candidates: int = 30,
         cache_size: int = 2048,
         where: str = "",
+        client: Any = None,
+        refresh_s: float | None = 30.0,
     ) -> None:
-        self._collection = collection
         self.embedder = embedder
         self.rrf_k = rrf_k
         self.candidates = candidates
         self.location = where
+        self.refresh_s = refresh_s
+        self._client = client
+        self._checked_at = time.monotonic()
+        self._refresh_lock = threading.Lock()
         self._query_cache = _LRU(cache_size)
         self._result_cache = _LRU(cache_size)
-        self._load()
+        self._snap = self._read(collection)
 
     # --- loading -------------------------------------------------------------------------
 
-    def _load(self) -> None:
-        meta = self._collection.metadata or {}
+    def _read(self, collection: Any) -> _Snapshot:
+        meta = collection.metadata or {}
         built_with = meta.get("embedder")
         if built_with != self.embedder.name:
             raise IndexMismatch(
                 f"the index at {self.location or COLLECTION} was built with {built_with!r}, "
                 f"but the embedder is {self.embedder.name!r}: run `sizing index` to rebuild it"
             )
-        got = self._collection.get(include=["documents", "metadatas"])
+        got = collection.get(include=["documents", "metadatas"])
         docs = [
             _Doc(i, d or "", dict(m or {}))
             for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=False)
         ]
-        docs.sort(
-            key=lambda d: (
-                d.meta.get("language", ""),
-                d.meta.get("guide", ""),
-                d.meta.get("order", 0),
-            )
-        )
-        self._docs = docs
-        self._pos = {d.id: n for n, d in enumerate(docs)}
-        self._bm25 = BM25Index(
+        docs.sort(key=_doc_order)
+        bm25 = BM25Index(
             [
                 (search_text(d.meta.get("title", ""), d.heading_path(), d.text), d.meta["language"])
                 for d in docs
             ]
         )
-        self._lang = np.array([d.meta.get("language", "") for d in docs])
-        self._guide = np.array([d.meta.get("guide", "") for d in docs])
-        self.guides: frozenset[str] = frozenset(self._guide.tolist())
-        self.languages: frozenset[str] = frozenset(self._lang.tolist())
-        self._result_cache.clear()
+        return _Snapshot(
+            collection=collection,
+            generation=meta.get("generation"),
+            docs=docs,
+            pos={d.id: n for n, d in enumerate(docs)},
+            bm25=bm25,
+            lang=np.array([d.meta.get("language", "") for d in docs]),
+            guide=np.array([d.meta.get("guide", "") for d in docs]),
+            guides=frozenset(d.meta.get("guide", "") for d in docs),
+        )
+
+    @property
+    def generation(self) -> str | None:
+        return self._snap.generation
+
+    @property
+    def guides(self) -> frozenset[str]:
+        return self._snap.guides
+
+    @property
+    def languages(self) -> frozenset[str]:
+        return frozenset(self._snap.lang.tolist())
+
+    @property
+    def size(self) -> int:
+        return len(self._snap.docs)
 
     def warm_up(self) -> None:
         """Load the embedding model and touch the index (call at service start-up)."""
         self.embedder.embed_query("warm up")
-        if self._docs:
+        if self._snap.docs:
             self.dense_ranking("warm up", 1)
 
     def reload(self) -> None:
-        """Re-read the collection (after `sizing index` ran in another process)."""
-        self._load()
+        """Re-read the collection now (e.g. after `sizing index` ran in another process)."""
+        collection = self._snap.collection
+        if self._client is not None:
+            collection = get_collection(self._client)
+            if collection is None:
+                raise IndexMissing(
+                    f"the guide index at {self.location} is gone: run `sizing index`"
+                )
+        with self._refresh_lock:
+            self._snap = self._read(collection)
+            self._result_cache.clear()
 
-    @property
-    def size(self) -> int:
-        return len(self._docs)
+    def refresh_if_changed(self) -> bool:
+        """Reload when the collection's generation changed; a failed check (server away, index
+        being rebuilt) keeps serving what we have."""
+        self._checked_at = time.monotonic()
+        if self._client is None:
+            return False
+        try:
+            fresh = get_collection(self._client)
+            if fresh is None or (fresh.metadata or {}).get("generation") == self.generation:
+                return False
+            snap = self._read(fresh)
+        except Exception:
+            return False
+        with self._refresh_lock:
+            self._snap = snap
+            self._result_cache.clear()
+        return True
 
     # --- search --------------------------------------------------------------------------
 
@@ -193,7 +259,8 @@ class Retriever:
             self._query_cache.put(query, vec)
         return vec
 
-    def _where(self, language: str | None, guide: str | None) -> dict[str, Any] | None:
+    @staticmethod
+    def _where(language: str | None, guide: str | None) -> dict[str, Any] | None:
         clauses: list[dict[str, Any]] = []
         if language:
             clauses.append({"language": language})
@@ -203,23 +270,21 @@ class Retriever:
             return None
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
-    def _mask(self, language: str | None, guide: str | None) -> np.ndarray:
-        mask = np.ones(len(self._docs), dtype=bool)
-        if language:
-            mask &= self._lang == language
-        if guide:
-            mask &= self._guide == guide
-        return mask
-
     def dense_ranking(
-        self, query: str, n: int, language: str | None = None, guide: str | None = None
+        self,
+        query: str,
+        n: int,
+        language: str | None = None,
+        guide: str | None = None,
+        snap: _Snapshot | None = None,
     ) -> list[tuple[int, float]]:
         """(doc position, cosine similarity), best first."""
-        available = int(self._mask(language, guide).sum())
+        snap = snap or self._snap
+        available = int(snap.mask(language, guide).sum())
         if not available:
             return []
         vec = self.embed_query(query)
-        res = self._collection.query(
+        res = snap.collection.query(
             query_embeddings=[vec.tolist()],
             n_results=min(n, available),
             where=self._where(language, guide),
@@ -227,19 +292,25 @@ class Retriever:
         )
         out = []
         for cid, dist in zip(res["ids"][0], res["distances"][0], strict=False):
-            pos = self._pos.get(cid)
+            pos = snap.pos.get(cid)
             if pos is not None:
                 out.append((pos, 1.0 - float(dist)))
         return out
 
     def bm25_ranking(
-        self, query: str, n: int, language: str | None = None, guide: str | None = None
+        self,
+        query: str,
+        n: int,
+        language: str | None = None,
+        guide: str | None = None,
+        snap: _Snapshot | None = None,
     ) -> list[tuple[int, float]]:
         """(doc position, BM25 score), best first; documents without any query stem left out."""
-        scores = self._bm25.scores(query)
+        snap = snap or self._snap
+        scores = snap.bm25.scores(query)
         if not scores.size:
             return []
-        scores = np.where(self._mask(language, guide), scores, 0.0)
+        scores = np.where(snap.mask(language, guide), scores, 0.0)
         top = np.argsort(-scores, kind="stable")[:n]
         return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
 
@@ -252,16 +323,19 @@ class Retriever:
         mode: SearchMode = "hybrid",
     ) -> list[Passage]:
         """The k best passages for query (one per section), best first."""
+        if self.refresh_s is not None and time.monotonic() - self._checked_at >= self.refresh_s:
+            self.refresh_if_changed()
+        snap = self._snap
         query = " ".join(query.split())
         if language is not None and language not in LANGUAGES:
             raise ValueError(f"unknown language {language!r}: use 'de' or 'en'")
-        if guide is not None and guide not in self.guides:
-            raise UnknownGuide(guide, self.guides)
+        if guide is not None and guide not in snap.guides:
+            raise UnknownGuide(guide, snap.guides)
         if mode not in ("hybrid", "dense", "bm25"):
             raise ValueError(f"unknown search mode {mode!r}: use hybrid, dense or bm25")
-        if not query or k <= 0 or not self._docs:
+        if not query or k <= 0 or not snap.docs:
             return []
-        key = (query, k, language, guide, mode)
+        key = (snap.generation, query, k, language, guide, mode)
         cached = self._result_cache.get(key)
         if cached is not None:
             return list(cached)
@@ -269,13 +343,13 @@ class Retriever:
         n = max(self.candidates, 4 * k)
         scored: dict[int, float] = {}
         if mode == "dense":
-            scored = dict(self.dense_ranking(query, n, language, guide))
+            scored = dict(self.dense_ranking(query, n, language, guide, snap))
         elif mode == "bm25":
-            scored = dict(self.bm25_ranking(query, n, language, guide))
+            scored = dict(self.bm25_ranking(query, n, language, guide, snap))
         else:
             for ranking in (
-                self.dense_ranking(query, n, language, guide),
-                self.bm25_ranking(query, n, language, guide),
+                self.dense_ranking(query, n, language, guide, snap),
+                self.bm25_ranking(query, n, language, guide, snap),
             ):
                 for rank, (pos, _) in enumerate(ranking, start=1):
                     scored[pos] = scored.get(pos, 0.0) + 1.0 / (self.rrf_k + rank)
@@ -284,7 +358,7 @@ class Retriever:
         seen: set[tuple[str, str, str]] = set()
         results: list[Passage] = []
         for pos, score in order:
-            doc = self._docs[pos]
+            doc = snap.docs[pos]
             if doc.section_key in seen:
                 continue
             seen.add(doc.section_key)
@@ -294,7 +368,8 @@ class Retriever:
         self._result_cache.put(key, tuple(results))
         return results
 
-    def _passage(self, doc: _Doc, score: float) -> Passage:
+    @staticmethod
+    def _passage(doc: _Doc, score: float) -> Passage:
         m = doc.meta
         return Passage(
             text=doc.text,
@@ -333,7 +408,7 @@ def open_retriever(
     collection = get_collection(client)
     if collection is None:
         raise IndexMissing(f"no guide index at {where}: run `sizing index` first")
-    return Retriever(collection, embedder, where=where, **kwargs)
+    return Retriever(collection, embedder, where=where, client=client, **kwargs)
 
 
 def retriever_from_settings(settings: Any, **kwargs: Any) -> Retriever:

@@ -119,6 +119,24 @@ def test_retriever_on_the_small_index(corpus: Path, tmp_path: Path, embedder) ->
     assert retriever.search("   ") == []
 
 
+def test_retriever_picks_up_a_reindex_from_elsewhere(
+    corpus: Path, tmp_path: Path, embedder
+) -> None:
+    data = tmp_path / "data"
+    build_index(corpus, data, embedder)
+    retriever = open_retriever(data, embedder=embedder, refresh_s=0.0)  # check on every search
+    before = retriever.generation
+    assert retriever.search("pipeline", k=1)[0].guide == "alpha"
+    assert build_index(corpus, data, embedder).embedded == 0
+    retriever.search("pipeline", k=1)
+    assert retriever.generation == before  # nothing changed, nothing re-read
+    _write(corpus, "en", "gamma", {"Fabric {#fabric}": "Infiniband fabric between nodes."})
+    build_index(corpus, data, embedder)  # as `sizing index` in another process would
+    top = retriever.search("infiniband fabric between nodes", k=1)
+    assert retriever.generation != before
+    assert top[0].guide == "gamma" and "gamma" in retriever.guides
+
+
 def test_missing_index_is_a_clear_error(tmp_path: Path, embedder) -> None:
     from knowledge.index import IndexMissing
 
