@@ -340,6 +340,25 @@ class Retriever:
         if cached is not None:
             return list(cached)
 
+        try:
+            results = self._search(snap, query, k, language, guide, mode)
+        except Exception:
+            # the collection may have been rebuilt under us (`sizing index --rebuild`)
+            if not self.refresh_if_changed():
+                raise
+            return self.search(query, k, language, guide, mode)
+        self._result_cache.put(key, tuple(results))
+        return results
+
+    def _search(
+        self,
+        snap: _Snapshot,
+        query: str,
+        k: int,
+        language: str | None,
+        guide: str | None,
+        mode: SearchMode,
+    ) -> list[Passage]:
         n = max(self.candidates, 4 * k)
         scored: dict[int, float] = {}
         if mode == "dense":
@@ -365,7 +384,6 @@ class Retriever:
             results.append(self._passage(doc, score))
             if len(results) == k:
                 break
-        self._result_cache.put(key, tuple(results))
         return results
 
     @staticmethod

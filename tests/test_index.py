@@ -135,6 +135,12 @@ def test_retriever_picks_up_a_reindex_from_elsewhere(
     top = retriever.search("infiniband fabric between nodes", k=1)
     assert retriever.generation != before
     assert top[0].guide == "gamma" and "gamma" in retriever.guides
+    # a rebuild replaces the collection: the next search notices instead of failing
+    retriever.refresh_s = None
+    old_generation = retriever.generation
+    build_index(corpus, data, embedder, rebuild=True)
+    assert retriever.search("infiniband fabric", k=1)[0].guide == "gamma"
+    assert retriever.generation != old_generation
 
 
 def test_missing_index_is_a_clear_error(tmp_path: Path, embedder) -> None:
