@@ -85,15 +85,6 @@ def get_collection(client: Any) -> Any | None:
         raise
 
 
-def _create_collection(client: Any, embedder: Embedder) -> Any:
-    return client.create_collection(
-        COLLECTION,
-        embedding_function=None,
-        configuration={"hnsw": {"space": "cosine"}},
-        metadata={"embedder": embedder.name, "schema": SCHEMA, "generation": uuid.uuid4().hex},
-    )
-
-
 @dataclass
 class IndexReport:
     added: int = 0
@@ -129,41 +120,38 @@ def sync_collection(
     rebuild: bool = False,
     progress: Progress | None = None,
 ) -> IndexReport:
-    """Bring the collection in line with the corpus; embed only what changed."""
+    """Bring the collection in line with the corpus; embed only what changed.
+
+    Never half-done: all vectors are computed before the collection is touched, and a rebuild
+    fills a new collection that replaces the old one only when it is complete. If embedding
+    fails (EmbeddingError), the index stays as it was."""
     start = time.perf_counter()
     report = IndexReport(embedder=embedder.name)
     report.errors = [e.as_dict() for e in corpus.errors]
     report.warnings = corpus.warnings
     report.guides = len(corpus.guides)
 
-    collection = get_collection(client)
-    if collection is not None:
-        meta = collection.metadata or {}
-        reason = None
+    current = get_collection(client)
+    reason = None
+    if current is not None:
+        meta = current.metadata or {}
         if rebuild:
             reason = "rebuild requested"
         elif meta.get("embedder") != embedder.name:
             reason = f"embedder changed: {meta.get('embedder')!r} -> {embedder.name!r}"
         elif str(meta.get("schema")) != SCHEMA:
             reason = f"index schema changed: {meta.get('schema')!r} -> {SCHEMA!r}"
-        if reason:
-            client.delete_collection(COLLECTION)
-            collection = None
-            report.rebuilt = True
-            report.rebuild_reason = reason
-    if collection is None:
-        collection = _create_collection(client, embedder)
+    fresh = current is None or reason is not None
 
-    existing = collection.get(include=["metadatas"])
-    old: dict[str, dict[str, Any]] = {
-        i: (m or {}) for i, m in zip(existing["ids"], existing["metadatas"] or [], strict=False)
-    }
+    old: dict[str, dict[str, Any]] = {}
+    if current is not None and not fresh:
+        existing = current.get(include=["metadatas"])
+        old = {
+            i: (m or {}) for i, m in zip(existing["ids"], existing["metadatas"] or [], strict=False)
+        }
     broken_paths = {e.path for e in corpus.errors}
 
-    chunks = corpus.chunks
-    wanted: dict[str, Chunk] = {}
-    for c in chunks:
-        wanted[c.id] = c
+    wanted: dict[str, Chunk] = {c.id: c for c in corpus.chunks}
     to_embed: list[Chunk] = []
     meta_only: list[Chunk] = []
     for cid, c in wanted.items():
@@ -179,7 +167,6 @@ def sync_collection(
             report.updated += 1
         else:
             report.unchanged += 1
-
     stale = []
     for cid, meta in old.items():
         if cid in wanted:
@@ -188,40 +175,97 @@ def sync_collection(
             report.kept += 1
             continue
         stale.append(cid)
-    if stale:
-        collection.delete(ids=stale)
-        report.removed = len(stale)
 
-    if meta_only:
-        collection.update(
-            ids=[c.id for c in meta_only],
-            metadatas=[c.metadata() for c in meta_only],
-        )
-
+    # 1. embed (the step that can fail), nothing written yet
     t_embed = time.perf_counter()
     total = len(to_embed)
+    vectors: list[Any] = []
     if progress:
         progress(0, total)
     for startpos in range(0, total, EMBED_BATCH):
         batch = to_embed[startpos : startpos + EMBED_BATCH]
-        vectors = embedder.embed_passages([c.search_text for c in batch])
-        collection.upsert(
+        vectors.extend(embedder.embed_passages([c.search_text for c in batch]))
+        if progress:
+            progress(len(vectors), total)
+    report.embedded = len(vectors)
+    report.embed_seconds = round(time.perf_counter() - t_embed, 3)
+
+    # 2. write
+    if fresh:
+        target = _fresh_collection(client, embedder)
+        # passages of broken guides survive a rebuild only if their vectors can be re-made
+        if current is not None:
+            _kept_from_old(current, broken_paths, target, embedder, report)
+    else:
+        target = current
+    if stale:
+        target.delete(ids=stale)
+        report.removed = len(stale)
+    if meta_only:
+        target.update(ids=[c.id for c in meta_only], metadatas=[c.metadata() for c in meta_only])
+    for startpos in range(0, total, 256):
+        batch = to_embed[startpos : startpos + 256]
+        target.upsert(
             ids=[c.id for c in batch],
-            embeddings=vectors,
+            embeddings=vectors[startpos : startpos + 256],
             documents=[c.text for c in batch],
             metadatas=[c.metadata() for c in batch],
         )
-        report.embedded += len(batch)
-        if progress:
-            progress(report.embedded, total)
-    report.embed_seconds = round(time.perf_counter() - t_embed, 3)
-    if report.added or report.updated or report.removed:
+    if fresh:
+        if current is not None:
+            client.delete_collection(COLLECTION)
+            report.rebuilt = True
+            report.rebuild_reason = reason
+        target.modify(name=COLLECTION)
+        target = get_collection(client)
+    elif report.added or report.updated or report.removed:
         # a new generation tells running retrievers to re-read the collection
-        meta = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith("hnsw:")}
-        collection.modify(metadata={**meta, "generation": uuid.uuid4().hex})
-    report.passages = collection.count()
+        meta = {k: v for k, v in (target.metadata or {}).items() if not k.startswith("hnsw:")}
+        target.modify(metadata={**meta, "generation": uuid.uuid4().hex})
+    report.passages = target.count()
     report.seconds = round(time.perf_counter() - start, 3)
     return report
+
+
+def _fresh_collection(client: Any, embedder: Embedder) -> Any:
+    """An empty collection under a temporary name (renamed to COLLECTION when complete)."""
+    for c in client.list_collections():
+        name = c if isinstance(c, str) else c.name
+        if name.startswith(f"{COLLECTION}-building-"):
+            client.delete_collection(name)  # leftovers of an interrupted build
+    return client.create_collection(
+        f"{COLLECTION}-building-{uuid.uuid4().hex[:12]}",
+        embedding_function=None,
+        configuration={"hnsw": {"space": "cosine"}},
+        metadata={"embedder": embedder.name, "schema": SCHEMA, "generation": uuid.uuid4().hex},
+    )
+
+
+def _kept_from_old(
+    old: Any, broken_paths: set[str], target: Any, embedder: Embedder, report: IndexReport
+) -> None:
+    """On a rebuild, carry over the passages of guides that fail to parse now (re-embedded)."""
+    if not broken_paths:
+        return
+    got = old.get(include=["documents", "metadatas"])
+    from knowledge.guide_parser import search_text
+
+    ids, docs, metas = [], [], []
+    for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=False):
+        if m and m.get("path") in broken_paths:
+            ids.append(i)
+            docs.append(d or "")
+            metas.append(m)
+    if not ids:
+        return
+    texts = []
+    for d, m in zip(docs, metas, strict=True):
+        hp = str(m.get("heading_path") or "")
+        texts.append(search_text(str(m.get("title", "")), tuple(hp.split(" › ")) if hp else (), d))
+    target.upsert(
+        ids=ids, embeddings=embedder.embed_passages(texts), documents=docs, metadatas=metas
+    )
+    report.kept += len(ids)
 
 
 def stored_vectors(client: Any) -> list[tuple[str, Any]]:

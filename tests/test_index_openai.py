@@ -175,3 +175,38 @@ def test_cli_with_sizing_embeddings_openai(
     res = runner.invoke(app, ["search", "pipeline parallelism micro-batch", "--json", "-k", "1"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)[0]["anchor"] == "pipeline"
+
+
+def test_failed_embedding_leaves_the_index_as_it_was(
+    fake: FakeEmbeddings, corpus: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    embedder = OpenAIEmbedder("fake-embed", base_url=fake.base_url)
+    embedder._client = embedder._client.with_options(max_retries=0)
+    build_index(corpus, data, embedder)
+    col = open_client(data).get_collection(COLLECTION)
+    before = (sorted(col.get()["ids"]), col.metadata["generation"])
+
+    guide = corpus / "en" / "demo.txt"
+    guide.write_text(guide.read_text().replace("once per micro-batch", "per micro-batch"))
+    (corpus / "en" / "demo.txt").with_name("new.txt").write_text(
+        guide.read_text().replace("/demo/", "/new/"), encoding="utf-8"
+    )
+    fake.fail_with = 500
+    with pytest.raises(EmbeddingError):
+        build_index(corpus, data, embedder)  # incremental update fails
+    other = OpenAIEmbedder("fake-embed-2", base_url=fake.base_url)
+    other._client = other._client.with_options(max_retries=0)
+    with pytest.raises(EmbeddingError):
+        build_index(corpus, data, other)  # rebuild for a new embedder fails
+    client = open_client(data)
+    names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
+    assert names == [COLLECTION]
+    col = client.get_collection(COLLECTION)
+    assert (sorted(col.get()["ids"]), col.metadata["generation"]) == before
+    assert col.metadata["embedder"] == "openai/fake-embed"
+
+    fake.fail_with = None
+    report = build_index(corpus, data, other)
+    assert report.rebuilt and report.passages == 6
+    assert [c if isinstance(c, str) else c.name for c in client.list_collections()] == [COLLECTION]
