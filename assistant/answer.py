@@ -28,7 +28,9 @@ class PriceQuote(BaseModel):
     label: str
     usd_per_month: USD
     url: str
-    placeholder: bool = Field(default=False, description="true when the catalog price is a placeholder")
+    placeholder: bool = Field(
+        default=False, description="true when the catalog price is a placeholder"
+    )
 
 
 class ToolCall(BaseModel):

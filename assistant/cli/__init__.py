@@ -1,7 +1,7 @@
 """The `sizing` command line. Each command group lives in its own module."""
 
+from assistant.cli import ask_cmds, catalog_cmds, eval_cmds, knowledge_cmds, serve_cmds  # noqa: F401
 from assistant.cli.app import app
-from assistant.cli import catalog_cmds, knowledge_cmds, ask_cmds, serve_cmds, eval_cmds  # noqa: F401
 
 
 def main() -> None:

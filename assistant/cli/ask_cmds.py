@@ -10,7 +10,7 @@ Heavy imports happen inside the command: `sizing --help` and the cold start stay
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -41,6 +41,7 @@ def ask(
     """Ask the sizing assistant: fit, NVLink or PCIe, speed, prices; cited and exact."""
     if lang is not None and lang not in ("de", "en"):
         _fail("--lang must be 'de' or 'en'", as_json)
+    language: Literal["de", "en"] | None = "de" if lang == "de" else "en" if lang == "en" else None
     try:
         from assistant.deps import build_deps
         from assistant.errors import InvalidRequest
@@ -59,7 +60,7 @@ def ask(
         _fail(f"cannot start the assistant: {exc}", as_json)
         return
     try:
-        answer = Assistant(deps).ask(question, session_id=session, language=lang)  # type: ignore[arg-type]
+        answer = Assistant(deps).ask(question, session_id=session, language=language)
     except InvalidRequest as exc:
         _fail(str(exc), as_json)
         return

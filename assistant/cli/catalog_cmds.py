@@ -18,6 +18,8 @@ import typer
 from assistant.cli.app import app
 
 if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+
     from knowledge.catalog import Catalog
 
 
@@ -283,14 +285,15 @@ def nodes_cmd(as_json: JsonOpt = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"{len(rows)} configurations", title_justify="left")
-    for col, just in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("id", "left"),
         ("Cards", "left"),
         ("GB total", "right"),
         ("Link", "left"),
         ("USD/month", "right"),
-    ):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    )
+    for col, just in columns:
+        table.add_column(col, justify=just)
     for r in rows:
         link = cat.links[r["interconnect"]].name.replace(" ×16", "")
         if r["effective_interconnect"] != r["interconnect"]:
