@@ -1,1 +1,225 @@
-"""Commands: eval_cmds (to be filled)."""
+"""Commands: `sizing eval` (question sets -> metrics and reports) and `sizing audit` (guide figures
+checked against the catalog and the tools).
+
+Heavy imports (evals, the assistant, Chroma) happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assistant.cli.app import app
+
+
+def _fail(message: str, as_json: bool, code: int = 2) -> None:
+    if as_json:
+        typer.echo(json.dumps({"error": message}))
+    else:
+        from rich.console import Console
+
+        Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, markup=False)
+    raise typer.Exit(code)
+
+
+@app.command("eval")
+def eval_command(
+    datasets: Annotated[
+        list[Path] | None,
+        typer.Argument(help="question-set YAML files (evals/datasets/*.yaml)", show_default=False),
+    ] = None,
+    mode: Annotated[str, typer.Option(help="offline (no LLM) or llm")] = "offline",
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="cases answered at once")] = 1,
+    report: Annotated[
+        Path | None, typer.Option(help="folder for report.json, junit.xml and report.html")
+    ] = None,
+    compare: Annotated[
+        Path | None, typer.Option(help="a baseline report.json: show what got better and worse")
+    ] = None,
+    judge: Annotated[
+        bool | None,
+        typer.Option(
+            "--judge/--no-judge",
+            help="LLM-judged faithfulness/relevancy (default: when an LLM is set)",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="reuse this data folder (index, sessions) instead of a fresh one"),
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="only cases with this tag (repeatable)")
+    ] = None,
+    case: Annotated[list[str] | None, typer.Option(help="only this case id (repeatable)")] = None,
+    min_pass_rate: Annotated[
+        float | None, typer.Option(help="exit 1 when the pass rate is below this")
+    ] = None,
+    schema: Annotated[bool, typer.Option("--schema", help="print the dataset JSON schema")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Run question sets through the assistant and score them (pass rate, verdicts, numbers,
+    prices, citations, grounding, language, tools, latency). Exit 1 when a grounding violation
+    appears or the pass rate is below --min-pass-rate; 2 on bad input."""
+    if schema:
+        from evals.schema import schema_text
+
+        typer.echo(schema_text(), nl=False)
+        return
+    if not datasets:
+        _fail("give at least one dataset, e.g. sizing eval evals/datasets/*.yaml", as_json)
+    if mode not in ("offline", "llm"):
+        _fail(f"--mode must be offline or llm (got {mode!r})", as_json)
+    from evals.runner import EvalError, RunOptions, run_eval
+    from evals.runner import compare as compare_reports
+    from evals.schema import Dataset, DatasetError, load_datasets
+
+    try:
+        loaded = load_datasets(list(datasets or []))
+    except DatasetError as exc:
+        _fail(str(exc), as_json)
+    baseline = None
+    if compare is not None:
+        try:
+            baseline = json.loads(compare.read_text(encoding="utf-8"))
+            if not isinstance(baseline, dict) or "cases" not in baseline:
+                raise ValueError("not a report.json (no 'cases')")
+        except (OSError, ValueError) as exc:
+            _fail(f"--compare {compare}: {exc}", as_json)
+    if tag or case:
+        filtered = []
+        for ds in loaded:
+            keep = [
+                c
+                for c in ds.cases
+                if (not tag or set(tag) & set(c.tags)) and (not case or c.id in case)
+            ]
+            if keep:
+                filtered.append(Dataset(name=ds.name, description=ds.description, cases=keep))
+        if not filtered:
+            _fail("no case matches --tag/--case", as_json)
+        loaded = filtered
+
+    from assistant.settings import Settings
+
+    settings = Settings()
+    total = sum(len(d.cases) for d in loaded)
+    options = RunOptions(mode=mode, concurrency=concurrency, judge=judge, data_dir=data_dir)  # type: ignore[arg-type]
+    try:
+        if as_json:
+            result = run_eval(loaded, settings, options)
+        else:
+            result = _run_with_progress(loaded, settings, options, total, run_eval)
+    except EvalError as exc:
+        _fail(str(exc), as_json)
+    except Exception as exc:  # never a traceback: name the problem
+        _fail(f"the evaluation could not run: {type(exc).__name__}: {exc}", as_json)
+    if baseline is not None:
+        result["compare"] = compare_reports(result, baseline)
+    paths = None
+    if report is not None:
+        from evals.report import write_reports
+
+        try:
+            paths = write_reports(result, report)
+        except OSError as exc:
+            _fail(f"--report {report}: {exc}", as_json)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False, default=str))
+    else:
+        _print_summary(result, paths)
+    grounding = result["metrics"]["grounding_violations"]
+    if grounding or (min_pass_rate is not None and result["pass_rate"] < min_pass_rate):
+        raise typer.Exit(1)
+
+
+def _run_with_progress(loaded: Any, settings: Any, options: Any, total: int, run_eval: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]eval[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        transient=False,
+    ) as progress:
+        task = progress.add_task("eval", total=total, status="preparing the index…")
+        failed = [0]
+
+        def on_case(res: dict[str, Any]) -> None:
+            if res["status"] in ("fail", "error"):
+                failed[0] += 1
+            progress.update(task, advance=1, status=f"{res['id'][:40]} · {failed[0]} failing")
+
+        result = run_eval(loaded, settings, options, on_case=on_case)
+        progress.update(task, status=f"done · {failed[0]} failing")
+    return result
+
+
+def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    c = result["counts"]
+    m = result["metrics"]
+
+    def pct(v: Any) -> str:
+        return "–" if v is None else f"{v * 100:.1f} %"
+
+    t = Table(
+        title=f"pass rate {pct(result['pass_rate'])} ({c['passed']}/{c['scored']})",
+        show_header=True,
+    )
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    for key, value in m.items():
+        if key.startswith("latency"):
+            shown = "–" if value is None else f"{value:.1f} ms"
+        elif key == "grounding_violations":
+            shown = str(value)
+        else:
+            shown = pct(value)
+        t.add_row(key.replace("_", " "), shown)
+    t.add_row("expected failures (xfail)", str(c["xfail"]))
+    t.add_row("wall time", f"{result['timing']['wall_s']:.1f} s")
+    console.print(t)
+    judge = result.get("judge") or {}
+    if judge.get("enabled"):
+        console.print(
+            f"LLM judge: faithfulness {pct(judge.get('faithfulness'))}, relevancy "
+            f"{pct(judge.get('answer_relevancy'))} ({judge.get('judged')} answers)"
+        )
+    else:
+        console.print(f"[dim]LLM-judged metrics: {judge.get('note', 'skipped')}[/dim]")
+    failing = [x for x in result["cases"] if x["status"] in ("fail", "error")]
+    for x in failing:
+        console.print(f"[red]✗ {x['id']}[/red]", markup=True, highlight=False)
+        for f in x["failures"][:4]:
+            console.print(f"    {f}", markup=False, highlight=False)
+    for x in result["cases"]:
+        if x["status"] == "xfail":
+            console.print(
+                f"[yellow]~ {x['id']} (expected failure: {x['xfail']})[/yellow]", highlight=False
+            )
+    cmp = result.get("compare")
+    if cmp:
+        console.print(
+            f"vs baseline: fixed {len(cmp['fixed'])}, broken {len(cmp['broken'])}, "
+            f"new {len(cmp['new'])}, removed {len(cmp['removed'])}"
+        )
+        for cid in cmp["broken"]:
+            console.print(f"  [red]now failing: {cid}[/red]")
+        for cid in cmp["fixed"]:
+            console.print(f"  [green]now passing: {cid}[/green]")
+        for key in cmp["better"]:
+            v = cmp["metrics"][key]
+            console.print(f"  [green]better[/green] {key}: {v['baseline']} → {v['current']}")
+        for key in cmp["worse"]:
+            v = cmp["metrics"][key]
+            console.print(f"  [red]worse[/red] {key}: {v['baseline']} → {v['current']}")
+    if paths:
+        console.print("reports: " + ", ".join(str(p) for p in paths.values()), highlight=False)

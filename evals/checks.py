@@ -1,0 +1,451 @@
+"""Check one answer against a case's expectations: deterministic, no LLM, no network.
+
+Every expectation becomes one or more `Check(kind, ok, detail)`; a turn passes when all its checks
+pass. The kinds feed the run's metrics (verdict accuracy, number accuracy, price exactness,
+citation precision/recall, grounding, language match, tool-call correctness).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from evals.schema import ADVICE_VERDICTS, FIT_VERDICTS, Expectations
+
+# kinds, in report order
+KINDS = (
+    "grounding",
+    "language",
+    "verdict",
+    "rule",
+    "number",
+    "price",
+    "citation",
+    "tools",
+    "contains",
+    "pattern",
+    "forbidden",
+    "error",
+)
+
+
+@dataclass
+class Check:
+    kind: str
+    ok: bool
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass
+class CitationScore:
+    expected: int = 0  # expected citations
+    matched_expected: int = 0  # expected citations the answer has
+    cited: int = 0  # citations of the answer (counted only when citations are expected)
+    relevant_cited: int = 0  # of those, ones that match an expectation
+
+
+@dataclass
+class TurnChecks:
+    checks: list[Check] = field(default_factory=list)
+    citations: CitationScore = field(default_factory=CitationScore)
+    grounding_violations: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def add(self, kind: str, ok: bool, detail: str) -> None:
+        self.checks.append(Check(kind, ok, detail))
+
+
+# --------------------------------------------------------------------------- numbers
+
+_NUM = r"(?<![\w.,])(\d+(?:[.,]\d+)*)"
+_SP = r"[ \u00a0\u202f]?"
+UNIT_PATTERNS: dict[str, str] = {
+    "GB": r"GB(?!/)\b",
+    "GiB": r"GiB(?!/)\b",
+    "TB": r"TB(?!/)\b",
+    "GB/s": r"GB/s",
+    "tokens/s": r"(?:tokens?|Token|tok)(?:/s\b|/sec\b| per second| pro Sekunde)",
+    "tokens": r"(?:tokens?|Token)\b(?!/)",
+    "s": r"(?:s|sec|seconds?|Sekunden?)\b(?!/)",
+    "ms": r"ms\b",
+    "%": r"%",
+    "×": r"(?:×|x)(?![\w-])",
+    "bytes": r"(?:bytes?|Bytes?)\b",
+    "layers": r"(?:layers?|Layern?|Schichten)\b",
+}
+_UNIT_ALIASES = {
+    "gb": "GB",
+    "gib": "GiB",
+    "tb": "TB",
+    "gb/s": "GB/s",
+    "token/s": "tokens/s",
+    "tok/s": "tokens/s",
+    "tokens/s": "tokens/s",
+    "tokens": "tokens",
+    "token": "tokens",
+    "s": "s",
+    "sec": "s",
+    "seconds": "s",
+    "ms": "ms",
+    "%": "%",
+    "x": "×",
+    "×": "×",
+    "bytes": "bytes",
+    "layers": "layers",
+}
+PRICE_UNITS = ("$", "usd", "$/month", "usd/month")
+
+
+def unit_key(unit: str) -> str:
+    key = unit.strip().lower()
+    if key in PRICE_UNITS:
+        return "$"
+    if key in _UNIT_ALIASES:
+        return _UNIT_ALIASES[key]
+    raise ValueError(f"unknown unit {unit!r} (known: {', '.join(UNIT_PATTERNS)}, $)")
+
+
+def number_values(text: str) -> list[Decimal]:
+    """Every value a written number may mean: "4,395" -> 4395 or 4.395; "2,7" -> 2.7;
+    "1.015,2" -> 1015.2; "0.16" -> 0.16."""
+    text = text.strip()
+    out: list[Decimal] = []
+    seps = re.findall(r"[.,]", text)
+    groups = re.split(r"[.,]", text)
+
+    def add(s: str) -> None:
+        try:
+            out.append(Decimal(s))
+        except InvalidOperation:
+            pass
+
+    if not seps:
+        add(text)
+        return out
+    if len(set(seps)) == 1 and all(len(g) == 3 for g in groups[1:]):
+        add("".join(groups))
+    if len(seps) == 1:
+        add(groups[0] + "." + groups[1])
+    elif len(set(seps)) == 2:
+        dec = seps[-1]
+        whole, frac = text.rsplit(dec, 1)
+        add(re.sub(r"[.,]", "", whole) + "." + frac)
+    return out
+
+
+def figures(text: str, unit: str) -> list[Decimal]:
+    """All figures stated with `unit` in the text (both decimal conventions)."""
+    key = unit_key(unit)
+    out: list[Decimal] = []
+    if key == "$":
+        rxs = [
+            re.compile(r"(?:US\$|\$|USD" + _SP + r")" + _SP + r"(\d+(?:[.,]\d+)*)"),
+            re.compile(_NUM + _SP + r"(?:\$|USD\b|US-Dollar)"),
+        ]
+    else:
+        rxs = [
+            re.compile(
+                _NUM
+                + r"(?:"
+                + _SP
+                + r"[–-]"
+                + _SP
+                + r"(\d+(?:[.,]\d+)*))?"
+                + r"[ \u00a0\u202f-]?"
+                + UNIT_PATTERNS[key],
+                re.IGNORECASE if key not in ("GB", "GiB", "TB", "GB/s", "ms") else 0,
+            )
+        ]
+    for rx in rxs:
+        for m in rx.finditer(text):
+            for g in m.groups():
+                if g:
+                    out.extend(number_values(g))
+    return out
+
+
+# --------------------------------------------------------------------------- verdict phrases
+
+VERDICT_TEXT: dict[str, dict[str, str]] = {
+    "fits_one_card": {
+        "en": r"\bfits (?:on|in(?:to)?) (?:one|a single|an?) (?:\w+ )?(?:card|GPU)|fits on one\b|"
+        r"\bfits\b(?![^.]*\bnot\b)",
+        "de": r"passt (?:auf|in) (?:eine|einer|die) (?:einzelne |einzige )?(?:\S+ )?Karte|"
+        r"passt (?:auf|in)\b(?![^.]*\bnicht\b)",
+    },
+    "split": {
+        "en": r"must be split|has to be split|needs to be split|split (?:it )?across|split over",
+        "de": r"aufgeteilt|aufteilen|verteilt werden",
+    },
+    "does_not_fit": {
+        "en": r"does not fit|doesn't fit|does not hold|won't fit|will not fit|fits (?:on )?no\b|"
+        r"no (?:node|configuration) (?:in the catalog )?(?:holds|fits)|not fit|too (?:big|large)",
+        "de": r"passt nicht|passt auf kein|passt in kein|fasst (?:ihn|es|das Modell) nicht|"
+        r"kein(?:e|en)? (?:Knoten|Konfiguration)|zu groß",
+    },
+    "sxm": {"en": r"\bSXM\b|NVLink", "de": r"\bSXM\b|NVLink"},
+    "pcie": {"en": r"\bPCIe\b", "de": r"\bPCIe\b"},
+    "pcie_size_for_memory": {"en": r"\bPCIe\b", "de": r"\bPCIe\b"},
+    "one_card": {
+        "en": r"\bone card\b|\bsingle card\b|\b1 × ",
+        "de": r"\beine(?:r)? (?:einzelne[nr]? )?Karte\b|\b1 × ",
+    },
+    "not_offered": {
+        "en": r"don't offer|do not offer|not offer|more than eight|fabric",
+        "de": r"nicht an\b|bieten (?:wir )?(?:\w+ )?nicht|mehr als acht|Fabric",
+    },
+    "unknown_model": {
+        "en": r"don't know|do not know|not in the catalog|unknown model|no model (?:named|called)",
+        "de": r"kenne .{0,60}nicht|nicht im Katalog|unbekannt",
+    },
+    "off_topic": {
+        "en": r"\bonly help\b|\bcan only\b|\bsizing\b|outside|not something I",
+        "de": r"\bnur\b|Dimensionierung|außerhalb",
+    },
+}
+
+
+def headline(text: str) -> str:
+    """The first paragraph of an answer (its verdict line), italics notices skipped."""
+    for para in re.split(r"\n\s*\n", text.strip()):
+        p = para.strip()
+        if p and not (p.startswith("_") and p.endswith("_")):
+            return p
+    return text
+
+
+# --------------------------------------------------------------------------- language
+
+_DE_WORDS = {
+    "der", "die", "das", "und", "ist", "nicht", "eine", "einer", "ein", "auf", "für", "mit",
+    "sie", "ich", "pro", "karte", "karten", "passt", "wird", "werden", "auch", "oder", "bei",
+    "zu", "von", "den", "dem", "des", "im", "nur", "als", "muss", "kann", "braucht", "monat",
+}  # fmt: skip
+_EN_WORDS = {
+    "the", "and", "is", "not", "a", "an", "on", "for", "with", "you", "i", "per", "card",
+    "cards", "fits", "will", "be", "also", "or", "at", "to", "of", "in", "only", "as", "must",
+    "can", "needs", "month", "it", "this", "that",
+}  # fmt: skip
+
+
+def detect_language(text: str) -> str | None:
+    """'de', 'en' or None (too little text to tell). Links and code are ignored."""
+    plain = re.sub(r"\]\([^)]*\)|`[^`]*`|https?://\S+", " ", text)
+    words = re.findall(r"[a-zäöüß]+", plain.lower())
+    de = sum(w in _DE_WORDS for w in words) + 2 * sum(ch in "äöüß" for ch in plain.lower())
+    en = sum(w in _EN_WORDS for w in words)
+    if de + en < 3:
+        return None
+    if de > en * 1.3:
+        return "de"
+    if en > de * 1.3:
+        return "en"
+    return None
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def _cite_key(c: Any) -> tuple[str, str]:
+    url = c.url if hasattr(c, "url") else c["url"]
+    guide = c.guide if hasattr(c, "guide") else c["guide"]
+    anchor = url.split("#", 1)[1] if "#" in url else ""
+    return guide, anchor
+
+
+def _matches(expected: str, cite: tuple[str, str]) -> bool:
+    guide, _, anchor = expected.partition("#")
+    return cite[0] == guide and (not anchor or cite[1] == anchor)
+
+
+def _price_in_text(text: str, usd: Decimal) -> bool:
+    return any(v == usd for v in figures(text, "$"))
+
+
+def check_turn(
+    answer: Any,
+    expect: Expectations,
+    language: str,
+    catalog_prices: dict[str, Decimal],
+) -> TurnChecks:
+    """All checks of one answer (an assistant.answer.Answer)."""
+    from assistant.grounding import check_answer
+
+    out = TurnChecks()
+    text: str = answer.answer
+    low = text.lower()
+    calls = list(answer.tool_calls)
+    names = [c.name for c in calls]
+
+    # grounding: violations the assistant recorded, and an independent re-check of the answer
+    violations = list(answer.violations) + check_answer(answer, catalog_prices)
+    withheld = bool(answer.notice and "grounding" in answer.notice.lower())
+    out.grounding_violations = len(violations) + (1 if withheld and not violations else 0)
+    if violations or withheld:
+        detail = "; ".join(f"{v.kind}: {v.text!r} ({v.detail})" for v in violations[:5])
+        out.add("grounding", False, detail or f"answer withheld: {answer.notice}")
+    else:
+        out.add("grounding", True, "no violations")
+
+    # language: the Answer's field and the text itself
+    detected = detect_language(text)
+    lang_ok = answer.language == language and detected in (language, None)
+    out.add(
+        "language",
+        lang_ok,
+        f"expected {language}, answer.language={answer.language}, text looks {detected or '?'}",
+    )
+
+    # verdict
+    spec = expect.verdict_spec()
+    if spec is not None:
+        out.add("verdict", *_verdict(spec.value, spec.configuration, answer, language))
+    if expect.rule is not None:
+        advice = [c for c in calls if c.name == "purchase_advice"]
+        got = None
+        if advice:
+            rule = (advice[-1].result or {}).get("rule") or {}
+            got = rule.get("number")
+        out.add(
+            "rule",
+            got == expect.rule,
+            f"expected rule {expect.rule}, purchase_advice gave "
+            + (f"rule {got}" if advice else "nothing (not called)"),
+        )
+
+    # phrases and patterns
+    for phrase in expect.contains:
+        out.add("contains", phrase.lower() in low, f"contains {phrase!r}")
+    for pat in expect.patterns:
+        out.add("pattern", re.search(pat, text, re.IGNORECASE) is not None, f"matches /{pat}/")
+    for phrase in expect.forbidden:
+        out.add("forbidden", phrase.lower() not in low, f"does not contain {phrase!r}")
+    for pat in expect.forbidden_patterns:
+        m = re.search(pat, text, re.IGNORECASE)
+        out.add(
+            "forbidden",
+            m is None,
+            f"does not match /{pat}/" + (f" (found {m.group(0)!r})" if m else ""),
+        )
+
+    # numbers
+    for n in expect.numbers:
+        stated = figures(text, n.unit)
+        tol = Decimal(str(n.tolerance)) + Decimal("1e-9")
+        want = Decimal(str(n.value))
+        ok = any(abs(v - want) <= tol for v in stated)
+        shown = ", ".join(sorted({_fmt(v) for v in stated})[:8]) or "none"
+        label = f" ({n.label})" if n.label else ""
+        out.add("number", ok, f"{_fmt(want)} {n.unit} ±{n.tolerance}{label}; stated: {shown}")
+
+    # prices: the quote (exact Decimal) and the figure in the text
+    quotes = {p.configuration: Decimal(str(p.usd_per_month)) for p in answer.prices}
+    for cid, usd in expect.prices.items():
+        q = quotes.get(cid)
+        in_text = _price_in_text(text, usd)
+        ok = q is not None and q == usd and in_text
+        detail = f"{cid}: expected ${_fmt(usd)}/month; quote " + (
+            f"${_fmt(q)}" if q is not None else "missing"
+        )
+        detail += ", stated in text" if in_text else ", not stated in text"
+        out.add("price", ok, detail)
+    if expect.only_prices:
+        extra = sorted(set(quotes) - set(expect.prices))
+        out.add(
+            "price",
+            not extra,
+            "no other quotes" + (f" (also: {', '.join(extra)})" if extra else ""),
+        )
+
+    # citations: recall must be 1; precision is a metric
+    cites = [_cite_key(c) for c in answer.citations]
+    if expect.citations:
+        score = out.citations
+        score.expected = len(expect.citations)
+        score.cited = len(cites)
+        for e in expect.citations:
+            hit = any(_matches(e, c) for c in cites)
+            score.matched_expected += hit
+            out.add("citation", hit, f"cites {e}" + ("" if hit else f"; cited: {_cites(cites)}"))
+        score.relevant_cited = sum(any(_matches(e, c) for e in expect.citations) for c in cites)
+    if expect.no_citations:
+        out.add(
+            "citation", not cites, "cites nothing" + (f"; cited: {_cites(cites)}" if cites else "")
+        )
+
+    # tools
+    for t in expect.tools:
+        out.add(
+            "tools",
+            t in names,
+            f"called {t}" + ("" if t in names else f"; called: {names or 'none'}"),
+        )
+    for t in expect.forbidden_tools:
+        out.add("tools", t not in names, f"did not call {t}")
+    if expect.no_tools:
+        out.add("tools", not names, "no tool calls" + (f"; called: {names}" if names else ""))
+    return out
+
+
+def _cites(cites: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{g}#{a}" for g, a in cites) or "none"
+
+
+def _fmt(v: Decimal | None) -> str:
+    if v is None:
+        return "-"
+    s = format(v.normalize(), "f")
+    return s
+
+
+def _verdict(value: str, configuration: str | None, answer: Any, language: str) -> tuple[bool, str]:
+    text = answer.answer
+    calls = list(answer.tool_calls)
+    rx = re.compile(VERDICT_TEXT[value][language], re.IGNORECASE)
+    if value in FIT_VERDICTS:
+        head = headline(text)
+        if configuration is None:
+            ok = rx.search(head) is not None
+            return (
+                ok,
+                f"{value}: headline {'states' if ok else 'does not state'} it: {head[:160]!r}",
+            )
+        rows: list[dict[str, Any]] = []
+        for c in calls:
+            res = c.result if isinstance(c.result, dict) else {}
+            rows += [
+                r for r in res.get("rows", []) + res.get("cheapest", []) if isinstance(r, dict)
+            ]
+        got = {r.get("verdict") for r in rows if r.get("configuration") == configuration}
+        if not got:
+            return False, f"{value} on {configuration}: no fit result for it"
+        text_ok = rx.search(text) is not None
+        ok = got == {value} and text_ok
+        return ok, (
+            f"{value} on {configuration}: tool says {', '.join(sorted(str(g) for g in got))}"
+            + ("" if text_ok else "; the text does not say so")
+        )
+    if value in ADVICE_VERDICTS:
+        advice = [c for c in calls if c.name == "purchase_advice"]
+        if not advice:
+            return False, f"{value}: purchase_advice not called"
+        got = (advice[-1].result or {}).get("recommendation")
+        text_ok = rx.search(text) is not None
+        return got == value and text_ok, f"{value}: purchase_advice says {got}" + (
+            "" if text_ok else "; the text does not say so"
+        )
+    # unknown_model / off_topic: from the text (and no made-up figures)
+    ok = rx.search(text) is not None
+    if value == "off_topic":
+        ok = ok and not answer.prices and not answer.tool_calls
+    if value == "unknown_model":
+        ok = ok and not answer.prices
+    return ok, f"{value}: {'stated' if ok else 'not stated'} ({headline(text)[:120]!r})"

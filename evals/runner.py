@@ -1,0 +1,367 @@
+"""Run question sets through the assistant (the same `Assistant.ask` the API calls) and score them.
+
+    result = run_eval(datasets, settings, RunOptions(mode="offline"))
+    result["pass_rate"], result["metrics"], result["cases"]
+
+Each run gets its own data folder (sessions, and a guide index built from `settings.guides_dir`,
+so a changed guide is what gets evaluated); `RunOptions.data_dir` reuses an existing one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from evals.checks import TurnChecks, check_turn
+from evals.schema import Case, Dataset
+
+REPORT_VERSION = 1
+RESULT_TRUNCATE = 3000
+
+
+class EvalError(RuntimeError):
+    """The run cannot start (e.g. LLM mode without an LLM configured)."""
+
+
+@dataclass
+class RunOptions:
+    mode: Literal["offline", "llm"] = "offline"
+    concurrency: int = 1
+    judge: bool | None = None  # None: judge when an LLM is configured
+    data_dir: Path | None = None  # reuse this data folder (index + sessions) instead of a fresh one
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, math.ceil(q * len(s)) - 1))
+    return s[k]
+
+
+def _ratio(ok: int, total: int) -> float | None:
+    return round(ok / total, 4) if total else None
+
+
+def prepare_deps(settings: Any, options: RunOptions, workdir: Path) -> Any:
+    """Deps for the run: offline mode never builds an LLM client, LLM mode requires one."""
+    from assistant.deps import build_deps
+
+    if options.mode == "llm":
+        if not settings.llm_enabled:
+            raise EvalError("--mode llm needs an LLM: set OPENAI_API_KEY (and OPENAI_BASE_URL)")
+        run_settings = settings
+    else:
+        run_settings = settings.model_copy(update={"openai_api_key": None})
+    if options.data_dir is not None:
+        run_settings = run_settings.model_copy(update={"data_dir": Path(options.data_dir)})
+    else:
+        from knowledge.testing import build_shipped_index
+
+        data = workdir / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        build_shipped_index(data, guides_dir=Path(run_settings.guides_dir))
+        run_settings = run_settings.model_copy(update={"data_dir": data})
+    deps = build_deps(run_settings)
+    deps.warm()
+    return deps
+
+
+def _tool_calls(answer: Any, with_results: bool) -> list[dict[str, Any]]:
+    out = []
+    for c in answer.tool_calls:
+        d: dict[str, Any] = {"name": c.name, "arguments": c.arguments}
+        if with_results:
+            r = json.dumps(c.result, ensure_ascii=False, default=str)
+            d["result"] = r if len(r) <= RESULT_TRUNCATE else r[:RESULT_TRUNCATE] + " …"
+        out.append(d)
+    return out
+
+
+def _run_case(
+    assistant: Any, case: Case, dataset: str, prices: dict[str, Decimal]
+) -> dict[str, Any]:
+    turns_out: list[dict[str, Any]] = []
+    session: str | None = None
+    all_ok = True
+    error: str | None = None
+    for turn in case.turns():
+        lang = turn.language or case.language
+        t0 = time.perf_counter()
+        try:
+            answer = assistant.ask(turn.question, session_id=session)
+        except Exception as exc:  # an answer that raises is a failed case, never a crashed run
+            error = f"{type(exc).__name__}: {exc}"
+            turns_out.append(
+                {
+                    "question": turn.question,
+                    "latency_ms": round((time.perf_counter() - t0) * 1000, 2),
+                    "checks": [{"kind": "error", "ok": False, "detail": error}],
+                    "error": error,
+                }
+            )
+            all_ok = False
+            break
+        latency = (time.perf_counter() - t0) * 1000
+        session = answer.session_id
+        checks: TurnChecks = check_turn(answer, turn.expect, lang, prices)
+        all_ok = all_ok and checks.ok
+        turns_out.append(
+            {
+                "question": turn.question,
+                "language": lang,
+                "expect": turn.expect.model_dump(mode="json", exclude_defaults=True),
+                "answer": answer.answer,
+                "answer_language": answer.language,
+                "mode": answer.mode,
+                "notice": answer.notice,
+                "citations": [
+                    {"guide": c.guide, "section": c.section, "url": c.url} for c in answer.citations
+                ],
+                "prices": {p.configuration: str(p.usd_per_month) for p in answer.prices},
+                "tool_calls": _tool_calls(answer, with_results=not checks.ok),
+                "latency_ms": round(latency, 2),
+                "checks": [c.as_dict() for c in checks.checks],
+                "citation_score": vars(checks.citations),
+                "grounding_violations": checks.grounding_violations,
+                "_answer": answer,
+            }
+        )
+    if case.xfail:
+        status = "xpass" if all_ok else "xfail"
+    else:
+        status = "pass" if all_ok else ("error" if error else "fail")
+    return {
+        "id": case.id,
+        "dataset": dataset,
+        "tags": list(case.tags),
+        "language": case.language,
+        "status": status,
+        "passed": all_ok,
+        "xfail": case.xfail,
+        "failures": [
+            f"turn {i + 1}: [{c['kind']}] {c['detail']}"
+            for i, t in enumerate(turns_out)
+            for c in t["checks"]
+            if not c["ok"]
+        ],
+        "turns": turns_out,
+        "latency_ms": round(sum(t["latency_ms"] for t in turns_out), 2),
+    }
+
+
+def run_eval(
+    datasets: list[Dataset],
+    settings: Any,
+    options: RunOptions | None = None,
+    *,
+    on_case: Callable[[dict[str, Any]], None] | None = None,
+    dataset_names: list[str] | None = None,
+) -> dict[str, Any]:
+    """Run every case; return the report (a JSON-able dict, see `metrics`)."""
+    from assistant.grounding import catalog_prices
+    from assistant.service import Assistant
+
+    options = options or RunOptions()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="sizing-eval-") as tmp:
+        t0 = time.perf_counter()
+        deps = prepare_deps(settings, options, Path(tmp))
+        setup_s = time.perf_counter() - t0
+        assistant = Assistant(deps)
+        prices = catalog_prices(deps.catalog)
+        jobs = [
+            (case, (dataset_names or [d.name for d in datasets])[i])
+            for i, d in enumerate(datasets)
+            for case in d.cases
+        ]
+        lock = threading.Lock()
+
+        def one(job: tuple[Case, str]) -> dict[str, Any]:
+            res = _run_case(assistant, job[0], job[1], prices)
+            if on_case is not None:
+                with lock:
+                    on_case(res)
+            return res
+
+        workers = max(1, options.concurrency)
+        if workers == 1:
+            results = [one(j) for j in jobs]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(one, jobs))
+
+        judge_info: dict[str, Any]
+        judge = options.judge if options.judge is not None else settings.llm_enabled
+        if judge and settings.llm_enabled:
+            from evals.judge import judge_results
+
+            judge_info = judge_results(settings, results)
+        elif judge:
+            judge_info = {
+                "enabled": False,
+                "note": "LLM-judged metrics need an LLM (OPENAI_API_KEY)",
+            }
+        else:
+            judge_info = {
+                "enabled": False,
+                "note": "skipped: no LLM configured (faithfulness and answer relevancy need one)"
+                if not settings.llm_enabled
+                else "skipped (--no-judge)",
+            }
+        if hasattr(deps.sessions, "close"):
+            try:
+                deps.sessions.close()
+            except Exception:  # pragma: no cover - closing is best effort
+                pass
+    for r in results:
+        for t in r["turns"]:
+            t.pop("_answer", None)
+    report = {
+        "version": REPORT_VERSION,
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "mode": options.mode,
+        "datasets": dataset_names or [d.name for d in datasets],
+        "concurrency": max(1, options.concurrency),
+        **summarise(results),
+        "judge": judge_info,
+        "timing": {
+            "setup_s": round(setup_s, 3),
+            "wall_s": round(time.perf_counter() - started, 3),
+        },
+        "cases": results,
+    }
+    return report
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Overall metrics and the pass rate by tag."""
+    counts = {k: 0 for k in ("pass", "fail", "error", "xfail", "xpass")}
+    for r in results:
+        counts[r["status"]] += 1
+    scored = len(results) - counts["xfail"]
+    passed = counts["pass"] + counts["xpass"]
+    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    cit = {"expected": 0, "matched_expected": 0, "cited": 0, "relevant_cited": 0}
+    grounding = 0
+    latencies: list[float] = []
+    tool_turns = [0, 0]
+    for r in results:
+        for t in r["turns"]:
+            latencies.append(t["latency_ms"])
+            grounding += t.get("grounding_violations", 0)
+            for k, v in (t.get("citation_score") or {}).items():
+                cit[k] += v
+            tool_checks = [c for c in t["checks"] if c["kind"] == "tools"]
+            if tool_checks:
+                tool_turns[1] += 1
+                tool_turns[0] += all(c["ok"] for c in tool_checks)
+            for c in t["checks"]:
+                by_kind[c["kind"]][1] += 1
+                by_kind[c["kind"]][0] += c["ok"]
+
+    def acc(*kinds: str) -> float | None:
+        ok = sum(by_kind[k][0] for k in kinds if k in by_kind)
+        total = sum(by_kind[k][1] for k in kinds if k in by_kind)
+        return _ratio(ok, total)
+
+    metrics = {
+        "verdict_accuracy": acc("verdict", "rule"),
+        "number_accuracy": acc("number"),
+        "price_exactness": acc("price"),
+        "citation_precision": _ratio(cit["relevant_cited"], cit["cited"]),
+        "citation_recall": _ratio(cit["matched_expected"], cit["expected"]),
+        "grounding_violations": grounding,
+        "language_match": acc("language"),
+        "tool_call_correctness": _ratio(*tool_turns),
+        "phrase_accuracy": acc("contains", "pattern", "forbidden"),
+        "latency_ms_p50": _round(_percentile(latencies, 0.5)),
+        "latency_ms_p95": _round(_percentile(latencies, 0.95)),
+        "latency_ms_mean": _round(statistics.fmean(latencies)) if latencies else None,
+    }
+    checks = {k: {"ok": v[0], "total": v[1]} for k, v in sorted(by_kind.items())}
+    tags: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in results:
+        if r["status"] == "xfail":
+            continue
+        for tag in r["tags"] or ["(untagged)"]:
+            tags[tag][1] += 1
+            tags[tag][0] += r["passed"]
+    by_tag = {
+        t: {"passed": v[0], "total": v[1], "pass_rate": _ratio(v[0], v[1])}
+        for t, v in sorted(tags.items())
+    }
+    return {
+        "pass_rate": _ratio(passed, scored) if scored else 0.0,
+        "counts": {"cases": len(results), "scored": scored, "passed": passed, **counts},
+        "metrics": metrics,
+        "checks": checks,
+        "by_tag": by_tag,
+    }
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 2)
+
+
+def compare(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
+    """What got better and worse against a baseline report.json."""
+    base = {c["id"]: c for c in baseline.get("cases", [])}
+    cur = {c["id"]: c for c in current.get("cases", [])}
+    fixed, broken, new, removed = [], [], [], []
+    for cid, c in cur.items():
+        b = base.get(cid)
+        if b is None:
+            new.append(cid)
+        elif c["passed"] and not b["passed"]:
+            fixed.append(cid)
+        elif b["passed"] and not c["passed"]:
+            broken.append(cid)
+    removed = [cid for cid in base if cid not in cur]
+    metrics = {}
+    keys = ["pass_rate"] + [f"metrics.{k}" for k in current.get("metrics", {})]
+    for key in keys:
+        a = _get(baseline, key)
+        b = _get(current, key)
+        if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+            metrics[key] = {"baseline": a, "current": b, "delta": round(b - a, 4)}
+    lower_is_better = {"metrics.grounding_violations"} | {
+        k for k in metrics if k.startswith("metrics.latency")
+    }
+    better = [
+        k for k, v in metrics.items() if (v["delta"] < 0) == (k in lower_is_better) and v["delta"]
+    ]
+    worse = [
+        k for k, v in metrics.items() if (v["delta"] > 0) == (k in lower_is_better) and v["delta"]
+    ]
+    return {
+        "baseline_created": baseline.get("created"),
+        "fixed": sorted(fixed),
+        "broken": sorted(broken),
+        "new": sorted(new),
+        "removed": sorted(removed),
+        "metrics": metrics,
+        "better": better,
+        "worse": worse,
+    }
+
+
+def _get(d: dict[str, Any], dotted: str) -> Any:
+    node: Any = d
+    for part in dotted.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
