@@ -247,11 +247,13 @@ class Composer:
     def _advice(self, d: Draft, **args: Any) -> dict[str, Any] | None:
         return d.call("purchase_advice", **args)
 
-    def _add_advice(self, d: Draft, advice: dict[str, Any] | None, with_also: bool = True) -> None:
+    def _add_advice(
+        self, d: Draft, advice: dict[str, Any] | None, with_also: bool = True, lead: str = ""
+    ) -> None:
         if not advice:
             return
         if advice.get("rule"):
-            d.add(self._rule_text(d, advice["rule"]))
+            d.add(lead, self._rule_text(d, advice["rule"]))
         if with_also:
             for item in advice.get("also", []):
                 text = item["text_de"] if d.lang == "de" else item["text_en"]
@@ -401,6 +403,23 @@ class Composer:
     # ---- fit
     def _fit_answer(self, d: Draft, u: Understanding) -> None:
         fit = self._call_fit(d, u)
+        note = ""
+        if fit is None and u.precision is not None:
+            # an image model has published figures only for some precisions: answer with those
+            fit = d.call(
+                "fit_check",
+                model=self._model_arg(u),
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+            )
+            if fit is not None:
+                note = t(
+                    d.lang,
+                    "no_figure_for_precision",
+                    model=self._model_name(fit),
+                    asked=precision_label(u.precision),
+                    precision=precision_label(fit["precision"]),
+                )
         if fit is None:
             self._general(d, u)
             return
@@ -415,21 +434,13 @@ class Composer:
         split = self._cheapest_row(rows, ("split",))
         if targets:
             verdicts = {r["verdict"] for r in targets}
-            lead = (
-                "fit_yes_one"
-                if verdicts == {"fits_one_card"}
-                else "fit_no"
-                if verdicts == {"does_not_fit"}
-                else "fit_mixed"
-            )
-            d.add(t(d.lang, lead, model=model, precision=prec) + topic)
+            d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
             d.bullets([self._row_line(d, r) for r in targets])
+            no_fit = [r for r in targets if r["verdict"] == "does_not_fit"]
+            if no_fit and not self._is_image(fit):
+                self._lower_precision(d, u, fit, no_fit)
             if verdicts == {"does_not_fit"}:
-                alts = [r for r in (one, split) if r is not None]
-                if {"traffic", "training", "fine_tuning"} & set(u.workloads):
-                    nv = self._cheapest_nvlink(rows)
-                    if nv is not None and nv not in alts:
-                        alts.append(nv)
+                alts = self._alternatives(u, rows, targets, one, split)
                 if alts:
                     d.add(t(d.lang, "fit_instead"))
                     d.bullets([self._row_line(d, r) for r in alts])
@@ -485,15 +496,25 @@ class Composer:
                     + " "
                     + d.price(best["configuration"])
                 )
+        d.add(note)
         self._numbers(d, fit)
         # recommendation: the guide's rule for this case
         if not self._is_image(fit):
-            target_split = [r for r in targets if r["verdict"] == "split"]
-            fits_one = one is not None and not target_split and (one["count"] == 1 or split is None)
+            fits_one, cards_needed = self._one_card_case(rows, targets, one, split)
+            # the asked configuration can't hold it, a single card elsewhere can: say which one
+            # the rule is about, so "does not fit here" and "buy one card" don't contradict
+            bridge = (
+                t(d.lang, "rule_bridge_one_card", label=d.link(one["configuration"]))
+                if fits_one
+                and one is not None
+                and targets
+                and all(r["verdict"] == "does_not_fit" for r in targets)
+                else ""
+            )
             advice = self._advice(
                 d,
                 fits_one_card=fits_one,
-                cards_needed=None if fits_one else self._cards_needed(rows, targets),
+                cards_needed=cards_needed,
                 workload="training" if self._training(u) else "llm_serving",
                 traffic="high" if "traffic" in u.workloads else "low",
                 independent_jobs="independent" in u.workloads,
@@ -508,7 +529,7 @@ class Composer:
                 )
             ):
                 d.add(t(d.lang, "ask_workload"))
-            self._add_advice(d, advice)
+            self._add_advice(d, advice, lead=bridge)
         else:
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
@@ -533,6 +554,116 @@ class Composer:
         pool = [r["cards_needed"] for r in targets if r["cards_needed"]]
         pool = pool or [r["cards_needed"] for r in rows if r["cards_needed"]]
         return min(pool) if pool else 9
+
+    @staticmethod
+    def _fit_lead(verdicts: set[str]) -> str:
+        """The verdict sentence for the configurations asked about."""
+        if verdicts == {"fits_one_card"}:
+            return "fit_yes_one"
+        if verdicts == {"split"}:
+            return "fit_yes_split"
+        if verdicts == {"does_not_fit"}:
+            return "fit_no"
+        if "fits_one_card" in verdicts:
+            return "fit_depends"
+        return "fit_mixed"  # split on some, not at all on others
+
+    @staticmethod
+    def _one_card_case(
+        rows: list[dict[str, Any]],
+        targets: list[dict[str, Any]],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+    ) -> tuple[bool, int | None]:
+        """Which purchase rule's case this is: (fits on one card, cards one job needs).
+
+        The configurations asked about decide when they hold the model; when none does, the
+        answer recommends the alternatives: one card if a single-card node holds it (or nothing
+        but one big card does), else a split over the fewest cards that hold it.
+        """
+        verdicts = {r["verdict"] for r in targets}
+        if "fits_one_card" in verdicts:
+            return True, None
+        if "split" in verdicts:
+            return False, min(r["cards_needed"] for r in targets if r["verdict"] == "split")
+        if one is not None and (one["count"] == 1 or split is None):
+            return True, None
+        splits = [r["cards_needed"] for r in rows if r["verdict"] == "split"]
+        return False, (min(splits) if splits else 9)
+
+    def _lower_precision(
+        self, d: Draft, u: Understanding, fit: dict[str, Any], targets: list[dict[str, Any]]
+    ) -> None:
+        """The configurations asked about can't hold it: do they at FP8, or at 4-bit?"""
+        from tools.memory import BITS_PER_WEIGHT
+
+        bits = BITS_PER_WEIGHT.get(fit["precision"], 16.0)
+        for p in ("fp8", "awq"):
+            if BITS_PER_WEIGHT[p] >= bits:
+                continue
+            low = d.call(
+                "fit_check",
+                model=self._model_arg(u),
+                precision=p,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+                configurations=[r["configuration"] for r in targets],
+            )
+            if low is None:
+                return
+            fitting = [r for r in low["rows"] if r["verdict"] != "does_not_fit"]
+            if fitting:
+                word = "FP8" if p == "fp8" else "AWQ"
+                guide = self.deps.guides
+                cite = (
+                    d.cite_passage(guide.find("awq-vs-gptq-vs-fp8", d.lang, word))
+                    if guide is not None
+                    else ""
+                )
+                d.add(t(d.lang, "fit_lower_precision", precision=precision_label(p)) + cite)
+                d.bullets([self._row_line(d, r, with_price=False) for r in fitting])
+                return
+
+    def _alternatives(
+        self,
+        u: Understanding,
+        rows: list[dict[str, Any]],
+        targets: list[dict[str, Any]],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+    ) -> list[dict[str, Any]]:
+        """Where it fits instead of the configurations asked about, cheapest first: more of
+        the same card, the cheapest single card, the cheapest split (and with real traffic or
+        training the cheapest NVLink node). One card of a big multi-card node only when
+        nothing smaller holds it."""
+        cands: list[dict[str, Any]] = []
+        gpus = {r["gpu"] for r in targets}
+        biggest = max(r["count"] for r in targets)
+        more = [
+            r
+            for r in rows
+            if r["gpu"] in gpus
+            and r["count"] > biggest
+            and r["verdict"] != "does_not_fit"
+            and not r["configuration"].endswith("-gen4")
+        ]
+        if more:
+            cands.append(min(more, key=lambda r: (r["count"], Decimal(str(r["usd_per_month"])))))
+        if one is not None and (one["count"] == 1 or split is None):
+            cands.append(one)
+        if split is not None:
+            cands.append(split)
+        if {"traffic", "training", "fine_tuning"} & set(u.workloads):
+            nv = self._cheapest_nvlink(rows)
+            if nv is not None:
+                cands.append(nv)
+        seen: set[str] = set()
+        alts = []
+        for r in cands:
+            if r["configuration"] not in seen:
+                seen.add(r["configuration"])
+                alts.append(r)
+        return sorted(alts, key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
 
     @staticmethod
     def _training(u: Understanding) -> bool:

@@ -724,10 +724,14 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
                 ),
             )
             rows = fit["rows"]
-            fits = any(r["verdict"] == "fits_one_card" for r in rows)
+            # "fits on one card" as the rule means it: a one-card node holds it (or nothing but
+            # one card of a big multi-card node does); a model that needs an H200 or B200 card,
+            # which come only in 4/8-card nodes, is otherwise split across smaller cards
+            splits = [r["cards_needed"] for r in rows if r["verdict"] == "split"]
+            one_card = [r for r in rows if r["verdict"] == "fits_one_card"]
+            fits = any(r["count"] == 1 for r in one_card) or (bool(one_card) and not splits)
             if not fits and cards_needed is None:
-                needed = [r["cards_needed"] for r in rows if r["cards_needed"]]
-                cards_needed = min(needed) if needed else 9
+                cards_needed = min(splits) if splits else 9
     if fits is None:
         raise ToolError("purchase_advice: give a model or fits_one_card")
     res = advise(

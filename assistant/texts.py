@@ -328,6 +328,28 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**No — {model} in {precision} does not fit here.**",
         "**Nein — {model} passt in {precision} hier nicht.**",
     ),
+    "fit_yes_split": (
+        "**Yes — {model} in {precision} fits here, split across cards:**",
+        "**Ja — {model} passt in {precision} hier, auf mehrere Karten aufgeteilt:**",
+    ),
+    "fit_depends": (
+        "**{model} in {precision} fits on some of these configurations:**",
+        "**{model} passt in {precision} auf einige dieser Konfigurationen:**",
+    ),
+    "fit_lower_precision": (
+        "In {precision} it does fit here:",
+        "In {precision} passt es hier:",
+    ),
+    "rule_bridge_one_card": (
+        "A single card of {label} holds it.",
+        "Eine einzelne Karte von {label} fasst es.",
+    ),
+    "no_figure_for_precision": (
+        "There is no published VRAM figure for {model} in {asked}; the figures here are for "
+        "{precision}.",
+        "Für {model} in {asked} gibt es keinen veröffentlichten VRAM-Wert; die Zahlen hier "
+        "gelten für {precision}.",
+    ),
     "fit_mixed": (
         "**{model} in {precision} does not fit on a single card here; it has to be "
         "split across cards where it fits at all:**",
