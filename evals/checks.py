@@ -418,13 +418,15 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
                 ok,
                 f"{value}: headline {'states' if ok else 'does not state'} it: {head[:160]!r}",
             )
-        rows: list[dict[str, Any]] = []
+        # the first fit result that covers the configuration is the one the answer is about
+        # (later calls are alternatives, e.g. "in AWQ it does fit")
+        got: set[Any] = set()
         for c in calls:
             res = c.result if isinstance(c.result, dict) else {}
-            rows += [
-                r for r in res.get("rows", []) + res.get("cheapest", []) if isinstance(r, dict)
-            ]
-        got = {r.get("verdict") for r in rows if r.get("configuration") == configuration}
+            rows = [r for r in res.get("rows", []) + res.get("cheapest", []) if isinstance(r, dict)]
+            got = {r.get("verdict") for r in rows if r.get("configuration") == configuration}
+            if got:
+                break
         if not got:
             return False, f"{value} on {configuration}: no fit result for it"
         text_ok = rx.search(text) is not None
