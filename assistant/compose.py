@@ -814,7 +814,11 @@ class Composer:
         rows = fit["rows"]
         by_id = {r["configuration"]: r for r in rows}
         links = self.deps.catalog.links
-        named = [by_id[c] for c in u.configurations if c in by_id]
+        named = [
+            by_id[c]
+            for c in u.configurations
+            if c in by_id and by_id[c]["verdict"] != "does_not_fit"
+        ]
         count = u.count
 
         def kind(r: dict[str, Any]) -> str:
@@ -911,6 +915,17 @@ class Composer:
         model = self._model_name(fit)
         prec = precision_label(fit["precision"])
         targets = self._targets(u, fit)
+        if targets and all(r["verdict"] == "does_not_fit" for r in targets):
+            # the node asked about can't hold it at all: say so first (and whether a lower
+            # precision would), then answer for the nodes where it does fit
+            d.add(t(d.lang, "nvlink_setup_no_fit", model=model, precision=prec))
+            d.bullets([self._row_line(d, r) for r in targets])
+            if not self._is_image(fit):
+                self._lower_precision(d, u, fit, targets)
+            u = u.model_copy(
+                update={"configurations": [], "cards": [], "card_families": [], "memory_gb": None}
+            )
+            targets = []
         one = self._cheapest_row(rows, ("fits_one_card",))
         single = self._cheapest_row([r for r in rows if r["count"] == 1], ("fits_one_card",))
         # a one-card node that holds it settles it (rule 1); otherwise the user's own setup
@@ -1005,7 +1020,7 @@ class Composer:
                 "tensor_parallel_cost",
                 model=self._model_arg(u),
                 configuration=ref["configuration"],
-                cards=max(n, 2),
+                cards=max(n or 2, 2),
             )
             if tp:
                 d.add(

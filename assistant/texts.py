@@ -350,6 +350,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Für {model} in {asked} gibt es keinen veröffentlichten VRAM-Wert; die Zahlen hier "
         "gelten für {precision}.",
     ),
+    "nvlink_setup_no_fit": (
+        "**{model} in {precision} does not fit on the configuration you named**, so the link "
+        "between its cards is not the question there:",
+        "**{model} passt in {precision} nicht auf die genannte Konfiguration** — dort stellt "
+        "sich die Frage nach der Verbindung zwischen den Karten gar nicht:",
+    ),
     "fit_mixed": (
         "**{model} in {precision} does not fit on a single card here; it has to be "
         "split across cards where it fits at all:**",

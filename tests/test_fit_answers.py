@@ -194,3 +194,26 @@ def test_purchase_advice_tool_for_a_model(
     if not single:
         splits = [r["cards_needed"] for r in rows if r["verdict"] == "split"]
         assert res["cards_needed"] == min(splits)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Do I need NVLink for Mixtral 8x7B on 2 x L40S?",
+        "Brauche ich NVLink für Llama 3.3 70B auf zwei L4 für echten Traffic?",
+    ],
+)
+def test_nvlink_question_for_a_node_that_cannot_hold_it(
+    question: str, assistant: Assistant, deps: Deps
+) -> None:
+    """Used to crash (cards_needed None of the named node); now: it does not fit there, first."""
+    answer = assistant.ask(question)
+    assert answer.violations == [] and answer.notice is None
+    first = answer.answer.splitlines()[0]
+    assert re.search(r"does not fit on the configuration you named|nicht auf die genannte", first)
+    named = next(t for t in answer.tool_calls if t.name == "fit_check").result["rows"]
+    asked = {p.configuration for p in answer.prices} & {
+        r["configuration"] for r in named if r["verdict"] == "does_not_fit"
+    }
+    assert asked  # the named node is listed with its price
+    assert _advice(answer)["result"]["rule"]["number"] in (3, 4)
