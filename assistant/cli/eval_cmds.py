@@ -20,8 +20,9 @@ def _fail(message: str, as_json: bool, code: int = 2) -> None:
         typer.echo(json.dumps({"error": message}))
     else:
         from rich.console import Console
+        from rich.markup import escape
 
-        Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, markup=False)
+        Console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
     raise typer.Exit(code)
 
 
@@ -223,3 +224,85 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
             console.print(f"  [red]worse[/red] {key}: {v['baseline']} → {v['current']}")
     if paths:
         console.print("reports: " + ", ".join(str(p) for p in paths.values()), highlight=False)
+
+
+@app.command("audit")
+def audit_command(
+    guides: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="guide files, folders or slugs (default: every guide in SIZING_GUIDES_DIR)",
+            show_default=False,
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="list every checked figure")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the audit as JSON")] = False,
+) -> None:
+    """Check every figure in the guides that the catalog or the tools can produce (link
+    generations, bandwidths, memory, prices, VRAM needs, weights, KV cache, ratios, all-reduce
+    times, tokens/s). Exit 1 when a contradiction is found, 2 on bad input."""
+    from assistant.settings import Settings
+    from evals.audit import audit_files, guide_files
+    from knowledge.catalog import CatalogError, load_catalog
+
+    settings = Settings()
+    try:
+        catalog = load_catalog(settings.catalog)
+    except CatalogError as exc:
+        _fail(f"catalog: {exc}", as_json)
+    try:
+        paths = guide_files(list(guides or [settings.guides_dir]), Path(settings.guides_dir))
+        report = audit_files(paths, catalog)
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(str(exc), as_json)
+    if not paths:
+        _fail("no guide files found", as_json)
+    data = report.as_dict()
+    if as_json:
+        if verbose:
+            data["findings"] = [f.as_dict() for f in report.findings]
+        typer.echo(json.dumps(data, ensure_ascii=False))
+    else:
+        _print_audit(report, verbose)
+    if report.contradictions:
+        raise typer.Exit(1)
+
+
+def _print_audit(report: Any, verbose: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    rows = report.findings if verbose else report.contradictions
+    if rows:
+        t = Table(
+            title="checked figures" if verbose else "contradictions",
+            show_lines=False,
+            header_style="bold",
+        )
+        for col in ("file:line", "what", "subject", "guide says", "data / tools say"):
+            t.add_column(col, overflow="fold")
+        if verbose:
+            t.add_column("ok")
+        for f in rows:
+            cells = [f"{_short(f.file)}:{f.line}", f.kind, f.subject, f.guide, f.data + (f" — {f.detail}" if f.detail else "")]
+            if verbose:
+                cells.append("✓" if f.ok else "✗")
+            t.add_row(*cells)
+        console.print(t)
+    n = len(report.contradictions)
+    colour = "red" if n else "green"
+    console.print(
+        f"[{colour}]{len(report.files)} file(s), {report.checked} figures checked, "
+        f"{n} contradiction(s)[/{colour}]",
+        highlight=False,
+    )
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
