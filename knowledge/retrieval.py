@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -137,7 +137,8 @@ class Retriever:
     """Search the indexed guide passages. Thread-safe; cheap to query once opened.
 
     With a client it notices `sizing index` runs in other processes: every refresh_s seconds a
-    search checks the collection's generation and re-reads it when it changed (None: never)."""
+    search checks the collection's generation and re-reads it when it changed (None: never).
+    `clock` (seconds, monotonic) is what the interval is measured with; tests pass their own."""
 
     def __init__(
         self,
@@ -150,6 +151,7 @@ class Retriever:
         where: str = "",
         client: Any = None,
         refresh_s: float | None = 30.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.embedder = embedder
         self.rrf_k = rrf_k
@@ -157,7 +159,8 @@ class Retriever:
         self.location = where
         self.refresh_s = refresh_s
         self._client = client
-        self._checked_at = time.monotonic()
+        self._clock = clock
+        self._checked_at = clock()
         self._refresh_lock = threading.Lock()
         self._query_cache = _LRU(cache_size)
         self._result_cache = _LRU(cache_size)
@@ -234,7 +237,7 @@ class Retriever:
     def refresh_if_changed(self) -> bool:
         """Reload when the collection's generation changed; a failed check (server away, index
         being rebuilt) keeps serving what we have."""
-        self._checked_at = time.monotonic()
+        self._checked_at = self._clock()
         if self._client is None:
             return False
         try:
@@ -323,7 +326,7 @@ class Retriever:
         mode: SearchMode = "hybrid",
     ) -> list[Passage]:
         """The k best passages for query (one per section), best first."""
-        if self.refresh_s is not None and time.monotonic() - self._checked_at >= self.refresh_s:
+        if self.refresh_s is not None and self._clock() - self._checked_at >= self.refresh_s:
             self.refresh_if_changed()
         snap = self._snap
         query = " ".join(query.split())

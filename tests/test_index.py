@@ -124,17 +124,25 @@ def test_retriever_picks_up_a_reindex_from_elsewhere(
 ) -> None:
     data = tmp_path / "data"
     build_index(corpus, data, embedder)
-    retriever = open_retriever(data, embedder=embedder, refresh_s=0.0)  # check on every search
+    # the refresh interval runs on a clock the test drives: no sleeps, no timing races
+    now = [1000.0]
+    retriever = open_retriever(data, embedder=embedder, refresh_s=30.0, clock=lambda: now[0])
     before = retriever.generation
     assert retriever.search("pipeline", k=1)[0].guide == "alpha"
     assert build_index(corpus, data, embedder).embedded == 0
+    now[0] += 31  # interval elapsed: this search checks
     retriever.search("pipeline", k=1)
     assert retriever.generation == before  # nothing changed, nothing re-read
     _write(corpus, "en", "gamma", {"Fabric {#fabric}": "Infiniband fabric between nodes."})
     build_index(corpus, data, embedder)  # as `sizing index` in another process would
+    now[0] += 10  # within the interval: searches serve the snapshot they have
+    retriever.search("infiniband fabric between nodes", k=1)
+    assert retriever.generation == before and "gamma" not in retriever.guides
+    now[0] += 20  # 30 s since the last check: the next search re-reads the new generation
     top = retriever.search("infiniband fabric between nodes", k=1)
     assert retriever.generation != before
     assert top[0].guide == "gamma" and "gamma" in retriever.guides
+    assert retriever.refresh_if_changed() is False  # nothing new since
     # a rebuild replaces the collection: the next search notices instead of failing
     retriever.refresh_s = None
     old_generation = retriever.generation
