@@ -22,7 +22,9 @@ def _fail(message: str, as_json: bool, code: int = 2) -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        Console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
+        Console(stderr=True).print(
+            f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True
+        )
     raise typer.Exit(code)
 
 
