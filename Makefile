@@ -8,7 +8,7 @@ RUN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test test-fast lint format index bench browser-deps clean help
+.PHONY: install serve test test-fast lint format index bench browser-deps clean help eval audit
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -46,6 +46,12 @@ lint: install  ## ruff (lint + format check) and mypy on tools/ and assistant/
 format: install
 	$(RUN)/ruff format .
 	$(RUN)/ruff check --fix .
+
+eval: install  ## run the shipped question sets offline; reports in out/eval (json, junit, html)
+	$(RUN)/sizing eval evals/datasets/*.yaml --report out/eval
+
+audit: install  ## check every figure in the guides against the catalog and the tools
+	$(RUN)/sizing audit
 
 bench: install  ## run the benchmark scripts and print their numbers
 	@for f in bench/bench_*.py; do echo "== $$f"; $(RUN)/python $$f || exit 1; done

@@ -126,7 +126,12 @@ class Entities:
         names.sort(key=lambda t: -len(t[0]))
         self._cards = [
             # case-sensitive: exports glue words ("KartenL4", "KnotenA100 SXM4")
-            (re.compile(r"(?<![A-Z0-9-])" + re.escape(n).replace(r"\ ", r"[ \u00a0-]?") + r"(?![\w])"), gid)
+            (
+                re.compile(
+                    r"(?<![A-Z0-9-])" + re.escape(n).replace(r"\ ", r"[ \u00a0-]?") + r"(?![\w])"
+                ),
+                gid,
+            )
             for n, gid in names
             if len(n) >= 2
         ]
@@ -147,7 +152,12 @@ class Entities:
         mnames.append(("Qwen 3 235B", "qwen3-235b-a22b"))
         mnames.sort(key=lambda t: -len(t[0]))
         self._models = [
-            (re.compile(r"(?<![\w.])" + re.escape(n).replace(r"\ ", r"[ \u00a0-]?") + r"(?![\w])", re.I), mid)
+            (
+                re.compile(
+                    r"(?<![\w.])" + re.escape(n).replace(r"\ ", r"[ \u00a0-]?") + r"(?![\w])", re.I
+                ),
+                mid,
+            )
             for n, mid in mnames
         ]
 
@@ -346,7 +356,11 @@ class Auditor:
                 section = re.sub(r"\{#[^}]*\}", "", stripped.lstrip("#")).strip()
                 i += 1
                 continue
-            if stripped.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[\s|:-]+\|$", lines[i + 1].strip()):
+            if (
+                stripped.startswith("|")
+                and i + 1 < len(lines)
+                and re.match(r"^\|[\s|:-]+\|$", lines[i + 1].strip())
+            ):
                 table = _Table(i + 1, _cells(stripped), [], title, section)
                 j = i + 2
                 while j < len(lines) and lines[j].strip().startswith("|"):
@@ -410,14 +424,22 @@ class Auditor:
                     ""
                     if ok
                     else f"{self.gpu(gid).short_name} is a {self.e.links[actual].name} card"
-                    + (" (a Gen5 slot runs it at Gen4)" if actual.startswith("pcie-gen4") and lid.startswith("pcie-gen5") else ""),
+                    + (
+                        " (a Gen5 slot runs it at Gen4)"
+                        if actual.startswith("pcie-gen4") and lid.startswith("pcie-gen5")
+                        else ""
+                    ),
                 )
             for k, cell in enumerate(cells[1:], 1):
                 for m in re.finditer(_NUM + _SP + r"GB/s", cell):
                     raw = m.group(1)
                     head = header[k] if k < len(header) else ""
-                    per_dir = bool(re.search(r"je richtung|per direction", head + " " + cell.lower()))
-                    both = bool(re.search(r"both directions|beide richtungen|zusammen", cell.lower()))
+                    per_dir = bool(
+                        re.search(r"je richtung|per direction", head + " " + cell.lower())
+                    )
+                    both = bool(
+                        re.search(r"both directions|beide richtungen|zusammen", cell.lower())
+                    )
                     if per_dir and not both:
                         want = link.per_direction_gb_s
                         ok = _matches(raw, want)
@@ -426,16 +448,24 @@ class Auditor:
                             "link bandwidth basis" if link.kind == "nvlink" else "link bandwidth",
                             link.name,
                             f"{raw} GB/s per card, per direction",
-                            f"{_fmt(want)} GB/s per direction ({_fmt(link.bandwidth_gb_s)} GB/s both directions)",
+                            f"{_fmt(want)} GB/s per direction "
+                            f"({_fmt(link.bandwidth_gb_s)} GB/s both directions)",
                             ok,
                             "" if ok else "the figure counts both directions",
                         )
                     else:
                         ok = _matches(raw, link.bandwidth_gb_s)
-                        self.add(n, "link bandwidth", link.name, f"{raw} GB/s", f"{_fmt(link.bandwidth_gb_s)} GB/s", ok)
+                        self.add(
+                            n,
+                            "link bandwidth",
+                            link.name,
+                            f"{raw} GB/s",
+                            f"{_fmt(link.bandwidth_gb_s)} GB/s",
+                            ok,
+                        )
 
     def node_columns(self, t: _Table, cols: dict[int, str]) -> None:
-        from tools.throughput import decode_throughput, DecodeInput
+        from tools.throughput import DecodeInput, decode_throughput
 
         for n, cells in t.rows:
             label = cells[0].lower() if cells else ""
@@ -460,30 +490,70 @@ class Auditor:
                     )
                     for m in re.finditer(_NUM + _SP + r"GB/s", cell):
                         want = self.e.links[actual].bandwidth_gb_s
-                        self.add(n, "link bandwidth", conf.label, f"{m.group(1)} GB/s", f"{_fmt(want)} GB/s", _matches(m.group(1), want))
+                        self.add(
+                            n,
+                            "link bandwidth",
+                            conf.label,
+                            f"{m.group(1)} GB/s",
+                            f"{_fmt(want)} GB/s",
+                            _matches(m.group(1), want),
+                        )
                     continue
                 for m in re.finditer(r"\$" + _SP + _NUM, cell):
                     want = float(conf.usd_per_month)
-                    self.add(n, "price", conf.label, f"${m.group(1)}", f"${_fmt(want)} ({conf.price_source})", _value(m.group(1)) == want)
+                    self.add(
+                        n,
+                        "price",
+                        conf.label,
+                        f"${m.group(1)}",
+                        f"${_fmt(want)} ({conf.price_source})",
+                        _value(m.group(1)) == want,
+                    )
                 for m in re.finditer(r"~?" + _NUM + _SP + r"(?:Token|tokens?)/s", cell):
                     mid = self.e.model(cells[0])
                     prec = precision_in(cells[0])
                     if not mid:
                         continue
                     res = decode_throughput(
-                        DecodeInput(model=self.model_spec(mid), gpu=g, cards=conf.count, precision=prec if prec in ("bf16", "fp8") else None)
+                        DecodeInput(
+                            model=self.model_spec(mid),
+                            gpu=g,
+                            cards=conf.count,
+                            precision=prec if prec in ("bf16", "fp8") else None,
+                        )
                     )
                     got = res.tokens_per_s
                     ok = abs(_value(m.group(1)) - got) <= 0.5 + 1e-9
-                    self.add(n, "tokens/s", f"{self.model_spec(mid).name} on {conf.label}", f"~{m.group(1)} tokens/s", f"{got:.1f} tokens/s (throughput_estimate)", ok)
+                    self.add(
+                        n,
+                        "tokens/s",
+                        f"{self.model_spec(mid).name} on {conf.label}",
+                        f"~{m.group(1)} tokens/s",
+                        f"{got:.1f} tokens/s (throughput_estimate)",
+                        ok,
+                    )
                 if re.search(r"bandbreite|bandwidth", label):
                     for m in re.finditer(_NUM + _SP + r"GB/s", cell):
                         want = g.memory_bandwidth_gb_s
-                        self.add(n, "memory bandwidth", g.short_name, f"{m.group(1)} GB/s", f"{_fmt(want)} GB/s", _matches(m.group(1), want))
+                        self.add(
+                            n,
+                            "memory bandwidth",
+                            g.short_name,
+                            f"{m.group(1)} GB/s",
+                            f"{_fmt(want)} GB/s",
+                            _matches(m.group(1), want),
+                        )
                 elif re.search(r"vram|memory|speicher", label):
                     for m in re.finditer(_NUM + _SP + r"GB(?!/)", cell):
                         want = self.node_memory(cid)
-                        self.add(n, "node memory", conf.label, f"{m.group(1)} GB", f"{_fmt(want)} GB", _matches(m.group(1), want))
+                        self.add(
+                            n,
+                            "node memory",
+                            conf.label,
+                            f"{m.group(1)} GB",
+                            f"{_fmt(want)} GB",
+                            _matches(m.group(1), want),
+                        )
 
     def card_row(self, n: int, gid: str, cells: list[str], header: list[str]) -> None:
         g = self.gpu(gid)
@@ -491,12 +561,26 @@ class Auditor:
             head = header[k] if k < len(header) else ""
             for m in re.finditer(_NUM + _SP + r"GB/s", cell):
                 want = [g.memory_bandwidth_gb_s, self.e.links[self.e.card_link(gid)].bandwidth_gb_s]
-                self.add(n, "memory bandwidth", g.short_name, f"{m.group(1)} GB/s", f"{_fmt(want[0])} GB/s", any(_matches(m.group(1), w) for w in want))
+                self.add(
+                    n,
+                    "memory bandwidth",
+                    g.short_name,
+                    f"{m.group(1)} GB/s",
+                    f"{_fmt(want[0])} GB/s",
+                    any(_matches(m.group(1), w) for w in want),
+                )
             for m in re.finditer(_NUM + _SP + r"GB(?!/)", cell):
                 if not re.search(r"vram|memory|speicher", head):
                     continue
                 want = [g.memory_gb, g.memory_gb * 0.9]
-                self.add(n, "card memory", g.short_name, f"{m.group(1)} GB", f"{_fmt(g.memory_gb)} GB", any(_matches(m.group(1), w) for w in want))
+                self.add(
+                    n,
+                    "card memory",
+                    g.short_name,
+                    f"{m.group(1)} GB",
+                    f"{_fmt(g.memory_gb)} GB",
+                    any(_matches(m.group(1), w) for w in want),
+                )
 
     def data_row(self, n: int, cells: list[str], header: list[str], mid: str | None) -> None:
         first = cells[0]
@@ -510,7 +594,14 @@ class Auditor:
                 m = re.search(r"(?<![\d.,])" + _NUM + r"(?!\s?GB)", cell)
                 if m:
                     want = bits_of(row_prec)
-                    self.add(n, "bits per weight", first, m.group(1), f"{want:.4g}", _matches(m.group(1), want, rel=0.003))
+                    self.add(
+                        n,
+                        "bits per weight",
+                        first,
+                        m.group(1),
+                        f"{want:.4g}",
+                        _matches(m.group(1), want, rel=0.003),
+                    )
                 continue
             if not mid:
                 continue
@@ -520,54 +611,114 @@ class Auditor:
                 m = re.search(_NUM + r"\s?B\b", cell)
                 if m:
                     want = float(self.model_spec(mid).params_b)
-                    self.add(n, "parameters", name, f"{m.group(1)}B", f"{_fmt(want)}B", _matches(m.group(1), want))
+                    self.add(
+                        n,
+                        "parameters",
+                        name,
+                        f"{m.group(1)}B",
+                        f"{_fmt(want)}B",
+                        _matches(m.group(1), want),
+                    )
                 continue
             if re.search(r"^(active|aktiv)", head.strip()):
                 m = re.search(_NUM + r"\s?B\b", cell)
                 act = self.model_spec(mid).active_params_b
                 if m and act:
-                    self.add(n, "active parameters", name, f"{m.group(1)}B", f"{_fmt(act)}B", _matches(m.group(1), float(act)))
+                    self.add(
+                        n,
+                        "active parameters",
+                        name,
+                        f"{m.group(1)}B",
+                        f"{_fmt(act)}B",
+                        _matches(m.group(1), float(act)),
+                    )
                 continue
             if re.search(r"share|anteil", head):
                 m = re.search(_NUM + r"\s?%", cell)
                 spec = self.model_spec(mid)
                 if m and spec.active_params_b:
                     want = 100 * float(spec.active_params_b) / float(spec.params_b)
-                    self.add(n, "active share", name, f"{m.group(1)} %", f"{want:.1f} %", _matches(m.group(1), want))
+                    self.add(
+                        n,
+                        "active share",
+                        name,
+                        f"{m.group(1)} %",
+                        f"{want:.1f} %",
+                        _matches(m.group(1), want),
+                    )
                 continue
             if re.search(r"bytes (per|pro) token", head):
                 m = re.search(_NUM, cell)
                 if m:
                     want = self.kv_bytes(mid)
-                    self.add(n, "KV bytes per token", name, m.group(1), f"{_fmt(want)} (tools.memory)", _value(m.group(1)) == want)
+                    self.add(
+                        n,
+                        "KV bytes per token",
+                        name,
+                        m.group(1),
+                        f"{_fmt(want)} (tools.memory)",
+                        _value(m.group(1)) == want,
+                    )
                 continue
             if re.search(r"8k", head) and gb:
                 want = self.kv_bytes(mid) * 8192 / 1e9
-                self.add(n, "KV per sequence", f"{name}, 8K", f"{gb.group(1)} GB", f"{want:.3g} GB", _matches(gb.group(1), want, rel=0.002))
+                self.add(
+                    n,
+                    "KV per sequence",
+                    f"{name}, 8K",
+                    f"{gb.group(1)} GB",
+                    f"{want:.3g} GB",
+                    _matches(gb.group(1), want, rel=0.002),
+                )
                 continue
             if re.search(r"full context|voller kontext", head) and gb:
                 tok = re.search(r"\(" + _NUM + r"\s?(?:tokens|Token)", cell)
                 if tok:
                     want = self.kv_bytes(mid) * _value(tok.group(1)) / 1e9
-                    self.add(n, "KV per sequence", f"{name}, {tok.group(1)} tokens", f"{gb.group(1)} GB", f"{want:.3g} GB", _matches(gb.group(1), want, rel=0.002))
+                    self.add(
+                        n,
+                        "KV per sequence",
+                        f"{name}, {tok.group(1)} tokens",
+                        f"{gb.group(1)} GB",
+                        f"{want:.3g} GB",
+                        _matches(gb.group(1), want, rel=0.002),
+                    )
                 continue
             if re.search(r"^kv in", head) and gb:
                 tok = re.search(r"\(" + _NUM + r"\s?(?:tokens|Token)", first)
                 if tok:
                     factor = 0.5 if head_prec == "fp8" else 1.0
                     want = self.kv_bytes(mid) * _value(tok.group(1)) * factor / 1e9
-                    self.add(n, "KV per sequence", f"{name}, {tok.group(1)} tokens, {head.strip()}", f"{gb.group(1)} GB", f"{want:.3g} GB", _matches(gb.group(1), want, rel=0.002))
+                    self.add(
+                        n,
+                        "KV per sequence",
+                        f"{name}, {tok.group(1)} tokens, {head.strip()}",
+                        f"{gb.group(1)} GB",
+                        f"{want:.3g} GB",
+                        _matches(gb.group(1), want, rel=0.002),
+                    )
                 continue
             if re.search(r"published|veröffentlich", head):
                 spec = self.model_spec(mid)
-                allowed = [v.vram_gb for v in spec.vram] + [v.vram_gb_low for v in spec.vram if v.vram_gb_low]
+                allowed = [v.vram_gb for v in spec.vram] + [
+                    v.vram_gb_low for v in spec.vram if v.vram_gb_low
+                ]
                 if not allowed:
                     continue
-                for m in re.finditer(_NUM + r"(?:\s?[–-]\s?" + _NUM + r")?" + _SP + r"GB(?!/)", cell):
+                for m in re.finditer(
+                    _NUM + r"(?:\s?[–-]\s?" + _NUM + r")?" + _SP + r"GB(?!/)", cell
+                ):
                     for raw in (m.group(1), m.group(2)):
                         if raw:
                             ok = any(_matches(raw, float(a)) for a in allowed)
-                            self.add(n, "published VRAM", name, f"{raw} GB", ", ".join(f"{_fmt(float(a))} GB" for a in sorted(set(allowed))), ok)
+                            self.add(
+                                n,
+                                "published VRAM",
+                                name,
+                                f"{raw} GB",
+                                ", ".join(f"{_fmt(float(a))} GB" for a in sorted(set(allowed))),
+                                ok,
+                            )
                 continue
             prec = head_prec if head_prec and not re.search(r"weights|gewichte", head) else None
             if re.search(r"weights|gewichte", head) or head_prec:
@@ -578,7 +729,14 @@ class Auditor:
                     want = self.weights_gb(mid, prec)
                     ok = _matches(gb.group(1), want)
                     row_values["weights"] = _value(gb.group(1))
-                    self.add(n, "weights", f"{name} in {prec}", f"{gb.group(1)} GB", f"{want:.4g} GB (parameters x {bits_of(prec):.4g} bit)", ok)
+                    self.add(
+                        n,
+                        "weights",
+                        f"{name} in {prec}",
+                        f"{gb.group(1)} GB",
+                        f"{want:.4g} GB (parameters x {bits_of(prec):.4g} bit)",
+                        ok,
+                    )
                 continue
             if re.search(r"usable|nutzbar", head) and gb:
                 row_values["usable"] = _value(gb.group(1))
@@ -587,12 +745,26 @@ class Auditor:
                     share = 1.0 if re.search(r"llama\.cpp", " ".join(cells)) else 0.9
                     wants = {round(share * self.node_memory(c), 1) for _, _, c in nodes}
                     ok = all(_matches(gb.group(1), w) for w in wants)
-                    self.add(n, "usable memory", " / ".join(c for _, _, c in nodes), f"{gb.group(1)} GB", " / ".join(f"{_fmt(w)} GB" for w in sorted(wants)) + " (0.9 x node memory)", ok)
+                    self.add(
+                        n,
+                        "usable memory",
+                        " / ".join(c for _, _, c in nodes),
+                        f"{gb.group(1)} GB",
+                        " / ".join(f"{_fmt(w)} GB" for w in sorted(wants)) + " (0.9 x node memory)",
+                        ok,
+                    )
                 continue
             if re.search(r"left|rest|remainder|übrig", head) and gb:
                 if "usable" in row_values and "weights" in row_values:
                     want = row_values["usable"] - row_values["weights"]
-                    self.add(n, "memory left", first, f"{gb.group(1)} GB", f"{want:.4g} GB (usable - weights)", _matches(gb.group(1), want, rel=0.001))
+                    self.add(
+                        n,
+                        "memory left",
+                        first,
+                        f"{gb.group(1)} GB",
+                        f"{want:.4g} GB (usable - weights)",
+                        _matches(gb.group(1), want, rel=0.001),
+                    )
                 continue
 
     # -- prose
@@ -601,27 +773,40 @@ class Auditor:
         e = self.e
         text_x = e._expand(text)
         plain = re.sub(r"\]\([^)]*\)", "]", text_x)
-        # card and node mentions followed by a figure: "RTX 5090 (32 GB)", "8 × H200 (1,015.2 GB usable)"
+        # card and node mentions followed by a figure: "RTX 5090 (32 GB)",
+        # "8 × H200 (1,015.2 GB usable)"
         nodes = e.configurations(plain)
         node_spans = {(s, en) for s, en, _ in nodes}
-        for start, end, gid in e.card_spans(plain):
+        for _start, end, gid in e.card_spans(plain):
             node = next((c for s, en, c in nodes if en == end), None)
             tail = plain[end : end + 40]
-            # only a figure that belongs to the mention: "(32 GB)", " with 141 GB", " reaches 300 GB/s"
+            # only a figure that belongs to the mention: "(32 GB)", " with 141 GB",
+            # " reaches 300 GB/s"
             m = re.match(
                 r"^(?:\s?\(|\s(?:with|mit|reaches|kommt auf|erreicht|has|hat)?\s?)"
-                + _NUM + _SP + r"(GB/s|GB)(?![\w/])([^,;)]{0,12})",
+                + _NUM
+                + _SP
+                + r"(GB/s|GB)(?![\w/])([^,;)]{0,12})",
                 tail,
             )
             if not m:
                 continue
             raw, unit, after = m.group(1), m.group(2), m.group(3)
-            if re.search(r"left|übrig|frei|rest|needed|nötig|more|mehr", after + tail[: m.start(1)], re.I):
+            if re.search(
+                r"left|übrig|frei|rest|needed|nötig|more|mehr", after + tail[: m.start(1)], re.I
+            ):
                 continue
             g = self.gpu(gid)
             if unit == "GB/s":
                 wants = [g.memory_bandwidth_gb_s, e.links[e.card_link(gid)].bandwidth_gb_s]
-                self.add(n, "memory bandwidth", g.short_name, f"{raw} GB/s", f"{_fmt(wants[0])} GB/s", any(_matches(raw, w) for w in wants))
+                self.add(
+                    n,
+                    "memory bandwidth",
+                    g.short_name,
+                    f"{raw} GB/s",
+                    f"{_fmt(wants[0])} GB/s",
+                    any(_matches(raw, w) for w in wants),
+                )
             else:
                 if node:
                     total = self.node_memory(node)
@@ -630,10 +815,19 @@ class Auditor:
                 else:
                     wants = [g.memory_gb, 0.9 * g.memory_gb]
                     subject = g.short_name
-                self.add(n, "memory", subject, f"{raw} GB", f"{_fmt(wants[0])} GB (usable {_fmt(wants[1])} GB)", any(_matches(raw, w) for w in wants))
+                self.add(
+                    n,
+                    "memory",
+                    subject,
+                    f"{raw} GB",
+                    f"{_fmt(wants[0])} GB (usable {_fmt(wants[1])} GB)",
+                    any(_matches(raw, w) for w in wants),
+                )
         del node_spans
         # prices
-        for m in re.finditer(r"\$" + _SP + _NUM + r"(?:" + _SP + r"(?:/|per |pro |a |im )(?:month|Monat))?", plain):
+        for m in re.finditer(
+            r"\$" + _SP + _NUM + r"(?:" + _SP + r"(?:/|per |pro |a |im )(?:month|Monat))?", plain
+        ):
             value = _value(m.group(1))
             named = [c for _, _, c in nodes]
             prices = {cid: float(c.usd_per_month) for cid, c in self.catalog.configurations.items()}
@@ -653,19 +847,39 @@ class Auditor:
             for _, lid in links:
                 if lid not in uniq:
                     uniq.append(lid)
-            if len(uniq) != 2 or not re.search(r"\*\*\d", plain[max(0, m.start() - 2) : m.end()] + "**0"):
+            if len(uniq) != 2 or not re.search(
+                r"\*\*\d", plain[max(0, m.start() - 2) : m.end()] + "**0"
+            ):
                 continue
             a, b = (e.links[x] for x in uniq)
             fast, slow = (a, b) if a.bandwidth_gb_s >= b.bandwidth_gb_s else (b, a)
             want = fast.bandwidth_gb_s / slow.bandwidth_gb_s
             ok = round(want) == round(_value(m.group(1)))
-            self.add(n, "link ratio", f"{fast.name} : {slow.name}", f"{m.group(1)}×", f"{want:.2f}× ({_fmt(fast.bandwidth_gb_s)} ÷ {_fmt(slow.bandwidth_gb_s)} GB/s)", ok)
+            self.add(
+                n,
+                "link ratio",
+                f"{fast.name} : {slow.name}",
+                f"{m.group(1)}×",
+                f"{want:.2f}× ({_fmt(fast.bandwidth_gb_s)} ÷ {_fmt(slow.bandwidth_gb_s)} GB/s)",
+                ok,
+            )
         # gradient size of an N-B model in BF16: "70B model in BF16 ... 140 GB"
         mb = re.search(r"(\d+)\s?B[- ](?:model|Modell)", plain)
-        if mb and re.search(r"BF16", plain) and re.search(r"all-reduce|gradient|schritt|step", plain + section, re.I):
+        if (
+            mb
+            and re.search(r"BF16", plain)
+            and re.search(r"all-reduce|gradient|schritt|step", plain + section, re.I)
+        ):
             for m in re.finditer(r"(?<![\d.,])" + _NUM + _SP + r"GB(?!/)", plain):
                 want = float(mb.group(1)) * 2
-                self.add(n, "gradient size", f"{mb.group(1)}B model in BF16", f"{m.group(1)} GB", f"{_fmt(want)} GB (parameters x 2 bytes)", _matches(m.group(1), want))
+                self.add(
+                    n,
+                    "gradient size",
+                    f"{mb.group(1)}B model in BF16",
+                    f"{m.group(1)} GB",
+                    f"{_fmt(want)} GB (parameters x 2 bytes)",
+                    _matches(m.group(1), want),
+                )
                 break
         # all-reduce times: "PCIe Gen5 (64 GB/s) ... about 2.2 s"
         if re.search(r"all-reduce|gradient|training|trainings", plain + " " + section, re.I):
@@ -676,19 +890,35 @@ class Auditor:
                     continue
                 link = e.links[before[-1]]
                 want = size / link.bandwidth_gb_s
-                self.add(n, "all-reduce time", f"{_fmt(size)} GB over {link.name}", f"{m.group(1)} s", f"{want:.3g} s ({_fmt(size)} GB ÷ {_fmt(link.bandwidth_gb_s)} GB/s)", _matches(m.group(1), want))
+                self.add(
+                    n,
+                    "all-reduce time",
+                    f"{_fmt(size)} GB over {link.name}",
+                    f"{m.group(1)} s",
+                    f"{want:.3g} s ({_fmt(size)} GB ÷ {_fmt(link.bandwidth_gb_s)} GB/s)",
+                    _matches(m.group(1), want),
+                )
         # all-reduces per token: "80 synchronisations per token" for a 70B model
         ms = re.search(r"(\d+)\s(?:Synchronisationen|synchroni[sz]ations|Abgleiche)", plain)
         if ms:
             mid = e.model(plain) or ("llama-3.3-70b" if re.search(r"70B", plain) else None)
             layers = self.model_spec(mid).layers if mid else None
-            if layers:
-                self.add(n, "all-reduces per token", self.model_spec(mid).name, ms.group(1), f"{layers} (one per layer)", int(ms.group(1)) == layers)
+            if layers and mid:
+                self.add(
+                    n,
+                    "all-reduces per token",
+                    self.model_spec(mid).name,
+                    ms.group(1),
+                    f"{layers} (one per layer)",
+                    int(ms.group(1)) == layers,
+                )
         # topo -m labels: NV18 / NV12
         for m in re.finditer(r"\bNV(\d+)\b", plain):
             label = f"NV{m.group(1)}"
             cards = [gid for pos, gid in e.cards(plain) if pos < m.start()]
-            prev_labels = [x.start() for x in re.finditer(r"\bNV\d+\b", plain) if x.start() < m.start()]
+            prev_labels = [
+                x.start() for x in re.finditer(r"\bNV\d+\b", plain) if x.start() < m.start()
+            ]
             if prev_labels:
                 cards = [gid for pos, gid in e.cards(plain) if prev_labels[-1] < pos < m.start()]
             if not cards and re.search(r"SXM", plain):
@@ -698,17 +928,26 @@ class Auditor:
                 labels = e.links[lid].topo_labels
                 if not labels:
                     continue
-                self.add(n, "topo label", self.gpu(gid).short_name, label, "/".join(labels), label in labels)
+                self.add(
+                    n,
+                    "topo label",
+                    self.gpu(gid).short_name,
+                    label,
+                    "/".join(labels),
+                    label in labels,
+                )
         # configuration count
         mc = re.search(r"(\d+)\s(?:Konfigurationen|configurations)\b", plain)
         if mc:
             want = len(self.catalog.configurations)
-            self.add(n, "configurations", "catalog", mc.group(1), str(want), int(mc.group(1)) == want)
+            self.add(
+                n, "configurations", "catalog", mc.group(1), str(want), int(mc.group(1)) == want
+            )
 
     def allreduce_size(self, section: str) -> float | None:
         return self._sizes.get(section)
 
-    _sizes: dict[str, float] = {}
+    _sizes: dict[str, float] = {}  # noqa: RUF012 - set per text by audit_text
 
 
 def _cells(line: str) -> list[str]:

@@ -7,6 +7,7 @@ citation precision/recall, grounding, language match, tool-call correctness).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -122,10 +123,8 @@ def number_values(text: str) -> list[Decimal]:
     groups = re.split(r"[.,]", text)
 
     def add(s: str) -> None:
-        try:
+        with contextlib.suppress(InvalidOperation):
             out.append(Decimal(s))
-        except InvalidOperation:
-            pass
 
     if not seps:
         add(text)
@@ -439,9 +438,9 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
         advice = [c for c in calls if c.name == "purchase_advice"]
         if not advice:
             return False, f"{value}: purchase_advice not called"
-        got = (advice[-1].result or {}).get("recommendation")
+        rec = (advice[-1].result or {}).get("recommendation")
         text_ok = rx.search(text) is not None
-        return got == value and text_ok, f"{value}: purchase_advice says {got}" + (
+        return rec == value and text_ok, f"{value}: purchase_advice says {rec}" + (
             "" if text_ok else "; the text does not say so"
         )
     # unknown_model / off_topic: from the text (and no made-up figures)

@@ -66,7 +66,10 @@ def judge_results(settings: Any, results: list[dict[str, Any]]) -> dict[str, Any
             answer = t.get("_answer")
             if answer is None:
                 continue
-            prompt = f"QUESTION:\n{t['question']}\n\nANSWER:\n{answer.answer}\n\nSOURCES:\n{_sources(answer)}"
+            prompt = (
+                f"QUESTION:\n{t['question']}\n\nANSWER:\n{answer.answer}\n\n"
+                f"SOURCES:\n{_sources(answer)}"
+            )
             try:
                 msg = llm.invoke([SystemMessage(content=SYSTEM), HumanMessage(content=prompt)])
                 verdict = parse_verdict(str(msg.content))

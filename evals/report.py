@@ -105,8 +105,10 @@ def _failure_text(c: dict[str, Any]) -> str:
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
 color:#1d2430;padding:0 1rem}
-h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d8dde6}
-table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.25rem .6rem;border-bottom:1px solid #eceff4;
+h1{font-size:1.5rem;margin-bottom:.2rem}
+h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d8dde6}
+table{border-collapse:collapse;margin:.5rem 0}
+td,th{padding:.25rem .6rem;border-bottom:1px solid #eceff4;
 text-align:left;vertical-align:top}th{background:#f5f7fa}
 .ok{color:#11703a;font-weight:600}.bad{color:#b3261e;font-weight:600}.muted{color:#667085}
 .kpi{display:inline-block;margin:.3rem 1.2rem .3rem 0}.kpi b{display:block;font-size:1.4rem}
@@ -159,7 +161,8 @@ def to_html(report: dict[str, Any]) -> str:
     if judge.get("enabled"):
         parts.append(
             f"<p>LLM-judged: faithfulness {_pct(judge.get('faithfulness'))}, answer relevancy "
-            f"{_pct(judge.get('answer_relevancy'))} ({escape(str(judge.get('judged', 0)))} answers, "
+            f"{_pct(judge.get('answer_relevancy'))} "
+            f"({escape(str(judge.get('judged', 0)))} answers, "
             f"model {escape(str(judge.get('model', '')))})</p>"
         )
     else:
@@ -234,7 +237,8 @@ def _case_html(c: dict[str, Any]) -> str:
             out.append(f"<pre>{escape(t['error'])}</pre>")
             continue
         out.append(
-            f"<p><b>Answer</b> ({escape(str(t.get('answer_language')))}, {t['latency_ms']:.1f} ms)</p>"
+            f"<p><b>Answer</b> ({escape(str(t.get('answer_language')))}, "
+            f"{t['latency_ms']:.1f} ms)</p>"
         )
         out.append(f"<pre>{escape(t.get('answer', ''))}</pre>")
         out.append("<p><b>Expectations</b></p>")
@@ -252,12 +256,15 @@ def _case_html(c: dict[str, Any]) -> str:
             out.append("<p><b>Citations</b></p><ul>")
             for ct in cites:
                 out.append(
-                    f"<li>{escape(ct['guide'])} › {escape(ct['section'])} · {escape(ct['url'])}</li>"
+                    f"<li>{escape(ct['guide'])} › {escape(ct['section'])} · "
+                    f"{escape(ct['url'])}</li>"
                 )
             out.append("</ul>")
         out.append("<p><b>Tool calls</b></p>")
         out.append(
-            f"<pre>{escape(json.dumps(t.get('tool_calls', []), indent=2, ensure_ascii=False))}</pre>"
+            "<pre>"
+            + escape(json.dumps(t.get("tool_calls", []), indent=2, ensure_ascii=False))
+            + "</pre>"
         )
     out.append("</details>")
     return "\n".join(out)
@@ -289,7 +296,8 @@ def tag_chart(by_tag: dict[str, dict[str, Any]]) -> str:
         colour = "#2e9e5b" if rate >= 0.9 else ("#e0a100" if rate >= 0.6 else "#c23b32")
         w = bar_w * rate
         out.append(
-            f'<text x="{label_w - 8}" y="{y + 13}" font-size="12" text-anchor="end">{escape(tag)}</text>'
+            f'<text x="{label_w - 8}" y="{y + 13}" font-size="12" text-anchor="end">'
+            f"{escape(tag)}</text>"
             f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour}">'
             f"<title>{escape(tag)}: {v['passed']}/{v['total']}</title></rect>"
             f'<text x="{label_w + w + 6:.1f}" y="{y + 13}" font-size="11" fill="#1d2430">'

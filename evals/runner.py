@@ -9,6 +9,7 @@ so a changed guide is what gets evaluated); `RunOptions.data_dir` reuses an exis
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import statistics
@@ -222,10 +223,8 @@ def run_eval(
                 else "skipped (--no-judge)",
             }
         if hasattr(deps.sessions, "close"):
-            try:
+            with contextlib.suppress(Exception):  # closing is best effort
                 deps.sessions.close()
-            except Exception:  # pragma: no cover - closing is best effort
-                pass
     for r in results:
         for t in r["turns"]:
             t.pop("_answer", None)

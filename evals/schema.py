@@ -149,7 +149,7 @@ class Expectations(_Strict):
         if self.verdict is None:
             return None
         if isinstance(self.verdict, str):
-            return VerdictExpectation(value=self.verdict)  # type: ignore[arg-type]
+            return VerdictExpectation(value=self.verdict)
         return self.verdict
 
     def is_empty(self) -> bool:

@@ -60,8 +60,15 @@ def test_shipped_datasets_cover_the_issue() -> None:
     expected_tools = {t for c in cases for turn in c.turns() for t in turn.expect.tools}
     missing = set(REGISTRY) - expected_tools
     assert not missing, f"no case expects these tools: {missing}"
-    cited = {cit.split("#")[0] for c in cases for turn in c.turns() for cit in turn.expect.citations}
-    assert cited >= {"nvlink-vs-pcie", "gpu-for-flux-sdxl", "awq-vs-gptq-vs-fp8", "mixture-of-experts"}
+    cited = {
+        cit.split("#")[0] for c in cases for turn in c.turns() for cit in turn.expect.citations
+    }
+    assert cited >= {
+        "nvlink-vs-pcie",
+        "gpu-for-flux-sdxl",
+        "awq-vs-gptq-vs-fp8",
+        "mixture-of-experts",
+    }
     for lang in ("de", "en"):
         assert sum(c.language == lang for c in cases) >= 40, lang
 
@@ -93,10 +100,27 @@ def test_bad_datasets_name_the_file_and_case(tmp_path: Path) -> None:
     ("case", "message"),
     [
         ({"id": "a", "language": "en"}, "either `question` or `conversation`"),
-        ({"id": "a", "question": "q", "conversation": [{"question": "x"}, {"question": "y"}], "language": "en"}, "either"),
-        ({"id": "a", "question": "q", "language": "en", "expect": {"patterns": ["("]}}, "bad regex"),
-        ({"id": "a", "question": "q", "language": "en", "expect": {"citations": ["Bad Slug"]}}, "citation"),
-        ({"id": "a", "question": "q", "language": "en", "expect": {"rule": 6}}, "less than or equal"),
+        (
+            {
+                "id": "a",
+                "question": "q",
+                "conversation": [{"question": "x"}, {"question": "y"}],
+                "language": "en",
+            },
+            "either",
+        ),
+        (
+            {"id": "a", "question": "q", "language": "en", "expect": {"patterns": ["("]}},
+            "bad regex",
+        ),
+        (
+            {"id": "a", "question": "q", "language": "en", "expect": {"citations": ["Bad Slug"]}},
+            "citation",
+        ),
+        (
+            {"id": "a", "question": "q", "language": "en", "expect": {"rule": 6}},
+            "less than or equal",
+        ),
         ({"id": "a", "question": "q", "language": "en", "expect": {"surprise": 1}}, "Extra inputs"),
         ({"id": "A B", "question": "q", "language": "en"}, "pattern"),
     ],
@@ -109,7 +133,9 @@ def test_case_validation(case: dict[str, Any], message: str) -> None:
 def test_duplicate_ids_across_files(tmp_path: Path) -> None:
     for name in ("a", "b"):
         (tmp_path / f"{name}.yaml").write_text(
-            yaml.safe_dump({"name": name, "cases": [{"id": "same", "question": "q", "language": "en"}]}),
+            yaml.safe_dump(
+                {"name": name, "cases": [{"id": "same", "question": "q", "language": "en"}]}
+            ),
             encoding="utf-8",
         )
     with pytest.raises(DatasetError, match="'same' also in"):
@@ -121,7 +147,13 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
 
 def _answer(text: str, language: str = "en", **kw: Any) -> Answer:
     return Answer(
-        question="q", language=language, answer=text, mode="offline", session_id="s", message_id="m", **kw
+        question="q",
+        language=language,
+        answer=text,
+        mode="offline",
+        session_id="s",
+        message_id="m",
+        **kw,
     )
 
 
@@ -146,7 +178,9 @@ def test_figures_read_both_decimal_conventions() -> None:
 
 def test_number_and_price_checks() -> None:
     text = "**[4 × A100 SXM4](u): about 19 tokens/s**, $4,395/month"
-    quote = PriceQuote(configuration="4x-a100-sxm4", label="4 × A100 SXM4", usd_per_month=Decimal(4395), url="u")
+    quote = PriceQuote(
+        configuration="4x-a100-sxm4", label="4 × A100 SXM4", usd_per_month=Decimal(4395), url="u"
+    )
     good = _check(
         _answer(text, prices=[quote]),
         {"numbers": [{"value": 19, "unit": "tokens/s"}], "prices": {"4x-a100-sxm4": 4395}},
@@ -154,11 +188,16 @@ def test_number_and_price_checks() -> None:
     assert good["number"] == [True] and good["price"] == [True]
     wrong = _check(
         _answer(text, prices=[quote]),
-        {"numbers": [{"value": 18, "unit": "tokens/s", "tolerance": 0.5}], "prices": {"4x-a100-sxm4": 4396}},
+        {
+            "numbers": [{"value": 18, "unit": "tokens/s", "tolerance": 0.5}],
+            "prices": {"4x-a100-sxm4": 4396},
+        },
     )
     assert wrong["number"] == [False] and wrong["price"] == [False]
     # quoted but not stated in the text is not enough
-    assert _check(_answer("no price here", prices=[quote]), {"prices": {"4x-a100-sxm4": 4395}})["price"] == [False]
+    assert _check(_answer("no price here", prices=[quote]), {"prices": {"4x-a100-sxm4": 4395}})[
+        "price"
+    ] == [False]
     extra = _check(_answer(text, prices=[quote]), {"prices": {}, "only_prices": True})
     assert extra["price"] == [False]
 
@@ -175,29 +214,60 @@ def test_verdict_uses_the_tool_result_and_the_text() -> None:
         result={"rows": [{"configuration": "1x-l4", "verdict": "split"}]},
     )
     ok = _answer("**Yes — it fits on one card here.**", tool_calls=[call, alt])
-    assert _check(ok, {"verdict": {"value": "fits_one_card", "configuration": "1x-l4"}})["verdict"] == [True]
-    assert _check(ok, {"verdict": {"value": "split", "configuration": "1x-l4"}})["verdict"] == [False]
-    assert _check(ok, {"verdict": {"value": "fits_one_card", "configuration": "8x-h200"}})["verdict"] == [False]
+    assert _check(ok, {"verdict": {"value": "fits_one_card", "configuration": "1x-l4"}})[
+        "verdict"
+    ] == [True]
+    assert _check(ok, {"verdict": {"value": "split", "configuration": "1x-l4"}})["verdict"] == [
+        False
+    ]
+    assert _check(ok, {"verdict": {"value": "fits_one_card", "configuration": "8x-h200"}})[
+        "verdict"
+    ] == [False]
     de = _answer("**Ja — Llama 3.1 8B passt auf eine Karte.**", "de", tool_calls=[call])
-    assert _check(de, {"verdict": {"value": "fits_one_card", "configuration": "1x-l4"}}, "de")["verdict"] == [True]
-    advice = ToolCall(name="purchase_advice", arguments={}, result={"rule": {"number": 4}, "recommendation": "sxm"})
+    assert _check(de, {"verdict": {"value": "fits_one_card", "configuration": "1x-l4"}}, "de")[
+        "verdict"
+    ] == [True]
+    advice = ToolCall(
+        name="purchase_advice",
+        arguments={},
+        result={"rule": {"number": 4}, "recommendation": "sxm"},
+    )
     a = _answer("**Yes — rent an SXM node.**", tool_calls=[advice])
     got = _check(a, {"verdict": "sxm", "rule": 4})
     assert got["verdict"] == [True] and got["rule"] == [True]
     assert _check(a, {"rule": 3})["rule"] == [False]
     off = _answer("I can only help with sizing GPU servers.")
     assert _check(off, {"verdict": "off_topic"})["verdict"] == [True]
-    assert _check(_answer("It fits.", tool_calls=[call]), {"verdict": "off_topic"})["verdict"] == [False]
+    assert _check(_answer("It fits.", tool_calls=[call]), {"verdict": "off_topic"})["verdict"] == [
+        False
+    ]
 
 
 def test_citation_precision_recall_and_language() -> None:
     cites = [
-        Citation(n=1, guide="nvlink-vs-pcie", title="t", section="s", url="https://x/en/guides/nvlink-vs-pcie/#what-to-buy", quote="q"),
-        Citation(n=2, guide="awq-vs-gptq-vs-fp8", title="t", section="s", url="https://x/en/guides/awq-vs-gptq-vs-fp8/#speed", quote="q"),
+        Citation(
+            n=1,
+            guide="nvlink-vs-pcie",
+            title="t",
+            section="s",
+            url="https://x/en/guides/nvlink-vs-pcie/#what-to-buy",
+            quote="q",
+        ),
+        Citation(
+            n=2,
+            guide="awq-vs-gptq-vs-fp8",
+            title="t",
+            section="s",
+            url="https://x/en/guides/awq-vs-gptq-vs-fp8/#speed",
+            quote="q",
+        ),
     ]
     a = _answer("The rule is to buy one card [1], see also [2].", citations=cites)
     res = check_turn(
-        a, Expectations(citations=["nvlink-vs-pcie#what-to-buy", "mixture-of-experts"]), "en", PRICES
+        a,
+        Expectations(citations=["nvlink-vs-pcie#what-to-buy", "mixture-of-experts"]),
+        "en",
+        PRICES,
     )
     assert res.citations.expected == 2 and res.citations.matched_expected == 1
     assert res.citations.cited == 2 and res.citations.relevant_cited == 1
@@ -247,7 +317,10 @@ SMALL = {
             "language": "en",
             "tags": ["follow-up"],
             "conversation": [
-                {"question": "Does Llama 3.3 70B fit on 4x A100 SXM4?", "expect": {"verdict": {"value": "split", "configuration": "4x-a100-sxm4"}}},
+                {
+                    "question": "Does Llama 3.3 70B fit on 4x A100 SXM4?",
+                    "expect": {"verdict": {"value": "split", "configuration": "4x-a100-sxm4"}},
+                },
                 {"question": "and in FP8?", "expect": {"contains": ["FP8"]}},
             ],
         },
@@ -285,7 +358,11 @@ def test_reports(small_report: dict[str, Any], tmp_path: Path) -> None:
     data = json.loads(paths["json"].read_text(encoding="utf-8"))
     assert data["pass_rate"] == small_report["pass_rate"] and len(data["cases"]) == 4
     suites = ET.parse(paths["junit"]).getroot()
-    assert suites.get("tests") == "4" and suites.get("failures") == "1" and suites.get("skipped") == "1"
+    assert (
+        suites.get("tests") == "4"
+        and suites.get("failures") == "1"
+        and suites.get("skipped") == "1"
+    )
     failure = suites.find(".//testcase[@name='wrong-on-purpose']/failure")
     assert failure is not None and "4x-a100-pcie" in failure.get("message", "")
     html = paths["html"].read_text(encoding="utf-8")
@@ -328,8 +405,15 @@ def test_cli_eval_json_report_and_exit_codes(tmp_path: Path) -> None:
     proc = _sizing("eval", str(ds), "--report", str(out), "--json", "--min-pass-rate", "0.9")
     assert proc.returncode == 1, proc.stderr  # 1 of 2 passes: below --min-pass-rate
     data = json.loads(proc.stdout)
-    assert data["pass_rate"] == 0.5 and {c["id"] for c in data["cases"]} == {"price-sxm4", "wrong-on-purpose"}
-    assert (out / "report.json").exists() and (out / "junit.xml").exists() and (out / "report.html").exists()
+    assert data["pass_rate"] == 0.5 and {c["id"] for c in data["cases"]} == {
+        "price-sxm4",
+        "wrong-on-purpose",
+    }
+    assert (
+        (out / "report.json").exists()
+        and (out / "junit.xml").exists()
+        and (out / "report.html").exists()
+    )
     again = _sizing("eval", str(ds), "--compare", str(out / "report.json"), "--case", "price-sxm4")
     assert again.returncode == 0, again.stderr
     assert "pass rate 100.0 %" in again.stdout and "removed 1" in again.stdout
@@ -350,7 +434,10 @@ def test_judge_with_scripted_llm(tmp_path: Path) -> None:
     verdict = '{"faithfulness": 0.75, "relevancy": 1.0, "reason": "one claim unsupported"}'
     with ScriptedLLMServer([text(verdict), text("no json here")]) as server:
         settings = Settings(
-            data_dir=tmp_path, OPENAI_API_KEY="test", OPENAI_BASE_URL=server.base_url, llm_max_retries=0
+            data_dir=tmp_path,
+            OPENAI_API_KEY="test",
+            OPENAI_BASE_URL=server.base_url,
+            llm_max_retries=0,
         )
         ds = Dataset.model_validate({"name": "j", "cases": SMALL["cases"][:2]})
         report = run_eval([ds], settings, RunOptions(mode="offline"))

@@ -289,7 +289,13 @@ def _print_audit(report: Any, verbose: bool) -> None:
         if verbose:
             t.add_column("ok")
         for f in rows:
-            cells = [f"{_short(f.file)}:{f.line}", f.kind, f.subject, f.guide, f.data + (f" — {f.detail}" if f.detail else "")]
+            cells = [
+                f"{_short(f.file)}:{f.line}",
+                f.kind,
+                f.subject,
+                f.guide,
+                f.data + (f" — {f.detail}" if f.detail else ""),
+            ]
             if verbose:
                 cells.append("✓" if f.ok else "✗")
             t.add_row(*cells)
