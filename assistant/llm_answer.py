@@ -284,7 +284,7 @@ def _invoke(model: Any, messages: list[Any], streaming: bool, attempts: int) -> 
             if _is_transport_error(exc):
                 raise LLMUnavailable(f"{type(exc).__name__}: {exc}") from exc
             last = exc
-            log.warning("LLM returned a malformed response: %s: %s", type(exc).__name__, exc)
+            log.info("LLM returned a malformed response: %s: %s", type(exc).__name__, exc)
     raise LLMUnavailable(f"malformed response: {type(last).__name__}: {last}") from last
 
 
@@ -402,6 +402,7 @@ def _log_violations(stage: str, question: str, violations: Iterable[GroundingVio
             v.text,
             v.detail,
             question[:200],
+            extra={"short": f"LLM answer not grounded ({stage}): {v.kind} {v.text!r}"},
         )
 
 
@@ -452,8 +453,16 @@ def answer_with_llm(
         log.warning("LLM answer language (regenerated answer): %s", wrong_language)
         return _fallback(offline_answer_fn, language, "language")
     except LLMUnavailable as exc:
-        log.warning("LLM unavailable, answering offline: %s", exc)
+        log.warning(
+            "LLM unavailable, answering offline: %s",
+            exc,
+            extra={"short": "LLM unreachable, answered offline (-v for details)"},
+        )
         return _fallback(offline_answer_fn, language, "unavailable")
     except Exception as exc:  # never a traceback for the user
-        log.exception("LLM mode failed, answering offline: %s", exc)
+        log.exception(
+            "LLM mode failed, answering offline: %s",
+            exc,
+            extra={"short": "LLM failed, answered offline (-v for details)"},
+        )
         return _fallback(offline_answer_fn, language, "unavailable")

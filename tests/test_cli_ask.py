@@ -127,3 +127,51 @@ def test_done_when_in_a_real_process(tmp_path: Path) -> None:
     assert "Was Sie mieten sollten" in out  # the cited guide section
     assert "https://gpuserver.io/de/guides/nvlink-vs-pcie/#what-to-buy" in out
     assert "sizing ask --session" in out
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _ask_in_process(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "SIZING_DATA_DIR": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "COLUMNS": "200",
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",  # nobody listens
+        "SIZING_LLM_MAX_RETRIES": "0",
+    }
+    return subprocess.run(
+        [sys.executable, "-c", "from assistant.cli import main; main()", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_unreachable_llm_is_one_warning_line(tmp_path: Path) -> None:
+    proc = _ask_in_process(tmp_path, "ask", "Do I need NVLink?")
+    assert proc.returncode == 0, proc.stderr
+    assert "offline answer" in proc.stdout  # the answer's notice
+    lines = proc.stderr.strip().splitlines()
+    assert "warning: LLM unreachable, answered offline (-v for details)" in lines, proc.stderr
+    assert all(line.startswith(("warning: ", "error: ")) for line in lines), proc.stderr
+    assert "Traceback" not in proc.stderr and "Connection" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["ask", "-v", "Do I need NVLink?"], ["-v", "ask", "Do I need NVLink?"]]
+)
+def test_verbose_shows_the_details(tmp_path: Path, args: list[str]) -> None:
+    proc = _ask_in_process(tmp_path, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning assistant.llm: LLM unavailable, answering offline:" in proc.stderr
+    assert "Connection" in proc.stderr and "Traceback" not in proc.stderr

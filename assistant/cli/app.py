@@ -1,5 +1,7 @@
 """The Typer application that the command modules register on."""
 
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(
@@ -12,3 +14,21 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def main(
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="log details on stderr (-v: info and full messages, -vv: debug, tracebacks)",
+        ),
+    ] = 0,
+) -> None:
+    """Global options (logging)."""
+    from assistant.cli.logs import setup_logging
+
+    setup_logging(verbose)

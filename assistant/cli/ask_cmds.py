@@ -37,8 +37,18 @@ def ask(
     lang: Annotated[
         str | None, typer.Option("--lang", "-l", help="answer language: de or en (default: auto)")
     ] = None,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose", "-v", count=True, help="log details on stderr (-vv: with tracebacks)"
+        ),
+    ] = 0,
 ) -> None:
     """Ask the sizing assistant: fit, NVLink or PCIe, speed, prices; cited and exact."""
+    if verbose:
+        from assistant.cli.logs import setup_logging
+
+        setup_logging(verbose)
     if lang is not None and lang not in ("de", "en"):
         _fail("--lang must be 'de' or 'en'", as_json)
     language: Literal["de", "en"] | None = "de" if lang == "de" else "en" if lang == "en" else None

@@ -85,6 +85,9 @@ def serve(
 
     import uvicorn
 
+    from assistant.cli.logs import setup_logging
+
+    setup_logging(server=True)
     uvicorn.run(
         APP_IMPORT,
         factory=True,
