@@ -63,20 +63,10 @@ def test_shipped_corpus_audits_clean(catalog) -> None:  # type: ignore[no-untype
     report = audit_files(paths, catalog)
     assert report.checked > 300  # every guide carries figures the data can check
     assert {Path(f.file).stem for f in report.findings} == {p.stem for p in paths}
-    sd35 = catalog.models["sd-3.5-medium"].vram[0].vram_gb
-    bad = [
-        f
-        for f in report.contradictions
-        if not (f.subject == "Stable Diffusion 3.5 Medium" and sd35 == 10)
-    ]
+    bad = report.contradictions
     assert not bad, "\n".join(
         f"{f.file}:{f.line} {f.kind} {f.subject}: {f.guide} vs {f.data}" for f in bad
     )
-    if len(report.contradictions) != len(bad):
-        pytest.xfail(
-            "catalog sd-3.5-medium vram_gb is 10, the guide (and Stability AI) say 9.9 GB "
-            "(EVAL_BUGS.md evals-data-1)"
-        )
 
 
 MUTATIONS = [
