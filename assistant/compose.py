@@ -33,6 +33,8 @@ from assistant.texts import (
 log = logging.getLogger("assistant.compose")
 
 NVLINK_GUIDE = "nvlink-vs-pcie"
+# the model of the guide's own speed table (nvlink-vs-pcie#same-job-both-ways)
+EXAMPLE_MODEL = "llama-3.3-70b"
 # the subsection each "link does not matter" case and the warning come from (both languages)
 CASE_ANCHORS = {
     "case.one-model-per-card": "one-model-per-card",
@@ -193,6 +195,8 @@ class Composer:
             self._capacity(d, u)
         elif intent == "cheapest":
             self._cheapest(d, u)
+        elif intent == "price" and "speed" in u.intents:
+            self._price_and_speed(d, u)  # "what will it cost and how fast is it?"
         elif intent == "price":
             self._price(d, u)
         elif intent == "allreduce":
@@ -444,6 +448,19 @@ class Composer:
                 if alts:
                     d.add(t(d.lang, "fit_instead"))
                     d.bullets([self._row_line(d, r) for r in alts])
+        elif u.one_node and not (one is not None and one["count"] == 1):
+            # "on one node/server": every node that holds it, cheapest first
+            nodes = sorted(
+                (r for r in rows if r["verdict"] != "does_not_fit"),
+                key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]),
+            )
+            if nodes:
+                d.add(t(d.lang, "fit_node_yes", model=model, precision=prec) + topic)
+                d.bullets([self._row_line(d, r) for r in nodes[:6]])
+                if any(r["verdict"] == "split" for r in nodes):
+                    d.add(t(d.lang, "fit_node_split"))
+            else:
+                d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
         elif one is not None and (one["count"] == 1 or split is None):
             d.add(
                 t(
@@ -525,11 +542,22 @@ class Composer:
                 advice
                 and advice.get("rule", {}).get("number") in (3, 4)
                 and not (
-                    {"traffic", "low_concurrency", "training", "fine_tuning"} & set(u.workloads)
+                    {"traffic", "low_concurrency", "training", "fine_tuning", "pipeline_parallel"}
+                    & set(u.workloads)
                 )
             ):
+                # the load decides between rule 3 and rule 4: ask, and quote both, not one
                 d.add(t(d.lang, "ask_workload"))
-            self._add_advice(d, advice, lead=bridge)
+                lines = []
+                for traffic in ("low", "high"):
+                    adv = self._advice(
+                        d, fits_one_card=False, cards_needed=cards_needed, traffic=traffic
+                    )
+                    if adv and adv.get("rule"):
+                        lines.append(self._rule_text(d, adv["rule"]))
+                d.bullets(lines)
+            else:
+                self._add_advice(d, advice, lead=bridge)
         else:
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
@@ -1219,6 +1247,52 @@ class Composer:
             d.add(t(d.lang, "placeholder_note"))
         d.suggest(follow_up(d.lang, "nvlink_example"))
         d.suggest(follow_up(d.lang, "fit_example"))
+
+    # ---- price and speed in one question
+    def _price_and_speed(self, d: Draft, u: Understanding) -> None:
+        """Both halves answered: with a model its speed on the node(s) plus their prices; without
+        one the price, the guide's own example (Llama 3.3 70B in BF16) labelled as such, and
+        the question which model."""
+        if u.has_subject:
+            self._speed(d, u)
+            named = [c for c in u.configurations if c in self.deps.catalog.configurations]
+            unpriced = [c for c in named if c not in d._prices]
+            if unpriced:
+                d.bullets([f"{d.link(c)}: **{d.price(c)}**" for c in unpriced])
+            return
+        self._price(d, u)
+        ids = [c for c in d._prices if c in self.deps.catalog.configurations]
+        lines = []
+        for cid in ids[:2]:
+            tput = d.call(
+                "throughput_estimate",
+                model=EXAMPLE_MODEL,
+                configuration=cid,
+                precision="bf16",
+            )
+            if not tput:
+                continue
+            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
+            lines.append(
+                t(
+                    d.lang,
+                    "speed_example_row",
+                    label=d.link(cid),
+                    tps=tokens(d.lang, tput["tokens_per_s"]),
+                    split=split,
+                )
+            )
+        if lines:
+            d.add(
+                t(d.lang, "speed_example_title")
+                + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
+            )
+            d.bullets(lines)
+        d.add(f"**{t(d.lang, 'speed_which_model')}**")
+        d.follow_ups.clear()
+        if ids:
+            d.suggest(follow_up(d.lang, "speed_model", label=d.label(ids[0])))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
 
     # ---- cheapest
     def _cheapest(self, d: Draft, u: Understanding) -> None:

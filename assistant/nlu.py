@@ -89,6 +89,7 @@ class Understanding(BaseModel):
     count: int | None = Field(default=None, description="number of cards")
     memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
     gen4: bool = False
+    one_node: bool = Field(default=False, description="'on one node / server / machine'")
     configurations: list[str] = Field(default_factory=list, description="configuration ids named")
     workloads: list[Workload] = Field(default_factory=list)
     context_tokens: int | None = None
@@ -781,6 +782,14 @@ class Understander:
                 u.count = _to_int(m.group(1))
         if u.count is not None and u.count <= 0:
             u.count = None
+        u.one_node = bool(
+            re.search(
+                r"(?<![a-z])(?:one|a|single|the same|einen|einem|einer|ein|einzelnen|"
+                r"denselben|demselben)\s+(?:single\s+|einzigen\s+|einzelnen\s+)?"
+                r"(?:node|server|machine|box|host|knoten|maschine|rechner)(?![a-z])",
+                folded,
+            )
+        )
         # configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count
         for cid in re.findall(r"\b\d+x-[a-z0-9-]+\b", folded):
             if cid in self._configs and cid not in u.configurations:

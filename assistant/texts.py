@@ -246,6 +246,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} in {precision} on {label}: about {tps} tokens/s** (single stream{split}).",
         "**{model} in {precision} auf {label}: etwa {tps} Token/s** (einzelner Stream{split}).",
     ),
+    "speed_example_title": (
+        "Speed depends on the model. For the guide's example model, Llama 3.3 70B in BF16:",
+        "Das Tempo hängt vom Modell ab. Für das Beispielmodell des Guides, Llama 3.3 70B in BF16:",
+    ),
+    "speed_example_row": (
+        "{label}: about {tps} tokens/s (single stream{split})",
+        "{label}: etwa {tps} Token/s (einzelner Stream{split})",
+    ),
+    "speed_which_model": (
+        "Which model do you want to run? Then I can estimate its speed on this node.",
+        "Welches Modell möchten Sie betreiben? Dann schätze ich sein Tempo auf diesem Knoten.",
+    ),
     "speed_split": (", split across {n} cards", ", auf {n} Karten aufgeteilt"),
     "speed_cost": (
         "At {price} that is {cost} per million output tokens at full load.",
@@ -355,6 +367,16 @@ PHRASES: dict[str, tuple[str, str]] = {
         "between its cards is not the question there:",
         "**{model} passt in {precision} nicht auf die genannte Konfiguration** — dort stellt "
         "sich die Frage nach der Verbindung zwischen den Karten gar nicht:",
+    ),
+    "fit_node_yes": (
+        "**Yes — {model} in {precision} fits on one node** (cheapest first):",
+        "**Ja — {model} passt in {precision} auf einen Knoten** (das Günstigste zuerst):",
+    ),
+    "fit_node_split": (
+        "On these nodes it is split across the node's cards (tensor parallelism); whether that "
+        "needs NVLink depends on the load.",
+        "Auf diesen Knoten wird es auf die Karten des Knotens aufgeteilt (Tensor-Parallelismus); "
+        "ob das NVLink braucht, hängt von der Last ab.",
     ),
     "fit_mixed": (
         "**{model} in {precision} does not fit on a single card here; it has to be "
@@ -574,6 +596,10 @@ FOLLOW_UPS: dict[str, tuple[str, str]] = {
     "awq": ("And in 4-bit AWQ?", "Und in 4-bit AWQ?"),
     "h200": ("And on 8x H200?", "Und auf 8x H200?"),
     "speed": ("How fast is it on {label}?", "Wie schnell ist es auf {label}?"),
+    "speed_model": (
+        "How fast is Llama 3.1 8B on {label}?",
+        "Wie schnell ist Llama 3.1 8B auf {label}?",
+    ),
     "cheapest": (
         "What is the cheapest node for {model}?",
         "Was ist der günstigste Knoten für {model}?",

