@@ -450,3 +450,30 @@ def test_judge_with_scripted_llm(tmp_path: Path) -> None:
     assert len(requests) == 2
     assert "QUESTION" in requests[0]["messages"][-1]["content"]
     assert report["cases"][0]["turns"][0]["mode"] == "offline"
+
+
+def test_llm_mode_runs_through_the_llm_path(tmp_path: Path) -> None:
+    """--mode llm: the same Assistant.ask with an LLM client; the scripted model calls a tool and
+    answers; the runner scores that answer (mode llm) and the judge is off on request."""
+    from tests.llm_server import ScriptedLLMServer, text, tool_call
+
+    script = [
+        tool_call("price_quote", {"configurations": ["4x-a100-sxm4"]}),
+        text("The 4 × NVIDIA A100 SXM4 node costs $4,395/month."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        settings = Settings(
+            data_dir=tmp_path,
+            OPENAI_API_KEY="test",
+            OPENAI_BASE_URL=server.base_url,
+            llm_max_retries=0,
+        )
+        ds = Dataset.model_validate({"name": "llm", "cases": SMALL["cases"][:1]})
+        report = run_eval([ds], settings, RunOptions(mode="llm", judge=False))
+        n_requests = len(server.requests)
+    turn = report["cases"][0]["turns"][0]
+    assert report["mode"] == "llm" and n_requests == 2
+    assert turn["mode"] == "llm", turn.get("notice")
+    assert [t["name"] for t in turn["tool_calls"]] == ["price_quote"]
+    assert report["cases"][0]["status"] == "pass", report["cases"][0]["failures"]
+    assert report["judge"]["enabled"] is False and "--no-judge" in report["judge"]["note"]
