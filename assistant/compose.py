@@ -407,6 +407,14 @@ class Composer:
     # ---- fit
     def _fit_answer(self, d: Draft, u: Understanding) -> None:
         fit = self._call_fit(d, u)
+        if (
+            fit is not None
+            and self._training(u)
+            and not self._is_image(fit)
+            and not re.search(r"\b(?:q?lora|peft|adapter)", u.question.lower())
+        ):
+            self._training_memory(d, u, fit)  # "how much memory to fully fine-tune X?"
+            return
         note = ""
         if fit is None and u.precision is not None:
             # an image model has published figures only for some precisions: answer with those
@@ -438,7 +446,12 @@ class Composer:
         split = self._cheapest_row(rows, ("split",))
         if targets:
             verdicts = {r["verdict"] for r in targets}
-            d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
+            if verdicts == {"fits_one_card"} and self._plans_tp(u):
+                # "TP 4 for a model that fits one card. Good idea?": no, the guide's worst mistake
+                lead = t(d.lang, "fit_tp_mistake", model=model, precision=prec, n=u.count)
+                d.add(lead + d.cite(CASE_ANCHORS["mistake.unneeded-tensor-parallelism"]) + topic)
+            else:
+                d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
             d.bullets([self._row_line(d, r) for r in targets])
             no_fit = [r for r in targets if r["verdict"] == "does_not_fit"]
             if no_fit and not self._is_image(fit):
@@ -582,6 +595,57 @@ class Composer:
         pool = [r["cards_needed"] for r in targets if r["cards_needed"]]
         pool = pool or [r["cards_needed"] for r in rows if r["cards_needed"]]
         return min(pool) if pool else 9
+
+    def _training_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """Full fine-tuning / training memory (weights, gradients, FP32 master, Adam) instead of
+        the serving fit, and the training rule."""
+        model = self._model_name(fit)
+        mem = d.call("memory_need", model=self._model_arg(u), training=True)
+        if mem is None:
+            d.calls.clear()
+            self._nvlink_without_model(d, u)
+            return
+        util = fit["constants"]["gpu_memory_utilization"]
+        cat = self.deps.catalog
+        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= mem["total_gb"]]
+        single = [
+            c
+            for c in cat.configurations.values()
+            if c.count == 1 and any(g.id == c.gpu for g in holders)
+        ]
+        d.add(
+            t(
+                d.lang,
+                "train_need",
+                model=model,
+                total=gb(d.lang, mem["total_gb"]),
+                bpp=smart(d.lang, mem["bytes_per_param"]),
+            )
+        )
+        if single:
+            cheapest = min(single, key=lambda c: (c.usd_per_month, c.id))
+            d.add(
+                t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
+            )
+        elif holders:
+            names = ", ".join(sorted({g.short_name for g in holders}))
+            d.add(t(d.lang, "train_big_card_only", cards=names))
+        else:
+            d.add(t(d.lang, "train_must_split"))
+        advice = self._advice(
+            d,
+            fits_one_card=bool(single),
+            workload="training",
+            parallelism=self._parallelism(u),
+        )
+        self._add_advice(d, advice)
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+        d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    @staticmethod
+    def _plans_tp(u: Understanding) -> bool:
+        """The user plans tensor parallelism over several cards."""
+        return "tensor_parallel" in u.workloads and (u.count or 0) > 1
 
     @staticmethod
     def _fit_lead(verdicts: set[str]) -> str:

@@ -528,6 +528,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"measure)|wie (?:prüfe|teste|messe|sehe|überprüfe|kann ich .*(?:prüfen|testen|messen|"
         r"sehen))|verify|überprüf|nachprüf|check (?:whether|if|that)|prüfen,? ob|measure|messen",
         "link_facts": r"bandwidth|bandbreite|how much faster|wie viel schneller|um wie viel|"
+        r"(?:nvlink|pcie|link)[\s-]*(?:generation|version|gen\b)|generation|generatio|"
+        r"(?:which|what|welche[nrs]?) (?:nvlink|pcie)|(?:run|runs|läuft|laufen) .{0,30}"
+        r"(?:pcie|nvlink)|(?:pcie|pci-e)\s*(?:gen)?\s*[345]\b|"
         r"which link|what link|welche verbindung|welcher link|which interconnect|welcher "
         r"interconnect|gb/s|how fast is (?:nvlink|pcie)|wie schnell ist (?:nvlink|pcie)",
         "tp_sync": r"synchroni[sz]ations?|abgleiche|all-?reduces? per token|syncs? per token|"
@@ -544,6 +547,12 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"dimensionier|need|brauch|benötig",
     }.items()
 }
+
+# price words other than "rent"/"mieten" (which also mean "which one should I take?")
+_MONEY_RX = re.compile(
+    r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|pro monat|"
+    r"/month|/monat|monthly|monatlich|\$|usd|euro|€"
+)
 
 _DOMAIN_RX = re.compile(
     r"gpu|vram|nvlink|pcie|sxm|cuda|modell?|model|llm|inferen|inference|train|\bkarte|card|"
@@ -867,6 +876,14 @@ class Understander:
             "nvlink",
             "speed",
         ]
+        if (
+            hits["price"]
+            and (hits["nvlink"] or u.workloads)
+            and not u.configurations
+            and not _MONEY_RX.search(no_cards)
+        ):
+            # "Should I rent SXM for rendering?" asks what to rent, not what it costs
+            hits["price"] = False
         if hits["cheapest"] and hits["price"] and not u.has_subject and not u.workloads:
             # "what's cheaper, 4x A100 PCIe or SXM4?" is a price comparison
             hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", folded))

@@ -368,6 +368,37 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} passt in {precision} nicht auf die genannte Konfiguration** — dort stellt "
         "sich die Frage nach der Verbindung zwischen den Karten gar nicht:",
     ),
+    "fit_tp_mistake": (
+        "**No — don't split it: {model} in {precision} fits on one card, and tensor parallelism "
+        "over {n} cards makes it slower, not faster.** Run it on one card (or one independent "
+        "copy per card).",
+        "**Nein — nicht aufteilen: {model} passt in {precision} auf eine Karte, und "
+        "Tensor-Parallelismus über {n} Karten macht es langsamer, nicht schneller.** Betreiben "
+        "Sie es auf einer Karte (oder eine unabhängige Kopie pro Karte).",
+    ),
+    "train_need": (
+        "**Full fine-tuning of {model} needs about {total}** ({bpp} bytes per parameter: BF16 "
+        "weights, gradients, FP32 master weights and Adam moments; activations come on top) — "
+        "far more than serving it.",
+        "**Volles Fine-Tuning von {model} braucht etwa {total}** ({bpp} Byte pro Parameter: "
+        "BF16-Gewichte, Gradienten, FP32-Master-Gewichte und Adam-Momente; Aktivierungen kommen "
+        "hinzu) — weit mehr als das Bedienen.",
+    ),
+    "train_one_card": (
+        "That fits on a single card: the cheapest one-card node that holds it is {label},",
+        "Das passt auf eine einzelne Karte: der günstigste Ein-Karten-Knoten, der es fasst, ist "
+        "{label},",
+    ),
+    "train_big_card_only": (
+        "Only a {cards} card holds that alone, and those come in 4- and 8-card nodes; on "
+        "smaller cards it must be split across cards.",
+        "Allein fasst das nur eine {cards}-Karte, und die gibt es in Knoten mit 4 und 8 Karten; "
+        "auf kleineren Karten muss es auf mehrere Karten aufgeteilt werden.",
+    ),
+    "train_must_split": (
+        "No single card holds that: it must be split across cards.",
+        "Keine einzelne Karte fasst das: es muss auf mehrere Karten aufgeteilt werden.",
+    ),
     "fit_node_yes": (
         "**Yes — {model} in {precision} fits on one node** (cheapest first):",
         "**Ja — {model} passt in {precision} auf einen Knoten** (das Günstigste zuerst):",

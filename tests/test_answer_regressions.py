@@ -99,3 +99,70 @@ def test_fit_unknown_workload_quotes_both_split_rules(assistant: Assistant) -> N
     text = _ok(assistant.ask("Does Llama 3.3 70B fit on one card?"), "en")
     assert "real traffic" in text  # the clarifying question
     assert RULES[3].text_en in text and RULES[4].text_en in text
+
+
+# evals-1 / evals-15: TP over several cards for a model that fits one card is "no", not "yes"
+@pytest.mark.parametrize(
+    "question,lang,no",
+    [
+        (
+            "I plan to serve Llama 3.1 8B with --tensor-parallel-size 4 on 4x L40S. Good idea?",
+            "en",
+            "**No —",
+        ),
+        (
+            "Lohnt es sich, Llama 3.1 8B mit Tensor-Parallelismus über vier H100-Karten zu "
+            "verteilen?",
+            "de",
+            "**Nein —",
+        ),
+    ],
+)
+def test_tensor_parallel_for_a_one_card_model_is_no(
+    question: str, lang: str, no: str, assistant: Assistant
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    assert text.startswith(no), text[:200]
+    assert any(c.url.endswith("#most-expensive-mistake") for c in a.citations)
+
+
+# evals-2: "rent SXM for rendering?" asks what to rent, not for a price
+def test_rent_sxm_for_rendering(assistant: Assistant) -> None:
+    a = assistant.ask("Should I rent SXM for rendering with Blender?")
+    text = _ok(a, "en")
+    assert text.startswith("**No")
+    assert any(c.url.endswith("#diffusion-and-rendering") for c in a.citations)
+    advice = next(t for t in a.tool_calls if t.name == "purchase_advice")
+    assert advice.result["recommendation"] == "pcie"
+
+
+# evals-3 / evals-3b: full fine-tuning memory, not the serving fit
+@pytest.mark.parametrize(
+    "question,model",
+    [
+        ("How much memory do I need to fully fine-tune Llama 3.1 8B?", "llama-3.1-8b"),
+        ("How much memory does full fine-tuning of Llama 3.3 70B need?", "llama-3.3-70b"),
+    ],
+)
+def test_full_fine_tuning_memory(
+    question: str, model: str, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, "en")
+    mem = call_tool(deps, "memory_need", {"model": model, "training": True}).result
+    total = mem["total_gb"]
+    shown = f"{total:,.0f} GB" if total >= 100 else f"{total:.1f} GB"
+    assert shown in text, (shown, text[:300])
+    assert "18 bytes per parameter" in text
+    advice = [t for t in a.tool_calls if t.name == "purchase_advice"][-1]
+    assert advice.arguments["workload"] == "training"
+    assert advice.result["rule"]["number"] == 4  # no one-card node holds it: split -> NVLink
+
+
+# evals-4: which NVLink generation a node uses
+def test_nvlink_generation_of_a_node(assistant: Assistant) -> None:
+    a = assistant.ask("Which NVLink generation does the A100 SXM4 use?")
+    text = _ok(a, "en")
+    assert "interconnect_facts" in _tools(a)
+    assert "NVLink 3" in text and "600 GB/s" in text
