@@ -302,12 +302,22 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         t: {"passed": v[0], "total": v[1], "pass_rate": _ratio(v[0], v[1])}
         for t, v in sorted(tags.items())
     }
+    datasets: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in results:
+        if r["status"] != "xfail":
+            datasets[r["dataset"]][1] += 1
+            datasets[r["dataset"]][0] += r["passed"]
+    by_dataset = {
+        d: {"passed": v[0], "total": v[1], "pass_rate": _ratio(v[0], v[1])}
+        for d, v in datasets.items()
+    }
     return {
         "pass_rate": _ratio(passed, scored) if scored else 0.0,
         "counts": {"cases": len(results), "scored": scored, "passed": passed, **counts},
         "metrics": metrics,
         "checks": checks,
         "by_tag": by_tag,
+        "by_dataset": by_dataset,
     }
 
 

@@ -477,3 +477,20 @@ def test_llm_mode_runs_through_the_llm_path(tmp_path: Path) -> None:
     assert [t["name"] for t in turn["tool_calls"]] == ["price_quote"]
     assert report["cases"][0]["status"] == "pass", report["cases"][0]["failures"]
     assert report["judge"]["enabled"] is False and "--no-judge" in report["judge"]["note"]
+
+
+def test_an_answer_that_raises_is_an_error_not_a_crash() -> None:
+    from evals.runner import _run_case, summarise
+    from evals.schema import Case
+
+    class Broken:
+        def ask(self, question: str, session_id: str | None = None) -> Answer:
+            raise RuntimeError("boom")
+
+    case = Case.model_validate({"id": "x", "question": "q", "language": "en", "tags": ["t"]})
+    res = _run_case(Broken(), case, "ds", PRICES)
+    assert res["status"] == "error" and "RuntimeError: boom" in res["failures"][0]
+    summary = summarise([res])
+    assert summary["pass_rate"] == 0.0 and summary["counts"]["error"] == 1
+    assert summary["by_dataset"] == {"ds": {"passed": 0, "total": 1, "pass_rate": 0.0}}
+    assert "boom" in to_junit({"cases": [res]})
