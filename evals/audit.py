@@ -824,6 +824,26 @@ class Auditor:
                     any(_matches(raw, w) for w in wants),
                 )
         del node_spans
+        # weights in the text: "DeepSeek V3 in FP8 (671 GB)", "In BF16 (470 GB)", "FP8: 671 GB"
+        prec_rx = (
+            r"(?<![\w-])(BF16|FP16|FP8|INT8|AWQ|GPTQ|Q4_K_M|Q5_K_M|Q8_0|4 ?bits?|4[- ]Bit)"
+            r"(?:\s?\(|:\s|\s+(?:it would be|wären es|sind es)\s)"
+        )
+        for m in re.finditer(prec_rx + _NUM + _SP + r"GB(?!/)", plain, re.I):
+            before = [mid for pos, mid in e.models(plain) if pos < m.start()]
+            mid = before[-1] if before else e.model(section)
+            prec = precision_in(m.group(1).replace("4 bit", "4-bit"))
+            if not mid or not prec or self.model_spec(mid).kind != "llm":
+                continue
+            want = self.weights_gb(mid, prec)
+            self.add(
+                n,
+                "weights",
+                f"{self.model_spec(mid).name} in {prec}",
+                f"{m.group(2)} GB",
+                f"{want:.4g} GB (parameters x {bits_of(prec):.4g} bit)",
+                _matches(m.group(2), want),
+            )
         # prices
         for m in re.finditer(
             r"\$" + _SP + _NUM + r"(?:" + _SP + r"(?:/|per |pro |a |im )(?:month|Monat))?", plain

@@ -71,6 +71,12 @@ def test_shipped_corpus_audits_clean(catalog) -> None:  # type: ignore[no-untype
 
 MUTATIONS = [
     (
+        "**Qwen3 235B-A22B:** FP8 (235 GB) on",
+        "**Qwen3 235B-A22B:** FP8 (255 GB) on",
+        "weights",
+        "mixture-of-experts",
+    ),
+    (
         "| A100 PCIe | 80 GB | 1,935 GB/s |",
         "| A100 PCIe | 80 GB | 2,935 GB/s |",
         "memory bandwidth",
