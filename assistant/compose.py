@@ -278,8 +278,8 @@ class Composer:
             overhead=gb(d.lang, overhead),
         )
 
-    def _model_name(self, fit: dict[str, Any]) -> str:
-        return str(fit["model"]["name"]).replace(" (generic dense, parameter count only)", "")
+    def _model_name(self, fit: dict[str, Any], lang: Language = "en") -> str:
+        return generic_name(str(fit["model"]["name"]), lang)
 
     def _is_image(self, fit: dict[str, Any]) -> bool:
         return bool(fit["model"]["kind"] != "llm")
@@ -428,14 +428,14 @@ class Composer:
                 note = t(
                     d.lang,
                     "no_figure_for_precision",
-                    model=self._model_name(fit),
+                    model=self._model_name(fit, d.lang),
                     asked=precision_label(u.precision),
                     precision=precision_label(fit["precision"]),
                 )
         if fit is None:
             self._general(d, u)
             return
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         rows = fit["rows"]
         targets = self._targets(u, fit)
@@ -551,26 +551,7 @@ class Composer:
                 parallelism=self._parallelism(u),
                 planned_tensor_parallel=u.count if "tensor_parallel" in u.workloads else None,
             )
-            if (
-                advice
-                and advice.get("rule", {}).get("number") in (3, 4)
-                and not (
-                    {"traffic", "low_concurrency", "training", "fine_tuning", "pipeline_parallel"}
-                    & set(u.workloads)
-                )
-            ):
-                # the load decides between rule 3 and rule 4: ask, and quote both, not one
-                d.add(t(d.lang, "ask_workload"))
-                lines = []
-                for traffic in ("low", "high"):
-                    adv = self._advice(
-                        d, fits_one_card=False, cards_needed=cards_needed, traffic=traffic
-                    )
-                    if adv and adv.get("rule"):
-                        lines.append(self._rule_text(d, adv["rule"]))
-                d.bullets(lines)
-            else:
-                self._add_advice(d, advice, lead=bridge)
+            self._split_rules(d, u, advice, cards_needed, lead=bridge)
         else:
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
@@ -599,7 +580,7 @@ class Composer:
     def _training_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
         """Full fine-tuning / training memory (weights, gradients, FP32 master, Adam) instead of
         the serving fit, and the training rule."""
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         mem = d.call("memory_need", model=self._model_arg(u), training=True)
         if mem is None:
             d.calls.clear()
@@ -641,6 +622,34 @@ class Composer:
         self._add_advice(d, advice)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    def _split_rules(
+        self,
+        d: Draft,
+        u: Understanding,
+        advice: dict[str, Any] | None,
+        cards_needed: int | None,
+        lead: str = "",
+        with_also: bool = True,
+    ) -> None:
+        """The rule; when the load decides between rule 3 and rule 4 and the user didn't say,
+        ask and quote both, never just one."""
+        unknown_load = not (
+            {"traffic", "low_concurrency", "training", "fine_tuning", "pipeline_parallel"}
+            & set(u.workloads)
+        )
+        if advice and advice.get("rule", {}).get("number") in (3, 4) and unknown_load:
+            d.add(t(d.lang, "ask_workload"))
+            lines = []
+            for traffic in ("low", "high"):
+                adv = self._advice(
+                    d, fits_one_card=False, cards_needed=cards_needed, traffic=traffic
+                )
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.bullets(lines)
+            return
+        self._add_advice(d, advice, with_also=with_also, lead=lead)
 
     @staticmethod
     def _plans_tp(u: Understanding) -> bool:
@@ -785,7 +794,7 @@ class Composer:
     def _fit_follow_ups(
         self, d: Draft, u: Understanding, fit: dict[str, Any], row: dict[str, Any] | None
     ) -> None:
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         if self._is_image(fit):
             d.suggest(follow_up(d.lang, "nvlink", model=model))
             return
@@ -818,7 +827,7 @@ class Composer:
                             t(
                                 d.lang,
                                 "image_fits",
-                                model=self._model_name(fit),
+                                model=self._model_name(fit, d.lang),
                                 need=gb(d.lang, fit["weights_gb"]),
                                 precision=precision_label(fit["precision"]),
                                 label=d.link(one["configuration"]),
@@ -954,7 +963,7 @@ class Composer:
 
     def _nvlink_training(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
         """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         mem = d.call("memory_need", model=self._model_arg(u), training=True)
         advice = self._advice(d, model=self._model_arg(u), workload="training")
         if advice is None or mem is None:
@@ -1004,7 +1013,7 @@ class Composer:
             self._nvlink_training(d, u, fit)
             return
         rows = fit["rows"]
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         targets = self._targets(u, fit)
         if targets and all(r["verdict"] == "does_not_fit" for r in targets):
@@ -1367,17 +1376,25 @@ class Composer:
                 d.add(t(d.lang, "cheapest_catalog", label=d.link(cid)) + " " + d.price(cid))
             self._ask_model(d, u)
             return
+        # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind
+        q = u.question.lower()
+        interconnect = None
+        if "nvlink" in u.intents and re.search(r"nvlink|nvswitch|\bsxm\b", q):
+            interconnect = "nvlink"
+        elif "nvlink" in u.intents and re.search(r"\bpcie\b|pci-e", q):
+            interconnect = "pcie"
         res = d.call(
             "cheapest_fit",
             model=self._model_arg(u),
             precision=u.precision,
             context_tokens=u.context_tokens,
             concurrency=u.concurrency,
+            interconnect=interconnect,
         )
         if res is None:
             self._general(d, u)
             return
-        model = self._model_name(res)
+        model = self._model_name(res, d.lang)
         prec = precision_label(res["precision"])
         rows = res["cheapest"]
         if not rows:
@@ -1387,7 +1404,7 @@ class Composer:
         d.add(
             t(
                 d.lang,
-                "cheapest_one",
+                "cheapest_one_" + interconnect if interconnect else "cheapest_one",
                 model=model,
                 precision=prec,
                 label=d.link(top["configuration"]),
@@ -1437,7 +1454,13 @@ class Composer:
             else ("image_video" if res["model"]["kind"] != "llm" else "llm_serving"),
             traffic="high" if "traffic" in w else "low",
         )
-        self._add_advice(d, advice, with_also=False)
+        self._split_rules(
+            d,
+            u,
+            advice,
+            top["cards_needed"] if top["verdict"] == "split" else None,
+            with_also=False,
+        )
         if top.get("price_source") == "placeholder":
             d.add(t(d.lang, "placeholder_note"))
         self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
@@ -1457,7 +1480,7 @@ class Composer:
             d.add(t(d.lang, "speed_image"))
             return
         targets = self._targets(u, fit)
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         if not targets:
             res = d.call(
@@ -1619,7 +1642,7 @@ class Composer:
             targets = [best] if best else []
             if best:
                 d.add(t(d.lang, "capacity_pick"))
-        model = self._model_name(fit)
+        model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         ctx = u.context_tokens or 8192
         for r in targets[:2]:
@@ -1681,6 +1704,7 @@ class Composer:
                 ]
             )
         self._numbers(d, fit)
+        d.add(t(d.lang, "capacity_guide") + d.cite("worked-example", guide="awq-vs-gptq-vs-fp8"))
         d.suggest(
             follow_up(d.lang, "speed", label=d.label(targets[0]["configuration"]))
             if targets
@@ -1729,6 +1753,9 @@ class Composer:
                 lid = node["nodes"][0]["link"]["id"]
                 if lid not in links:
                     links.append(lid)
+        for lid in _named_links(u.question):
+            if lid not in links:
+                links.append(lid)
         if len(links) < 2:
             for lid in ("pcie-gen5-x16", "nvlink-4"):
                 if lid not in links and len(links) < 2:
@@ -1745,8 +1772,7 @@ class Composer:
         if res is None:
             self._general(d, u)
             return
-        name = (res["model"] or {}).get("name", f"{res['params_b']:g}B")
-        name = str(name).replace(" (generic dense, parameter count only)", "")
+        name = generic_name(str((res["model"] or {}).get("name", f"{res['params_b']:g}B")), d.lang)
         if example:
             d.add(t(d.lang, "allreduce_example"))
         d.add(
@@ -1925,6 +1951,34 @@ class Composer:
                 )
             )
         return passages
+
+
+_LINK_MENTIONS = (
+    ("pcie-gen4-x16", r"(?:pcie|pci-e|pci express)?\s*gen\s*4|pcie\s*4(?:\.0)?\b"),
+    ("pcie-gen5-x16", r"(?:pcie|pci-e|pci express)?\s*gen\s*5|pcie\s*5(?:\.0)?\b"),
+    ("nvlink-3", r"nvlink\s*3"),
+    ("nvlink-4", r"nvlink\s*4"),
+    ("nvlink-5", r"nvlink\s*5"),
+)
+
+
+def _named_links(question: str) -> list[str]:
+    """Link ids a question names outright ('over PCIe Gen4', 'NVLink 4'), in question order."""
+    q = question.lower()
+    hits = []
+    for lid, rx in _LINK_MENTIONS:
+        m = re.search(rx, q)
+        if m:
+            hits.append((m.start(), lid))
+    return [lid for _, lid in sorted(hits)]
+
+
+def generic_name(name: str, lang: Language) -> str:
+    """'70B model (generic dense, parameter count only)' -> '70B model' / '70B-Modell'."""
+    name = name.replace(" (generic dense, parameter count only)", "")
+    if lang == "de":
+        name = re.sub(r"^([\d.,]+B) model$", r"\1-Modell", name)
+    return name
 
 
 def _excerpt(text: str, limit: int = 700) -> str:

@@ -510,8 +510,9 @@ _WORKLOAD_RX: list[tuple[Workload, re.Pattern[str]]] = [
 _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
     for k, v in {
-        "capacity": r"how many (?:concurrent |parallel |simultaneous )?(?:users|sequences|"
-        r"requests|streams|sessions|conversations)|wie viele (?:gleichzeitige[n]? |parallele[n]? )?"
+        "capacity": r"how many (?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
+        r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations)|"
+        r"wie viele (?:gleichzeitige[n]? |parallele[n]? )?(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
         r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen)|max(?:imum|imal)?(?:e|en)? "
         r"(?:context|kontext)|longest context|längste[nr]? kontext|"
         r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long) (?:a )?context|kontextlänge|"
@@ -861,6 +862,8 @@ class Understander:
         )
         if not in_domain and not intents:
             return ["off_topic"]
+        if hits["link_facts"] and re.search(r"all[\s-]*reduce|allreduce|gradient", folded):
+            hits["link_facts"] = False  # "all-reduce over PCIe Gen4" asks for a time
         if (hits["link_facts"] or hits["tp_sync"]) and u.model:
             hits["link_facts"] = False  # "bandwidth for Llama on 4x A100" is about the model
         if hits["tp_sync"] and not re.search(r"tensor|\btp\b|split|aufgeteilt|aufteil", folded):

@@ -225,6 +225,15 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**The cheapest configuration for {model} in {precision} is {label}** ({verdict}).",
         "**Die günstigste Konfiguration für {model} in {precision} ist {label}** ({verdict}).",
     ),
+    "cheapest_one_nvlink": (
+        "**The cheapest NVLink (SXM) node for {model} in {precision} is {label}** ({verdict}).",
+        "**Der günstigste NVLink-Knoten (SXM) für {model} in {precision} ist {label}** "
+        "({verdict}).",
+    ),
+    "cheapest_one_pcie": (
+        "**The cheapest PCIe node for {model} in {precision} is {label}** ({verdict}).",
+        "**Der günstigste PCIe-Knoten für {model} in {precision} ist {label}** ({verdict}).",
+    ),
     "cheapest_none": (
         "**No configuration in the catalog holds {model} in {precision}.**",
         "**Keine Konfiguration im Katalog fasst {model} in {precision}.**",
@@ -448,6 +457,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "the tools give the published VRAM need.",
         "Tempo-Schätzungen (Token/s) gibt es nur für Sprachmodelle; für Bild- und Videomodelle "
         "liefern die Tools den veröffentlichten VRAM-Bedarf.",
+    ),
+    "capacity_guide": (
+        "The sum is weights first, then the KV cache per token in what is left; the guide works "
+        "it through for Llama 3.3 70B with 8K context.",
+        "Gerechnet wird erst mit den Gewichten, dann mit dem KV-Cache pro Token im verbleibenden "
+        "Speicher; der Guide rechnet das für Llama 3.3 70B mit 8K Kontext vor.",
     ),
     "capacity_pick": (
         "You didn't name a configuration; the cheapest one that holds it:",

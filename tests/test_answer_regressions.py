@@ -166,3 +166,42 @@ def test_nvlink_generation_of_a_node(assistant: Assistant) -> None:
     text = _ok(a, "en")
     assert "interconnect_facts" in _tools(a)
     assert "NVLink 3" in text and "600 GB/s" in text
+
+
+# evals-5: the link the question names, German wording
+def test_allreduce_over_the_named_link_in_german(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask(
+        "Wie lange dauert der Gradienten-All-Reduce eines 70B-Modells über PCIe Gen4?"
+    )
+    text = _ok(a, "de")
+    call = next(t for t in a.tool_calls if t.name == "gradient_allreduce_time")
+    assert "pcie-gen4-x16" in call.arguments["links"]
+    gen4 = next(r for r in call.result["rows"] if r["link"] == "pcie-gen4-x16")
+    assert f"{gen4['seconds']:.1f}".replace(".", ",") + " s" in text
+    assert "70B-Modell" in text and "70B model" not in text
+    assert any(c.url.endswith("#large-batch-training") for c in a.citations)
+
+
+# evals-6: "how many concurrent 8k sequences" is a capacity question
+def test_capacity_with_a_context_in_the_question(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask(
+        "How many concurrent 8k sequences of Llama 3.3 70B in BF16 fit on 4x H100 SXM5?"
+    )
+    text = _ok(a, "en")
+    cap = next(t for t in a.tool_calls if t.name == "capacity_check")
+    assert cap.arguments["configuration"] == "4x-h100-sxm5"
+    assert f"up to {cap.result['max_concurrency']} concurrent sequences" in text
+    assert any(c.url.endswith("#worked-example") for c in a.citations)
+
+
+# evals-7: "the cheapest NVLink node" only looks at NVLink nodes
+def test_cheapest_nvlink_node(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("What is the cheapest NVLink node for Llama 3.3 70B in FP8?")
+    text = _ok(a, "en")
+    call = next(t for t in a.tool_calls if t.name == "cheapest_fit")
+    assert call.arguments["interconnect"] == "nvlink"
+    top = call.result["cheapest"][0]["configuration"]
+    links = deps.catalog.links
+    assert links[deps.catalog.configurations[top].interconnect].kind == "nvlink"
+    assert text.startswith("**The cheapest NVLink (SXM) node")
+    assert a.prices[0].configuration == top
