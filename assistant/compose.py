@@ -1285,7 +1285,7 @@ class Composer:
                 d.add(
                     t(
                         d.lang,
-                        "node_facts",
+                        "node_facts_one" if q["count"] == 1 else "node_facts",
                         count=q["count"],
                         mem=gb(d.lang, q["total_memory_gb"]),
                         link=info["name"],
@@ -1383,6 +1383,8 @@ class Composer:
             interconnect = "nvlink"
         elif "nvlink" in u.intents and re.search(r"\bpcie\b|pci-e", q):
             interconnect = "pcie"
+        # "the cheapest single card for X": only where it fits on one card
+        one_card = u.count == 1 and not u.configurations and not u.cards
         res = d.call(
             "cheapest_fit",
             model=self._model_arg(u),
@@ -1390,6 +1392,7 @@ class Composer:
             context_tokens=u.context_tokens,
             concurrency=u.concurrency,
             interconnect=interconnect,
+            one_card=one_card or None,
         )
         if res is None:
             self._general(d, u)
@@ -1404,7 +1407,11 @@ class Composer:
         d.add(
             t(
                 d.lang,
-                "cheapest_one_" + interconnect if interconnect else "cheapest_one",
+                "cheapest_one_" + interconnect
+                if interconnect
+                else "cheapest_one_card"
+                if one_card
+                else "cheapest_one",
                 model=model,
                 precision=prec,
                 label=d.link(top["configuration"]),

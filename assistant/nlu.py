@@ -696,7 +696,7 @@ class Understander:
         params = [m for m in _PARAMS_RX.finditer(folded) if not _inside_card(folded, m.start())]
         if family and family.group(2) and re.search(r"\d", family.group(2)):
             mention = (family.group(1) + family.group(2)).strip(" -.:?")
-            mention = _original_case(original, mention)
+            mention = _with_proper_names(original, _original_case(original, mention))
             u.unknown_model = mention
             u.unknown_model_closest = self._closest(mention)
             if params:
@@ -707,13 +707,18 @@ class Understander:
             u.model_mention = params[0].group(0).strip()
 
     def _closest(self, mention: str) -> list[str]:
+        """Known models of the same family (a 'Claude 3' has no close relative here)."""
         finder = getattr(self.catalog, "find_model", None)
         if finder is None:
             return []
+        family = re.match(r"[a-z]+", mention.lower())
         try:
             finder(mention)
         except Exception as exc:  # UnknownModel carries closest
-            return [str(c) for c in getattr(exc, "closest", [])][:3]
+            names = [str(c) for c in getattr(exc, "closest", [])]
+            if family:
+                names = [n for n in names if n.lower().startswith(family.group(0))]
+            return names[:3]
         return []
 
     def _find_precision(self, folded: str, u: Understanding) -> None:
@@ -937,6 +942,27 @@ def _original_case(original: str, folded_mention: str) -> str:
     if idx < 0:
         return folded_mention
     return original[idx : idx + len(folded_mention)]
+
+
+def _with_proper_names(original: str, mention: str) -> str:
+    """'Llama 4 B' -> 'Llama 4 Behemoth', 'Claude 3' -> 'Claude 3 Opus': the capitalised words
+    right after the name belong to it (at most two; question words stop it)."""
+    idx = original.find(mention)
+    if idx < 0:
+        return mention
+    end = idx + len(mention)
+    # a cut-off word ("B" of "Behemoth"): back up to the start of that word
+    if end < len(original) and original[end].isalpha() and original[end - 1].isalpha():
+        while end > idx and original[end - 1].isalpha():
+            end -= 1
+    words = re.match(r"((?:\s*[A-Z][\w.-]*)(?:\s+[A-Z][\w.-]*)?)", original[end:])
+    extra = ""
+    for w in words.group(1).split() if words else []:
+        bare = w.strip(".,;:!?").lower()
+        if not bare or bare in _EN_WORDS or bare in _DE_WORDS or _find_cards(bare):
+            break
+        extra += " " + w.strip(".,;:!?")
+    return (original[idx:end].rstrip() + extra).strip()
 
 
 def _strip_topo(folded: str) -> str:

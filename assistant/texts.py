@@ -575,6 +575,16 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{count} cards, {mem} in total, linked by {link} ({bw} GB/s).",
         "{count} Karten, zusammen {mem}, verbunden über {link} ({bw} GB/s).",
     ),
+    "node_facts_one": (
+        "{count} card with {mem}, attached over {link} ({bw} GB/s).",
+        "{count} Karte mit {mem}, angebunden über {link} ({bw} GB/s).",
+    ),
+    "cheapest_one_card": (
+        "**The cheapest node where {model} in {precision} fits on a single card is {label}** "
+        "({verdict}).",
+        "**Der günstigste Knoten, auf dem {model} in {precision} auf eine einzelne Karte passt, "
+        "ist {label}** ({verdict}).",
+    ),
     "price_diff": (
         "{more} costs {diff} more per month than {less}.",
         "{more} kostet {diff} mehr im Monat als {less}.",

@@ -205,3 +205,47 @@ def test_cheapest_nvlink_node(assistant: Assistant, deps: Deps) -> None:
     assert links[deps.catalog.configurations[top].interconnect].kind == "nvlink"
     assert text.startswith("**The cheapest NVLink (SXM) node")
     assert a.prices[0].configuration == top
+
+
+# evals-17: "the cheapest single card" only looks where it fits on one card
+def test_cheapest_single_card(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Was ist die günstigste einzelne Karte für Llama 3.3 70B in AWQ?")
+    text = _ok(a, "de")
+    call = next(t for t in a.tool_calls if t.name == "cheapest_fit")
+    assert call.arguments["one_card"] is True
+    top = call.result["cheapest"][0]
+    assert top["verdict"] == "fits_one_card"
+    assert a.prices[0].configuration == top["configuration"]
+    assert "auf eine einzelne Karte passt" in text.splitlines()[0]
+
+
+# evals-18: one card, not "1 cards"
+@pytest.mark.parametrize(
+    "question,lang,want,wrong",
+    [
+        ("What does 1x L4 cost?", "en", "1 card with", "1 cards"),
+        ("Was kostet 1x L4?", "de", "1 Karte mit", "1 Karten"),
+    ],
+)
+def test_one_card_node_facts(
+    question: str, lang: str, want: str, wrong: str, assistant: Assistant
+) -> None:
+    text = _ok(assistant.ask(question), lang)
+    assert want in text and wrong not in text
+
+
+# evals-10 / evals-10b: the whole unknown name, and only relatives as "similar names"
+@pytest.mark.parametrize(
+    "question,name,relatives",
+    [
+        ("Does Llama 4 Behemoth fit on 8x B200?", "Llama 4 Behemoth", True),
+        ("How much VRAM does Claude 3 Opus need?", "Claude 3 Opus", False),
+        ("Does Llama 9 900B fit on 8x H200?", "Llama 9 900B", True),
+    ],
+)
+def test_unknown_model_full_name(
+    question: str, name: str, relatives: bool, assistant: Assistant
+) -> None:
+    text = _ok(assistant.ask(question), "en")
+    assert f"I don't know the model {name}**" in text, text[:200]
+    assert ("similar names" in text) is relatives
