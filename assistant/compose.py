@@ -362,9 +362,15 @@ class Composer:
             return ""
         model = fit["model"]
         if model["kind"] != "llm":
-            name = re.escape(str(model["name"]).split(" [")[0].split(" (")[0])
-            p = sections.find("gpu-for-flux-sdxl", d.lang, name)
-            return d.cite_passage(p)
+            # the guide says "SDXL", the catalog "Stable Diffusion XL 1.0": try the short forms
+            spec = self.deps.catalog.models.get(model["id"])
+            names = [str(model["name"]).split(" [")[0].split(" (")[0], model["id"]]
+            names += [str(a) for a in (getattr(spec, "aliases", None) or [])]
+            for name in names:
+                p = sections.find("gpu-for-flux-sdxl", d.lang, rf"\b{re.escape(name)}\b")
+                if p is not None:
+                    return d.cite_passage(p)
+            return d.cite("short-answer", guide="gpu-for-flux-sdxl")
         if model.get("active_params_b"):
             name = re.escape(str(model["name"]).split(" ")[0])
             return d.cite_passage(sections.find("mixture-of-experts", d.lang, name))
@@ -1233,6 +1239,21 @@ class Composer:
         cat = self.deps.catalog
         ids = [c for c in u.configurations if c in cat.configurations]
         intro = "price_intro_many"
+        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+        if not ids and cards and u.count is not None:
+            same = [c for c in cat.configurations.values() if c.gpu in cards]
+            if same and not any(c.count == u.count for c in same):
+                # "3x H100": no such node; the nearest counts below and above, with prices
+                below = [c.count for c in same if c.count < u.count]
+                above = [c.count for c in same if c.count > u.count]
+                near = {max(below)} if below else set()
+                near |= {min(above)} if above else set()
+                ids = [c.id for c in same if c.count in near and not c.id.endswith("-gen4")]
+                name = (
+                    u.card_families[0].upper() if u.card_families else cat.gpus[cards[0]].short_name
+                )
+                d.add(t(d.lang, "price_no_count", count=u.count, card=name))
+                intro = ""
         if not ids and u.card_families:
             for fam in u.card_families:
                 for card in CARD_FAMILIES[fam]:

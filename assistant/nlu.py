@@ -795,6 +795,11 @@ class Understander:
             )
             if m and _to_int(m.group(1)) and m.group(1) not in ("a", "an"):
                 u.count = _to_int(m.group(1))
+        if u.count is None and not spans:
+            # a bare count, as in the follow-up "und 8x?" / "and 8 ×?"
+            m = re.search(r"(?<![a-z0-9.,])(\d{1,2})\s*(?:x|-mal)(?![a-z0-9])", folded)
+            if m:
+                u.count = int(m.group(1))
         if u.count is not None and u.count <= 0:
             u.count = None
         u.one_node = bool(

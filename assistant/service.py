@@ -247,13 +247,33 @@ def _chunks(text: str, size: int = STREAM_CHUNK_CHARS) -> Iterator[str]:
         yield buf
 
 
+_REFERS_TO_NODE = re.compile(
+    r"\b(?:on|with|for|in) (?:it|that|this|them|those)\b|\b(?:that|this|the same) "
+    r"(?:node|server|config\w*|machine|box|setup)\b|\bdarauf\b|\bdamit\b|\bdort\b|"
+    r"\bdiese[mnr]? (?:knoten|server|konfiguration|maschine)\b|\bauf (?:ihm|dem|diesem)\b|"
+    r"\bdemselben\b|\bderselben\b"
+)
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
     earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
     new_subject = bool(u.model or u.params_b or u.unknown_model)
+    names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
     follow = u.follow_up or not new_subject
     if not follow:
+        if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
+            # "How fast is Llama 3.3 70B on it?" after a price question: the same node
+            return u.model_copy(
+                update={
+                    "cards": list(prev.cards),
+                    "card_families": list(prev.card_families),
+                    "count": prev.count,
+                    "memory_gb": prev.memory_gb,
+                    "configurations": list(prev.configurations),
+                }
+            )
         return u
     update: dict[str, Any] = {}
     if not new_subject:
@@ -268,7 +288,6 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update["context_tokens"] = prev.context_tokens
     if u.concurrency is None and prev.concurrency:
         update["concurrency"] = prev.concurrency
-    names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
     if not names_hardware and u.count is None:
         update.update(
             cards=list(prev.cards),
@@ -297,11 +316,16 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
                 configs.append(cid)
         update.update(count=count, configurations=configs)
     intents = list(u.intents)
+    # a follow-up ("und 8x?") or an answer to our clarifying question ("only a few users")
+    # that supplies a slot but asks nothing new continues the previous question
+    supplies_slot = not new_subject and bool(
+        u.workloads or u.precision or names_hardware or u.count or u.context_tokens
+    )
     if (
         prev.intent
-        and (intents in (["general"], ["fit"]) or not intents)
-        and u.follow_up
-        and prev.intent not in ("off_topic", "topology_paste", "general")
+        and (intents in (["general"], ["fit"], ["off_topic"]) or not intents)
+        and (u.follow_up or supplies_slot)
+        and prev.intent not in ("off_topic", "topology_paste", "allreduce_paste", "general")
     ):
         intents = [prev.intent]
     update["intents"] = intents

@@ -214,6 +214,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "per_month": ("/month", "/Monat"),
     "placeholder": (" (placeholder price)", " (Platzhalterpreis)"),
     "price_intro": ("The catalog price:", "Der Katalogpreis:"),
+    "price_no_count": (
+        "**There is no {count}-card {card} node in the catalog.** The nearest:",
+        "**Einen Knoten mit {count} {card}-Karten gibt es im Katalog nicht.** Am nächsten:",
+    ),
     "price_intro_many": ("The catalog prices:", "Die Katalogpreise:"),
     "price_family": (
         "“{family}” exists as PCIe and SXM variants; both prices:",

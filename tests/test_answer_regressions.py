@@ -249,3 +249,69 @@ def test_unknown_model_full_name(
     text = _ok(assistant.ask(question), "en")
     assert f"I don't know the model {name}**" in text, text[:200]
     assert ("similar names" in text) is relatives
+
+
+def _conversation(assistant: Assistant, *questions: str) -> list[Answer]:
+    out: list[Answer] = []
+    sid = None
+    for q in questions:
+        a = assistant.ask(q, session_id=sid)
+        sid = a.session_id
+        out.append(a)
+    return out
+
+
+# evals-9: "und 8x?" after a price question: the same card at the new count
+def test_price_follow_up_with_a_new_count(assistant: Assistant, deps: Deps) -> None:
+    _, a2 = _conversation(assistant, "Was kostet 4x A100 SXM4?", "und 8x?")
+    text = _ok(a2, "de")
+    assert [p.configuration for p in a2.prices] == ["8x-a100-sxm4"]
+    price = deps.catalog.configurations["8x-a100-sxm4"].usd_per_month
+    assert f"${price:,}/Monat" in text
+
+
+# evals-12: "on it" after a price question is the node priced before
+def test_speed_on_it_after_a_price_question(assistant: Assistant, deps: Deps) -> None:
+    _, a2 = _conversation(
+        assistant, "What does 4x A100 PCIe cost?", "How fast is Llama 3.3 70B on it?"
+    )
+    text = _ok(a2, "en")
+    tput = next(t for t in a2.tool_calls if t.name == "throughput_estimate")
+    assert tput.arguments["configuration"] == "4x-a100-pcie"
+    assert f"about {round(tput.result['tokens_per_s'])} tokens/s" in text
+    assert "$4,157/month" in text
+
+
+# evals-13: answering our clarifying question continues the NVLink question
+def test_answer_to_the_clarifying_question(assistant: Assistant) -> None:
+    from tools.advice import RULES
+
+    a1, a2 = _conversation(
+        assistant,
+        "Do I need NVLink for Llama 3.3 70B on four cards?",
+        "Only a few users, low concurrency.",
+    )
+    assert "real traffic" in a1.answer
+    text = _ok(a2, "en")
+    advice = [t for t in a2.tool_calls if t.name == "purchase_advice"][-1]
+    assert advice.result["recommendation"] == "pcie_size_for_memory"
+    assert RULES[3].text_en in text and RULES[4].text_en not in text
+
+
+# evals-11: no 3-card H100 node: say so, quote the nearest ones
+def test_price_for_a_count_that_does_not_exist(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("What will 3x H100 cost?")
+    text = _ok(a, "en")
+    assert "There is no 3-card H100 node" in text and "Which configuration" not in text
+    assert a.prices and all(
+        deps.catalog.configurations[p.configuration].count != 3 for p in a.prices
+    )
+    counts = {deps.catalog.configurations[p.configuration].count for p in a.prices}
+    assert counts == {2, 4}
+
+
+# evals-14: image-model fit answers cite the image guide
+def test_sdxl_fit_cites_the_image_guide(assistant: Assistant) -> None:
+    a = assistant.ask("Does SDXL run on an L4?")
+    _ok(a, "en")
+    assert "gpu-for-flux-sdxl" in {c.guide for c in a.citations}
