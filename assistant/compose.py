@@ -187,6 +187,8 @@ class Composer:
             self._off_topic(d, u)
         elif u.unknown_model and not u.model:
             self._unknown_model(d, u)
+        elif u.explain:
+            self._general(d, u)  # "why ...?", "what happens ...?": the guide's own words
         elif intent == "link_facts":
             self._link_facts(d, u)
         elif intent == "tp_sync":
@@ -1960,9 +1962,13 @@ class Composer:
     def _search(self, d: Draft, u: Understanding) -> list[Any]:
         index = self.deps.index
         passages: list[Any] = []
+        guide = _topic_guide(u.question)
         if index is not None:
             try:
-                passages = list(index.search(u.question, k=3, language=d.lang))
+                if guide is not None:  # one guide is plainly about this: search it first
+                    passages = list(index.search(u.question, k=3, language=d.lang, guide=guide))
+                if not passages:
+                    passages = list(index.search(u.question, k=3, language=d.lang))
             except Exception as exc:  # index missing / server down: fall back to keywords
                 log.warning("retrieval failed, using keyword fallback: %s", exc)
         if not passages and self.deps.guides is not None:
@@ -1979,6 +1985,24 @@ class Composer:
                 )
             )
         return passages
+
+
+_TOPICS = {
+    "awq-vs-gptq-vs-fp8": r"\b(?:awq|gptq|gguf|quanti[sz]\w*|fp8|bf16|fp16|int4|int8|4-bit|vllm|"
+    r"w8a16|q4_k_m|q8_0)\b",
+    "mixture-of-experts": r"\b(?:moe|mixture|experts?|expert\w*|active param\w*|aktive\w* param\w*|"
+    r"deepseek|mixtral|qwen3|mla)\b",
+    "gpu-for-flux-sdxl": r"\b(?:flux|sdxl|diffusion|image|images|bild\w*|video\w*|wan|comfyui)\b",
+    "nvlink-vs-pcie": r"\b(?:nvlink|pcie|sxm|tensor\w*|nccl|busbw|all-?reduce|topolog\w*|p2p|"
+    r"peer-to-peer|nvswitch)\b",
+}
+
+
+def _topic_guide(question: str) -> str | None:
+    """The one guide a question is plainly about (its terms name no other), else None."""
+    q = question.lower()
+    hits = [g for g, rx in _TOPICS.items() if re.search(rx, q)]
+    return hits[0] if len(hits) == 1 else None
 
 
 _LINK_MENTIONS = (

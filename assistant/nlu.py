@@ -90,6 +90,9 @@ class Understanding(BaseModel):
     memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
     gen4: bool = False
     one_node: bool = Field(default=False, description="'on one node / server / machine'")
+    explain: bool = Field(
+        default=False, description="a why / what-happens / difference question: the guides answer"
+    )
     configurations: list[str] = Field(default_factory=list, description="configuration ids named")
     workloads: list[Workload] = Field(default_factory=list)
     context_tokens: int | None = None
@@ -528,8 +531,11 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "topology_howto": r"topolog|nvidia-smi|topo -m|how (?:do|can) i (?:check|verify|see|test|"
         r"measure)|wie (?:prüfe|teste|messe|sehe|überprüfe|kann ich .*(?:prüfen|testen|messen|"
         r"sehen))|verify|überprüf|nachprüf|check (?:whether|if|that)|prüfen,? ob|measure|messen",
-        "link_facts": r"bandwidth|bandbreite|how much faster|wie viel schneller|um wie viel|"
-        r"(?:nvlink|pcie|link)[\s-]*(?:generation|version|gen\b)|generation|generatio|"
+        "link_facts": r"bandwidth|bandbreite|"
+        r"(?:how much faster|wie viel schneller|um wie viel).{0,40}(?:nvlink|pcie|sxm|link|"
+        r"interconnect|verbindung)|"
+        r"(?:nvlink|pcie|sxm).{0,40}(?:how much faster|wie viel schneller)|"
+        r"(?:nvlink|pcie|link)[\s-]*(?:generation|version|gen\b)|"
         r"(?:which|what|welche[nrs]?) (?:nvlink|pcie)|(?:run|runs|läuft|laufen) .{0,30}"
         r"(?:pcie|nvlink)|(?:pcie|pci-e)\s*(?:gen)?\s*[345]\b|"
         r"which link|what link|welche verbindung|welcher link|which interconnect|welcher "
@@ -548,6 +554,30 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"dimensionier|need|brauch|benötig",
     }.items()
 }
+
+# questions the guides answer in prose: why, what happens, what is the difference, ...
+_EXPLAIN_RX = re.compile(
+    r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
+    r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\bhow does .{0,40}\bwork|"
+    r"\bwie funktionier|\bexplain\b|\berklär|\bactive param|\baktive[n]? param|"
+    r"\b(?:support|unterstütz)\w*\b.{0,20}\bfp8|\bfp8\b.{0,20}\b(?:support|unterstütz)|"
+    r"\badd up\b|\baddier|\bzusammenzähl|\breally reach|\bin practice\b|\btatsächlich\b|"
+    r"\bby default\b|\bstandardmäßig\b|"
+    r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does .{1,30} mean)\b|"
+    r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
+    r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
+)
+# a why / what-happens / difference / measured question is prose even when it names a price,
+# the cheapest card or a bandwidth
+_STRONG_EXPLAIN_RX = re.compile(
+    r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
+    r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\breally reach|\bin practice\b|"
+    r"\btatsächlich\b|\bmeasured\b|\bgemessen|"
+    r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
+    r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
+)
+# intents a "what is ..." question still means literally
+_LITERAL_INTENTS = ("price", "cheapest", "capacity", "allreduce", "tp_sync", "speed", "link_facts")
 
 # price words other than "rent"/"mieten" (which also mean "which one should I take?")
 _MONEY_RX = re.compile(
@@ -672,6 +702,18 @@ class Understander:
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
         u.intents = self._intents(prose, u)
+        u.explain = (
+            bool(_EXPLAIN_RX.search(prose))
+            and u.nccl_text is None
+            and u.topo_text is None
+            and len(u.configurations) < 2
+            and (
+                bool(_STRONG_EXPLAIN_RX.search(prose))
+                or not any(i in _LITERAL_INTENTS for i in u.intents)
+            )
+        )
+        if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
+            u.intents = ["general"]
         return u
 
     # ------------------------------------------------------------------ parts

@@ -315,3 +315,62 @@ def test_sdxl_fit_cites_the_image_guide(assistant: Assistant) -> None:
     a = assistant.ask("Does SDXL run on an L4?")
     _ok(a, "en")
     assert "gpu-for-flux-sdxl" in {c.guide for c in a.citations}
+
+
+# evals-8 / evals-16: open guide questions are answered from the guide section about them
+@pytest.mark.parametrize(
+    "question,lang,url_end",
+    [
+        (
+            "Why is the KV cache not quantised with the weights?",
+            "en",
+            "awq-vs-gptq-vs-fp8/#kv-cache",
+        ),
+        (
+            "Why is the cheapest card that fits rarely the right one for image generation?",
+            "en",
+            "gpu-for-flux-sdxl/#cheapest-is-rarely-right",
+        ),
+        ("What is busbw in nccl-tests?", "en", "nvlink-vs-pcie/#measure-it-yourself"),
+        (
+            "What happens at 128K context with an AWQ model on an 80 GB card?",
+            "en",
+            "awq-vs-gptq-vs-fp8/#why-smallest-is-not-smallest",
+        ),
+        (
+            "How much faster is FP8 than BF16 for token generation?",
+            "en",
+            "awq-vs-gptq-vs-fp8/#speed",
+        ),
+        ("Warum braucht DeepSeek V3 so wenig KV-Cache?", "de", "mixture-of-experts/#kv-cache"),
+        (
+            "What is the difference between the L4 and the RTX 4090 for image generation?",
+            "en",
+            "gpu-for-flux-sdxl/#cheapest-is-rarely-right",
+        ),
+        (
+            "Was passiert beim Tensor-Parallelismus zwischen den Karten?",
+            "de",
+            "nvlink-vs-pcie/#tensor-parallelism",
+        ),
+        (
+            "What peer-to-peer bandwidth do PCIe Gen4 cards really reach?",
+            "en",
+            "nvlink-vs-pcie/#measure-it-yourself",
+        ),
+    ],
+)
+def test_guide_questions_quote_the_section(
+    question: str, lang: str, url_end: str, assistant: Assistant
+) -> None:
+    a = assistant.ask(question)
+    _ok(a, lang)
+    assert "search_guides" in _tools(a)
+    assert a.citations and a.citations[0].url.endswith(url_end), [c.url for c in a.citations]
+
+
+def test_flux_on_four_small_cards_is_answered_from_the_guide(assistant: Assistant) -> None:
+    a = assistant.ask("Do four 24 GB cards add up to 96 GB for FLUX?")
+    _ok(a, "en")
+    assert not a.answer.startswith("**Yes")
+    assert any(c.url.endswith("gpu-for-flux-sdxl/#many-cards") for c in a.citations)
