@@ -1959,9 +1959,24 @@ class Composer:
                 if Decimal(c.usd_per_month) in values and not c.placeholder:
                     d.price(c.id)
 
+    def _pinned_passage(self, d: Draft, question: str) -> Any:
+        """A few questions name their guide section outright (see _PINNED): quote that one."""
+        sections = self.deps.guides
+        if sections is None:
+            return None
+        q = question.lower()
+        for rx, guide, anchor, contains in _PINNED:
+            if re.search(rx, q):
+                named = re.search(r"deepseek|mixtral|qwen", q)
+                if anchor == "total-vs-active" and named:
+                    contains = named.group(0)  # the paragraph about the model asked about
+                return sections.section(guide, anchor, d.lang, contains)
+        return None
+
     def _search(self, d: Draft, u: Understanding) -> list[Any]:
         index = self.deps.index
         passages: list[Any] = []
+        pinned = self._pinned_passage(d, u.question)
         guide = _topic_guide(u.question)
         if index is not None:
             try:
@@ -1973,6 +1988,9 @@ class Composer:
                 log.warning("retrieval failed, using keyword fallback: %s", exc)
         if not passages and self.deps.guides is not None:
             passages = self.deps.guides.keyword_search(u.question, d.lang, k=3)
+        if pinned is not None:
+            rest = [p for p in passages if getattr(p, "anchor", None) != pinned.anchor]
+            passages = [pinned, *rest][:3]
         if passages:
             d.calls.append(
                 ToolCall(
@@ -1996,6 +2014,46 @@ _TOPICS = {
     "nvlink-vs-pcie": r"\b(?:nvlink|pcie|sxm|tensor\w*|nccl|busbw|all-?reduce|topolog\w*|p2p|"
     r"peer-to-peer|nvswitch)\b",
 }
+
+
+_FORMAT = r"(?:awq|gptq|gguf|fp8|int4|int8|bf16|q4_k_m|exl2)"
+# questions that name a guide section plainly: (pattern, guide, anchor, narrowing regex)
+_PINNED: tuple[tuple[str, str, str, str | None], ...] = (
+    (
+        rf"(?:difference|unterschied|vs\.?|versus|compare|vergleich).{{0,40}}\b{_FORMAT}\b"
+        rf".{{0,20}}\b{_FORMAT}\b|\b{_FORMAT}\b.{{0,20}}\b(?:vs\.?|versus|or|oder)\s+{_FORMAT}\b",
+        "awq-vs-gptq-vs-fp8",
+        "formats",
+        r"GPTQ",  # the table, not its caption
+    ),
+    (
+        r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten",
+        "mixture-of-experts",
+        "total-vs-active",
+        None,
+    ),
+    (
+        r"(?:support|unterstütz)\w*.{0,20}\bfp8\b|\bfp8\b.{0,20}(?:support|unterstütz)|"
+        r"(?:which|welche) (?:cards?|karten?|gpus?) .{0,20}\bfp8\b",
+        "awq-vs-gptq-vs-fp8",
+        "speed",
+        None,
+    ),
+    (
+        r"gpu_memory_utili[sz]ation|(?:vllm).{0,60}(?:default|standardmäßig|by default)|"
+        r"(?:default|standardmäßig).{0,60}vllm",
+        "awq-vs-gptq-vs-fp8",
+        "why-smallest-is-not-smallest",
+        r"gpu_memory_utilization",
+    ),
+    (
+        r"(?:moe|mixture|experts?|experten).{0,60}(?:nvlink|interconnect|verbindung|all-to-all)|"
+        r"(?:nvlink|interconnect|verbindung|all-to-all).{0,60}(?:moe|mixture|experts?|experten)",
+        "mixture-of-experts",
+        "interconnect",
+        None,
+    ),
+)
 
 
 def _topic_guide(question: str) -> str | None:

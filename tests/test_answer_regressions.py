@@ -358,6 +358,29 @@ def test_sdxl_fit_cites_the_image_guide(assistant: Assistant) -> None:
             "en",
             "nvlink-vs-pcie/#measure-it-yourself",
         ),
+        ("What is the difference between AWQ and GPTQ?", "en", "awq-vs-gptq-vs-fp8/#formats"),
+        ("Was ist der Unterschied zwischen AWQ und GPTQ?", "de", "awq-vs-gptq-vs-fp8/#formats"),
+        (
+            "How many active parameters does DeepSeek V3 have?",
+            "en",
+            "mixture-of-experts/#total-vs-active",
+        ),
+        (
+            "Why does a mixture-of-experts model need memory for all its experts?",
+            "en",
+            "mixture-of-experts/#total-vs-active",
+        ),
+        (
+            "Why does an MoE model need NVLink when experts are spread across cards?",
+            "en",
+            "mixture-of-experts/#interconnect",
+        ),
+        ("Welche Karten unterstützen FP8?", "de", "awq-vs-gptq-vs-fp8/#speed"),
+        (
+            "Wie viel vom Kartenspeicher nutzt vLLM standardmäßig?",
+            "de",
+            "awq-vs-gptq-vs-fp8/#why-smallest-is-not-smallest",
+        ),
     ],
 )
 def test_guide_questions_quote_the_section(
@@ -374,3 +397,12 @@ def test_flux_on_four_small_cards_is_answered_from_the_guide(assistant: Assistan
     _ok(a, "en")
     assert not a.answer.startswith("**Yes")
     assert any(c.url.endswith("gpu-for-flux-sdxl/#many-cards") for c in a.citations)
+
+
+def test_pinned_sections_quote_the_part_that_answers(assistant: Assistant) -> None:
+    active = assistant.ask("How many active parameters does DeepSeek V3 have?").answer
+    assert "37B" in active  # the table row, not the section's first paragraph
+    formats = assistant.ask("What is the difference between AWQ and GPTQ?").answer
+    assert "calibration data" in formats and "activations" in formats
+    vllm = assistant.ask("Wie viel vom Kartenspeicher nutzt vLLM standardmäßig?").answer
+    assert "gpu_memory_utilization" in vllm and "0,9" in vllm
