@@ -9,6 +9,7 @@ rule, never a guess.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from dataclasses import dataclass, field
@@ -1934,10 +1935,17 @@ class Composer:
             d.suggest(follow_up(d.lang, "nvlink_example"))
             return
         top = passages[0]
+        sections = self.deps.guides
+        if len(str(top.text)) < 200 and sections is not None and bool(getattr(top, "anchor", "")):
+            # a one-line chunk (a section's closing sentence): quote the section's body
+            parts = sections.chunks(top.guide, top.anchor, d.lang)
+            joined = "\n\n".join(str(p.text) for p in parts)
+            if parts and len(joined) > len(str(top.text)):
+                top = dataclasses.replace(parts[0], text=joined)
         title = str(top.title).rstrip(".")
         where = title if top.section in (top.title, title) else f"{title} › {top.section}"
         d.add(t(d.lang, "general_intro") + f" **[{where}]({top.url})**")
-        excerpt = _excerpt(top.text)
+        excerpt = _excerpt(_best_part(top.text, u.question))
         self._quote_prices(d, excerpt)
         d.add(excerpt + d.cite_passage(top))
         more = [p for p in passages[1:3] if p.section != top.section]
@@ -1988,6 +1996,10 @@ class Composer:
                 log.warning("retrieval failed, using keyword fallback: %s", exc)
         if not passages and self.deps.guides is not None:
             passages = self.deps.guides.keyword_search(u.question, d.lang, k=3)
+        if len(passages) > 1 and not getattr(passages[0], "anchor", "x"):
+            # a guide's introduction says what the guide covers, not the answer: quote the
+            # best section instead and keep the introduction as a link
+            passages = [*passages[1:], passages[0]]
         if pinned is not None:
             rest = [p for p in passages if getattr(p, "anchor", None) != pinned.anchor]
             passages = [pinned, *rest][:3]
@@ -2037,7 +2049,14 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"(?:which|welche) (?:cards?|karten?|gpus?) .{0,20}\bfp8\b",
         "awq-vs-gptq-vs-fp8",
         "speed",
-        None,
+        r"A100.*Ampere|Ampere.*A100",  # "FP8 in the catalog: ... yes. A100 ... no"
+    ),
+    (
+        r"\b(?:sys|pix|pxb|phb|nv#|nv\d+)\b.{0,40}\b(?:mean|means|bedeut\w*|stands? for|steht)|"
+        r"\b(?:mean|means|bedeut\w*)\b.{0,40}\b(?:sys|pix|pxb|phb|nv#|nv\d+)\b",
+        "nvlink-vs-pcie",
+        "measure-it-yourself",
+        r"`SYS`",  # the legend paragraph
     ),
     (
         r"gpu_memory_utili[sz]ation|(?:vllm).{0,60}(?:default|standardmäßig|by default)|"
@@ -2051,6 +2070,15 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"(?:nvlink|interconnect|verbindung|all-to-all).{0,60}(?:moe|mixture|experts?|experten)",
         "mixture-of-experts",
         "interconnect",
+        r"all-to-all",
+    ),
+    (
+        r"(?:\badd up\b|\baddier\w*|\bzusammenzähl\w*|\bsummier\w*|\bcombine[ds]?\b|"
+        r"\bpool(?:ed)?\b).{0,60}(?:flux|sdxl|diffusion|image|bild|video|wan)|"
+        r"(?:flux|sdxl|diffusion|image|bild|video|wan).{0,60}(?:\badd up\b|\baddier\w*|"
+        r"\bzusammenzähl\w*|\bsummier\w*|\bcombine[ds]?\b|\bpool(?:ed)?\b)",
+        "gpu-for-flux-sdxl",
+        "many-cards",
         None,
     ),
 )
@@ -2091,6 +2119,54 @@ def generic_name(name: str, lang: Language) -> str:
     return name
 
 
+def _terms(text: str) -> set[str]:
+    """Content words and figures of a text (no function words)."""
+    from assistant.nlu import FUNCTION_WORDS
+
+    words = re.findall(r"[a-zäöüß0-9][a-zäöüß0-9._-]*", text.lower())
+    out = {w.rstrip("._-") for w in words if len(w) >= 3 or any(c.isdigit() for c in w)}
+    return out - FUNCTION_WORDS
+
+
+def _best_part(text: str, question: str, limit: int = 700) -> str:
+    """A long passage narrowed to the paragraph that shares the most terms with the question
+    (numbers like '128K' count), so the quote holds the answer rather than the section's start.
+    Short passages, code blocks and tables stay whole."""
+    if len(text) <= limit or "```" in text:
+        return text
+    blocks = []
+    for b in re.split(r"\n\s*\n", text):
+        if b.strip():  # list items count one by one
+            blocks += [i for i in re.split(r"\n(?=\s*(?:[-*]|\d+\.)\s)", b) if i.strip()]
+    if len(blocks) < 2:
+        return text
+    q = _terms(question)
+    scores = [len(q & _terms(b)) for b in blocks]
+    best = max(range(len(blocks)), key=lambda i: (scores[i], -i))
+    if scores[best] < 2:  # no paragraph stands out: the section's start
+        return text
+    # the best paragraph with its neighbours, as far as the quote's length allows
+    lo = hi = best
+    size = len(blocks[best])
+    while True:
+        grew = False
+        if hi + 1 < len(blocks) and size + len(blocks[hi + 1]) + 2 <= limit:
+            hi += 1
+            size += len(blocks[hi]) + 2
+            grew = True
+        if lo > 0 and size + len(blocks[lo - 1]) + 2 <= limit:
+            lo -= 1
+            size += len(blocks[lo]) + 2
+            grew = True
+        if not grew:
+            break
+    out = blocks[lo]
+    for prev, cur in zip(blocks[lo:hi], blocks[lo + 1 : hi + 1], strict=True):
+        both_items = all(re.match(r"\s*(?:[-*]|\d+\.)\s", b) for b in (prev, cur))
+        out += ("\n" if both_items else "\n\n") + cur
+    return out
+
+
 def _excerpt(text: str, limit: int = 700) -> str:
     """The passage (or its first paragraphs up to `limit` characters), quoted as a block."""
     paras = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
@@ -2098,6 +2174,15 @@ def _excerpt(text: str, limit: int = 700) -> str:
     size = 0
     for p in paras:
         if out and size + len(p) > limit:
+            items = re.split(r"\n(?=\s*(?:[-*]|\d+\.)\s)", p)
+            if len(items) > 1:  # a long list: as many whole items as fit
+                kept: list[str] = []
+                for item in items:
+                    if kept and size + len(item) > limit:
+                        break
+                    kept.append(item)
+                    size += len(item)
+                out.append("\n".join(kept))
             break
         out.append(p)
         size += len(p)

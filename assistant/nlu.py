@@ -320,6 +320,10 @@ _EN_WORDS = frozenset(
 )
 
 
+#: function words of both languages (question words, articles, "card", "model", ...)
+FUNCTION_WORDS = _DE_WORDS | _EN_WORDS
+
+
 def detect_language(text: str) -> tuple[Language, bool]:
     """('de'|'en', detected). Counts German and English function words; umlauts count for German."""
     words = re.findall(r"(?<![a-z0-9äöüß])[a-zäöüß]+(?![a-z0-9äöüß])", text.lower())
@@ -702,8 +706,10 @@ class Understander:
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
         u.intents = self._intents(prose, u)
+        two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2
         u.explain = (
-            bool(_EXPLAIN_RX.search(prose))
+            not (two_links and "link_facts" in u.intents)  # "NVLink 4 vs PCIe Gen5": the facts
+            and bool(_EXPLAIN_RX.search(prose))
             and u.nccl_text is None
             and u.topo_text is None
             and len(u.configurations) < 2

@@ -406,3 +406,24 @@ def test_pinned_sections_quote_the_part_that_answers(assistant: Assistant) -> No
     assert "calibration data" in formats and "activations" in formats
     vllm = assistant.ask("Wie viel vom Kartenspeicher nutzt vLLM standardmäßig?").answer
     assert "gpu_memory_utilization" in vllm and "0,9" in vllm
+
+
+# quotes hold the answer: the paragraph that matches the question, a whole section when the
+# best chunk is one closing line, list items rather than a cut-off list
+def test_quotes_hold_the_answer(assistant: Assistant) -> None:
+    a = assistant.ask("What happens at 128K context with an AWQ model on an 80 GB card?")
+    assert "79.6 GB" in _ok(a, "en")
+    b = assistant.ask(
+        "Why is the cheapest card that fits rarely the right one for image generation?"
+    )
+    assert "Headroom" in _ok(b, "en")
+    c = assistant.ask("What does SYS mean in nvidia-smi topo -m?")
+    assert re.search(r"`SYS`[^\n]{0,80}(?:socket|QPI|UPI)", _ok(c, "en"))
+    e = assistant.ask("Does the A100 support FP8?")
+    assert "W8A16" in _ok(e, "en")
+
+
+def test_two_links_compared_are_link_facts(assistant: Assistant) -> None:
+    a = assistant.ask("Wie groß ist der Unterschied zwischen NVLink 4 und PCIe Gen5?")
+    assert "interconnect_facts" in _tools(a)
+    assert "14×" in _ok(a, "de")
