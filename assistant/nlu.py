@@ -580,6 +580,12 @@ _STRONG_EXPLAIN_RX = re.compile(
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
 )
+# concepts the guides explain about a model (not its sizing)
+_CONCEPT_RX = re.compile(
+    r"kv[\s-]*cache|\bactive\b|\baktive|expert|experten|\bmla\b|latent|quanti[sz]|format|"
+    r"all-to-all|attention|router|routing|calibration|kalibrier|embedding|lm_head|scale|"
+    r"add up|addier|zusammenzähl|summier|combine|\bpool"
+)
 # intents a "what is ..." question still means literally
 _LITERAL_INTENTS = ("price", "cheapest", "capacity", "allreduce", "tp_sync", "speed", "link_facts")
 
@@ -707,8 +713,16 @@ class Understander:
         self._find_context_and_concurrency(prose, u)
         u.intents = self._intents(prose, u)
         two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2
+        # "why does Llama 3.3 70B not fit on one H100?" is best answered with the sizing itself;
+        # "why does DeepSeek V3 need so little KV cache?" asks about a concept of the model
+        sizing_about_model = (
+            u.has_subject
+            and any(i in ("fit", "nvlink", "speed", "cheapest") for i in u.intents)
+            and not _CONCEPT_RX.search(prose)
+        )
         u.explain = (
             not (two_links and "link_facts" in u.intents)  # "NVLink 4 vs PCIe Gen5": the facts
+            and not sizing_about_model
             and bool(_EXPLAIN_RX.search(prose))
             and u.nccl_text is None
             and u.topo_text is None

@@ -427,3 +427,13 @@ def test_two_links_compared_are_link_facts(assistant: Assistant) -> None:
     a = assistant.ask("Wie groß ist der Unterschied zwischen NVLink 4 und PCIe Gen5?")
     assert "interconnect_facts" in _tools(a)
     assert "14×" in _ok(a, "de")
+
+
+# a "why" question about a model's sizing keeps the sizing flow (numbers, rule, prices)
+def test_why_questions_about_sizing_keep_the_tools(assistant: Assistant) -> None:
+    a = assistant.ask("Why do I need NVLink for Llama 3.3 70B on four cards for real traffic?")
+    text = _ok(a, "en")
+    assert "rent an SXM node" in text and "$4,395/month" in text
+    b = assistant.ask("Why does Llama 3.3 70B not fit on one H100?")
+    _ok(b, "en")
+    assert "fit_check" in _tools(b)
