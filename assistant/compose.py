@@ -454,6 +454,7 @@ class Composer:
         ) or self._cheapest_row(rows, ("fits_one_card",))
         split = self._cheapest_row(rows, ("split",))
         if targets:
+            self._count_note(d, u, targets)
             verdicts = {r["verdict"] for r in targets}
             if verdicts == {"fits_one_card"} and self._plans_tp(u):
                 # "TP 4 for a model that fits one card. Good idea?": no, the guide's worst mistake
@@ -606,7 +607,7 @@ class Composer:
         d.add(
             t(
                 d.lang,
-                "train_need",
+                "train_need" if "fine_tuning" in u.workloads else "train_need_training",
                 model=model,
                 total=gb(d.lang, mem["total_gb"]),
                 bpp=smart(d.lang, mem["bytes_per_param"]),
@@ -618,8 +619,13 @@ class Composer:
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
             )
         elif holders:
-            names = ", ".join(sorted({g.short_name for g in holders}))
-            d.add(t(d.lang, "train_big_card_only", cards=names))
+            names = sorted({g.short_name for g in holders})
+            joined = (
+                names[0]
+                if len(names) == 1
+                else ", ".join(names[:-1]) + (" oder " if d.lang == "de" else " or ") + names[-1]
+            )
+            d.add(t(d.lang, "train_big_card_only", cards=joined))
         else:
             d.add(t(d.lang, "train_must_split"))
         advice = self._advice(
@@ -659,6 +665,16 @@ class Composer:
             d.bullets(lines)
             return
         self._add_advice(d, advice, with_also=with_also, lead=lead)
+
+    def _count_note(self, d: Draft, u: Understanding, targets: list[dict[str, Any]]) -> None:
+        """'2x H100 SXM5' asked, only 4/8-card nodes exist: say so before answering for them."""
+        if not u.count or not targets or any(r["count"] == u.count for r in targets):
+            return
+        if u.configurations:
+            return  # a configuration id named outright exists
+        cards = {r["gpu"] for r in targets}
+        names = ", ".join(sorted({self.deps.catalog.gpus[c].short_name for c in cards}))
+        d.add(t(d.lang, "no_such_count", count=u.count, card=names))
 
     @staticmethod
     def _plans_tp(u: Understanding) -> bool:
@@ -1513,6 +1529,7 @@ class Composer:
         targets = self._targets(u, fit)
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
+        self._count_note(d, u, targets)
         if not targets:
             res = d.call(
                 "cheapest_fit",
@@ -1675,6 +1692,7 @@ class Composer:
                 d.add(t(d.lang, "capacity_pick"))
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
+        self._count_note(d, u, targets)
         ctx = u.context_tokens or 8192
         for r in targets[:2]:
             cap = d.call(

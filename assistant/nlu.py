@@ -522,7 +522,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"wie viele (?:gleichzeitige[n]? |parallele[n]? )?(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
         r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen)|max(?:imum|imal)?(?:e|en)? "
         r"(?:context|kontext)|longest context|längste[nr]? kontext|"
-        r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long) (?:a )?context|kontextlänge|"
+        r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long)\b.{0,24}context|kontextlänge|"
         r"context length|kv[\s-]*cache (?:room|platz)",
         "cheapest": r"cheapest|least expensive|lowest price|most affordable|günstigste|"
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"

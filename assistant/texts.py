@@ -397,6 +397,20 @@ PHRASES: dict[str, tuple[str, str]] = {
         "BF16-Gewichte, Gradienten, FP32-Master-Gewichte und Adam-Momente; Aktivierungen kommen "
         "hinzu) — weit mehr als das Bedienen.",
     ),
+    "train_need_training": (
+        "**Training {model} (mixed precision with Adam) needs about {total}** ({bpp} bytes per "
+        "parameter: BF16 weights, gradients, FP32 master weights and Adam moments; activations "
+        "come on top) — far more than serving it.",
+        "**Das Training von {model} (Mixed Precision mit Adam) braucht etwa {total}** ({bpp} "
+        "Byte pro Parameter: BF16-Gewichte, Gradienten, FP32-Master-Gewichte und Adam-Momente; "
+        "Aktivierungen kommen hinzu) — weit mehr als das Bedienen.",
+    ),
+    "no_such_count": (
+        "There is no {count}-card {card} node in the catalog; here is the nearest one that holds "
+        "it:",
+        "Einen Knoten mit {count} {card}-Karten gibt es im Katalog nicht; hier der nächste, der "
+        "es fasst:",
+    ),
     "train_one_card": (
         "That fits on a single card: the cheapest one-card node that holds it is {label},",
         "Das passt auf eine einzelne Karte: der günstigste Ein-Karten-Knoten, der es fasst, ist "

@@ -437,3 +437,29 @@ def test_why_questions_about_sizing_keep_the_tools(assistant: Assistant) -> None
     b = assistant.ask("Why does Llama 3.3 70B not fit on one H100?")
     _ok(b, "en")
     assert "fit_check" in _tools(b)
+
+
+# a card count the catalog doesn't have is said, not silently replaced
+@pytest.mark.parametrize(
+    "question,lang,note",
+    [
+        ("Wie schnell ist Mixtral 8x7B auf 2x H100 SXM5?", "de", "Einen Knoten mit 2 H100 SXM5"),
+        ("Does Llama 3.3 70B fit on 2x H200?", "en", "There is no 2-card H200 node"),
+        (
+            "How long is the context I can fit for Llama 3.3 70B on 2x H100 SXM5?",
+            "en",
+            "There is no 2-card H100 SXM5 node",
+        ),
+    ],
+)
+def test_missing_card_count_is_said(
+    question: str, lang: str, note: str, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    assert note in _ok(a, lang)
+    assert all(deps.catalog.configurations[p.configuration].count != 2 for p in a.prices)
+
+
+def test_training_from_scratch_says_training(assistant: Assistant) -> None:
+    text = _ok(assistant.ask("I want to train a 7B model from scratch, which node?"), "en")
+    assert text.startswith("**Training") and "fine-tuning" not in text.split("\n")[0]
