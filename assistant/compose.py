@@ -212,6 +212,14 @@ class Composer:
             self._speed(d, u)
         elif intent == "general" and len(u.configurations) >= 2 and not u.has_subject:
             self._price(d, u)  # "4x A100 PCIe vs 4x A100 SXM4": link and price side by side
+        elif (
+            intent == "general"
+            and (u.configurations or u.cards or u.card_families)
+            and u.count is not None
+            and not u.has_subject
+            and not u.workloads
+        ):
+            self._price(d, u)  # "4x H100": the node's facts and price
         elif intent == "fit" and u.has_subject:
             self._fit_answer(d, u)
         elif intent == "fit" and (u.configurations or u.cards or u.card_families):

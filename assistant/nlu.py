@@ -959,6 +959,16 @@ class Understander:
         ):
             # "Should I rent SXM for rendering?" asks what to rent, not what it costs
             hits["price"] = False
+        if hits["cheapest"] and len(u.configurations) >= 2 and not u.has_subject:
+            # "Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?" compares two prices
+            hits["cheapest"], hits["price"] = False, True
+        if (
+            len(u.configurations) >= 2
+            and u.has_subject
+            and not any(hits[k] for k in ("price", "cheapest", "speed", "capacity", "allreduce"))
+        ):
+            # "Is 4x A100 PCIe or 4x A100 SXM4 better for Llama 3.3 70B?": the same job both ways
+            hits["nvlink"] = True
         if hits["cheapest"] and hits["price"] and not u.has_subject and not u.workloads:
             # "what's cheaper, 4x A100 PCIe or SXM4?" is a price comparison
             hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", folded))

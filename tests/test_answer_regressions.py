@@ -463,3 +463,23 @@ def test_missing_card_count_is_said(
 def test_training_from_scratch_says_training(assistant: Assistant) -> None:
     text = _ok(assistant.ask("I want to train a 7B model from scratch, which node?"), "en")
     assert text.startswith("**Training") and "fine-tuning" not in text.split("\n")[0]
+
+
+def test_which_of_two_nodes_is_cheaper(assistant: Assistant) -> None:
+    a = assistant.ask("Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?")
+    text = _ok(a, "de")
+    assert {p.configuration for p in a.prices} == {"4x-a100-pcie", "4x-a100-sxm4"}
+    assert "$238" in text
+
+
+def test_which_of_two_nodes_is_better_for_a_model(assistant: Assistant) -> None:
+    a = assistant.ask("Is 4x A100 PCIe or 4x A100 SXM4 better for Llama 3.3 70B?")
+    _ok(a, "en")
+    assert [t for t in _tools(a) if t == "throughput_estimate"] == ["throughput_estimate"] * 2
+    assert {p.configuration for p in a.prices} >= {"4x-a100-pcie", "4x-a100-sxm4"}
+
+
+def test_bare_node_name_gets_its_facts(assistant: Assistant) -> None:
+    a = assistant.ask("4x H100")
+    _ok(a, "en")
+    assert {p.configuration for p in a.prices} == {"4x-h100-pcie", "4x-h100-sxm5"}
