@@ -26,6 +26,7 @@ def test_gate_file_is_sane() -> None:
     assert GATE["max_grounding_violations"] == 0
 
 
+@pytest.mark.slow  # a full eval run: part of `make test`, not of `make test-fast`
 def test_shipped_datasets_pass_the_gate(tmp_path: Path) -> None:
     datasets = load_datasets(DATASETS)
     for ds in datasets:
