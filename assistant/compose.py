@@ -206,7 +206,11 @@ class Composer:
             self._allreduce(d, u)
         elif intent == "topology_howto":
             self._topology_howto(d, u)
-        elif intent == "nvlink" or (intent == "general" and u.workloads and not u.has_subject):
+        elif intent == "nvlink" or (
+            intent == "general"
+            and set(u.workloads) - {"diffusion", "rendering"}
+            and not u.has_subject
+        ):
             self._nvlink(d, u)
         elif intent == "speed":
             self._speed(d, u)
@@ -1279,7 +1283,8 @@ class Composer:
                 name = (
                     u.card_families[0].upper() if u.card_families else cat.gpus[cards[0]].short_name
                 )
-                d.add(t(d.lang, "price_no_count", count=u.count, card=name))
+                key = "price_no_single" if u.count == 1 else "price_no_count"
+                d.add(t(d.lang, key, count=u.count, card=name))
                 intro = ""
         if not ids and u.card_families:
             for fam in u.card_families:

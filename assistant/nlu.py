@@ -566,7 +566,7 @@ _EXPLAIN_RX = re.compile(
     r"\bwie funktionier|\bexplain\b|\berklär|\bactive param|\baktive[n]? param|"
     r"\b(?:support|unterstütz)\w*\b.{0,20}\bfp8|\bfp8\b.{0,20}\b(?:support|unterstütz)|"
     r"\badd up\b|\baddier|\bzusammenzähl|\breally reach|\bin practice\b|\btatsächlich\b|"
-    r"\bby default\b|\bstandardmäßig\b|"
+    r"\bby default\b|\bstandardmäßig\b|memory bandwidth|speicherbandbreite|"
     r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does .{1,30} mean)\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
@@ -577,6 +577,8 @@ _STRONG_EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
     r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\breally reach|\bin practice\b|"
     r"\btatsächlich\b|\bmeasured\b|\bgemessen|"
+    r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does)\b.{0,20}"
+    r"\b(?:busbw|algbw|phb|pix|pxb|sys|nv#|numa|nvswitch|mla|moe|awq|gptq|gguf)\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
 )
@@ -601,7 +603,8 @@ _DOMAIN_RX = re.compile(
     r"diffusion|render|blender|gpuserver|nvidia|a100|h100|h200|b200|rtx|l40|\bl4\b|memory|"
     r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"
     r"all-?reduce|tensor|pipeline|mistral|qwen|deepseek|mixtral|flux|sdxl|guide|price|preis|"
-    r"kost|cost|miete|rent|nvidia-smi|batch|context|kontext|throughput|durchsatz",
+    r"kost|cost|miete|rent|nvidia-smi|batch|context|kontext|throughput|durchsatz|"
+    r"\btopo\b|\bphb\b|\bpix\b|\bpxb\b|\bnv\d+\b|\bnuma\b|nccl|busbw|algbw|p2p",
 )
 
 _INJECTION_RX = re.compile(
@@ -934,6 +937,12 @@ class Understander:
         )
         if not in_domain and not intents:
             return ["off_topic"]
+        if (
+            hits["link_facts"]
+            and re.search(r"memory bandwidth|speicherbandbreite|hbm|vram bandwidth", folded)
+            and not re.search(r"nvlink|pcie|interconnect|verbindung", folded)
+        ):
+            hits["link_facts"] = False  # the card's memory bandwidth, not the link's
         if hits["link_facts"] and re.search(r"all[\s-]*reduce|allreduce|gradient", folded):
             hits["link_facts"] = False  # "all-reduce over PCIe Gen4" asks for a time
         if (hits["link_facts"] or hits["tp_sync"]) and u.model:

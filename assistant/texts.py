@@ -214,6 +214,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "per_month": ("/month", "/Monat"),
     "placeholder": (" (placeholder price)", " (Platzhalterpreis)"),
     "price_intro": ("The catalog price:", "Der Katalogpreis:"),
+    "price_no_single": (
+        "**The {card} is not rented as a single card here.** The smallest node:",
+        "**Die {card} gibt es hier nicht als einzelne Karte.** Der kleinste Knoten:",
+    ),
     "price_no_count": (
         "**There is no {count}-card {card} node in the catalog.** The nearest:",
         "**Einen Knoten mit {count} {card}-Karten gibt es im Katalog nicht.** Am nächsten:",

@@ -483,3 +483,31 @@ def test_bare_node_name_gets_its_facts(assistant: Assistant) -> None:
     a = assistant.ask("4x H100")
     _ok(a, "en")
     assert {p.configuration for p in a.prices} == {"4x-h100-pcie", "4x-h100-sxm5"}
+
+
+def test_single_card_price_for_a_card_sold_only_in_nodes(assistant: Assistant) -> None:
+    a = assistant.ask("Was kostet eine H200?")
+    text = _ok(a, "de")
+    assert "nicht als einzelne Karte" in text and "1 H200-Karten" not in text
+    assert [p.configuration for p in a.prices] == ["4x-h200"]
+
+
+def test_image_card_question_is_not_an_nvlink_answer(assistant: Assistant) -> None:
+    a = assistant.ask("Ist die L4 gut für Bildgenerierung?")
+    text = _ok(a, "de")
+    assert "NVLink" not in text.splitlines()[0]
+    assert a.citations[0].guide == "gpu-for-flux-sdxl"
+
+
+@pytest.mark.parametrize(
+    "question,pattern",
+    [
+        ("What does PHB mean in topo -m output?", r"host bridge"),
+        ("What is algbw vs busbw?", r"2\(n\s?[−-]\s?1\)/n"),
+        ("What is busbw in nccl-tests?", r"algbw"),
+    ],
+)
+def test_diagnostic_terms_are_explained(question: str, pattern: str, assistant: Assistant) -> None:
+    a = assistant.ask(question)
+    assert re.search(pattern, _ok(a, "en"))
+    assert any(c.url.endswith("#measure-it-yourself") for c in a.citations)
