@@ -936,7 +936,11 @@ class Understander:
             or bool(u.workloads)
         )
         if not in_domain and not intents:
-            return ["off_topic"]
+            # off topic on its own; in a conversation "how fast?" / "what does it cost?" still
+            # says what it asks, after the off_topic marker
+            sizing: tuple[Intent, ...] = ("price", "cheapest", "speed", "nvlink")
+            asked: list[Intent] = [i for i in sizing if hits[i]]
+            return ["off_topic", *asked]
         if (
             hits["link_facts"]
             and re.search(r"memory bandwidth|speicherbandbreite|hbm|vram bandwidth", folded)

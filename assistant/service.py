@@ -321,15 +321,23 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     supplies_slot = not new_subject and bool(
         u.workloads or u.precision or names_hardware or u.count or u.context_tokens
     )
-    if (
-        prev.intent
+    continues = prev.intent and prev.intent not in (
+        "off_topic",
+        "topology_paste",
+        "allreduce_paste",
+        "general",
+    )
+    if intents[:1] == ["off_topic"] and len(intents) > 1 and continues:
+        intents = intents[1:]  # "what does it cost?" in a conversation about a node
+    elif (
+        continues
         and (intents in (["general"], ["fit"], ["off_topic"]) or not intents)
         and (u.follow_up or supplies_slot)
-        and prev.intent not in ("off_topic", "topology_paste", "allreduce_paste", "general")
     ):
-        intents = [prev.intent]
+        intents = [str(prev.intent)]
     update["intents"] = intents
     merged = u.model_copy(update=update)
-    if merged.intents in (["off_topic"],) and (merged.model or merged.params_b):
-        merged.intents = ["fit"]
+    if merged.intents and merged.intents[0] == "off_topic" and (merged.model or merged.params_b):
+        # "how fast?" after a question about a model: what it asks, on the session's subject
+        merged.intents = list(merged.intents[1:]) or ["fit"]
     return merged

@@ -511,3 +511,16 @@ def test_diagnostic_terms_are_explained(question: str, pattern: str, assistant: 
     a = assistant.ask(question)
     assert re.search(pattern, _ok(a, "en"))
     assert any(c.url.endswith("#measure-it-yourself") for c in a.citations)
+
+
+def test_short_follow_ups_keep_the_subject(assistant: Assistant) -> None:
+    _, a2, a3 = _conversation(
+        assistant,
+        "Does Llama 3.3 70B fit on 4x A100 SXM4?",
+        "how fast?",
+        "what does it cost?",
+    )
+    assert "throughput_estimate" in _tools(a2) and "tokens/s" in _ok(a2, "en")
+    assert [p.configuration for p in a3.prices] == ["4x-a100-sxm4"]
+    alone = assistant.ask("how fast?")
+    assert alone.answer.startswith("I can only help")
