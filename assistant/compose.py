@@ -2083,8 +2083,8 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"A100.*Ampere|Ampere.*A100",  # "FP8 in the catalog: ... yes. A100 ... no"
     ),
     (
-        r"\b(?:sys|pix|pxb|phb|nv#|nv\d+)\b.{0,40}\b(?:mean|means|bedeut\w*|stands? for|steht)|"
-        r"\b(?:mean|means|bedeut\w*)\b.{0,40}\b(?:sys|pix|pxb|phb|nv#|nv\d+)\b",
+        r"(?=.*\b(?:topo|nvidia-smi)\b)(?=.*\b(?:mean|means|bedeut\w*|stands? for|steht|"
+        r"what is|what's|was ist|heißt)\b).*\b(?:sys|pix|pxb|phb|node|nv#|nv\d+)\b",
         "nvlink-vs-pcie",
         "measure-it-yourself",
         r"`SYS`",  # the legend paragraph

@@ -503,6 +503,8 @@ def test_image_card_question_is_not_an_nvlink_answer(assistant: Assistant) -> No
     "question,pattern",
     [
         ("What does PHB mean in topo -m output?", r"host bridge"),
+        ("What does NODE mean in nvidia-smi topo?", r"`NODE` different host bridges"),
+        ("What is NV12 in topo -m?", r"bonded NVLink links"),
         ("What is algbw vs busbw?", r"2\(n\s?[−-]\s?1\)/n"),
         ("What is busbw in nccl-tests?", r"algbw"),
     ],
