@@ -587,7 +587,14 @@ class Composer:
             return
         parts = [t(d.lang, "weights_only", weights=gb(d.lang, fit["weights_gb"]), precision=prec)]
         if fit.get("kv_bytes_per_token"):
-            parts.append(t(d.lang, "kv_line", kv=gb(d.lang, fit["kv_gb"])))
+            parts.append(
+                t(
+                    d.lang,
+                    "kv_line",
+                    kv=gb(d.lang, fit["kv_gb"]),
+                    per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                )
+            )
         else:
             parts.append(t(d.lang, "kv_unknown"))
         parts.append(self._assumptions(d, fit))
@@ -1661,7 +1668,17 @@ class Composer:
                 lines.append(
                     f"**{info['name']}**: {num(d.lang, info['bandwidth_gb_s'])} GB/s — {topo}"
                 )
-        if facts.get("nodes"):
+        nodes = facts.get("nodes") or []
+        kinds = {str(n["link"]["id"]).startswith("nvlink") for n in nodes}
+        q = u.question.lower()
+        yes_no = re.match(
+            r"\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b", q
+        )
+        if nodes and len(kinds) == 1 and yes_no and re.search(r"nvlink|sxm", q):
+            # "Do H200s have NVLink?": answer it first
+            key = "link_yes_nvlink" if kinds == {True} else "link_no_nvlink"
+            d.add(t(d.lang, key) + d.cite("interconnects"))
+        elif nodes:
             d.add(t(d.lang, "link_nodes") + d.cite("interconnects"))
         d.bullets(lines)
         d.add(t(d.lang, "link_matters") + d.cite("when-it-matters"))

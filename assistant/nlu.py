@@ -972,6 +972,19 @@ class Understander:
         ):
             # "Should I rent SXM for rendering?" asks what to rent, not what it costs
             hits["price"] = False
+        if (
+            hits["nvlink"]
+            and (u.cards or u.card_families)
+            and not u.has_subject
+            and not u.workloads
+            and re.search(
+                r"\b(?:have|has|come with|comes with|connected|linked|use|uses|support|supports|"
+                r"hat|haben|verbunden|nutzt|nutzen|unterstützt|unterstützen)\b",
+                folded,
+            )
+        ):
+            # "Do H200s have NVLink?": the fact about that card's node, not the general rule
+            hits["nvlink"], hits["link_facts"] = False, True
         if hits["cheapest"] and len(u.configurations) >= 2 and not u.has_subject:
             # "Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?" compares two prices
             hits["cheapest"], hits["price"] = False, True

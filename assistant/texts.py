@@ -454,7 +454,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{model} needs {need} in {precision}; one {label} holds it:",
         "{model} braucht {need} in {precision}; eine Karte in {label} fasst es:",
     ),
-    "kv_line": ("KV cache: {kv}.", "KV-Cache: {kv}."),
+    "link_yes_nvlink": (
+        "**Yes — these cards are linked by NVLink:**",
+        "**Ja — diese Karten sind über NVLink verbunden:**",
+    ),
+    "link_no_nvlink": (
+        "**No — these cards have no NVLink here; they talk over PCIe:**",
+        "**Nein — diese Karten haben hier kein NVLink; sie sprechen über PCIe:**",
+    ),
+    "kv_line": (
+        "KV cache: {kv} ({per_token} bytes per token).",
+        "KV-Cache: {kv} ({per_token} Byte pro Token).",
+    ),
     "kv_unknown": (
         "KV cache not counted: only the parameter count is known.",
         "KV-Cache nicht eingerechnet: Nur die Parameterzahl ist bekannt.",

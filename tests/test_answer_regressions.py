@@ -526,3 +526,25 @@ def test_short_follow_ups_keep_the_subject(assistant: Assistant) -> None:
     assert [p.configuration for p in a3.prices] == ["4x-a100-sxm4"]
     alone = assistant.ask("how fast?")
     assert alone.answer.startswith("I can only help")
+
+
+@pytest.mark.parametrize(
+    "question,lang,lead",
+    [
+        ("Do H200s have NVLink?", "en", "**Yes —"),
+        ("Is the RTX 5090 connected with NVLink?", "en", "**No —"),
+        ("Hat die A100 PCIe NVLink?", "de", "**Nein —"),
+    ],
+)
+def test_does_this_card_have_nvlink(
+    question: str, lang: str, lead: str, assistant: Assistant
+) -> None:
+    a = assistant.ask(question)
+    assert _ok(a, lang).startswith(lead)
+    assert "interconnect_facts" in _tools(a)
+
+
+def test_fit_numbers_include_kv_bytes_per_token(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("How many GB does the KV cache of Llama 3.3 70B take per token?")
+    fit = next(t for t in a.tool_calls if t.name == "fit_check").result
+    assert f"{fit['kv_bytes_per_token']:,.0f} bytes per token" in _ok(a, "en")
