@@ -124,7 +124,7 @@ class Draft:
 
     def add(self, *parts: str) -> None:
         text = " ".join(p for p in parts if p)
-        if text:
+        if text and text not in self.paras:  # two models, one rule: say it once
             self.paras.append(text)
 
     def bullets(self, lines: list[str]) -> None:
@@ -196,6 +196,8 @@ class Composer:
             self._tp_sync(d, u)
         elif intent == "capacity" and u.has_subject:
             self._capacity(d, u)
+        elif intent in ("cheapest", "price") and len(u.configurations) >= 2 and u.has_subject:
+            self._compare_nodes(d, u)  # "which is cheaper for X: A or B?"
         elif intent == "cheapest":
             self._cheapest(d, u)
         elif intent == "price" and "speed" in u.intents:
@@ -224,6 +226,9 @@ class Composer:
             and not u.workloads
         ):
             self._price(d, u)  # "4x H100": the node's facts and price
+        elif intent == "fit" and len(u.models) > 1:
+            for model in u.models[:3]:  # "Passen Wan 2.1 1.3B und SDXL auf eine L4?"
+                self._fit_answer(d, u.model_copy(update={"model": model, "models": []}))
         elif intent == "fit" and u.has_subject:
             self._fit_answer(d, u)
         elif intent == "fit" and (u.configurations or u.cards or u.card_families):
@@ -1380,6 +1385,70 @@ class Composer:
             d.add(t(d.lang, "placeholder_note"))
         d.suggest(follow_up(d.lang, "nvlink_example"))
         d.suggest(follow_up(d.lang, "fit_example"))
+
+    # ---- two named nodes for one model
+    def _compare_nodes(self, d: Draft, u: Understanding) -> None:
+        """Which of the named nodes is cheaper for the model: prices, fit and speed side by side."""
+        cids = [c for c in u.configurations if c in self.deps.catalog.configurations][:4]
+        fit = self._call_fit(d, u, configurations=cids)
+        pq = d.call("price_quote", configurations=cids)
+        if fit is None or pq is None:
+            self._price(d, u)
+            return
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        rows = {r["configuration"]: r for r in fit["rows"]}
+        cheap = pq.get("cheapest") or cids[0]
+        diff = pq.get("difference_usd_per_month")
+        if len(cids) == 2 and diff:
+            other = next(c for c in cids if c != cheap)
+            d.add(
+                t(
+                    d.lang,
+                    "compare_cheaper",
+                    cheap=d.link(cheap),
+                    other=d.label(other),
+                    diff=usd(diff),
+                    model=model,
+                    precision=prec,
+                )
+            )
+        else:
+            d.add(t(d.lang, "compare_title_model", model=model, precision=prec))
+        lines = []
+        for cid in cids:
+            r = rows.get(cid)
+            if r is None:
+                continue
+            line = self._row_line(d, r, with_price=False)
+            if r["verdict"] != "does_not_fit" and not self._is_image(fit):
+                tput = d.call(
+                    "throughput_estimate",
+                    model=self._model_arg(u),
+                    configuration=cid,
+                    precision=u.precision,
+                )
+                if tput:
+                    line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
+            lines.append(line + " " + d.price(cid))
+        d.bullets(lines)
+        if any(c in ("4x-a100-pcie", "4x-a100-sxm4") for c in cids):
+            d.add(
+                t(d.lang, "speed_floor")
+                + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
+            )
+        split = [r for r in rows.values() if r["verdict"] == "split"]
+        if split and not self._is_image(fit):
+            n = min(r["cards_needed"] for r in split)
+            advice = self._advice(
+                d,
+                fits_one_card=False,
+                cards_needed=n,
+                workload="training" if self._training(u) else "llm_serving",
+                traffic="high" if "traffic" in u.workloads else "low",
+            )
+            self._split_rules(d, u, advice, n, with_also=False)
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
 
     # ---- price and speed in one question
     def _price_and_speed(self, d: Draft, u: Understanding) -> None:

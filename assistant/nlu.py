@@ -79,6 +79,9 @@ class Understanding(BaseModel):
     )
     intents: list[Intent] = Field(default_factory=list, description="primary first")
     model: str | None = Field(default=None, description="catalog model id")
+    models: list[str] = Field(
+        default_factory=list, description="every catalog model named, in order (model is first)"
+    )
     model_mention: str | None = None
     unknown_model: str | None = Field(default=None, description="a model the catalog lacks")
     unknown_model_closest: list[str] = Field(default_factory=list)
@@ -496,7 +499,10 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"independent|unabhängig|one model per (?:card|gpu)|ein modell pro karte|"
         r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
         r"getrennte|mehrere modelle|several models|multiple models|many small models|"
-        r"viele kleine modelle|copies|kopien|replicas|replik",
+        r"viele kleine modelle|copies|kopien|replicas|replik|"
+        r"(?:each|every) (?:card|gpu)\b.{0,30}\b(?:its own|own|a separate|separate)\b|"
+        r"jede (?:karte|gpu)\b.{0,30}\b(?:ihr|sein|ein) eigenes|eigene[ns]? modell pro|"
+        r"own model per (?:card|gpu)|(?:its|their) own model",
     ),
     (
         "diffusion",
@@ -567,6 +573,7 @@ _EXPLAIN_RX = re.compile(
     r"\b(?:support|unterstütz)\w*\b.{0,20}\bfp8|\bfp8\b.{0,20}\b(?:support|unterstütz)|"
     r"\badd up\b|\baddier|\bzusammenzähl|\breally reach|\bin practice\b|\btatsächlich\b|"
     r"\bby default\b|\bstandardmäßig\b|memory bandwidth|speicherbandbreite|"
+    r"\bwas heißt\b|\bwas heisst\b|\bwofür steht\b|\bstands? for\b|\bbedeutet\b|"
     r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does .{1,30} mean)\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
@@ -744,7 +751,9 @@ class Understander:
     def _find_model(self, original: str, folded: str, u: Understanding) -> None:
         tokens = re.findall(r"\S+", _fold(original))
         best: tuple[int, str, str] | None = None  # (token span length, model id, mention)
+        found: list[str] = []
         if self._aliases:
+            skip_to = 0
             for i in range(len(tokens)):
                 for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
                     span = tokens[i : i + n]
@@ -753,7 +762,12 @@ class Understander:
                         cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
                         if best is None or cand[0] > best[0]:
                             best = cand
+                        if i >= skip_to and cand[1] not in found:
+                            found.append(cand[1])
+                        skip_to = max(skip_to, i + n)
                         break
+        if best is not None and len(found) > 1:
+            u.models = found  # in question order
         if best is not None:
             u.model, u.model_mention = best[1], best[2]
             return

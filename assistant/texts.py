@@ -214,6 +214,16 @@ PHRASES: dict[str, tuple[str, str]] = {
     "per_month": ("/month", "/Monat"),
     "placeholder": (" (placeholder price)", " (Platzhalterpreis)"),
     "price_intro": ("The catalog price:", "Der Katalogpreis:"),
+    "compare_cheaper": (
+        "**{cheap} is the cheaper one: {diff} less per month than {other}** for {model} in "
+        "{precision}:",
+        "**{cheap} ist der günstigere: {diff} weniger im Monat als {other}** für {model} in "
+        "{precision}:",
+    ),
+    "compare_title_model": (
+        "**{model} in {precision} on the nodes you named:**",
+        "**{model} in {precision} auf den genannten Knoten:**",
+    ),
     "price_no_single": (
         "**The {card} is not rented as a single card here.** The smallest node:",
         "**Die {card} gibt es hier nicht als einzelne Karte.** Der kleinste Knoten:",

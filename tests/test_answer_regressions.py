@@ -548,3 +548,38 @@ def test_fit_numbers_include_kv_bytes_per_token(assistant: Assistant, deps: Deps
     a = assistant.ask("How many GB does the KV cache of Llama 3.3 70B take per token?")
     fit = next(t for t in a.tool_calls if t.name == "fit_check").result
     assert f"{fit['kv_bytes_per_token']:,.0f} bytes per token" in _ok(a, "en")
+
+
+# evals-22: one model per card needs no SXM, no model name needed for that
+def test_sxm_for_one_model_per_card(assistant: Assistant) -> None:
+    a = assistant.ask("Lohnt sich ein SXM-Knoten, wenn jede Karte ihr eigenes Modell bedient?")
+    text = _ok(a, "de")
+    assert text.startswith("**Nein") and "Welches Modell" not in text
+    assert any(c.url.endswith("#one-model-per-card") for c in a.citations)
+    advice = next(t for t in a.tool_calls if t.name == "purchase_advice")
+    assert advice.result["rule"]["number"] == 2
+
+
+# evals-23: the German legend sentence
+def test_pix_meaning_in_german(assistant: Assistant) -> None:
+    a = assistant.ask("Was heißt PIX in nvidia-smi topo -m?")
+    assert "`PIX` höchstens einen PCIe-Switch" in _ok(a, "de")
+
+
+# evals-24: two models in one question: both answered
+def test_two_models_in_one_fit_question(assistant: Assistant) -> None:
+    a = assistant.ask("Passen Wan 2.1 1.3B und SDXL auf eine L4?")
+    text = _ok(a, "de")
+    fits = [t for t in a.tool_calls if t.name == "fit_check"]
+    assert {t.arguments["model"] for t in fits} == {"wan-2.1-1.3b", "sdxl"}
+    assert "Wan 2.1" in text and "Stable Diffusion XL" in text
+    assert text.count("Regel aus dem Guide: Das Modell passt auf eine Karte") == 1
+
+
+# evals-25: "which is cheaper for X: A or B" compares A and B
+def test_which_named_node_is_cheaper_for_a_model(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Which is cheaper for Llama 3.3 70B in BF16: 4x A100 PCIe or 4x A100 SXM4?")
+    text = _ok(a, "en")
+    assert text.startswith("**[4 × NVIDIA A100 PCIe]") and "$238 less per month" in text
+    assert {p.configuration for p in a.prices} == {"4x-a100-pcie", "4x-a100-sxm4"}
+    assert "~18 tokens/s" in text and "~19 tokens/s" in text
