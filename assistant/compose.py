@@ -1089,6 +1089,10 @@ class Composer:
         must_split = single is None and (bool(setup_split) or one is None or any_split)
         if single is not None:
             one = single
+        if single is None and targets and all(r["verdict"] == "fits_one_card" for r in targets):
+            # the card asked about holds it alone ("and on an H200?"): no split, no NVLink
+            must_split = False
+            one = self._cheapest_row(targets, ("fits_one_card",))
         if not must_split:
             # fits on one card: no NVLink (rule 1); warn against sharding it
             assert one is not None
@@ -2156,14 +2160,18 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"GPTQ",  # the table, not its caption
     ),
     (
-        r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten",
+        r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
+        r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert",
         "mixture-of-experts",
         "total-vs-active",
         None,
     ),
     (
         r"(?:support|unterstütz)\w*.{0,20}\bfp8\b|\bfp8\b.{0,20}(?:support|unterstütz)|"
-        r"(?:which|welche) (?:cards?|karten?|gpus?) .{0,20}\bfp8\b",
+        r"(?:which|welche) (?:cards?|karten?|gpus?) .{0,20}\bfp8\b|"
+        r"(?:a100|a6000|ampere|l4|l40s?|h100|h200|b200|4090|5090)\b.{0,30}\bfp8\b.{0,20}"
+        r"(?:use|run|nutzen|verwenden|laufen|work|funktionier)|"
+        r"\bfp8\b.{0,30}(?:on|auf) (?:an? |einer? )?(?:a100|a6000|rtx|ampere|l4|l40s?|h100)",
         "awq-vs-gptq-vs-fp8",
         "speed",
         r"A100.*Ampere|Ampere.*A100",  # "FP8 in the catalog: ... yes. A100 ... no"

@@ -502,7 +502,12 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"viele kleine modelle|copies|kopien|replicas|replik|"
         r"(?:each|every) (?:card|gpu)\b.{0,30}\b(?:its own|own|a separate|separate)\b|"
         r"jede (?:karte|gpu)\b.{0,30}\b(?:ihr|sein|ein) eigenes|eigene[ns]? modell pro|"
-        r"own model per (?:card|gpu)|(?:its|their) own model",
+        r"own model per (?:card|gpu)|(?:its|their) own model|"
+        r"(?:separate|different|own) models? (?:on|per) (?:each|every|every single) (?:card|gpu)|"
+        r"(?:two|three|four|five|six|eight|several|multiple|\d+) (?:small |different |separate )"
+        r"?models\b.{0,20}(?:parallel|side by side|at once|at the same time)|"
+        r"(?:zwei|drei|vier|fünf|sechs|acht|mehrere|\d+) (?:kleine |verschiedene |unabhängige )"
+        r"?modelle\b.{0,20}(?:parallel|nebeneinander|gleichzeitig)",
     ),
     (
         "diffusion",
@@ -574,6 +579,7 @@ _EXPLAIN_RX = re.compile(
     r"\badd up\b|\baddier|\bzusammenzähl|\breally reach|\bin practice\b|\btatsächlich\b|"
     r"\bby default\b|\bstandardmäßig\b|memory bandwidth|speicherbandbreite|"
     r"\bwas heißt\b|\bwas heisst\b|\bwofür steht\b|\bstands? for\b|\bbedeutet\b|"
+    r"\bhow many (?:experts|active)|\bwie viele (?:experten|aktive)|"
     r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does .{1,30} mean)\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
@@ -730,10 +736,16 @@ class Understander:
             and any(i in ("fit", "nvlink", "speed", "cheapest") for i in u.intents)
             and not _CONCEPT_RX.search(prose)
         )
+        # no model named, a concept asked about ("does an FP8 KV cache help?", "FP8 on an A6000?")
+        concept_only = (
+            not u.has_subject
+            and not u.follow_up  # "und in FP8?" continues a sizing question
+            and bool(_CONCEPT_RX.search(prose) or re.search(r"\bfp8\b", prose))
+        )
         u.explain = (
             not (two_links and "link_facts" in u.intents)  # "NVLink 4 vs PCIe Gen5": the facts
             and not sizing_about_model
-            and bool(_EXPLAIN_RX.search(prose))
+            and (bool(_EXPLAIN_RX.search(prose)) or concept_only)
             and u.nccl_text is None
             and u.topo_text is None
             and len(u.configurations) < 2
@@ -824,14 +836,26 @@ class Understander:
                 folded,
             )
         )
-        for start, _end, cid in spans:
+        own_count: dict[str, int] = {}  # "2x H100 PCIe or 4x L40S": each card its own count
+        for start, end, cid in spans:
             # count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"
             before = folded[max(0, start - 24) : start]
             m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
             if m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)]):
                 n = _to_int(m.group(1))
+                one_card = (
+                    m.group(1) in ("a", "an")
+                    and not u.follow_up
+                    and not re.match(
+                        r"\s*(?:sxm\d?|pcie)?\s*(?:node|server|machine|box|system)", folded[end:]
+                    )
+                )  # "on an RTX 5090" is one card, "an H100 node" is not
                 if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
                     u.count = u.count or n
+                    own_count.setdefault(cid, n)
+                elif one_card:
+                    u.count = u.count or 1
+                    own_count.setdefault(cid, 1)
             if cid in CARD_FAMILIES:
                 if cid not in u.card_families:
                     u.card_families.append(cid)
@@ -895,7 +919,7 @@ class Understander:
                 u.configurations.append(cid)
         if u.count is not None:
             for card in u.cards:
-                for cid in self._config_ids(u.count, card, u.gen4):
+                for cid in self._config_ids(own_count.get(card, u.count), card, u.gen4):
                     if cid not in u.configurations:
                         u.configurations.append(cid)
 

@@ -335,6 +335,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         and (u.follow_up or supplies_slot)
     ):
         intents = [str(prev.intent)]
+        update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
     update["intents"] = intents
     merged = u.model_copy(update=update)
     if merged.intents and merged.intents[0] == "off_topic" and (merged.model or merged.params_b):

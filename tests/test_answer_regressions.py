@@ -583,3 +583,68 @@ def test_which_named_node_is_cheaper_for_a_model(assistant: Assistant, deps: Dep
     assert text.startswith("**[4 × NVIDIA A100 PCIe]") and "$238 less per month" in text
     assert {p.configuration for p in a.prices} == {"4x-a100-pcie", "4x-a100-sxm4"}
     assert "~18 tokens/s" in text and "~19 tokens/s" in text
+
+
+@pytest.mark.parametrize(
+    "question,lang",
+    [
+        ("Does it make sense to rent NVLink if I run a separate model on every GPU?", "en"),
+        ("Brauche ich SXM, wenn ich vier kleine Modelle parallel betreibe?", "de"),
+    ],
+)
+def test_independent_models_in_other_words(question: str, lang: str, assistant: Assistant) -> None:
+    a = assistant.ask(question)
+    assert _ok(a, lang).startswith(("**No", "**Nein"))
+    assert any(c.url.endswith("#one-model-per-card") for c in a.citations)
+
+
+def test_each_card_keeps_its_own_count(assistant: Assistant) -> None:
+    a = assistant.ask("Was ist billiger für Mixtral 8x7B: 2x H100 PCIe oder 4x L40S?")
+    _ok(a, "de")
+    assert {p.configuration for p in a.prices} == {"2x-h100-pcie", "4x-l40s"}
+
+
+def test_an_rtx_5090_is_one_card(assistant: Assistant) -> None:
+    a = assistant.ask("Do Llama 3.1 8B and Mistral Small 24B both fit on an RTX 5090?")
+    text = _ok(a, "en")
+    fits = [
+        t for t in a.tool_calls if t.name == "fit_check" and "configurations" not in t.arguments
+    ]
+    assert {t.arguments["model"] for t in fits} == {"llama-3.1-8b", "mistral-small-24b"}
+    assert "**Yes — Llama 3.1 8B" in text and "**No — Mistral Small 24B" in text
+
+
+def test_follow_up_on_a_card_that_holds_it_alone(assistant: Assistant) -> None:
+    _, _, a3 = _conversation(
+        assistant,
+        "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?",
+        "und in FP8?",
+        "and on an H200?",
+    )
+    text = _ok(a3, "en")
+    assert text.startswith("**No — you don't need NVLink.**")
+    assert "must be split" not in text and "4x-h200" in {p.configuration for p in a3.prices}
+
+
+@pytest.mark.parametrize(
+    "question,lang,url_end",
+    [
+        ("Kann ich auf einer A6000 FP8 nutzen?", "de", "awq-vs-gptq-vs-fp8/#speed"),
+        (
+            "Does quantising the KV cache to FP8 help at long context?",
+            "en",
+            "awq-vs-gptq-vs-fp8/#kv-cache",
+        ),
+        (
+            "How many experts does Qwen3 235B activate per token?",
+            "en",
+            "mixture-of-experts/#total-vs-active",
+        ),
+    ],
+)
+def test_concept_questions_without_a_model(
+    question: str, lang: str, url_end: str, assistant: Assistant
+) -> None:
+    a = assistant.ask(question)
+    _ok(a, lang)
+    assert a.citations[0].url.endswith(url_end), [c.url for c in a.citations]
