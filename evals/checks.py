@@ -308,16 +308,21 @@ def check_turn(
     if spec is not None:
         out.add("verdict", *_verdict(spec.value, spec.configuration, answer, language))
     if expect.rule is not None:
-        advice = [c for c in calls if c.name == "purchase_advice"]
-        got = None
-        if advice:
-            rule = (advice[-1].result or {}).get("rule") or {}
-            got = rule.get("number")
+        # the answer applies a rule only if every purchase_advice call agrees; an answer that
+        # quotes rule 3 and rule 4 side by side ("it depends on the load") has not decided
+        rules = sorted(
+            {
+                ((c.result or {}).get("rule") or {}).get("number")
+                for c in calls
+                if c.name == "purchase_advice"
+            },
+            key=str,
+        )
         out.add(
             "rule",
-            got == expect.rule,
+            rules == [expect.rule],
             f"expected rule {expect.rule}, purchase_advice gave "
-            + (f"rule {got}" if advice else "nothing (not called)"),
+            + (f"rule(s) {', '.join(map(str, rules))}" if rules else "nothing (not called)"),
         )
 
     # phrases and patterns
@@ -438,9 +443,9 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
         advice = [c for c in calls if c.name == "purchase_advice"]
         if not advice:
             return False, f"{value}: purchase_advice not called"
-        rec = (advice[-1].result or {}).get("recommendation")
+        recs = sorted({str((c.result or {}).get("recommendation")) for c in advice})
         text_ok = rx.search(text) is not None
-        return rec == value and text_ok, f"{value}: purchase_advice says {rec}" + (
+        return recs == [value] and text_ok, f"{value}: purchase_advice says {', '.join(recs)}" + (
             "" if text_ok else "; the text does not say so"
         )
     # unknown_model / off_topic: from the text (and no made-up figures)

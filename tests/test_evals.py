@@ -236,6 +236,18 @@ def test_verdict_uses_the_tool_result_and_the_text() -> None:
     got = _check(a, {"verdict": "sxm", "rule": 4})
     assert got["verdict"] == [True] and got["rule"] == [True]
     assert _check(a, {"rule": 3})["rule"] == [False]
+    # quoting rule 3 and rule 4 side by side is not applying rule 4
+    low = ToolCall(
+        name="purchase_advice",
+        arguments={"traffic": "low"},
+        result={"rule": {"number": 3}, "recommendation": "pcie_size_for_memory"},
+    )
+    both = _answer(
+        "**It depends on the load.** SXM for real traffic, PCIe for a few users.",
+        tool_calls=[low, advice],
+    )
+    undecided = _check(both, {"verdict": "sxm", "rule": 4})
+    assert undecided["verdict"] == [False] and undecided["rule"] == [False]
     off = _answer("I can only help with sizing GPU servers.")
     assert _check(off, {"verdict": "off_topic"})["verdict"] == [True]
     assert _check(_answer("It fits.", tool_calls=[call]), {"verdict": "off_topic"})["verdict"] == [
