@@ -188,6 +188,8 @@ class Composer:
             self._off_topic(d, u)
         elif u.unknown_model and not u.model:
             self._unknown_model(d, u)
+        elif _described_topo(u.question) and (u.configurations or u.cards or u.card_families):
+            self._topology_described(d, u)  # "my 4x A100 PCIe shows PHB everywhere: a defect?"
         elif u.explain:
             self._general(d, u)  # "why ...?", "what happens ...?": the guide's own words
         elif intent == "link_facts":
@@ -866,7 +868,13 @@ class Composer:
             d.suggest(follow_up(d.lang, "price_example"))
             return
         if {"diffusion", "rendering"} & w and not (model_arg and self._is_llm(model_arg)):
-            d.add(t(d.lang, "nvlink_diffusion") + d.cite("diffusion-and-rendering"))
+            either_or = re.search(
+                r"(?:sxm|nvlink)\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\bpcie|"
+                r"pcie\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\b(?:sxm|nvlink)",
+                u.question.lower(),
+            )
+            key = "nvlink_diffusion_pcie" if either_or else "nvlink_diffusion"
+            d.add(t(d.lang, key) + d.cite("diffusion-and-rendering"))
             if model_arg:
                 fit = self._call_fit(d, u)
                 if fit:
@@ -885,10 +893,13 @@ class Composer:
                             + d.price(one["configuration"])
                             + self._cite_topic_guides(d, u, fit)
                         )
+            several = (u.count or 1) > 1 or "independent" in w
             advice = self._advice(
                 d,
                 fits_one_card=bool(model_arg),
                 workload="rendering" if "rendering" in w else "image_video",
+                # "SDXL on 8 cards": eight independent copies, rule 2 (PCIe cards)
+                independent_jobs=several or None,
             )
             self._add_advice(d, advice, with_also=False)
             d.suggest(follow_up(d.lang, "image_card"))
@@ -2037,6 +2048,51 @@ class Composer:
         d.add(t(d.lang, "topo_legend"))
         d.suggest(follow_up(d.lang, "topology"))
 
+    def _topology_described(self, d: Draft, u: Understanding) -> None:
+        """A topology described in words: the label between all cards of a named node, judged by
+        check_topology_output on the matrix the words describe."""
+        m = _described_topo(u.question)
+        assert m is not None
+        label = m.group(1).upper()
+        cat = self.deps.catalog
+        cfg = u.configurations[0] if u.configurations else None
+        if cfg is None:
+            cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+            same = [c for c in cat.configurations.values() if c.gpu in cards]
+            if u.count:
+                same = [c for c in same if c.count == u.count] or same
+            cfg = min(same, key=lambda c: (c.count, c.id)).id if same else None
+        n = cat.configurations[cfg].count if cfg else (u.count or 4)
+        n = max(n, 2)
+        names = [f"GPU{i}" for i in range(n)]
+        rows = ["\t" + "\t".join(names)]
+        for i, name in enumerate(names):
+            rows.append(name + "\t" + "\t".join(" X " if j == i else label for j in range(n)))
+        res = d.call("check_topology_output", text="\n".join(rows), configuration=cfg)
+        if res is None:
+            self._general(d, u)
+            return
+        cfg_txt = d.link(cfg) if cfg else ""
+        if res["status"] == "ok":
+            d.add(
+                t(d.lang, "described_ok", label=label, cfg=cfg_txt) + d.cite("measure-it-yourself")
+            )
+        else:
+            want = res.get("expected_label") or "NV#"
+            d.add(
+                t(d.lang, "described_bad", label=label, cfg=cfg_txt, want=want)
+                + d.cite("measure-it-yourself")
+            )
+            d.add(t(d.lang, "topo_report"))
+        legend = (
+            self.deps.guides.section(NVLINK_GUIDE, "measure-it-yourself", d.lang, r"`SYS`")
+            if self.deps.guides is not None
+            else None
+        )
+        if legend is not None:
+            d.add(_excerpt(str(legend.text)) + d.cite_passage(legend))
+        d.suggest(follow_up(d.lang, "topology"))
+
     def _pair_msg(self, d: Draft, p: dict[str, Any], res: dict[str, Any]) -> str:
         label = p["label"]
         if res["node_kind"] == "sxm":
@@ -2223,6 +2279,19 @@ _LINK_MENTIONS = (
     ("nvlink-4", r"nvlink\s*4"),
     ("nvlink-5", r"nvlink\s*5"),
 )
+
+
+_DESCRIBED_TOPO = re.compile(
+    r"(?=.*\b(?:shows?|showing|zeigt|zeigen|between|zwischen|überall|everywhere|"
+    r"all (?:cards|pairs)|alle[nr]? (?:karten|paare))\b)(?=.*(?:topo|nvidia-smi))"
+)
+
+
+def _described_topo(question: str) -> re.Match[str] | None:
+    """'... shows PHB between all cards in topo -m': the label (upper case as printed)."""
+    if not _DESCRIBED_TOPO.match(question.lower()):
+        return None
+    return re.search(r"\b(PHB|PIX|PXB|NODE|SYS|SOC|NV\d+)\b", question)
 
 
 def _named_links(question: str) -> list[str]:

@@ -480,7 +480,9 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
     (
         "traffic",
         r"real traffic|echte[nmr]? traffic|production|produktion|produktiv|many users|"
-        r"viele[n]? (?:nutzer|user|anfragen|kunden)|high concurrency|hohe[rn]? (?:last|"
+        r"viele[n]? (?:parallele[n]? |gleichzeitige[n]? )?(?:nutzer|user|anfragen|kunden)|"
+        r"many (?:parallel |concurrent |simultaneous )?(?:requests|users|clients)|"
+        r"high concurrency|hohe[rn]? (?:last|"
         r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
         r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
         r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"

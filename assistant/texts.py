@@ -158,6 +158,13 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Meist nein — Pipeline-Parallelismus übergibt einmal pro Mikro-Batch statt einmal "
         "pro Layer, PCIe hält da mit.**",
     ),
+    "nvlink_diffusion_pcie": (
+        "**PCIe — diffusion and rendering don't need NVLink.** Each card works on its own image "
+        "or frame as an independent copy; nothing is synchronised between cards.",
+        "**PCIe — Diffusion und Rendering brauchen kein NVLink.** Jede Karte arbeitet als "
+        "unabhängige Kopie an ihrem eigenen Bild oder Frame; zwischen den Karten wird nichts "
+        "synchronisiert.",
+    ),
     "nvlink_diffusion": (
         "**No — diffusion and rendering don't need NVLink.** Each card works on its own image or "
         "frame; nothing is synchronised between cards.",
@@ -329,6 +336,19 @@ PHRASES: dict[str, tuple[str, str]] = {
         "`NV#` zwischen zwei Karten heißt NVLink; `PIX`, `PXB`, `PHB`, `NODE` oder `SYS` "
         "heißen, der Weg führt über PCIe (`SYS`: über die CPU-Sockel hinweg, der schlechteste "
         "Fall).",
+    ),
+    "described_ok": (
+        "**No — that is no defect: on {cfg} the cards talk over PCIe, so `{label}` between them "
+        "is what the node should show.** Only NVLink (SXM) nodes must show `NV#` for every pair.",
+        "**Nein — das ist kein Defekt: Auf {cfg} sprechen die Karten über PCIe, `{label}` "
+        "zwischen ihnen ist also genau das, was der Knoten zeigen soll.** Nur NVLink-Knoten (SXM) "
+        "müssen für jedes Paar `NV#` zeigen.",
+    ),
+    "described_bad": (
+        "**Yes — that is a defect: on {cfg} every pair of cards should show `{want}` (NVLink); "
+        "`{label}` means the path goes over PCIe.**",
+        "**Ja — das ist ein Defekt: Auf {cfg} sollte jedes Kartenpaar `{want}` (NVLink) zeigen; "
+        "`{label}` heißt, der Weg führt über PCIe.**",
     ),
     "topo_ok": (
         "**The topology looks right{cfg}:** {summary}",

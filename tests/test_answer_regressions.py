@@ -648,3 +648,44 @@ def test_concept_questions_without_a_model(
     a = assistant.ask(question)
     _ok(a, lang)
     assert a.citations[0].url.endswith(url_end), [c.url for c in a.citations]
+
+
+# evals-26: "viele parallele Anfragen" is real traffic, and continues the NVLink question
+def test_answer_real_traffic_to_the_clarifying_question(assistant: Assistant) -> None:
+    _, a2 = _conversation(
+        assistant,
+        "Brauche ich NVLink für Mixtral 8x7B?",
+        "Wir wollen viele parallele Anfragen bedienen.",
+    )
+    text = _ok(a2, "de")
+    rules = {t.result["rule"]["number"] for t in a2.tool_calls if t.name == "purchase_advice"}
+    assert rules == {4} and text.startswith("**Ja")
+
+
+# evals-27: a topology described in words is judged against the named node
+@pytest.mark.parametrize(
+    "question,lang,lead",
+    [
+        ("My 4x A100 PCIe shows PHB between all cards in topo -m. Is that a defect?", "en", "**No"),
+        (
+            "Mein 8x H100 SXM5 zeigt in nvidia-smi topo -m überall SYS. Ist das schlecht?",
+            "de",
+            "**Ja",
+        ),
+    ],
+)
+def test_described_topology(question: str, lang: str, lead: str, assistant: Assistant) -> None:
+    a = assistant.ask(question)
+    assert _ok(a, lang).startswith(lead)
+    assert "check_topology_output" in _tools(a)
+    assert any(c.url.endswith("#measure-it-yourself") for c in a.citations)
+
+
+# evals-28: "SXM or PCIe?" for image models on several cards: PCIe, rule 2
+def test_image_model_on_eight_cards_sxm_or_pcie(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Ich will Stable Diffusion XL auf 8 Karten parallel betreiben. SXM oder PCIe?"
+    )
+    assert _ok(a, "de").startswith("**PCIe")
+    rules = {t.result["rule"]["number"] for t in a.tool_calls if t.name == "purchase_advice"}
+    assert rules == {2}
