@@ -200,6 +200,18 @@ class Composer:
             self._capacity(d, u)
         elif intent in ("cheapest", "price") and len(u.configurations) >= 2 and u.has_subject:
             self._compare_nodes(d, u)  # "which is cheaper for X: A or B?"
+        elif (
+            intent in ("fit", "general", "cheapest", "price")
+            and u.has_subject
+            and len(set(u.cards) | set(u.card_families)) >= 2
+            and re.search(
+                r"\b(?:vs\.?|versus|or|oder|gegenüber|compared|verglichen|better|besser|lohnt)\b",
+                u.question.lower(),
+            )
+        ):
+            self._compare_nodes(d, u)  # "Lohnt sich die H200 gegenüber der H100 für X?"
+        elif intent == "price" and u.has_subject and _PER_TOKEN.search(u.question.lower()):
+            self._price_and_speed(d, u)  # "what does a million tokens cost with X on Y?"
         elif intent == "cheapest":
             self._cheapest(d, u)
         elif intent == "price" and "speed" in u.intents:
@@ -1405,6 +1417,14 @@ class Composer:
     def _compare_nodes(self, d: Draft, u: Understanding) -> None:
         """Which of the named nodes is cheaper for the model: prices, fit and speed side by side."""
         cids = [c for c in u.configurations if c in self.deps.catalog.configurations][:4]
+        if len(cids) < 2:
+            # cards without counts ("H200 or H100?"): the smallest node of each that holds it
+            full = self._call_fit(d, u)
+            if full is None:
+                self._fit_answer(d, u)
+                return
+            cids = [r["configuration"] for r in self._targets(u, full)][:4]
+            d.calls.pop()  # the catalog-wide fit was only for choosing the nodes
         fit = self._call_fit(d, u, configurations=cids)
         pq = d.call("price_quote", configurations=cids)
         if fit is None or pq is None:
@@ -2280,6 +2300,8 @@ _LINK_MENTIONS = (
     ("nvlink-5", r"nvlink\s*5"),
 )
 
+
+_PER_TOKEN = re.compile(r"million|mio\.?\b|per (?:1m |1 m )?tokens?|pro (?:million )?token")
 
 _DESCRIBED_TOPO = re.compile(
     r"(?=.*\b(?:shows?|showing|zeigt|zeigen|between|zwischen|überall|everywhere|"

@@ -709,10 +709,17 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
         info = _model_info(m)
         if args.workload == "training" and m.kind == "llm":
             mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
-            best = max(g.memory_gb for g in deps.catalog.gpus.values())
-            fits = mem["total_gb"] <= best * 0.9
+            cat = deps.catalog
+            # as for serving: "fits on one card" means a one-card node holds it
+            single = [
+                cat.gpus[c.gpu].memory_gb
+                for c in cat.configurations.values()
+                if c.count == 1 and cat.gpus[c.gpu].memory_gb * 0.9 >= mem["total_gb"]
+            ]
+            fits = bool(single)
             if not fits and cards_needed is None:
-                cards_needed = int(-(-mem["total_gb"] // (best * 0.9)))
+                best = max(g.memory_gb for g in cat.gpus.values())
+                cards_needed = max(2, int(-(-mem["total_gb"] // (best * 0.9))))
         else:
             fit = fit_check(
                 deps,

@@ -689,3 +689,28 @@ def test_image_model_on_eight_cards_sxm_or_pcie(assistant: Assistant) -> None:
     assert _ok(a, "de").startswith("**PCIe")
     rules = {t.result["rule"]["number"] for t in a.tool_calls if t.name == "purchase_advice"}
     assert rules == {2}
+
+
+def test_cost_per_million_tokens(assistant: Assistant) -> None:
+    a = assistant.ask("What does one million tokens cost with Llama 3.3 70B on 4x A100 SXM4?")
+    text = _ok(a, "en")
+    tput = next(t for t in a.tool_calls if t.name == "throughput_estimate").result
+    assert "per million output tokens" in text
+    assert f"${tput['usd_per_million_tokens']:,.2f}" in text
+
+
+def test_two_cards_compared_for_a_model(assistant: Assistant) -> None:
+    a = assistant.ask("Lohnt sich die H200 gegenüber der H100 für Llama 3.3 70B?")
+    _ok(a, "de")
+    gpus = {p.configuration.split("-", 1)[1] for p in a.prices}
+    assert "h200" in gpus and ({"h100-pcie", "h100-sxm5"} & gpus)
+    assert _tools(a).count("throughput_estimate") == len(a.prices)
+
+
+def test_training_advice_agrees_between_fit_and_nvlink_flows(assistant: Assistant) -> None:
+    fit = assistant.ask("How much memory do I need to fully fine-tune Llama 3.1 8B?")
+    nv = assistant.ask("Is NVLink worth it for fine-tuning Llama 3.1 8B?")
+    rule = {t.result["rule"]["number"] for t in fit.tool_calls if t.name == "purchase_advice"}
+    rule_nv = {t.result["rule"]["number"] for t in nv.tool_calls if t.name == "purchase_advice"}
+    assert rule == rule_nv == {4}
+    assert _ok(nv, "en").startswith("**Yes")
