@@ -956,6 +956,22 @@ class Composer:
             d.suggest(follow_up(d.lang, "topology"))
             return
         d.add(t(d.lang, "nvlink_general") + d.cite("short-answer"))
+        if "low_concurrency" in w and not self._training(u):
+            # one user / few users: if it must be split, PCIe works (rule 3); else one card
+            lines = []
+            cases: list[dict[str, Any]] = [
+                {"fits_one_card": True},
+                {"fits_one_card": False, "cards_needed": 2, "traffic": "low"},
+            ]
+            for args in cases:
+                adv = self._advice(d, **args)
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.add(t(d.lang, "general_rule_title"))
+            d.bullets(lines)
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
         if self._training(u) or "traffic" in w:
             adv = self._advice(
                 d,
@@ -1534,10 +1550,17 @@ class Composer:
     # ---- cheapest
     def _cheapest(self, d: Draft, u: Understanding) -> None:
         if not u.has_subject:
-            pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
+            configs = self.deps.catalog.configurations
+            ids = list(configs)
+            q = u.question.lower()
+            if re.search(r"nvlink|\bsxm", q):  # "the cheapest node with NVLink"
+                links = self.deps.catalog.links
+                ids = [c for c in ids if links[configs[c].interconnect].kind == "nvlink"]
+            pq = d.call("price_quote", configurations=ids)
             if pq and pq.get("cheapest"):
                 cid = pq["cheapest"]
-                d.add(t(d.lang, "cheapest_catalog", label=d.link(cid)) + " " + d.price(cid))
+                key = "cheapest_catalog_nvlink" if len(ids) < len(configs) else "cheapest_catalog"
+                d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
             self._ask_model(d, u)
             return
         # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind

@@ -494,7 +494,8 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"wenige[n]? (?:nutzer|user|anfragen)|single user|einzelne[rn]? nutzer|just me|"
         r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
         r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
-        r"one user|ein nutzer|single stream|einzelne[rnm]? stream",
+        r"one user|ein nutzer|single stream|einzelne[rnm]? stream|"
+        r"(?:nur |only )?(?:einem|einen|one|a single) (?:nutzer|user|anwender)\b",
     ),
     (
         "independent",
@@ -543,6 +544,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
         r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|\brent\b|\bmieten|\bmiete\b",
         "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
+        r"trainingsschritt\w*[\s-]*abgleich|(?:schritt|step)\w*[\s-]*(?:abgleich|sync)|"
+        r"gradienten[\s-]*abgleich|"
         r"sync(?:hroni[sz]ation)? time|synchroni[sz]ations?zeit|how long .*sync|wie lange .*sync|"
         r"per (?:training )?step|pro (?:trainings)?schritt|busbw|nccl",
         "topology_howto": r"topolog|nvidia-smi|topo -m|how (?:do|can) i (?:check|verify|see|test|"
@@ -987,6 +990,18 @@ class Understander:
             and not re.search(r"nvlink|pcie|interconnect|verbindung", folded)
         ):
             hits["link_facts"] = False  # the card's memory bandwidth, not the link's
+        if (
+            hits["link_facts"]
+            and {"tensor_parallel", "pipeline_parallel", "training", "fine_tuning", "traffic"}
+            & set(u.workloads)
+            and not re.search(
+                r"bandwidth|bandbreite|how much faster|wie viel schneller|generation|"
+                r"which link|welche verbindung",
+                folded,
+            )
+        ):
+            # "Is PCIe Gen4 a problem for tensor parallelism?" asks what the job needs
+            hits["link_facts"], hits["nvlink"] = False, True
         if hits["link_facts"] and re.search(r"all[\s-]*reduce|allreduce|gradient", folded):
             hits["link_facts"] = False  # "all-reduce over PCIe Gen4" asks for a time
         if (hits["link_facts"] or hits["tp_sync"]) and u.model:
@@ -1053,7 +1068,9 @@ class Understander:
         if (
             "allreduce" in intents
             and "training" not in u.workloads
-            and not re.search(r"all[\s-]*reduce|allreduce|nccl|busbw", folded)
+            and not re.search(
+                r"all[\s-]*reduce|allreduce|nccl|busbw|abgleich|trainingsschritt", folded
+            )
         ):
             intents.remove("allreduce")
         if not intents:

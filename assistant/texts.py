@@ -511,6 +511,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Volles Fine-Tuning von {model} mit Mixed Precision und Adam braucht etwa {total} "
         "({bpp} Byte pro Parameter) vor Aktivierungen — weit mehr als das Bedienen.",
     ),
+    "cheapest_catalog_nvlink": (
+        "The cheapest NVLink (SXM) node in the catalog is {label}:",
+        "Der günstigste NVLink-Knoten (SXM) im Katalog ist {label}:",
+    ),
     "cheapest_catalog": (
         "The cheapest node in the catalog is {label}:",
         "Der günstigste Knoten im Katalog ist {label}:",

@@ -714,3 +714,34 @@ def test_training_advice_agrees_between_fit_and_nvlink_flows(assistant: Assistan
     rule_nv = {t.result["rule"]["number"] for t in nv.tool_calls if t.name == "purchase_advice"}
     assert rule == rule_nv == {4}
     assert _ok(nv, "en").startswith("**Yes")
+
+
+def test_cheapest_node_with_nvlink_without_a_model(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Was kostet der günstigste Knoten mit NVLink?")
+    text = _ok(a, "de")
+    cid = a.prices[0].configuration
+    links = deps.catalog.links
+    assert links[deps.catalog.configurations[cid].interconnect].kind == "nvlink"
+    assert "NVLink-Knoten" in text
+
+
+def test_german_step_sync_is_an_allreduce_question(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wie lange dauert ein Trainingsschritt-Abgleich über NVLink 3 für Llama 3.1 8B?"
+    )
+    _ok(a, "de")
+    call = next(t for t in a.tool_calls if t.name == "gradient_allreduce_time")
+    assert "nvlink-3" in call.arguments["links"]
+
+
+def test_one_user_needs_no_sxm_rule(assistant: Assistant) -> None:
+    from tools.advice import RULES
+
+    text = _ok(assistant.ask("Was bringt NVLink bei Inferenz mit nur einem Nutzer?"), "de")
+    assert RULES[4].text_de not in text and RULES[3].text_de in text
+
+
+def test_pcie_gen4_for_tensor_parallelism_is_an_nvlink_question(assistant: Assistant) -> None:
+    a = assistant.ask("Ist PCIe Gen4 ein Problem für Tensor-Parallelismus?")
+    _ok(a, "de")
+    assert "interconnect_facts" not in _tools(a) and "purchase_advice" in _tools(a)
