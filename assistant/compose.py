@@ -212,6 +212,10 @@ class Composer:
             self._compare_nodes(d, u)  # "Lohnt sich die H200 gegenüber der H100 für X?"
         elif intent == "price" and u.has_subject and _PER_TOKEN.search(u.question.lower()):
             self._price_and_speed(d, u)  # "what does a million tokens cost with X on Y?"
+        elif not u.has_subject and _VRAM_PER_DOLLAR.search(u.question.lower()):
+            self._vram_per_dollar(d, u)  # "which node gives the most VRAM per dollar?"
+        elif not u.has_subject and _PRICE_SOURCE.search(u.question.lower()):
+            self._price_sources(d, u)  # "are the prices real?"
         elif intent == "cheapest":
             self._cheapest(d, u)
         elif intent == "price" and "speed" in u.intents:
@@ -1385,6 +1389,13 @@ class Composer:
         if len(lines) == 1:
             d.add(f"**{d.link(ids[0])}: {d.price(ids[0])}**")
             q = pq["quotes"][0]
+            if (
+                re.search(
+                    r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)", u.question.lower()
+                )
+                and q["count"] > 1
+            ):
+                d.add(t(d.lang, "price_per_card", per=usd(q["usd_per_card_month"])))
             node = next(
                 (c.result for c in reversed(d.calls) if c.name == "interconnect_facts"), None
             )
@@ -1500,6 +1511,46 @@ class Composer:
             )
             self._split_rules(d, u, advice, n, with_also=False)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    # ---- VRAM per dollar, price sources
+    def _vram_per_dollar(self, d: Draft, u: Understanding) -> None:
+        ids = list(self.deps.catalog.configurations)
+        pq = d.call("price_quote", configurations=ids)
+        if not pq:
+            self._price(d, u)
+            return
+        best = sorted(pq["quotes"], key=lambda q: (q["usd_per_gb_month"], q["configuration"]))[:3]
+        top = best[0]
+        d.add(
+            t(
+                d.lang,
+                "vram_per_dollar",
+                label=d.link(top["configuration"]),
+                per_gb=usd(top["usd_per_gb_month"]),
+                mem=gb(d.lang, top["total_memory_gb"]),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
+        d.bullets(
+            [
+                f"{d.link(q['configuration'])}: {usd(q['usd_per_gb_month'])} "
+                + t(d.lang, "per_gb_month")
+                + f" ({gb(d.lang, q['total_memory_gb'])}), {d.price(q['configuration'])}"
+                for q in best[1:]
+            ]
+        )
+        d.add(t(d.lang, "placeholder_note"))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _price_sources(self, d: Draft, u: Understanding) -> None:
+        published = ["4x-a100-pcie", "4x-a100-sxm4"]
+        d.call("price_quote", configurations=published)
+        d.add(t(d.lang, "price_sources"))
+        d.bullets([f"{d.link(c)}: **{d.price(c)}**" for c in published])
+        d.add(t(d.lang, "price_source_guide") + d.cite("same-job-both-ways", contains=r"\$"))
+        d.add(t(d.lang, "placeholder_note"))
+        d.suggest(follow_up(d.lang, "price_example"))
 
     # ---- price and speed in one question
     def _price_and_speed(self, d: Draft, u: Understanding) -> None:
@@ -2323,6 +2374,16 @@ _LINK_MENTIONS = (
     ("nvlink-5", r"nvlink\s*5"),
 )
 
+
+_VRAM_PER_DOLLAR = re.compile(
+    r"(?:vram|memory|speicher|gb)\s*(?:per|pro|je)\s*(?:dollar|\$|euro)|"
+    r"(?:per|pro|je)\s*gb\b.{0,30}(?:cheapest|günstigst|billigst|lowest|niedrigst)|"
+    r"(?:cheapest|günstigst|billigst|lowest|niedrigst)\w*.{0,30}(?:per|pro|je)\s*gb\b"
+)
+_PRICE_SOURCE = re.compile(
+    r"(?:prices?|preise?)\b.{0,40}\b(?:real|actual|binding|verbindlich|echt|placeholder|"
+    r"platzhalter|published|veröffentlicht|official|offiziell)"
+)
 
 _PER_TOKEN = re.compile(r"million|mio\.?\b|per (?:1m |1 m )?tokens?|pro (?:million )?token")
 

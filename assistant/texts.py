@@ -664,6 +664,21 @@ PHRASES: dict[str, tuple[str, str]] = {
         "These two prices are the ones the site publishes in its guide.",
         "Diese beiden Preise veröffentlicht die Seite in ihrem Guide.",
     ),
+    "vram_per_dollar": (
+        "**Most VRAM per dollar: {label}** at {per_gb} per GB and month ({mem} in all):",
+        "**Am meisten VRAM pro Dollar: {label}** mit {per_gb} pro GB und Monat (zusammen {mem}):",
+    ),
+    "per_gb_month": ("per GB and month", "pro GB und Monat"),
+    "price_per_card": (
+        "That is {per} per card (each month).",
+        "Das sind {per} pro Karte (je Monat).",
+    ),
+    "price_sources": (
+        "**Two prices are published by the site itself; the others in this catalog are "
+        "placeholders:**",
+        "**Zwei Preise veröffentlicht die Seite selbst; die übrigen in diesem Katalog sind "
+        "Platzhalter:**",
+    ),
     "placeholder_note": (
         "Prices marked as placeholders are demo values in this catalog, not published prices; "
         "check the configuration page.",

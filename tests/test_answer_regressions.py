@@ -745,3 +745,28 @@ def test_pcie_gen4_for_tensor_parallelism_is_an_nvlink_question(assistant: Assis
     a = assistant.ask("Ist PCIe Gen4 ein Problem für Tensor-Parallelismus?")
     _ok(a, "de")
     assert "interconnect_facts" not in _tools(a) and "purchase_advice" in _tools(a)
+
+
+def test_vram_per_dollar(assistant: Assistant) -> None:
+    a = assistant.ask("Which node gives the most VRAM per dollar?")
+    _ok(a, "en")
+    quotes = next(t for t in a.tool_calls if t.name == "price_quote").result["quotes"]
+    best = min(quotes, key=lambda q: (q["usd_per_gb_month"], q["configuration"]))
+    assert a.prices[0].configuration == best["configuration"]
+
+
+@pytest.mark.parametrize(
+    "question,lang",
+    [("Are the prices in the catalog real?", "en"), ("Sind die Preise verbindlich?", "de")],
+)
+def test_which_prices_are_published(question: str, lang: str, assistant: Assistant) -> None:
+    a = assistant.ask(question)
+    _ok(a, lang)
+    assert {p.configuration for p in a.prices} == {"4x-a100-pcie", "4x-a100-sxm4"}
+    assert "price_quote" in _tools(a)
+
+
+def test_price_per_card(assistant: Assistant) -> None:
+    a = assistant.ask("Price per GPU for 4x H200?")
+    q = next(t for t in a.tool_calls if t.name == "price_quote").result["quotes"][0]
+    assert f"${q['usd_per_card_month']:,.2f} per card" in _ok(a, "en")
