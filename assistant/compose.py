@@ -212,6 +212,8 @@ class Composer:
             self._compare_nodes(d, u)  # "Lohnt sich die H200 gegenüber der H100 für X?"
         elif intent == "price" and u.has_subject and _PER_TOKEN.search(u.question.lower()):
             self._price_and_speed(d, u)  # "what does a million tokens cost with X on Y?"
+        elif _asks_card_facts(u):
+            self._card_facts(d, u)  # "Wie viel VRAM hat die H200?", "Which GPUs have 48 GB?"
         elif not u.has_subject and _VRAM_PER_DOLLAR.search(u.question.lower()):
             self._vram_per_dollar(d, u)  # "which node gives the most VRAM per dollar?"
         elif not u.has_subject and _PRICE_SOURCE.search(u.question.lower()):
@@ -1053,6 +1055,38 @@ class Composer:
         ]
         return self._cheapest_row(cands, ("split",))
 
+    def _pipeline_or_tensor(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """'Pipeline or tensor parallelism (over PCIe)?': over PCIe pipeline; tensor parallelism
+        syncs every layer and is what NVLink is for."""
+        model = self._model_name(fit, d.lang)
+        rows = fit["rows"]
+        named = self._targets(u, fit)
+        if named and all(r["verdict"] == "does_not_fit" for r in named):
+            prec = precision_label(fit["precision"])
+            d.add(t(d.lang, "nvlink_setup_no_fit", model=model, precision=prec))
+            d.bullets([self._row_line(d, r) for r in named])
+            self._lower_precision(d, u, fit, named)
+        targets = [r for r in named if r["verdict"] == "split"]
+        row = targets[0] if targets else self._cheapest_split(rows, "pcie", u.count, u)
+        d.add(t(d.lang, "pp_over_pcie", model=model) + d.cite("pipeline-parallelism"))
+        if row is not None:
+            tp = d.call(
+                "tensor_parallel_cost",
+                model=self._model_arg(u),
+                configuration=row["configuration"],
+                cards=max(row["cards_needed"] or 2, 2),
+            )
+            if tp:
+                d.add(
+                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                    + d.cite("tensor-parallelism")
+                )
+        self._numbers(d, fit)
+        n = row["cards_needed"] if row is not None else None
+        advice = self._advice(d, fits_one_card=False, cards_needed=n, parallelism="pipeline")
+        self._add_advice(d, advice)
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+
     def _nvlink_training(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
         """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
         model = self._model_name(fit, d.lang)
@@ -1101,6 +1135,9 @@ class Composer:
 
     def _nvlink_for_model(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
         w = set(u.workloads)
+        if {"pipeline_parallel", "tensor_parallel"} <= w and not self._training(u):
+            self._pipeline_or_tensor(d, u, fit)
+            return
         if self._training(u) and not ({"independent", "pipeline_parallel"} & w):
             self._nvlink_training(d, u, fit)
             return
@@ -1511,6 +1548,51 @@ class Composer:
             )
             self._split_rules(d, u, advice, n, with_also=False)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    # ---- card specs
+    def _card_facts(self, d: Draft, u: Understanding) -> None:
+        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+        mem = u.memory_gb
+        if mem is None and not cards:
+            m = re.search(r"(\d{2,4})\s*-?\s*gb", u.question.lower())
+            mem = float(m.group(1)) if m else None
+        res = d.call("card_facts", cards=cards or None, memory_gb=None if cards else mem)
+        if res is None or not res["cards"]:
+            if mem is not None:
+                d.add(t(d.lang, "cards_none_with", mem=gb(d.lang, mem)))
+            else:
+                self._general(d, u)
+            return
+        util = f"{num(d.lang, res['gpu_memory_utilization'] * 100)} %"
+        if not cards and mem is not None:
+            names = [c["short_name"] for c in res["cards"]]
+            joined = (" und " if d.lang == "de" else " and ").join(
+                [", ".join(names[:-1]), names[-1]] if len(names) > 1 else names
+            )
+            d.add(t(d.lang, "cards_with", mem=gb(d.lang, mem), names=joined))
+        lines = []
+        for c in res["cards"]:
+            nodes = ", ".join(
+                f"{d.link(n['configuration'])} {d.price(n['configuration'])}"
+                for n in c["configurations"]
+            )
+            lines.append(
+                t(
+                    d.lang,
+                    "card_line",
+                    name=c["short_name"],
+                    mem=gb(d.lang, c["memory_gb"]),
+                    usable=gb(d.lang, c["usable_gb"]),
+                    util=util,
+                    bw=f"{num(d.lang, c['memory_bandwidth_gb_s'])} GB/s",
+                    nodes=nodes,
+                )
+            )
+        if cards and len(lines) == 1:
+            d.add(lines[0])
+        else:
+            d.bullets(lines)
+        d.suggest(follow_up(d.lang, "fit_example"))
 
     # ---- VRAM per dollar, price sources
     def _vram_per_dollar(self, d: Draft, u: Understanding) -> None:
@@ -2373,6 +2455,21 @@ _LINK_MENTIONS = (
     ("nvlink-4", r"nvlink\s*4"),
     ("nvlink-5", r"nvlink\s*5"),
 )
+
+
+def _asks_card_facts(u: Understanding) -> bool:
+    """A question about a card's own specs (memory, bandwidth), no model: "How much VRAM does
+    the H200 have?", "Which GPUs have 48 GB?"."""
+    if u.has_subject or u.configurations or (u.count or 1) > 1:
+        return False  # "4x A100 zusammen": the node's facts (price flow)
+    q = u.question.lower()
+    names_card = bool(u.cards or u.card_families)
+    asks_spec = re.search(r"\bvram\b|\bmemory\b|\bspeicher\b|\bhbm\b|\bgb\b", q)
+    if not asks_spec or re.search(r"\bcost|\bprice|preis|kostet|per dollar|pro dollar", q):
+        return False
+    if names_card:
+        return bool(re.search(r"\b(?:have|has|hat|haben|does|do|wie viel|how much)\b", q))
+    return bool(re.search(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|karten?)\b", q))
 
 
 _VRAM_PER_DOLLAR = re.compile(

@@ -945,6 +945,15 @@ class Understander:
             and not re.search(r"(?<!fine[\s-])(?<!fein)(?<!fine)\btrain", folded)
         ):
             u.workloads.remove("training")
+        # "pipeline or tensor parallelism?": both are on the table
+        if re.search(
+            r"pipeline\b.{0,20}\b(?:or|oder|vs\.?|versus)\b.{0,20}\btensor|"
+            r"tensor\b.{0,20}\b(?:or|oder|vs\.?|versus)\b.{0,20}\bpipeline",
+            folded,
+        ):
+            for name in ("pipeline_parallel", "tensor_parallel"):
+                if name not in u.workloads:
+                    u.workloads.append(name)
         if u.count is not None and u.count > 8 and "multi_node" not in u.workloads:
             u.workloads.append("multi_node")
 
@@ -1040,6 +1049,10 @@ class Understander:
         ):
             # "Do H200s have NVLink?": the fact about that card's node, not the general rule
             hits["nvlink"], hits["link_facts"] = False, True
+        if {"pipeline_parallel", "tensor_parallel"} <= set(u.workloads) and not (
+            hits["speed"] or hits["price"] or hits["cheapest"]
+        ):
+            hits["nvlink"] = True  # which parallelism, i.e. which link
         if hits["cheapest"] and len(u.configurations) >= 2 and not u.has_subject:
             # "Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?" compares two prices
             hits["cheapest"], hits["price"] = False, True

@@ -189,6 +189,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         " (tensor parallelism across {n} cards on {label})",
         " (Tensor-Parallelismus über {n} Karten auf {label})",
     ),
+    "pp_over_pcie": (
+        "**Over PCIe: pipeline parallelism.** It hands activations over once per micro-batch, "
+        "not once per layer, so PCIe keeps up; tensor parallelism synchronises after every layer "
+        "of {model} — that is what NVLink is for.",
+        "**Über PCIe: Pipeline-Parallelismus.** Er übergibt einmal pro Mikro-Batch statt einmal "
+        "pro Layer, PCIe hält da mit; Tensor-Parallelismus synchronisiert nach jedem Layer von "
+        "{model} — dafür gibt es NVLink.",
+    ),
     "tp_syncs": (
         "With tensor parallelism every layer ends in an all-reduce across the cards: {layers} "
         "synchronisations per token for {model}.",
@@ -663,6 +671,20 @@ PHRASES: dict[str, tuple[str, str]] = {
     "price_source_guide": (
         "These two prices are the ones the site publishes in its guide.",
         "Diese beiden Preise veröffentlicht die Seite in ihrem Guide.",
+    ),
+    "card_line": (
+        "**{name}: {mem} per card** ({usable} usable at {util}, as vLLM), memory bandwidth {bw}; "
+        "rented as {nodes}",
+        "**{name}: {mem} pro Karte** ({usable} nutzbar bei {util}, wie vLLM), "
+        "Speicherbandbreite {bw}; zu mieten als {nodes}",
+    ),
+    "cards_with": (
+        "**Cards with {mem} in the catalog: {names}.**",
+        "**Karten mit {mem} im Katalog: {names}.**",
+    ),
+    "cards_none_with": (
+        "**No card in the catalog has {mem}.**",
+        "**Keine Karte im Katalog hat {mem}.**",
     ),
     "vram_per_dollar": (
         "**Most VRAM per dollar: {label}** at {per_gb} per GB and month ({mem} in all):",

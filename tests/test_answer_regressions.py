@@ -770,3 +770,32 @@ def test_price_per_card(assistant: Assistant) -> None:
     a = assistant.ask("Price per GPU for 4x H200?")
     q = next(t for t in a.tool_calls if t.name == "price_quote").result["quotes"][0]
     assert f"${q['usd_per_card_month']:,.2f} per card" in _ok(a, "en")
+
+
+# evals-29 / evals-30: card specs need no model
+def test_cards_with_48_gb(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Which GPUs have 48 GB?")
+    text = _ok(a, "en")
+    want = sorted(g.short_name for g in deps.catalog.gpus.values() if g.memory_gb == 48)
+    assert "card_facts" in _tools(a)
+    assert all(name in text.splitlines()[0] for name in want)
+
+
+def test_vram_of_one_card(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Wie viel VRAM hat die H200?")
+    text = _ok(a, "de")
+    mem = deps.catalog.gpus["h200"].memory_gb
+    assert text.startswith(f"**H200: {mem:.0f} GB pro Karte**")
+    assert {p.configuration for p in a.prices} == {"4x-h200", "8x-h200"}
+
+
+# evals-31: pipeline or tensor parallelism over PCIe: pipeline
+def test_pipeline_or_tensor_over_pcie(assistant: Assistant) -> None:
+    a = assistant.ask("Should I use pipeline or tensor parallelism over PCIe for Llama 3.3 70B?")
+    text = _ok(a, "en")
+    assert text.startswith("**Over PCIe: pipeline parallelism.**")
+    assert any(c.url.endswith("#pipeline-parallelism") for c in a.citations)
+    tp = next(t for t in a.tool_calls if t.name == "tensor_parallel_cost").result
+    assert f"{tp['syncs_per_token']} synchronisations per token" in text
+    rules = {t.result["rule"]["number"] for t in a.tool_calls if t.name == "purchase_advice"}
+    assert rules == {3}
