@@ -190,6 +190,14 @@ class Composer:
             self._unknown_model(d, u)
         elif _described_topo(u.question) and (u.configurations or u.cards or u.card_families):
             self._topology_described(d, u)  # "my 4x A100 PCIe shows PHB everywhere: a defect?"
+        elif _asks_card_facts(u):
+            self._card_facts(d, u)  # "Wie viel VRAM hat die H200?", "Which GPUs have 48 GB?"
+        elif (
+            not u.has_subject
+            and _MOST_VRAM.search(u.question.lower())
+            and not _VRAM_PER_DOLLAR.search(u.question.lower())
+        ):
+            self._most_vram(d, u)  # "which node has the most VRAM?"
         elif u.explain:
             self._general(d, u)  # "why ...?", "what happens ...?": the guide's own words
         elif intent == "link_facts":
@@ -212,8 +220,6 @@ class Composer:
             self._compare_nodes(d, u)  # "Lohnt sich die H200 gegenüber der H100 für X?"
         elif intent == "price" and u.has_subject and _PER_TOKEN.search(u.question.lower()):
             self._price_and_speed(d, u)  # "what does a million tokens cost with X on Y?"
-        elif _asks_card_facts(u):
-            self._card_facts(d, u)  # "Wie viel VRAM hat die H200?", "Which GPUs have 48 GB?"
         elif not u.has_subject and _VRAM_PER_DOLLAR.search(u.question.lower()):
             self._vram_per_dollar(d, u)  # "which node gives the most VRAM per dollar?"
         elif not u.has_subject and _PRICE_SOURCE.search(u.question.lower()):
@@ -270,11 +276,15 @@ class Composer:
         return None
 
     def _call_fit(self, d: Draft, u: Understanding, **extra: Any) -> dict[str, Any] | None:
+        context = u.context_tokens
+        if context is None and u.full_context and u.model:
+            # "at full context": the model's own limit (catalog max_context)
+            context = getattr(self.deps.catalog.models.get(u.model), "max_context", None)
         return d.call(
             "fit_check",
             model=self._model_arg(u),
             precision=u.precision,
-            context_tokens=u.context_tokens,
+            context_tokens=context,
             concurrency=u.concurrency,
             **extra,
         )
@@ -412,6 +422,8 @@ class Composer:
                     return d.cite_passage(p)
             return d.cite("short-answer", guide="gpu-for-flux-sdxl")
         if model.get("active_params_b"):
+            if re.search(r"kv[\s-]*cache", u.question.lower()):
+                return d.cite("kv-cache", guide="mixture-of-experts")
             name = re.escape(str(model["name"]).split(" ")[0])
             return d.cite_passage(sections.find("mixture-of-experts", d.lang, name))
         if u.precision in ("awq", "gptq", "fp8") or (u.precision or "").startswith("gguf"):
@@ -486,6 +498,25 @@ class Composer:
         rows = fit["rows"]
         targets = self._targets(u, fit)
         topic = self._cite_topic_guides(d, u, fit)
+        if (
+            fit.get("kv_bytes_per_token")
+            and re.search(r"kv[\s-]*cache", u.question.lower())
+            and re.search(
+                r"how much|how big|wie viel|wie groß|take|braucht|belegt|size", u.question.lower()
+            )
+        ):
+            # "How much does the KV cache of X take at full context?": that figure first
+            d.add(
+                t(
+                    d.lang,
+                    "kv_lead",
+                    model=model,
+                    ctx=num(d.lang, fit["context_tokens"]),
+                    kv=gb(d.lang, fit["kv_gb"]),
+                    per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                )
+                + topic
+            )
         one = self._cheapest_row(
             [r for r in rows if r["count"] == 1], ("fits_one_card",)
         ) or self._cheapest_row(rows, ("fits_one_card",))
@@ -1570,6 +1601,17 @@ class Composer:
                 [", ".join(names[:-1]), names[-1]] if len(names) > 1 else names
             )
             d.add(t(d.lang, "cards_with", mem=gb(d.lang, mem), names=joined))
+        if cards and re.search(r"bandwidth|bandbreite", u.question.lower()):
+            c = res["cards"][0]
+            d.add(
+                t(
+                    d.lang,
+                    "card_bandwidth",
+                    name=c["short_name"],
+                    bw=f"{num(d.lang, c['memory_bandwidth_gb_s'])} GB/s",
+                    mem=gb(d.lang, c["memory_gb"]),
+                )
+            )
         lines = []
         for c in res["cards"]:
             nodes = ", ".join(
@@ -1592,6 +1634,36 @@ class Composer:
             d.add(lines[0])
         else:
             d.bullets(lines)
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _most_vram(self, d: Draft, u: Understanding) -> None:
+        pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
+        if not pq:
+            self._price(d, u)
+            return
+        top = max(pq["quotes"], key=lambda q: (q["total_memory_gb"], -q["usd_per_month"]))
+        card = d.call("card_facts", cards=[top["gpu"]])
+        d.add(
+            t(
+                d.lang,
+                "most_vram",
+                label=d.link(top["configuration"]),
+                mem=gb(d.lang, top["total_memory_gb"]),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
+        if card and card["cards"]:
+            c = card["cards"][0]
+            d.add(
+                t(
+                    d.lang,
+                    "most_vram_card",
+                    count=top["count"],
+                    per=gb(d.lang, c["memory_gb"]),
+                    usable=gb(d.lang, c["usable_gb"]),
+                )
+            )
         d.suggest(follow_up(d.lang, "fit_example"))
 
     # ---- VRAM per dollar, price sources
@@ -1893,6 +1965,13 @@ class Composer:
     def _link_facts(self, d: Draft, u: Understanding) -> None:
         cfgs = list(u.configurations)
         cat = self.deps.catalog
+        q = u.question.lower()
+        if u.gen4 and re.search(r"gen\s*5|pcie\s*5", q):
+            # "... in the Gen4 chassis than a Gen5 node": the same card in both chassis
+            for cid in list(cfgs):
+                twin = cid.removesuffix("-gen4")
+                if twin != cid and twin in cat.configurations and twin not in cfgs:
+                    cfgs.append(twin)
         if not cfgs and (u.cards or u.card_families):
             cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
             for card in cards:
@@ -1930,11 +2009,22 @@ class Composer:
                 )
         nodes = facts.get("nodes") or []
         kinds = {str(n["link"]["id"]).startswith("nvlink") for n in nodes}
-        q = u.question.lower()
         yes_no = re.match(
             r"\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b", q
         )
-        if nodes and len(kinds) == 1 and yes_no and re.search(r"nvlink|sxm", q):
+        one_link = len(nodes) >= 2 and len({n["link"]["id"] for n in nodes}) == 1
+        if one_link:
+            info = nodes[0]["link"]
+            d.add(
+                t(
+                    d.lang,
+                    "link_same",
+                    link=info["name"],
+                    bw=f"{num(d.lang, info['bandwidth_gb_s'])} GB/s",
+                )
+                + d.cite("interconnects")
+            )
+        elif nodes and len(kinds) == 1 and yes_no and re.search(r"nvlink|sxm", q):
             # "Do H200s have NVLink?": answer it first
             key = "link_yes_nvlink" if kinds == {True} else "link_no_nvlink"
             d.add(t(d.lang, key) + d.cite("interconnects"))
@@ -1956,6 +2046,8 @@ class Composer:
         )
         if tp is not None:
             model = str(tp["model"]["name"])
+            if re.search(r"\blayers?\b", u.question.lower()) and tp["model"].get("layers"):
+                d.add(t(d.lang, "tp_layers", model=model, layers=tp["model"]["layers"]))
             d.add(
                 t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
                 + d.cite("tensor-parallelism")
@@ -2464,13 +2556,31 @@ def _asks_card_facts(u: Understanding) -> bool:
         return False  # "4x A100 zusammen": the node's facts (price flow)
     q = u.question.lower()
     names_card = bool(u.cards or u.card_families)
-    asks_spec = re.search(r"\bvram\b|\bmemory\b|\bspeicher\b|\bhbm\b|\bgb\b", q)
+    asks_spec = re.search(
+        r"\bvram\b|\bmemory\b|\bspeicher\w*|\bhbm\b|\bgb\b|bandwidth|bandbreite", q
+    )
+    if re.search(r"nvlink|pcie|interconnect|verbindung", q) and not re.search(
+        r"memory bandwidth|speicherbandbreite|vram|hbm", q
+    ):
+        return False  # link questions have their own flow
     if not asks_spec or re.search(r"\bcost|\bprice|preis|kostet|per dollar|pro dollar", q):
         return False
     if names_card:
-        return bool(re.search(r"\b(?:have|has|hat|haben|does|do|wie viel|how much)\b", q))
+        return bool(
+            re.search(
+                r"\b(?:have|has|hat|haben|does|do|wie viel|how much|what is|what's|was ist|"
+                r"wie (?:hoch|groß)|welche)\b",
+                q,
+            )
+        )
     return bool(re.search(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|karten?)\b", q))
 
+
+_MOST_VRAM = re.compile(
+    r"most (?:vram|memory|gpu memory)|(?:meiste[nr]?|größte[nr]?|grösste[nr]?) "
+    r"(?:vram|speicher|grafikspeicher)|largest (?:vram|memory)|biggest (?:node|vram|memory)|"
+    r"größte[nr]? knoten"
+)
 
 _VRAM_PER_DOLLAR = re.compile(
     r"(?:vram|memory|speicher|gb)\s*(?:per|pro|je)\s*(?:dollar|\$|euro)|"

@@ -93,6 +93,9 @@ class Understanding(BaseModel):
     memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
     gen4: bool = False
     one_node: bool = Field(default=False, description="'on one node / server / machine'")
+    full_context: bool = Field(
+        default=False, description="'at full / maximum context': the model's own limit"
+    )
     explain: bool = Field(
         default=False, description="a why / what-happens / difference question: the guides answer"
     )
@@ -732,6 +735,13 @@ class Understander:
         self._find_cards_and_counts(prose, u)
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
+        u.full_context = u.context_tokens is None and bool(
+            re.search(
+                r"(?:full|maximum|max\.?|whole|entire|longest) context|"
+                r"(?:vollen?|maximale[nm]?|ganzen?|längste[nm]?) kontext",
+                prose,
+            )
+        )
         u.intents = self._intents(prose, u)
         two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2
         # "why does Llama 3.3 70B not fit on one H100?" is best answered with the sizing itself;
@@ -1015,8 +1025,17 @@ class Understander:
             hits["link_facts"] = False  # "all-reduce over PCIe Gen4" asks for a time
         if (hits["link_facts"] or hits["tp_sync"]) and u.model:
             hits["link_facts"] = False  # "bandwidth for Llama on 4x A100" is about the model
-        if hits["tp_sync"] and not re.search(r"tensor|\btp\b|split|aufgeteilt|aufteil", folded):
+        per_token_sync = re.search(
+            r"(?:all-?reduces?|synchroni[sz]ations?|abgleiche|syncs?)\b.{0,20}"
+            r"\b(?:pro|per) token|\blayers?\b.{0,60}\ball-?reduce",
+            folded,
+        )
+        if hits["tp_sync"] and not (
+            re.search(r"tensor|\btp\b|split|aufgeteilt|aufteil", folded) or per_token_sync
+        ):
             hits["tp_sync"] = False
+        if per_token_sync:
+            hits["allreduce"] = False  # per token is tensor parallelism, not the training step
         order: list[Intent] = [
             "tp_sync",
             "link_facts",
@@ -1053,6 +1072,15 @@ class Understander:
             hits["speed"] or hits["price"] or hits["cheapest"]
         ):
             hits["nvlink"] = True  # which parallelism, i.e. which link
+        if (
+            (u.cards or u.card_families)
+            and not u.has_subject
+            and re.search(r"gen\s*4|pcie\s*4", folded)
+            and re.search(r"gen\s*5|pcie\s*5", folded)
+        ):
+            # "2x RTX 4090 in the Gen4 chassis vs a Gen5 node": what link each really runs at
+            hits["link_facts"] = True
+            hits["speed"] = hits["nvlink"] = False
         if hits["cheapest"] and len(u.configurations) >= 2 and not u.has_subject:
             # "Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?" compares two prices
             hits["cheapest"], hits["price"] = False, True

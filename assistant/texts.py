@@ -672,6 +672,30 @@ PHRASES: dict[str, tuple[str, str]] = {
         "These two prices are the ones the site publishes in its guide.",
         "Diese beiden Preise veröffentlicht die Seite in ihrem Guide.",
     ),
+    "link_same": (
+        "**No difference: in these nodes the cards run at {link} ({bw}).** A link runs at the "
+        "generation of its slower end, so a Gen4 card stays at Gen4 speed in a Gen5 node.",
+        "**Kein Unterschied: In diesen Knoten laufen die Karten mit {link} ({bw}).** Eine "
+        "Verbindung läuft mit der Generation ihres langsameren Endes, eine Gen4-Karte bleibt "
+        "also auch im Gen5-Knoten bei Gen4.",
+    ),
+    "tp_layers": ("{model} has {layers} layers.", "{model} hat {layers} Layer."),
+    "kv_lead": (
+        "**KV cache of {model} at {ctx} tokens: {kv} per sequence** ({per_token} bytes per token).",
+        "**KV-Cache von {model} bei {ctx} Token: {kv} pro Sequenz** ({per_token} Byte pro Token).",
+    ),
+    "card_bandwidth": (
+        "**{name}: memory bandwidth {bw}** ({mem} per card).",
+        "**{name}: Speicherbandbreite {bw}** ({mem} pro Karte).",
+    ),
+    "most_vram": (
+        "**Most VRAM: {label} with {mem} in all:**",
+        "**Am meisten VRAM: {label} mit zusammen {mem}:**",
+    ),
+    "most_vram_card": (
+        "{count} cards with {per} each ({usable} usable per card at 90 %, as vLLM).",
+        "{count} Karten mit je {per} ({usable} nutzbar pro Karte bei 90 %, wie vLLM).",
+    ),
     "card_line": (
         "**{name}: {mem} per card** ({usable} usable at {util}, as vLLM), memory bandwidth {bw}; "
         "rented as {nodes}",

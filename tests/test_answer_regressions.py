@@ -799,3 +799,50 @@ def test_pipeline_or_tensor_over_pcie(assistant: Assistant) -> None:
     assert f"{tp['syncs_per_token']} synchronisations per token" in text
     rules = {t.result["rule"]["number"] for t in a.tool_calls if t.name == "purchase_advice"}
     assert rules == {3}
+
+
+# evals-32..36
+def test_memory_bandwidth_of_a_card(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("What is the memory bandwidth of the L40S?")
+    bw = deps.catalog.gpus["l40s"].memory_bandwidth_gb_s
+    assert _ok(a, "en").startswith(f"**L40S: memory bandwidth {bw:,.0f} GB/s**")
+
+
+def test_layers_and_allreduces_per_token(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wie viele Layer hat Llama 3.3 70B und wie viele All-Reduces pro Token sind das?"
+    )
+    text = _ok(a, "de")
+    tp = next(t for t in a.tool_calls if t.name == "tensor_parallel_cost").result
+    assert f"{tp['model']['layers']} Layer" in text
+    assert f"{tp['syncs_per_token']} Abgleiche pro Token" in text
+    assert "gradient_allreduce_time" not in _tools(a)
+
+
+def test_node_with_the_most_vram(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Which node has the most VRAM?")
+    _ok(a, "en")
+    best = max(
+        deps.catalog.configurations.values(),
+        key=lambda c: deps.catalog.gpus[c.gpu].memory_gb * c.count,
+    )
+    assert a.prices[0].configuration == best.id
+
+
+def test_gen4_card_in_a_gen5_node(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Is 2x RTX 4090 in the Gen4 chassis slower for tensor parallelism than a Gen5 node?"
+    )
+    text = _ok(a, "en")
+    assert text.startswith("**No difference")
+    nodes = next(t for t in a.tool_calls if t.name == "interconnect_facts").result["nodes"]
+    assert {n["configuration"] for n in nodes} == {"2x-rtx-4090-gen4", "2x-rtx-4090"}
+
+
+def test_kv_cache_at_full_context(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("How much does the KV cache of Qwen3 235B take at full context?")
+    text = _ok(a, "en")
+    fit = next(t for t in a.tool_calls if t.name == "fit_check")
+    assert fit.arguments["context_tokens"] == deps.catalog.models["qwen3-235b-a22b"].max_context
+    assert text.startswith("**KV cache of Qwen3 235B-A22B at 40,960 tokens")
+    assert a.citations[0].url.endswith("mixture-of-experts/#kv-cache")
