@@ -171,37 +171,27 @@ def purchase_advice(inp: AdviceInput) -> AdviceResult:
     """Apply the guide's five purchase rules (plus its three no-link cases and its warning)."""
     also: list[GuideItem] = []
     reasons: list[str] = []
-    if inp.cards_needed is not None and inp.cards_needed > 8:
-        reasons.append(f"one job needs {inp.cards_needed} cards, more than one node holds")
+
+    def decide(rule: int, recommendation: Recommendation, reason: str) -> AdviceResult:
+        reasons.append(reason)
         return AdviceResult(
             inputs=inp,
-            rule=RULES[5],
-            recommendation="not_offered",
-            needs_nvlink=False,
+            rule=RULES[rule],
+            recommendation=recommendation,
+            needs_nvlink=recommendation == "sxm",
             also=also,
             reasons=reasons,
+        )
+
+    if inp.cards_needed is not None and inp.cards_needed > 8:
+        return decide(
+            5, "not_offered", f"one job needs {inp.cards_needed} cards, more than one node holds"
         )
     if inp.workload in ("image_video", "rendering"):
         also.append(LINK_DOES_NOT_MATTER["diffusion-rendering"])
         if inp.fits_one_card and not inp.independent_jobs:
-            reasons.append("image, video and rendering jobs run one per card")
-            return AdviceResult(
-                inputs=inp,
-                rule=RULES[1],
-                recommendation="one_card",
-                needs_nvlink=False,
-                also=also,
-                reasons=reasons,
-            )
-        reasons.append("each card renders its own job, so more PCIe cards scale the work")
-        return AdviceResult(
-            inputs=inp,
-            rule=RULES[2],
-            recommendation="pcie",
-            needs_nvlink=False,
-            also=also,
-            reasons=reasons,
-        )
+            return decide(1, "one_card", "image, video and rendering jobs run one per card")
+        return decide(2, "pcie", "each card renders its own job, so more PCIe cards scale the work")
     if inp.fits_one_card:
         if inp.planned_tensor_parallel is not None and inp.planned_tensor_parallel > 1:
             also.append(MISTAKE)
@@ -210,75 +200,23 @@ def purchase_advice(inp: AdviceInput) -> AdviceResult:
             )
         if inp.independent_jobs or inp.parallelism == "replicas":
             also.append(LINK_DOES_NOT_MATTER["one-model-per-card"])
-            reasons.append("independent copies, one per card, never cross the link")
-            return AdviceResult(
-                inputs=inp,
-                rule=RULES[2],
-                recommendation="pcie",
-                needs_nvlink=False,
-                also=also,
-                reasons=reasons,
-            )
-        reasons.append("the model fits on one card")
-        return AdviceResult(
-            inputs=inp,
-            rule=RULES[1],
-            recommendation="one_card",
-            needs_nvlink=False,
-            also=also,
-            reasons=reasons,
-        )
+            return decide(2, "pcie", "independent copies, one per card, never cross the link")
+        return decide(1, "one_card", "the model fits on one card")
     if inp.independent_jobs:
         also.append(LINK_DOES_NOT_MATTER["one-model-per-card"])
-        reasons.append("independent jobs do not synchronise over the link")
-        return AdviceResult(
-            inputs=inp,
-            rule=RULES[2],
-            recommendation="pcie",
-            needs_nvlink=False,
-            also=also,
-            reasons=reasons,
-        )
+        return decide(2, "pcie", "independent jobs do not synchronise over the link")
     if inp.parallelism == "pipeline":
         also.append(LINK_DOES_NOT_MATTER["pipeline-parallelism"])
-        reasons.append("pipeline parallelism crosses the link once per micro-batch")
-        return AdviceResult(
-            inputs=inp,
-            rule=RULES[3],
-            recommendation="pcie_size_for_memory",
-            needs_nvlink=False,
-            also=also,
-            reasons=reasons,
+        return decide(
+            3, "pcie_size_for_memory", "pipeline parallelism crosses the link once per micro-batch"
         )
     if inp.workload == "training":
-        reasons.append("training all-reduces the gradients every step")
-        return AdviceResult(
-            inputs=inp,
-            rule=RULES[4],
-            recommendation="sxm",
-            needs_nvlink=True,
-            also=also,
-            reasons=reasons,
-        )
+        return decide(4, "sxm", "training all-reduces the gradients every step")
     if inp.traffic == "high":
-        reasons.append("tensor parallelism syncs every layer for every token of real traffic")
-        return AdviceResult(
-            inputs=inp,
-            rule=RULES[4],
-            recommendation="sxm",
-            needs_nvlink=True,
-            also=also,
-            reasons=reasons,
+        return decide(
+            4, "sxm", "tensor parallelism syncs every layer for every token of real traffic"
         )
-    reasons.append("too big for one card but served at low concurrency")
-    return AdviceResult(
-        inputs=inp,
-        rule=RULES[3],
-        recommendation="pcie_size_for_memory",
-        needs_nvlink=False,
-        also=also,
-        reasons=reasons,
-    )
+    return decide(3, "pcie_size_for_memory", "too big for one card but served at low concurrency")
 
 
 def guide_items() -> list[GuideItem]:
