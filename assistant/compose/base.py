@@ -1,0 +1,346 @@
+"""The base every flow mixin inherits: `ComposerBase` with the shared helpers (the fit check
+call, purchase advice and its rule text, the rows a question names, row lines, the numbers
+paragraph, lower-precision and follow-up suggestions) and declarations of the flows one family
+hands over to another, plus `generic_name` for models known only by parameter count.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from assistant.answer import Language
+from assistant.compose.draft import CASE_ANCHORS, Draft
+from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.texts import follow_up, gb, num, precision_label, t
+
+
+class ComposerBase:
+    """The helpers every flow uses: tool calls (fit check, purchase advice), the rows asked about,
+    row lines, verdict words, the guide rule and its citation."""
+
+    def __init__(self, deps: Any) -> None:
+        self.deps = deps
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _model_arg(u: Understanding) -> str | None:
+        if u.model:
+            return u.model
+        if u.params_b:
+            return f"{u.params_b:g}B"
+        return None
+
+    def _call_fit(self, d: Draft, u: Understanding, **extra: Any) -> dict[str, Any] | None:
+        context = u.context_tokens
+        if context is None and u.full_context and u.model:
+            # "at full context": the model's own limit (catalog max_context)
+            context = getattr(self.deps.catalog.models.get(u.model), "max_context", None)
+        return d.call(
+            "fit_check",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=context,
+            concurrency=u.concurrency,
+            **extra,
+        )
+
+    def _rule_text(self, d: Draft, rule: dict[str, Any]) -> str:
+        text = rule["text_de"] if d.lang == "de" else rule["text_en"]
+        marker = (
+            d.cite(rule["anchor"], contains=rf"^\s*{rule['number']}\.")
+            if rule.get("number")
+            else d.cite(CASE_ANCHORS.get(rule["key"], rule["anchor"]))
+        )
+        return t(d.lang, "rule", rule=text) + marker
+
+    def _advice(self, d: Draft, **args: Any) -> dict[str, Any] | None:
+        return d.call("purchase_advice", **args)
+
+    def _add_advice(
+        self, d: Draft, advice: dict[str, Any] | None, with_also: bool = True, lead: str = ""
+    ) -> None:
+        if not advice:
+            return
+        if advice.get("rule"):
+            d.add(lead, self._rule_text(d, advice["rule"]))
+        if with_also:
+            for item in advice.get("also", []):
+                text = item["text_de"] if d.lang == "de" else item["text_en"]
+                d.add(text + d.cite(CASE_ANCHORS.get(item["key"], item["anchor"])))
+
+    def _assumptions(self, d: Draft, fit: dict[str, Any]) -> str:
+        consts = fit.get("constants", {})
+        util = consts.get("gpu_memory_utilization")
+        overhead = consts.get("overhead_gb_per_card")
+        if util is None or overhead is None:
+            return ""
+        return t(
+            d.lang,
+            "assumptions",
+            context=num(d.lang, fit["context_tokens"]),
+            conc=fit["concurrency"],
+            util=f"{num(d.lang, util * 100)} %",
+            overhead=gb(d.lang, overhead),
+        )
+
+    def _model_name(self, fit: dict[str, Any], lang: Language = "en") -> str:
+        return generic_name(str(fit["model"]["name"]), lang)
+
+    def _is_image(self, fit: dict[str, Any]) -> bool:
+        return bool(fit["model"]["kind"] != "llm")
+
+    def _targets(self, u: Understanding, fit: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows the user asked about: named configurations, cards, a card memory, a count."""
+        rows = fit["rows"]
+        by_id = {r["configuration"]: r for r in rows}
+        wanted: list[str] = [c for c in u.configurations if c in by_id]
+        cards = list(u.cards)
+        for fam in u.card_families:
+            cards.extend(CARD_FAMILIES[fam])
+        if not wanted and cards:
+            for card in cards:
+                cands = [
+                    r
+                    for r in rows
+                    if (r["gpu"] == card and not r["configuration"].endswith("-gen4"))
+                    or (r["gpu"] == card and u.gen4)
+                ]
+                if u.count is not None:
+                    cands = [r for r in cands if r["count"] == u.count] or cands
+                if not cands:
+                    continue
+                # no count said: the smallest node of that card that holds it (else the largest)
+                fitting = [r for r in cands if r["verdict"] != "does_not_fit"]
+                pick = (
+                    min(fitting, key=lambda r: r["count"])
+                    if fitting
+                    else max(cands, key=lambda r: r["count"])
+                )
+                wanted.append(pick["configuration"])
+        if not wanted and u.memory_gb is not None:
+            n = u.count or 1
+            wanted = [
+                r["configuration"]
+                for r in rows
+                if r["memory_gb_per_card"] == u.memory_gb
+                and r["count"] == n
+                and not r["configuration"].endswith("-gen4")
+            ]
+        return [by_id[c] for c in wanted][:4]
+
+    def _row_line(self, d: Draft, r: dict[str, Any], with_price: bool = True) -> str:
+        need = gb(d.lang, r["required_gb_per_card"])
+        usable = gb(d.lang, r["usable_gb_per_card"])
+        label = d.link(r["configuration"])
+        if r["verdict"] == "fits_one_card":
+            line = t(d.lang, "cfg_fits_one", label=label, need=need, usable=usable)
+        elif r["verdict"] == "split":
+            line = t(
+                d.lang, "cfg_split", label=label, n=r["cards_needed"], need=need, usable=usable
+            )
+        else:
+            line = t(d.lang, "cfg_no_fit", label=label, need=need, usable=usable)
+        if with_price:
+            line += " " + d.price(r["configuration"])
+        return line
+
+    @staticmethod
+    def _cheapest_row(
+        rows: list[dict[str, Any]], verdicts: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        cands = [r for r in rows if r["verdict"] in verdicts]
+        if not cands:
+            return None
+        return min(cands, key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
+
+    def _verdict_word(self, d: Draft, r: dict[str, Any]) -> str:
+        if r["verdict"] == "fits_one_card":
+            return t(d.lang, "v_fits_one")
+        if r["verdict"] == "split":
+            return t(d.lang, "v_split", n=r["cards_needed"])
+        return t(d.lang, "v_no_fit")
+
+    def _cite_topic_guides(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> str:
+        """A passage of the quantisation, MoE or image guide about this model or format."""
+        sections = self.deps.guides
+        if sections is None:
+            return ""
+        model = fit["model"]
+        if model["kind"] != "llm":
+            # the guide says "SDXL", the catalog "Stable Diffusion XL 1.0": try the short forms
+            spec = self.deps.catalog.models.get(model["id"])
+            names = [str(model["name"]).split(" [")[0].split(" (")[0], model["id"]]
+            names += [str(a) for a in (getattr(spec, "aliases", None) or [])]
+            for name in names:
+                p = sections.find("gpu-for-flux-sdxl", d.lang, rf"\b{re.escape(name)}\b")
+                if p is not None:
+                    return d.cite_passage(p)
+            return d.cite("short-answer", guide="gpu-for-flux-sdxl")
+        if model.get("active_params_b"):
+            if re.search(r"kv[\s-]*cache", u.question.lower()):
+                return d.cite("kv-cache", guide="mixture-of-experts")
+            name = re.escape(str(model["name"]).split(" ")[0])
+            return d.cite_passage(sections.find("mixture-of-experts", d.lang, name))
+        if u.precision in ("awq", "gptq", "fp8") or (u.precision or "").startswith("gguf"):
+            word = {"awq": "AWQ", "gptq": "GPTQ", "fp8": "FP8"}.get(u.precision or "", "GGUF")
+            return d.cite_passage(sections.find("awq-vs-gptq-vs-fp8", d.lang, word))
+        return ""
+
+    # ------------------------------------------------------------------ shared by several flows
+
+    def _numbers(self, d: Draft, fit: dict[str, Any]) -> None:
+        prec = precision_label(fit["precision"])
+        if self._is_image(fit):
+            d.add(t(d.lang, "image_need", need=gb(d.lang, fit["weights_gb"]), precision=prec))
+            return
+        parts = [t(d.lang, "weights_only", weights=gb(d.lang, fit["weights_gb"]), precision=prec)]
+        if fit.get("kv_bytes_per_token"):
+            parts.append(
+                t(
+                    d.lang,
+                    "kv_line",
+                    kv=gb(d.lang, fit["kv_gb"]),
+                    per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                )
+            )
+        else:
+            parts.append(t(d.lang, "kv_unknown"))
+        parts.append(self._assumptions(d, fit))
+        d.add(*parts)
+
+    @staticmethod
+    def _training(u: Understanding) -> bool:
+        return bool({"training", "fine_tuning"} & set(u.workloads))
+
+    @staticmethod
+    def _parallelism(u: Understanding) -> str:
+        if "pipeline_parallel" in u.workloads:
+            return "pipeline"
+        if "tensor_parallel" in u.workloads:
+            return "tensor"
+        if "independent" in u.workloads:
+            return "replicas"
+        return "auto"
+
+    def _count_note(self, d: Draft, u: Understanding, targets: list[dict[str, Any]]) -> None:
+        """'2x H100 SXM5' asked, only 4/8-card nodes exist: say so before answering for them."""
+        if not u.count or not targets or any(r["count"] == u.count for r in targets):
+            return
+        if u.configurations:
+            return  # a configuration id named outright exists
+        cards = {r["gpu"] for r in targets}
+        names = ", ".join(sorted({self.deps.catalog.gpus[c].short_name for c in cards}))
+        d.add(t(d.lang, "no_such_count", count=u.count, card=names))
+
+    def _split_rules(
+        self,
+        d: Draft,
+        u: Understanding,
+        advice: dict[str, Any] | None,
+        cards_needed: int | None,
+        lead: str = "",
+        with_also: bool = True,
+    ) -> None:
+        """The rule; when the load decides between rule 3 and rule 4 and the user didn't say,
+        ask and quote both, never just one."""
+        unknown_load = not (
+            {"traffic", "low_concurrency", "training", "fine_tuning", "pipeline_parallel"}
+            & set(u.workloads)
+        )
+        if advice and advice.get("rule", {}).get("number") in (3, 4) and unknown_load:
+            d.add(t(d.lang, "ask_workload"))
+            lines = []
+            for traffic in ("low", "high"):
+                adv = self._advice(
+                    d, fits_one_card=False, cards_needed=cards_needed, traffic=traffic
+                )
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.bullets(lines)
+            return
+        self._add_advice(d, advice, with_also=with_also, lead=lead)
+
+    def _lower_precision(
+        self, d: Draft, u: Understanding, fit: dict[str, Any], targets: list[dict[str, Any]]
+    ) -> None:
+        """The configurations asked about can't hold it: do they at FP8, or at 4-bit?"""
+        from tools.memory import BITS_PER_WEIGHT
+
+        bits = BITS_PER_WEIGHT.get(fit["precision"], 16.0)
+        for p in ("fp8", "awq"):
+            if BITS_PER_WEIGHT[p] >= bits:
+                continue
+            low = d.call(
+                "fit_check",
+                model=self._model_arg(u),
+                precision=p,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+                configurations=[r["configuration"] for r in targets],
+            )
+            if low is None:
+                return
+            fitting = [r for r in low["rows"] if r["verdict"] != "does_not_fit"]
+            if fitting:
+                word = "FP8" if p == "fp8" else "AWQ"
+                guide = self.deps.guides
+                cite = (
+                    d.cite_passage(guide.find("awq-vs-gptq-vs-fp8", d.lang, word))
+                    if guide is not None
+                    else ""
+                )
+                d.add(t(d.lang, "fit_lower_precision", precision=precision_label(p)) + cite)
+                d.bullets([self._row_line(d, r, with_price=False) for r in fitting])
+                return
+
+    def _fit_follow_ups(
+        self, d: Draft, u: Understanding, fit: dict[str, Any], row: dict[str, Any] | None
+    ) -> None:
+        model = self._model_name(fit, d.lang)
+        if self._is_image(fit):
+            d.suggest(follow_up(d.lang, "nvlink", model=model))
+            return
+        if row is not None:
+            d.suggest(follow_up(d.lang, "speed", label=d.label(row["configuration"])))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    # ------------------------------------------------------------------ flows of other mixins
+    # Flows that fall back on (or hand over to) a flow of another family. Each mixin defines
+    # its own; these declarations let every mixin call them and are never reached on Composer.
+
+    def _general(self, d: Draft, u: Understanding) -> None:
+        """The guide's own words (guides.GuidesMixin)."""
+        raise NotImplementedError
+
+    def _ask_model(self, d: Draft, u: Understanding) -> None:
+        """Ask which model, with the general rule (guides.GuidesMixin)."""
+        raise NotImplementedError
+
+    def _fit_answer(self, d: Draft, u: Understanding) -> None:
+        """Does the model fit, and where (fit.FitMixin)."""
+        raise NotImplementedError
+
+    def _nvlink_without_model(self, d: Draft, u: Understanding) -> None:
+        """NVLink or PCIe by workload alone (nvlink.NvlinkMixin)."""
+        raise NotImplementedError
+
+    def _price(self, d: Draft, u: Understanding) -> None:
+        """Prices and facts of the named nodes (prices.PricesMixin)."""
+        raise NotImplementedError
+
+    def _speed(self, d: Draft, u: Understanding) -> None:
+        """Tokens per second on the named nodes (speed.SpeedMixin)."""
+        raise NotImplementedError
+
+
+def generic_name(name: str, lang: Language) -> str:
+    """'70B model (generic dense, parameter count only)' -> '70B model' / '70B-Modell'."""
+    name = name.replace(" (generic dense, parameter count only)", "")
+    if lang == "de":
+        name = re.sub(r"^([\d.,]+B) model$", r"\1-Modell", name)
+    return name

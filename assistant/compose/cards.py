@@ -1,0 +1,102 @@
+"""Card flows: a card's own specs (memory, usable memory, bandwidth, the nodes it comes in), the
+cards with a given memory, and the node with the most VRAM.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import Draft
+from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.texts import follow_up, gb, num, t
+
+
+class CardsMixin(ComposerBase):
+    """What a card or node has."""
+
+    # ---- card specs
+    def _card_facts(self, d: Draft, u: Understanding) -> None:
+        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+        mem = u.memory_gb
+        if mem is None and not cards:
+            m = re.search(r"(\d{2,4})\s*-?\s*gb", u.question.lower())
+            mem = float(m.group(1)) if m else None
+        res = d.call("card_facts", cards=cards or None, memory_gb=None if cards else mem)
+        if res is None or not res["cards"]:
+            if mem is not None:
+                d.add(t(d.lang, "cards_none_with", mem=gb(d.lang, mem)))
+            else:
+                self._general(d, u)
+            return
+        util = f"{num(d.lang, res['gpu_memory_utilization'] * 100)} %"
+        if not cards and mem is not None:
+            names = [c["short_name"] for c in res["cards"]]
+            joined = (" und " if d.lang == "de" else " and ").join(
+                [", ".join(names[:-1]), names[-1]] if len(names) > 1 else names
+            )
+            d.add(t(d.lang, "cards_with", mem=gb(d.lang, mem), names=joined))
+        if cards and re.search(r"bandwidth|bandbreite", u.question.lower()):
+            c = res["cards"][0]
+            d.add(
+                t(
+                    d.lang,
+                    "card_bandwidth",
+                    name=c["short_name"],
+                    bw=f"{num(d.lang, c['memory_bandwidth_gb_s'])} GB/s",
+                    mem=gb(d.lang, c["memory_gb"]),
+                )
+            )
+        lines = []
+        for c in res["cards"]:
+            nodes = ", ".join(
+                f"{d.link(n['configuration'])} {d.price(n['configuration'])}"
+                for n in c["configurations"]
+            )
+            lines.append(
+                t(
+                    d.lang,
+                    "card_line",
+                    name=c["short_name"],
+                    mem=gb(d.lang, c["memory_gb"]),
+                    usable=gb(d.lang, c["usable_gb"]),
+                    util=util,
+                    bw=f"{num(d.lang, c['memory_bandwidth_gb_s'])} GB/s",
+                    nodes=nodes,
+                )
+            )
+        if cards and len(lines) == 1:
+            d.add(lines[0])
+        else:
+            d.bullets(lines)
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _most_vram(self, d: Draft, u: Understanding) -> None:
+        pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
+        if not pq:
+            self._price(d, u)
+            return
+        top = max(pq["quotes"], key=lambda q: (q["total_memory_gb"], -q["usd_per_month"]))
+        card = d.call("card_facts", cards=[top["gpu"]])
+        d.add(
+            t(
+                d.lang,
+                "most_vram",
+                label=d.link(top["configuration"]),
+                mem=gb(d.lang, top["total_memory_gb"]),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
+        if card and card["cards"]:
+            c = card["cards"][0]
+            d.add(
+                t(
+                    d.lang,
+                    "most_vram_card",
+                    count=top["count"],
+                    per=gb(d.lang, c["memory_gb"]),
+                    usable=gb(d.lang, c["usable_gb"]),
+                )
+            )
+        d.suggest(follow_up(d.lang, "fit_example"))

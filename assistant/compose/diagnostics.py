@@ -1,0 +1,160 @@
+"""Topology diagnostics: how to check a node (`nvidia-smi topo -m`), a pasted topology matrix
+judged pair by pair, and a topology described in words ("PHB between all cards").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import NVLINK_GUIDE, Draft
+from assistant.compose.guides import _excerpt
+from assistant.compose.intents import _described_topo
+from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.texts import follow_up, t
+
+
+class DiagnosticsMixin(ComposerBase):
+    """Is the node wired as it should be."""
+
+    # ---- topology
+    def _topology_howto(self, d: Draft, u: Understanding) -> None:
+        d.add(t(d.lang, "topo_howto") + d.cite("measure-it-yourself"))
+        code = self._guide_code(d)
+        if code:
+            d.paras.append(code)
+        d.add(t(d.lang, "topo_legend"))
+        facts = d.call("interconnect_facts")
+        if facts:
+            labels = sorted(
+                {
+                    lab
+                    for link in facts["links"]
+                    if link["kind"] == "nvlink"
+                    for lab in link["topo_labels"]
+                }
+            )
+            if labels:
+                d.add(t(d.lang, "topo_sxm_expect", labels=", ".join(f"`{x}`" for x in labels)))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    def _guide_code(self, d: Draft) -> str:
+        sections = self.deps.guides
+        if sections is None:
+            return ""
+        for p in sections.chunks(NVLINK_GUIDE, "measure-it-yourself", d.lang):
+            m = re.search(r"```.*?```", p.text, re.S)
+            if m:
+                return m.group(0)
+        return ""
+
+    def _topology_paste(self, d: Draft, u: Understanding) -> None:
+        cfg = u.configurations[0] if u.configurations else None
+        kind = None
+        if cfg is None:
+            q = u.question.lower()
+            kind = "sxm" if re.search(r"sxm|nvlink|hgx", q.split("gpu0")[0]) else None
+        res = d.call(
+            "check_topology_output",
+            text=u.topo_text or u.question,
+            configuration=cfg,
+            node_kind=kind,
+        )
+        if res is None:
+            try:
+                from tools.diagnostics import parse_topo_matrix
+
+                parse_topo_matrix(u.topo_text or u.question)
+                err = "?"
+            except Exception as exc:
+                err = str(exc)
+            d.add(t(d.lang, "topo_unparsed", error=err))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        pairs = res["pairs"]
+        nv = [p for p in pairs if p["label"].startswith("NV")]
+        sys_ = [p for p in pairs if p["label"] in ("SYS", "SOC")]
+        summary = t(
+            d.lang,
+            "topo_counts",
+            cards=len(res["gpus"]),
+            pairs=len(pairs),
+            nv=len(nv),
+            pcie=len(pairs) - len(nv),
+        )
+        cfg_txt = f" ({d.label(cfg)})" if cfg else ""
+        if res["node_kind"] is None:
+            key = "topo_info"
+        else:
+            key = "topo_ok" if res["status"] == "ok" else "topo_bad"
+        d.add(t(d.lang, key, cfg=cfg_txt, summary=summary) + d.cite("measure-it-yourself"))
+        bad = [p for p in pairs if p["status"] != "ok"]
+        lines = [
+            f"`{p['a']}`–`{p['b']}`: `{p['label']}` — {self._pair_msg(d, p, res)}"
+            for p in (bad or [])[:8]
+        ]
+        d.bullets(lines)
+        if res["node_kind"] is None:
+            if sys_:
+                d.add(t(d.lang, "topo_sys_note"))
+            d.add(t(d.lang, "topo_ask_node"))
+        if res["status"] == "defect":
+            d.add(t(d.lang, "topo_report"))
+        d.add(t(d.lang, "topo_legend"))
+        d.suggest(follow_up(d.lang, "topology"))
+
+    def _topology_described(self, d: Draft, u: Understanding) -> None:
+        """A topology described in words: the label between all cards of a named node, judged by
+        check_topology_output on the matrix the words describe."""
+        m = _described_topo(u.question)
+        assert m is not None
+        label = m.group(1).upper()
+        cat = self.deps.catalog
+        cfg = u.configurations[0] if u.configurations else None
+        if cfg is None:
+            cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+            same = [c for c in cat.configurations.values() if c.gpu in cards]
+            if u.count:
+                same = [c for c in same if c.count == u.count] or same
+            cfg = min(same, key=lambda c: (c.count, c.id)).id if same else None
+        n = cat.configurations[cfg].count if cfg else (u.count or 4)
+        n = max(n, 2)
+        names = [f"GPU{i}" for i in range(n)]
+        rows = ["\t" + "\t".join(names)]
+        for i, name in enumerate(names):
+            rows.append(name + "\t" + "\t".join(" X " if j == i else label for j in range(n)))
+        res = d.call("check_topology_output", text="\n".join(rows), configuration=cfg)
+        if res is None:
+            self._general(d, u)
+            return
+        cfg_txt = d.link(cfg) if cfg else ""
+        if res["status"] == "ok":
+            d.add(
+                t(d.lang, "described_ok", label=label, cfg=cfg_txt) + d.cite("measure-it-yourself")
+            )
+        else:
+            want = res.get("expected_label") or "NV#"
+            d.add(
+                t(d.lang, "described_bad", label=label, cfg=cfg_txt, want=want)
+                + d.cite("measure-it-yourself")
+            )
+            d.add(t(d.lang, "topo_report"))
+        legend = (
+            self.deps.guides.section(NVLINK_GUIDE, "measure-it-yourself", d.lang, r"`SYS`")
+            if self.deps.guides is not None
+            else None
+        )
+        if legend is not None:
+            d.add(_excerpt(str(legend.text)) + d.cite_passage(legend))
+        d.suggest(follow_up(d.lang, "topology"))
+
+    def _pair_msg(self, d: Draft, p: dict[str, Any], res: dict[str, Any]) -> str:
+        label = p["label"]
+        if res["node_kind"] == "sxm":
+            if label.startswith("NV"):
+                return t(d.lang, "pair_nv_fewer", want=res.get("expected_label") or "NV#")
+            return t(d.lang, "pair_pcie_on_sxm")
+        if label in ("SYS", "SOC"):
+            return t(d.lang, "pair_sys")
+        return p["message"]

@@ -1,0 +1,152 @@
+"""What every flow writes into: the `Draft` of an answer (paragraphs, tool calls, citations,
+prices) and the finished `Composed` answer, plus the constants all flows share: the NVLink
+guide's id, its example model, the anchors of its "link does not matter" cases and the
+SXM/PCIe twins of a card. The logger keeps the name `assistant.compose`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.answer import Citation, Language, PriceQuote, ToolCall
+from assistant.registry import ToolError, call_tool
+from assistant.texts import monthly, t
+
+log = logging.getLogger("assistant.compose")
+
+NVLINK_GUIDE = "nvlink-vs-pcie"
+# the model of the guide's own speed table (nvlink-vs-pcie#same-job-both-ways)
+EXAMPLE_MODEL = "llama-3.3-70b"
+# the subsection each "link does not matter" case and the warning come from (both languages)
+CASE_ANCHORS = {
+    "case.one-model-per-card": "one-model-per-card",
+    "case.pipeline-parallelism": "pipeline-parallelism",
+    "case.diffusion-rendering": "diffusion-and-rendering",
+    "mistake.unneeded-tensor-parallelism": "most-expensive-mistake",
+}
+# the same card class with and without NVLink (the guide's own comparison: A100 PCIe vs SXM4)
+PCIE_TWIN = {"a100-sxm4": "a100-pcie", "h100-sxm5": "h100-pcie"}
+SXM_TWIN = {v: k for k, v in PCIE_TWIN.items()}
+
+
+@dataclass
+class Composed:
+    text: str
+    citations: list[Citation]
+    prices: list[PriceQuote]
+    tool_calls: list[ToolCall]
+    follow_ups: list[str]
+
+
+@dataclass
+class Draft:
+    """An answer being written: paragraphs, and what they cite, quote and call."""
+
+    deps: Any
+    lang: Language
+    paras: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    follow_ups: list[str] = field(default_factory=list)
+    _passages: list[Any] = field(default_factory=list)
+    _passage_keys: dict[tuple[str, str], int] = field(default_factory=dict)
+    _prices: dict[str, PriceQuote] = field(default_factory=dict)
+
+    # ---- tools
+    def call(self, name: str, **arguments: Any) -> dict[str, Any] | None:
+        args = {k: v for k, v in arguments.items() if v is not None}
+        try:
+            record = call_tool(self.deps, name, args)
+        except ToolError as exc:
+            log.info("tool %s failed: %s", name, exc)
+            return None
+        self.calls.append(record)
+        result: dict[str, Any] = record.result
+        return result
+
+    # ---- citations: a placeholder now, numbered by first appearance at the end
+    def cite_passage(self, passage: Any) -> str:
+        if passage is None:
+            return ""
+        key = (str(getattr(passage, "id", "")), str(getattr(passage, "text", ""))[:80])
+        if key not in self._passage_keys:
+            self._passage_keys[key] = len(self._passages)
+            self._passages.append(passage)
+        return f" \x00{self._passage_keys[key]}\x00"
+
+    def cite(self, anchor: str, contains: str | None = None, guide: str = NVLINK_GUIDE) -> str:
+        sections = self.deps.guides
+        if sections is None:
+            return ""
+        return self.cite_passage(sections.section(guide, anchor, self.lang, contains))
+
+    # ---- prices
+    def price(self, cid: str) -> str:
+        c = self.deps.catalog.configurations[cid]
+        url = c.url if self.lang == "de" else c.url_en
+        self._prices[cid] = PriceQuote(
+            configuration=c.id,
+            label=c.label,
+            usd_per_month=c.usd_per_month,
+            url=url,
+            placeholder=c.placeholder,
+        )
+        text = monthly(self.lang, c.usd_per_month)
+        if c.placeholder:
+            text += t(self.lang, "placeholder")
+        return text
+
+    def link(self, cid: str) -> str:
+        c = self.deps.catalog.configurations[cid]
+        url = c.url if self.lang == "de" else c.url_en
+        return f"[{c.label}]({url})"
+
+    def label(self, cid: str) -> str:
+        return str(self.deps.catalog.configurations[cid].label)
+
+    def add(self, *parts: str) -> None:
+        text = " ".join(p for p in parts if p)
+        if text and text not in self.paras:  # two models, one rule: say it once
+            self.paras.append(text)
+
+    def bullets(self, lines: list[str]) -> None:
+        if lines:
+            self.paras.append("\n".join(f"- {line}" for line in lines))
+
+    def suggest(self, text: str) -> None:
+        if text and text not in self.follow_ups and len(self.follow_ups) < 3:
+            self.follow_ups.append(text)
+
+    # ---- finish
+    def finish(self) -> Composed:
+        text = "\n\n".join(self.paras)
+        order: list[int] = []
+        for m in re.finditer(r"\x00(\d+)\x00", text):
+            idx = int(m.group(1))
+            if idx not in order:
+                order.append(idx)
+        number = {idx: n for n, idx in enumerate(order, 1)}
+        text = re.sub(r"\x00(\d+)\x00", lambda m: f"[{number[int(m.group(1))]}]", text)
+        text = re.sub(r"(\[\d+\])(?: \1)+", r"\1", text)  # "[1] [1]" -> "[1]"
+        citations = []
+        for idx in order:
+            p = self._passages[idx]
+            citations.append(
+                Citation(
+                    n=number[idx],
+                    guide=str(p.guide),
+                    title=str(p.title),
+                    section=str(p.section),
+                    url=str(p.url),
+                    quote=str(p.text),
+                )
+            )
+        return Composed(
+            text=text,
+            citations=citations,
+            prices=list(self._prices.values()),
+            tool_calls=self.calls,
+            follow_ups=self.follow_ups,
+        )

@@ -1,0 +1,337 @@
+"""Fit flows: does a model fit, on which node (the configurations asked about, the cheapest single
+card or split, alternatives when it does not fit), the purchase rule for that case, and the
+memory a full fine-tune needs.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import CASE_ANCHORS, Draft
+from assistant.nlu import Understanding
+from assistant.texts import follow_up, gb, num, precision_label, smart, t
+
+
+class FitMixin(ComposerBase):
+    """Does it fit, and where."""
+
+    # ---- fit
+    def _fit_answer(self, d: Draft, u: Understanding) -> None:
+        fit = self._call_fit(d, u)
+        if (
+            fit is not None
+            and self._training(u)
+            and not self._is_image(fit)
+            and not re.search(r"\b(?:q?lora|peft|adapter)", u.question.lower())
+        ):
+            self._training_memory(d, u, fit)  # "how much memory to fully fine-tune X?"
+            return
+        note = ""
+        if fit is None and u.precision is not None:
+            # an image model has published figures only for some precisions: answer with those
+            fit = d.call(
+                "fit_check",
+                model=self._model_arg(u),
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+            )
+            if fit is not None:
+                note = t(
+                    d.lang,
+                    "no_figure_for_precision",
+                    model=self._model_name(fit, d.lang),
+                    asked=precision_label(u.precision),
+                    precision=precision_label(fit["precision"]),
+                )
+        if fit is None:
+            self._general(d, u)
+            return
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        rows = fit["rows"]
+        targets = self._targets(u, fit)
+        topic = self._cite_topic_guides(d, u, fit)
+        if (
+            fit.get("kv_bytes_per_token")
+            and re.search(r"kv[\s-]*cache", u.question.lower())
+            and re.search(
+                r"how much|how big|wie viel|wie groß|take|braucht|belegt|size", u.question.lower()
+            )
+        ):
+            # "How much does the KV cache of X take at full context?": that figure first
+            d.add(
+                t(
+                    d.lang,
+                    "kv_lead",
+                    model=model,
+                    ctx=num(d.lang, fit["context_tokens"]),
+                    kv=gb(d.lang, fit["kv_gb"]),
+                    per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                )
+                + topic
+            )
+        one = self._cheapest_row(
+            [r for r in rows if r["count"] == 1], ("fits_one_card",)
+        ) or self._cheapest_row(rows, ("fits_one_card",))
+        split = self._cheapest_row(rows, ("split",))
+        if targets:
+            self._count_note(d, u, targets)
+            verdicts = {r["verdict"] for r in targets}
+            if verdicts == {"fits_one_card"} and self._plans_tp(u):
+                # "TP 4 for a model that fits one card. Good idea?": no, the guide's worst mistake
+                lead = t(d.lang, "fit_tp_mistake", model=model, precision=prec, n=u.count)
+                d.add(lead + d.cite(CASE_ANCHORS["mistake.unneeded-tensor-parallelism"]) + topic)
+            else:
+                d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
+            d.bullets([self._row_line(d, r) for r in targets])
+            no_fit = [r for r in targets if r["verdict"] == "does_not_fit"]
+            if no_fit and not self._is_image(fit):
+                self._lower_precision(d, u, fit, no_fit)
+            if verdicts == {"does_not_fit"}:
+                alts = self._alternatives(u, rows, targets, one, split)
+                if alts:
+                    d.add(t(d.lang, "fit_instead"))
+                    d.bullets([self._row_line(d, r) for r in alts])
+        elif u.one_node and not (one is not None and one["count"] == 1):
+            # "on one node/server": every node that holds it, cheapest first
+            nodes = sorted(
+                (r for r in rows if r["verdict"] != "does_not_fit"),
+                key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]),
+            )
+            if nodes:
+                d.add(t(d.lang, "fit_node_yes", model=model, precision=prec) + topic)
+                d.bullets([self._row_line(d, r) for r in nodes[:6]])
+                if any(r["verdict"] == "split" for r in nodes):
+                    d.add(t(d.lang, "fit_node_split"))
+            else:
+                d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
+        elif one is not None and (one["count"] == 1 or split is None):
+            d.add(
+                t(
+                    d.lang,
+                    "verdict_fits_one",
+                    model=model,
+                    precision=prec,
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                    label=d.link(one["configuration"]),
+                )
+                + " "
+                + d.price(one["configuration"])
+                + topic
+            )
+        elif split is not None:
+            if one is not None:
+                d.add(
+                    t(
+                        d.lang,
+                        "verdict_big_card_only",
+                        model=model,
+                        precision=prec,
+                        label=d.link(one["configuration"]),
+                    )
+                    + topic
+                )
+            else:
+                d.add(t(d.lang, "verdict_must_split", model=model, precision=prec) + topic)
+            lines = [self._row_line(d, split)]
+            if one is not None:  # one card holds it only on the biggest cards (4/8-card nodes)
+                lines.append(self._row_line(d, one))
+            nv = self._cheapest_nvlink(rows)
+            if nv is not None and nv["configuration"] != split["configuration"]:
+                lines.append(self._row_line(d, nv))
+            d.bullets(lines)
+        else:
+            d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
+        if "independent" in u.workloads and u.count and u.count > 1:
+            reps = [r for r in rows if r["verdict"] == "fits_one_card" and r["replicas"] >= u.count]
+            best = self._cheapest_row(reps, ("fits_one_card",))
+            if best is not None:
+                d.add(
+                    t(
+                        d.lang,
+                        "replicas",
+                        n=u.count,
+                        label=d.link(best["configuration"]),
+                        r=best["replicas"],
+                    )
+                    + " "
+                    + d.price(best["configuration"])
+                )
+        d.add(note)
+        self._numbers(d, fit)
+        # recommendation: the guide's rule for this case
+        if not self._is_image(fit):
+            fits_one, cards_needed = self._one_card_case(rows, targets, one, split)
+            # the asked configuration can't hold it, a single card elsewhere can: say which one
+            # the rule is about, so "does not fit here" and "buy one card" don't contradict
+            bridge = (
+                t(d.lang, "rule_bridge_one_card", label=d.link(one["configuration"]))
+                if fits_one
+                and one is not None
+                and targets
+                and all(r["verdict"] == "does_not_fit" for r in targets)
+                else ""
+            )
+            advice = self._advice(
+                d,
+                fits_one_card=fits_one,
+                cards_needed=cards_needed,
+                workload="training" if self._training(u) else "llm_serving",
+                traffic="high" if "traffic" in u.workloads else "low",
+                independent_jobs="independent" in u.workloads,
+                parallelism=self._parallelism(u),
+                planned_tensor_parallel=u.count if "tensor_parallel" in u.workloads else None,
+            )
+            self._split_rules(d, u, advice, cards_needed, lead=bridge)
+        else:
+            advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
+            self._add_advice(d, advice)
+        fitting = [r for r in targets if r["verdict"] != "does_not_fit"]
+        self._fit_follow_ups(d, u, fit, (fitting[0] if fitting else None) or one or split)
+
+    def _training_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """Full fine-tuning / training memory (weights, gradients, FP32 master, Adam) instead of
+        the serving fit, and the training rule."""
+        model = self._model_name(fit, d.lang)
+        mem = d.call("memory_need", model=self._model_arg(u), training=True)
+        if mem is None:
+            d.calls.clear()
+            self._nvlink_without_model(d, u)
+            return
+        util = fit["constants"]["gpu_memory_utilization"]
+        cat = self.deps.catalog
+        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= mem["total_gb"]]
+        single = [
+            c
+            for c in cat.configurations.values()
+            if c.count == 1 and any(g.id == c.gpu for g in holders)
+        ]
+        d.add(
+            t(
+                d.lang,
+                "train_need" if "fine_tuning" in u.workloads else "train_need_training",
+                model=model,
+                total=gb(d.lang, mem["total_gb"]),
+                bpp=smart(d.lang, mem["bytes_per_param"]),
+            )
+        )
+        if single:
+            cheapest = min(single, key=lambda c: (c.usd_per_month, c.id))
+            d.add(
+                t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
+            )
+        elif holders:
+            names = sorted({g.short_name for g in holders})
+            joined = (
+                names[0]
+                if len(names) == 1
+                else ", ".join(names[:-1]) + (" oder " if d.lang == "de" else " or ") + names[-1]
+            )
+            d.add(t(d.lang, "train_big_card_only", cards=joined))
+        else:
+            d.add(t(d.lang, "train_must_split"))
+        advice = self._advice(
+            d,
+            fits_one_card=bool(single),
+            workload="training",
+            parallelism=self._parallelism(u),
+        )
+        self._add_advice(d, advice)
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+        d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    @staticmethod
+    def _plans_tp(u: Understanding) -> bool:
+        """The user plans tensor parallelism over several cards."""
+        return "tensor_parallel" in u.workloads and (u.count or 0) > 1
+
+    @staticmethod
+    def _fit_lead(verdicts: set[str]) -> str:
+        """The verdict sentence for the configurations asked about."""
+        if verdicts == {"fits_one_card"}:
+            return "fit_yes_one"
+        if verdicts == {"split"}:
+            return "fit_yes_split"
+        if verdicts == {"does_not_fit"}:
+            return "fit_no"
+        if "fits_one_card" in verdicts:
+            return "fit_depends"
+        return "fit_mixed"  # split on some, not at all on others
+
+    @staticmethod
+    def _one_card_case(
+        rows: list[dict[str, Any]],
+        targets: list[dict[str, Any]],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+    ) -> tuple[bool, int | None]:
+        """Which purchase rule's case this is: (fits on one card, cards one job needs).
+
+        The configurations asked about decide when they hold the model; when none does, the
+        answer recommends the alternatives: one card if a single-card node holds it (or nothing
+        but one big card does), else a split over the fewest cards that hold it.
+        """
+        verdicts = {r["verdict"] for r in targets}
+        if "fits_one_card" in verdicts:
+            return True, None
+        if "split" in verdicts:
+            return False, min(r["cards_needed"] for r in targets if r["verdict"] == "split")
+        if one is not None and (one["count"] == 1 or split is None):
+            return True, None
+        splits = [r["cards_needed"] for r in rows if r["verdict"] == "split"]
+        return False, (min(splits) if splits else 9)
+
+    def _alternatives(
+        self,
+        u: Understanding,
+        rows: list[dict[str, Any]],
+        targets: list[dict[str, Any]],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+    ) -> list[dict[str, Any]]:
+        """Where it fits instead of the configurations asked about, cheapest first: more of
+        the same card, the cheapest single card, the cheapest split (and with real traffic or
+        training the cheapest NVLink node). One card of a big multi-card node only when
+        nothing smaller holds it."""
+        cands: list[dict[str, Any]] = []
+        gpus = {r["gpu"] for r in targets}
+        biggest = max(r["count"] for r in targets)
+        more = [
+            r
+            for r in rows
+            if r["gpu"] in gpus
+            and r["count"] > biggest
+            and r["verdict"] != "does_not_fit"
+            and not r["configuration"].endswith("-gen4")
+        ]
+        if more:
+            cands.append(min(more, key=lambda r: (r["count"], Decimal(str(r["usd_per_month"])))))
+        if one is not None and (one["count"] == 1 or split is None):
+            cands.append(one)
+        if split is not None:
+            cands.append(split)
+        if {"traffic", "training", "fine_tuning"} & set(u.workloads):
+            nv = self._cheapest_nvlink(rows)
+            if nv is not None:
+                cands.append(nv)
+        seen: set[str] = set()
+        alts = []
+        for r in cands:
+            if r["configuration"] not in seen:
+                seen.add(r["configuration"])
+                alts.append(r)
+        return sorted(alts, key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
+
+    def _cheapest_nvlink(self, rows: list[dict[str, Any]], count: int | None = None) -> Any:
+        links = self.deps.catalog.links
+        cands = [
+            r
+            for r in rows
+            if r["verdict"] != "does_not_fit"
+            and links[r["interconnect"]].kind == "nvlink"
+            and (count is None or r["count"] == count)
+        ]
+        return self._cheapest_row(cands, ("fits_one_card", "split"))

@@ -1,0 +1,173 @@
+"""How a question is read beyond the NLU's intent: the regexes and predicates `Composer.compose`
+and the flows use to route and narrow an answer (card specs asked, most VRAM, VRAM per dollar,
+price sources, per-token cost, a topology described in words, links named outright) and the
+guide topics and pinned guide sections that steer retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.nlu import Understanding
+
+_TOPICS = {
+    "awq-vs-gptq-vs-fp8": r"\b(?:awq|gptq|gguf|quanti[sz]\w*|fp8|bf16|fp16|int4|int8|4-bit|vllm|"
+    r"w8a16|q4_k_m|q8_0)\b",
+    "mixture-of-experts": r"\b(?:moe|mixture|experts?|expert\w*|active param\w*|aktive\w* param\w*|"
+    r"deepseek|mixtral|qwen3|mla)\b",
+    "gpu-for-flux-sdxl": r"\b(?:flux|sdxl|diffusion|image|images|bild\w*|video\w*|wan|comfyui)\b",
+    "nvlink-vs-pcie": r"\b(?:nvlink|pcie|sxm|tensor\w*|nccl|busbw|all-?reduce|topolog\w*|p2p|"
+    r"peer-to-peer|nvswitch)\b",
+}
+
+
+_FORMAT = r"(?:awq|gptq|gguf|fp8|int4|int8|bf16|q4_k_m|exl2)"
+
+
+# questions that name a guide section plainly: (pattern, guide, anchor, narrowing regex)
+_PINNED: tuple[tuple[str, str, str, str | None], ...] = (
+    (
+        rf"(?:difference|unterschied|vs\.?|versus|compare|vergleich).{{0,40}}\b{_FORMAT}\b"
+        rf".{{0,20}}\b{_FORMAT}\b|\b{_FORMAT}\b.{{0,20}}\b(?:vs\.?|versus|or|oder)\s+{_FORMAT}\b",
+        "awq-vs-gptq-vs-fp8",
+        "formats",
+        r"GPTQ",  # the table, not its caption
+    ),
+    (
+        r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
+        r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert",
+        "mixture-of-experts",
+        "total-vs-active",
+        None,
+    ),
+    (
+        r"(?:support|unterstütz)\w*.{0,20}\bfp8\b|\bfp8\b.{0,20}(?:support|unterstütz)|"
+        r"(?:which|welche) (?:cards?|karten?|gpus?) .{0,20}\bfp8\b|"
+        r"(?:a100|a6000|ampere|l4|l40s?|h100|h200|b200|4090|5090)\b.{0,30}\bfp8\b.{0,20}"
+        r"(?:use|run|nutzen|verwenden|laufen|work|funktionier)|"
+        r"\bfp8\b.{0,30}(?:on|auf) (?:an? |einer? )?(?:a100|a6000|rtx|ampere|l4|l40s?|h100)",
+        "awq-vs-gptq-vs-fp8",
+        "speed",
+        r"A100.*Ampere|Ampere.*A100",  # "FP8 in the catalog: ... yes. A100 ... no"
+    ),
+    (
+        r"(?=.*\b(?:topo|nvidia-smi)\b)(?=.*\b(?:mean|means|bedeut\w*|stands? for|steht|"
+        r"what is|what's|was ist|heißt)\b).*\b(?:sys|pix|pxb|phb|node|nv#|nv\d+)\b",
+        "nvlink-vs-pcie",
+        "measure-it-yourself",
+        r"`SYS`",  # the legend paragraph
+    ),
+    (
+        r"gpu_memory_utili[sz]ation|(?:vllm).{0,60}(?:default|standardmäßig|by default)|"
+        r"(?:default|standardmäßig).{0,60}vllm",
+        "awq-vs-gptq-vs-fp8",
+        "why-smallest-is-not-smallest",
+        r"gpu_memory_utilization",
+    ),
+    (
+        r"(?:moe|mixture|experts?|experten).{0,60}(?:nvlink|interconnect|verbindung|all-to-all)|"
+        r"(?:nvlink|interconnect|verbindung|all-to-all).{0,60}(?:moe|mixture|experts?|experten)",
+        "mixture-of-experts",
+        "interconnect",
+        r"all-to-all",
+    ),
+    (
+        r"(?:\badd up\b|\baddier\w*|\bzusammenzähl\w*|\bsummier\w*|\bcombine[ds]?\b|"
+        r"\bpool(?:ed)?\b).{0,60}(?:flux|sdxl|diffusion|image|bild|video|wan)|"
+        r"(?:flux|sdxl|diffusion|image|bild|video|wan).{0,60}(?:\badd up\b|\baddier\w*|"
+        r"\bzusammenzähl\w*|\bsummier\w*|\bcombine[ds]?\b|\bpool(?:ed)?\b)",
+        "gpu-for-flux-sdxl",
+        "many-cards",
+        None,
+    ),
+)
+
+
+def _topic_guide(question: str) -> str | None:
+    """The one guide a question is plainly about (its terms name no other), else None."""
+    q = question.lower()
+    hits = [g for g, rx in _TOPICS.items() if re.search(rx, q)]
+    return hits[0] if len(hits) == 1 else None
+
+
+_LINK_MENTIONS = (
+    ("pcie-gen4-x16", r"(?:pcie|pci-e|pci express)?\s*gen\s*4|pcie\s*4(?:\.0)?\b"),
+    ("pcie-gen5-x16", r"(?:pcie|pci-e|pci express)?\s*gen\s*5|pcie\s*5(?:\.0)?\b"),
+    ("nvlink-3", r"nvlink\s*3"),
+    ("nvlink-4", r"nvlink\s*4"),
+    ("nvlink-5", r"nvlink\s*5"),
+)
+
+
+def _asks_card_facts(u: Understanding) -> bool:
+    """A question about a card's own specs (memory, bandwidth), no model: "How much VRAM does
+    the H200 have?", "Which GPUs have 48 GB?"."""
+    if u.has_subject or u.configurations or (u.count or 1) > 1:
+        return False  # "4x A100 zusammen": the node's facts (price flow)
+    q = u.question.lower()
+    names_card = bool(u.cards or u.card_families)
+    asks_spec = re.search(
+        r"\bvram\b|\bmemory\b|\bspeicher\w*|\bhbm\b|\bgb\b|bandwidth|bandbreite", q
+    )
+    if re.search(r"nvlink|pcie|interconnect|verbindung", q) and not re.search(
+        r"memory bandwidth|speicherbandbreite|vram|hbm", q
+    ):
+        return False  # link questions have their own flow
+    if not asks_spec or re.search(r"\bcost|\bprice|preis|kostet|per dollar|pro dollar", q):
+        return False
+    if names_card:
+        return bool(
+            re.search(
+                r"\b(?:have|has|hat|haben|does|do|wie viel|how much|what is|what's|was ist|"
+                r"wie (?:hoch|groß)|welche)\b",
+                q,
+            )
+        )
+    return bool(re.search(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|karten?)\b", q))
+
+
+_MOST_VRAM = re.compile(
+    r"most (?:vram|memory|gpu memory)|(?:meiste[nr]?|größte[nr]?|grösste[nr]?) "
+    r"(?:vram|speicher|grafikspeicher)|largest (?:vram|memory)|biggest (?:node|vram|memory)|"
+    r"größte[nr]? knoten"
+)
+
+
+_VRAM_PER_DOLLAR = re.compile(
+    r"(?:vram|memory|speicher|gb)\s*(?:per|pro|je)\s*(?:dollar|\$|euro)|"
+    r"(?:per|pro|je)\s*gb\b.{0,30}(?:cheapest|günstigst|billigst|lowest|niedrigst)|"
+    r"(?:cheapest|günstigst|billigst|lowest|niedrigst)\w*.{0,30}(?:per|pro|je)\s*gb\b"
+)
+
+
+_PRICE_SOURCE = re.compile(
+    r"(?:prices?|preise?)\b.{0,40}\b(?:real|actual|binding|verbindlich|echt|placeholder|"
+    r"platzhalter|published|veröffentlicht|official|offiziell)"
+)
+
+
+_PER_TOKEN = re.compile(r"million|mio\.?\b|per (?:1m |1 m )?tokens?|pro (?:million )?token")
+
+
+_DESCRIBED_TOPO = re.compile(
+    r"(?=.*\b(?:shows?|showing|zeigt|zeigen|between|zwischen|überall|everywhere|"
+    r"all (?:cards|pairs)|alle[nr]? (?:karten|paare))\b)(?=.*(?:topo|nvidia-smi))"
+)
+
+
+def _described_topo(question: str) -> re.Match[str] | None:
+    """'... shows PHB between all cards in topo -m': the label (upper case as printed)."""
+    if not _DESCRIBED_TOPO.match(question.lower()):
+        return None
+    return re.search(r"\b(PHB|PIX|PXB|NODE|SYS|SOC|NV\d+)\b", question)
+
+
+def _named_links(question: str) -> list[str]:
+    """Link ids a question names outright ('over PCIe Gen4', 'NVLink 4'), in question order."""
+    q = question.lower()
+    hits = []
+    for lid, rx in _LINK_MENTIONS:
+        m = re.search(rx, q)
+        if m:
+            hits.append((m.start(), lid))
+    return [lid for _, lid in sorted(hits)]

@@ -1,0 +1,513 @@
+"""NVLink flows: is NVLink needed (by workload alone, for a model that fits one card, for one that
+must be split), pipeline versus tensor parallelism over PCIe, training and its gradient
+all-reduce, and the SXM node with its PCIe counterpart for the same job.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import PCIE_TWIN, SXM_TWIN, Draft
+from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.texts import follow_up, gb, num, precision_label, smart, t, tokens, usd
+
+
+class NvlinkMixin(ComposerBase):
+    """NVLink or PCIe: the guide's verdict for the workload and model."""
+
+    # ---- NVLink
+    def _nvlink(self, d: Draft, u: Understanding) -> None:
+        w = set(u.workloads)
+        model_arg = self._model_arg(u)
+        if "multi_node" in w and (u.count is None or u.count > 8):
+            d.add(t(d.lang, "nvlink_multi_node"))
+            self._add_advice(
+                d, self._advice(d, fits_one_card=False, cards_needed=max(u.count or 9, 9))
+            )
+            d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
+            d.suggest(follow_up(d.lang, "price_example"))
+            return
+        if {"diffusion", "rendering"} & w and not (model_arg and self._is_llm(model_arg)):
+            either_or = re.search(
+                r"(?:sxm|nvlink)\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\bpcie|"
+                r"pcie\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\b(?:sxm|nvlink)",
+                u.question.lower(),
+            )
+            key = "nvlink_diffusion_pcie" if either_or else "nvlink_diffusion"
+            d.add(t(d.lang, key) + d.cite("diffusion-and-rendering"))
+            if model_arg:
+                fit = self._call_fit(d, u)
+                if fit:
+                    one = self._cheapest_row(fit["rows"], ("fits_one_card",))
+                    if one:
+                        d.add(
+                            t(
+                                d.lang,
+                                "image_fits",
+                                model=self._model_name(fit, d.lang),
+                                need=gb(d.lang, fit["weights_gb"]),
+                                precision=precision_label(fit["precision"]),
+                                label=d.link(one["configuration"]),
+                            )
+                            + " "
+                            + d.price(one["configuration"])
+                            + self._cite_topic_guides(d, u, fit)
+                        )
+            several = (u.count or 1) > 1 or "independent" in w
+            advice = self._advice(
+                d,
+                fits_one_card=bool(model_arg),
+                workload="rendering" if "rendering" in w else "image_video",
+                # "SDXL on 8 cards": eight independent copies, rule 2 (PCIe cards)
+                independent_jobs=several or None,
+            )
+            self._add_advice(d, advice, with_also=False)
+            d.suggest(follow_up(d.lang, "image_card"))
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            return
+        if not model_arg:
+            self._nvlink_without_model(d, u)
+            return
+        fit = self._call_fit(d, u)
+        if fit is None:
+            self._nvlink_without_model(d, u)
+            return
+        if self._is_image(fit):
+            u2 = u.model_copy(update={"workloads": [*u.workloads, "diffusion"]})
+            d.calls.clear()
+            self._nvlink(d, u2)
+            return
+        self._nvlink_for_model(d, u, fit)
+
+    def _is_llm(self, model_arg: str) -> bool:
+        try:
+            return bool(self.deps.catalog.find_model(model_arg).kind == "llm")
+        except Exception:
+            return True
+
+    def _nvlink_without_model(self, d: Draft, u: Understanding) -> None:
+        w = set(u.workloads)
+        if "independent" in w:
+            d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
+            self._add_advice(
+                d, self._advice(d, fits_one_card=False, independent_jobs=True), with_also=False
+            )
+            d.suggest(follow_up(d.lang, "fit_example"))
+            d.suggest(follow_up(d.lang, "price_example"))
+            return
+        if "pipeline_parallel" in w:
+            d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
+            self._add_advice(
+                d, self._advice(d, fits_one_card=False, parallelism="pipeline"), with_also=False
+            )
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        d.add(t(d.lang, "nvlink_general") + d.cite("short-answer"))
+        if "low_concurrency" in w and not self._training(u):
+            # one user / few users: if it must be split, PCIe works (rule 3); else one card
+            lines = []
+            cases: list[dict[str, Any]] = [
+                {"fits_one_card": True},
+                {"fits_one_card": False, "cards_needed": 2, "traffic": "low"},
+            ]
+            for args in cases:
+                adv = self._advice(d, **args)
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.add(t(d.lang, "general_rule_title"))
+            d.bullets(lines)
+            d.suggest(follow_up(d.lang, "nvlink_example"))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        if self._training(u) or "traffic" in w:
+            adv = self._advice(
+                d,
+                fits_one_card=False,
+                cards_needed=2,
+                workload="training" if self._training(u) else "llm_serving",
+                traffic="high",
+            )
+            d.add(t(d.lang, "if_split"))
+            self._add_advice(d, adv, with_also=False)
+        else:
+            lines = []
+            for _n, args in (
+                (1, {"fits_one_card": True}),
+                (3, {"fits_one_card": False, "cards_needed": 2}),
+                (4, {"fits_one_card": False, "cards_needed": 2, "traffic": "high"}),
+            ):
+                adv = self._advice(d, **args)
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.add(t(d.lang, "general_rule_title"))
+            d.bullets(lines)
+        d.add(f"**{t(d.lang, 'ask_model')}**")
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "topology"))
+
+    def _pair(self, u: Understanding, fit: dict[str, Any]) -> tuple[Any, Any]:
+        """The SXM node and its PCIe counterpart to compare (the guide's same-job-both-ways)."""
+        rows = fit["rows"]
+        by_id = {r["configuration"]: r for r in rows}
+        links = self.deps.catalog.links
+        named = [
+            by_id[c]
+            for c in u.configurations
+            if c in by_id and by_id[c]["verdict"] != "does_not_fit"
+        ]
+        count = u.count
+
+        def kind(r: dict[str, Any]) -> str:
+            return str(links[r["interconnect"]].kind)
+
+        sxm = next((r for r in named if kind(r) == "nvlink"), None)
+        pcie = next((r for r in named if kind(r) == "pcie"), None)
+        if sxm is None:
+            if pcie is not None and pcie["gpu"] in SXM_TWIN:
+                sxm = by_id.get(f"{pcie['count']}x-{SXM_TWIN[pcie['gpu']]}")
+            else:
+                # no SXM node with exactly that many cards (SXM comes in 4 and 8): any count
+                sxm = self._cheapest_split(rows, "nvlink", count, u) or self._cheapest_split(
+                    rows, "nvlink", None, u
+                )
+        if pcie is None and sxm is not None:
+            twin = PCIE_TWIN.get(sxm["gpu"])
+            cand = by_id.get(f"{sxm['count']}x-{twin}") if twin else None
+            if cand is not None and cand["verdict"] != "does_not_fit":
+                pcie = cand
+            else:
+                pcie = self._cheapest_split(rows, "pcie", sxm["count"], u)
+        if pcie is None:
+            pcie = self._cheapest_split(rows, "pcie", count, u)
+        return sxm, pcie
+
+    def _cheapest_split(
+        self, rows: list[dict[str, Any]], kind: str, count: int | None, u: Understanding
+    ) -> Any:
+        links = self.deps.catalog.links
+        cards = set(u.cards) | {c for f in u.card_families for c in CARD_FAMILIES[f]}
+        cands = [
+            r
+            for r in rows
+            if r["verdict"] == "split"
+            and links[r["interconnect"]].kind == kind
+            and (count is None or r["count"] == count)
+            and (not cards or r["gpu"] in cards)
+        ]
+        return self._cheapest_row(cands, ("split",))
+
+    def _pipeline_or_tensor(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """'Pipeline or tensor parallelism (over PCIe)?': over PCIe pipeline; tensor parallelism
+        syncs every layer and is what NVLink is for."""
+        model = self._model_name(fit, d.lang)
+        rows = fit["rows"]
+        named = self._targets(u, fit)
+        if named and all(r["verdict"] == "does_not_fit" for r in named):
+            prec = precision_label(fit["precision"])
+            d.add(t(d.lang, "nvlink_setup_no_fit", model=model, precision=prec))
+            d.bullets([self._row_line(d, r) for r in named])
+            self._lower_precision(d, u, fit, named)
+        targets = [r for r in named if r["verdict"] == "split"]
+        row = targets[0] if targets else self._cheapest_split(rows, "pcie", u.count, u)
+        d.add(t(d.lang, "pp_over_pcie", model=model) + d.cite("pipeline-parallelism"))
+        if row is not None:
+            tp = d.call(
+                "tensor_parallel_cost",
+                model=self._model_arg(u),
+                configuration=row["configuration"],
+                cards=max(row["cards_needed"] or 2, 2),
+            )
+            if tp:
+                d.add(
+                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                    + d.cite("tensor-parallelism")
+                )
+        self._numbers(d, fit)
+        n = row["cards_needed"] if row is not None else None
+        advice = self._advice(d, fits_one_card=False, cards_needed=n, parallelism="pipeline")
+        self._add_advice(d, advice)
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    def _nvlink_training(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
+        model = self._model_name(fit, d.lang)
+        mem = d.call("memory_need", model=self._model_arg(u), training=True)
+        advice = self._advice(d, model=self._model_arg(u), workload="training")
+        if advice is None or mem is None:
+            self._nvlink_without_model(d, u)
+            return
+        rec = advice.get("recommendation")
+        if rec == "not_offered":
+            d.add(t(d.lang, "nvlink_multi_node"))
+        elif advice.get("needs_nvlink"):
+            d.add(t(d.lang, "nvlink_yes_training"))
+        else:
+            d.add(t(d.lang, "training_fits_one", model=model))
+        d.add(
+            t(
+                d.lang,
+                "training_memory",
+                model=model,
+                total=gb(d.lang, mem["total_gb"]),
+                bpp=smart(d.lang, mem["bytes_per_param"]),
+            )
+        )
+        ar = d.call("gradient_allreduce_time", model=self._model_arg(u))
+        if ar:
+            lines = [
+                t(
+                    d.lang,
+                    "allreduce_row",
+                    link=r["name"],
+                    bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
+                    t=f"{smart(d.lang, r['seconds'])} s",
+                    ring=f"{smart(d.lang, r['ring_seconds'])} s",
+                )
+                for r in ar["rows"]
+            ]
+            d.add(
+                t(d.lang, "allreduce_title", model=model, size=gb(d.lang, ar["size_gb"]))
+                + d.cite("large-batch-training")
+            )
+            d.bullets(lines)
+        self._add_advice(d, advice, with_also=False)
+        d.suggest(follow_up(d.lang, "topology"))
+        d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    def _nvlink_for_model(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        w = set(u.workloads)
+        if {"pipeline_parallel", "tensor_parallel"} <= w and not self._training(u):
+            self._pipeline_or_tensor(d, u, fit)
+            return
+        if self._training(u) and not ({"independent", "pipeline_parallel"} & w):
+            self._nvlink_training(d, u, fit)
+            return
+        rows = fit["rows"]
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        targets = self._targets(u, fit)
+        if targets and all(r["verdict"] == "does_not_fit" for r in targets):
+            # the node asked about can't hold it at all: say so first (and whether a lower
+            # precision would), then answer for the nodes where it does fit
+            d.add(t(d.lang, "nvlink_setup_no_fit", model=model, precision=prec))
+            d.bullets([self._row_line(d, r) for r in targets])
+            if not self._is_image(fit):
+                self._lower_precision(d, u, fit, targets)
+            u = u.model_copy(
+                update={"configurations": [], "cards": [], "card_families": [], "memory_gb": None}
+            )
+            targets = []
+        one = self._cheapest_row(rows, ("fits_one_card",))
+        single = self._cheapest_row([r for r in rows if r["count"] == 1], ("fits_one_card",))
+        # a one-card node that holds it settles it (rule 1); otherwise the user's own setup
+        # decides ("on four cards" / "on 4x A100" where it must be split)
+        setup_split = [r for r in targets if r["verdict"] == "split"]
+        if not targets and u.count and u.count > 1:
+            setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
+        # a model that fits one card only on the biggest cards (sold in 4- and 8-card nodes) is
+        # still a split job on the usual cards: answer that, and name the bigger card as option
+        any_split = any(r["verdict"] == "split" for r in rows)
+        must_split = single is None and (bool(setup_split) or one is None or any_split)
+        if single is not None:
+            one = single
+        if single is None and targets and all(r["verdict"] == "fits_one_card" for r in targets):
+            # the card asked about holds it alone ("and on an H200?"): no split, no NVLink
+            must_split = False
+            one = self._cheapest_row(targets, ("fits_one_card",))
+        if not must_split:
+            # fits on one card: no NVLink (rule 1); warn against sharding it
+            assert one is not None
+            d.add(
+                t(d.lang, "nvlink_not_needed_fits", model=model, precision=prec)
+                + " "
+                + t(
+                    d.lang,
+                    "cheapest_card",
+                    label=d.link(one["configuration"]),
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                )
+                + " "
+                + d.price(one["configuration"])
+            )
+            advice = self._advice(
+                d,
+                fits_one_card=True,
+                independent_jobs="independent" in w,
+                planned_tensor_parallel=u.count if (u.count or 0) > 1 else None,
+                parallelism=self._parallelism(u),
+            )
+            self._numbers(d, fit)
+            self._add_advice(d, advice)
+            d.suggest(follow_up(d.lang, "speed", label=d.label(one["configuration"])))
+            d.suggest(follow_up(d.lang, "topology"))
+            return
+        if not any(r["verdict"] != "does_not_fit" for r in rows):
+            d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec))
+            self._numbers(d, fit)
+            self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=9))
+            return
+        sxm, pcie = self._pair(u, fit)
+        ref = sxm or pcie
+        n = ref["cards_needed"] if ref else self._cards_needed(rows, setup_split)
+        split_txt = (
+            t(d.lang, "split_across", n=n, label=d.link(ref["configuration"])) if ref else ""
+        )
+        split_rows = [r for r in rows if r["verdict"] == "split"]
+        card_row = ref or (setup_split[0] if setup_split else split_rows[0] if split_rows else None)
+        mem = smart(d.lang, card_row["memory_gb_per_card"]) if card_row else ""
+        card = (f"{mem}-GB" if d.lang == "de" else f"{mem} GB") if mem else ""
+        traffic = "traffic" in w
+        training = self._training(u)
+        if "independent" in w:
+            d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
+        elif "pipeline_parallel" in w:
+            d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
+        elif training:
+            d.add(t(d.lang, "nvlink_yes_training"))
+        elif traffic:
+            d.add(
+                t(
+                    d.lang,
+                    "nvlink_yes_traffic",
+                    model=model,
+                    precision=prec,
+                    split=split_txt,
+                    card=card,
+                )
+            )
+        elif "low_concurrency" in w:
+            d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
+        else:
+            d.add(
+                t(
+                    d.lang,
+                    "nvlink_split_unknown_workload",
+                    model=model,
+                    precision=prec,
+                    split=split_txt,
+                    card=card,
+                )
+            )
+        self._numbers(d, fit)
+        # why: the all-reduce of tensor parallelism
+        if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
+            tp = d.call(
+                "tensor_parallel_cost",
+                model=self._model_arg(u),
+                configuration=ref["configuration"],
+                cards=max(n or 2, 2),
+            )
+            if tp:
+                d.add(
+                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                    + d.cite("tensor-parallelism")
+                )
+        # the same job on both nodes: speed floor and prices
+        pair = [r for r in (sxm, pcie) if r is not None]
+        if pair:
+            lines = []
+            for r in pair:
+                tput = d.call(
+                    "throughput_estimate",
+                    model=self._model_arg(u),
+                    configuration=r["configuration"],
+                    precision=u.precision,
+                )
+                node = d.call("interconnect_facts", configurations=[r["configuration"]])
+                link = ""
+                if node:
+                    info = node["nodes"][0]["link"]
+                    link = f"{info['name']} · {num(d.lang, info['bandwidth_gb_s'])} GB/s"
+                speed = (
+                    t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + ", "
+                    if tput
+                    else ""
+                )
+                lines.append(
+                    t(
+                        d.lang,
+                        "compare_row",
+                        label=d.link(r["configuration"]),
+                        link=link,
+                        speed=speed,
+                        price=d.price(r["configuration"]),
+                    )
+                )
+            d.add(t(d.lang, "compare_title") + d.cite("same-job-both-ways", contains=r"\$"))
+            d.bullets(lines)
+            d.add(
+                t(d.lang, "speed_floor")
+                + d.cite(
+                    "same-job-both-ways",
+                    contains=r"konservativ|"
+                    r"conservative|Untergrenze|floor",
+                )
+            )
+            if len(pair) == 2:
+                pq = d.call("price_quote", configurations=[r["configuration"] for r in pair])
+                if (
+                    pq
+                    and pq.get("difference_usd_per_month")
+                    and sxm is not None
+                    and Decimal(str(sxm["usd_per_month"])) > Decimal(str(pcie["usd_per_month"]))
+                ):
+                    d.add(t(d.lang, "nvlink_premium", diff=usd(pq["difference_usd_per_month"])))
+        # the rule
+        if "independent" in w:
+            advice = self._advice(d, fits_one_card=False, independent_jobs=True)
+        elif traffic or training or "low_concurrency" in w or "pipeline_parallel" in w:
+            advice = self._advice(
+                d,
+                fits_one_card=False,
+                cards_needed=n,
+                workload="training" if training else "llm_serving",
+                traffic="high" if traffic else "low",
+                parallelism=self._parallelism(u),
+            )
+        else:
+            advice = None
+            d.add(t(d.lang, "ask_workload"))
+            lines = []
+            for args in ({"traffic": "low"}, {"traffic": "high"}):
+                adv = self._advice(d, fits_one_card=False, cards_needed=n, **args)
+                if adv and adv.get("rule"):
+                    lines.append(self._rule_text(d, adv["rule"]))
+            d.bullets(lines)
+            d.suggest(follow_up(d.lang, "traffic"))
+            d.suggest(follow_up(d.lang, "low"))
+        self._add_advice(d, advice, with_also=False)
+        if one is not None and one["count"] > 1 and u.count is None and not u.configurations:
+            d.add(
+                t(
+                    d.lang,
+                    "alt_bigger_card",
+                    label=d.link(one["configuration"]),
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                    price=d.price(one["configuration"]),
+                )
+            )
+        if one is not None and one["count"] == 1:
+            d.add(
+                t(
+                    d.lang,
+                    "alt_one_card",
+                    label=d.link(one["configuration"]),
+                    need=gb(d.lang, one["required_gb_per_card"]),
+                )
+                + " "
+                + d.price(one["configuration"])
+                + d.cite("what-to-buy", contains=r"^\s*1\.")
+            )
+        d.suggest(follow_up(d.lang, "topology"))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+
+    @staticmethod
+    def _cards_needed(rows: list[dict[str, Any]], targets: list[dict[str, Any]]) -> int:
+        pool = [r["cards_needed"] for r in targets if r["cards_needed"]]
+        pool = pool or [r["cards_needed"] for r in rows if r["cards_needed"]]
+        return min(pool) if pool else 9

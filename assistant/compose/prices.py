@@ -1,0 +1,403 @@
+"""Price flows: the price and facts of named nodes, two nodes compared for one model, the cheapest
+node for a model, the most VRAM per dollar, where the prices come from, and price and speed
+asked together.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import EXAMPLE_MODEL, Draft
+from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
+
+
+class PricesMixin(ComposerBase):
+    """What it costs."""
+
+    # ---- price
+    def _price(self, d: Draft, u: Understanding) -> None:
+        cat = self.deps.catalog
+        ids = [c for c in u.configurations if c in cat.configurations]
+        intro = "price_intro_many"
+        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+        if not ids and cards and u.count is not None:
+            same = [c for c in cat.configurations.values() if c.gpu in cards]
+            if same and not any(c.count == u.count for c in same):
+                # "3x H100": no such node; the nearest counts below and above, with prices
+                below = [c.count for c in same if c.count < u.count]
+                above = [c.count for c in same if c.count > u.count]
+                near = {max(below)} if below else set()
+                near |= {min(above)} if above else set()
+                ids = [c.id for c in same if c.count in near and not c.id.endswith("-gen4")]
+                name = (
+                    u.card_families[0].upper() if u.card_families else cat.gpus[cards[0]].short_name
+                )
+                key = "price_no_single" if u.count == 1 else "price_no_count"
+                d.add(t(d.lang, key, count=u.count, card=name))
+                intro = ""
+        if not ids and u.card_families:
+            for fam in u.card_families:
+                for card in CARD_FAMILIES[fam]:
+                    ids += [
+                        c.id
+                        for c in cat.configurations.values()
+                        if c.gpu == card and (u.count is None or c.count == u.count)
+                    ]
+            if u.count is not None and u.card_families:
+                fam_label = f"{u.count}x {u.card_families[0].upper()}"
+                d.add(t(d.lang, "price_family", family=fam_label))
+                intro = ""
+        if not ids and u.cards:
+            for card in u.cards:
+                ids += [c.id for c in cat.configurations.values() if c.gpu == card]
+            intro = "price_card_all"
+        if not ids:
+            if u.has_subject:
+                self._cheapest(d, u)
+                return
+            d.add(f"**{t(d.lang, 'ask_configuration')}**")
+            d.suggest(follow_up(d.lang, "price_example"))
+            d.suggest(follow_up(d.lang, "fit_example"))
+            return
+        ids = ids[:8]
+        pq = d.call("price_quote", configurations=ids)
+        if pq is None:
+            d.add(f"**{t(d.lang, 'ask_configuration')}**")
+            return
+        lines = []
+        for q in pq["quotes"]:
+            cid = q["configuration"]
+            node = d.call("interconnect_facts", configurations=[cid])
+            link = ""
+            if node:
+                info = node["nodes"][0]["link"]
+                link = (
+                    f" ({gb(d.lang, q['total_memory_gb'])} VRAM, {info['name']} · "
+                    f"{num(d.lang, info['bandwidth_gb_s'])} GB/s)"
+                )
+            lines.append(f"{d.link(cid)}{link}: **{d.price(cid)}**")
+        if len(lines) == 1:
+            d.add(f"**{d.link(ids[0])}: {d.price(ids[0])}**")
+            q = pq["quotes"][0]
+            if (
+                re.search(
+                    r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)", u.question.lower()
+                )
+                and q["count"] > 1
+            ):
+                d.add(t(d.lang, "price_per_card", per=usd(q["usd_per_card_month"])))
+            node = next(
+                (c.result for c in reversed(d.calls) if c.name == "interconnect_facts"), None
+            )
+            if node:
+                info = node["nodes"][0]["link"]
+                d.add(
+                    t(
+                        d.lang,
+                        "node_facts_one" if q["count"] == 1 else "node_facts",
+                        count=q["count"],
+                        mem=gb(d.lang, q["total_memory_gb"]),
+                        link=info["name"],
+                        bw=num(d.lang, info["bandwidth_gb_s"]),
+                    )
+                )
+        else:
+            if intro == "price_card_all":
+                d.add(t(d.lang, intro, card=cat.gpus[u.cards[0]].short_name))
+            elif intro:
+                d.add(t(d.lang, intro))
+            d.bullets(lines)
+            if pq.get("difference_usd_per_month") and len(lines) == 2:
+                cheap = pq["cheapest"]
+                other = next(
+                    q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap
+                )
+                d.add(
+                    t(
+                        d.lang,
+                        "price_diff",
+                        more=d.label(other),
+                        less=d.label(cheap),
+                        diff=usd(pq["difference_usd_per_month"]),
+                    )
+                )
+        published = [c for c in ids if c in ("4x-a100-pcie", "4x-a100-sxm4")]
+        if published:
+            key = "price_source_guide" if len(published) == 2 else "price_source_guide_one"
+            d.add(t(d.lang, key) + d.cite("same-job-both-ways", contains=r"\$"))
+        if any(cat.configurations[c].placeholder for c in ids):
+            d.add(t(d.lang, "placeholder_note"))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    # ---- two named nodes for one model
+    def _compare_nodes(self, d: Draft, u: Understanding) -> None:
+        """Which of the named nodes is cheaper for the model: prices, fit and speed side by side."""
+        cids = [c for c in u.configurations if c in self.deps.catalog.configurations][:4]
+        if len(cids) < 2:
+            # cards without counts ("H200 or H100?"): the smallest node of each that holds it
+            full = self._call_fit(d, u)
+            if full is None:
+                self._fit_answer(d, u)
+                return
+            cids = [r["configuration"] for r in self._targets(u, full)][:4]
+            d.calls.pop()  # the catalog-wide fit was only for choosing the nodes
+        fit = self._call_fit(d, u, configurations=cids)
+        pq = d.call("price_quote", configurations=cids)
+        if fit is None or pq is None:
+            self._price(d, u)
+            return
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        rows = {r["configuration"]: r for r in fit["rows"]}
+        cheap = pq.get("cheapest") or cids[0]
+        diff = pq.get("difference_usd_per_month")
+        if len(cids) == 2 and diff:
+            other = next(c for c in cids if c != cheap)
+            d.add(
+                t(
+                    d.lang,
+                    "compare_cheaper",
+                    cheap=d.link(cheap),
+                    other=d.label(other),
+                    diff=usd(diff),
+                    model=model,
+                    precision=prec,
+                )
+            )
+        else:
+            d.add(t(d.lang, "compare_title_model", model=model, precision=prec))
+        lines = []
+        for cid in cids:
+            r = rows.get(cid)
+            if r is None:
+                continue
+            line = self._row_line(d, r, with_price=False)
+            if r["verdict"] != "does_not_fit" and not self._is_image(fit):
+                tput = d.call(
+                    "throughput_estimate",
+                    model=self._model_arg(u),
+                    configuration=cid,
+                    precision=u.precision,
+                )
+                if tput:
+                    line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
+            lines.append(line + " " + d.price(cid))
+        d.bullets(lines)
+        if any(c in ("4x-a100-pcie", "4x-a100-sxm4") for c in cids):
+            d.add(
+                t(d.lang, "speed_floor")
+                + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
+            )
+        split = [r for r in rows.values() if r["verdict"] == "split"]
+        if split and not self._is_image(fit):
+            n = min(r["cards_needed"] for r in split)
+            advice = self._advice(
+                d,
+                fits_one_card=False,
+                cards_needed=n,
+                workload="training" if self._training(u) else "llm_serving",
+                traffic="high" if "traffic" in u.workloads else "low",
+            )
+            self._split_rules(d, u, advice, n, with_also=False)
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    # ---- VRAM per dollar, price sources
+    def _vram_per_dollar(self, d: Draft, u: Understanding) -> None:
+        ids = list(self.deps.catalog.configurations)
+        pq = d.call("price_quote", configurations=ids)
+        if not pq:
+            self._price(d, u)
+            return
+        best = sorted(pq["quotes"], key=lambda q: (q["usd_per_gb_month"], q["configuration"]))[:3]
+        top = best[0]
+        d.add(
+            t(
+                d.lang,
+                "vram_per_dollar",
+                label=d.link(top["configuration"]),
+                per_gb=usd(top["usd_per_gb_month"]),
+                mem=gb(d.lang, top["total_memory_gb"]),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
+        d.bullets(
+            [
+                f"{d.link(q['configuration'])}: {usd(q['usd_per_gb_month'])} "
+                + t(d.lang, "per_gb_month")
+                + f" ({gb(d.lang, q['total_memory_gb'])}), {d.price(q['configuration'])}"
+                for q in best[1:]
+            ]
+        )
+        d.add(t(d.lang, "placeholder_note"))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _price_sources(self, d: Draft, u: Understanding) -> None:
+        published = ["4x-a100-pcie", "4x-a100-sxm4"]
+        d.call("price_quote", configurations=published)
+        d.add(t(d.lang, "price_sources"))
+        d.bullets([f"{d.link(c)}: **{d.price(c)}**" for c in published])
+        d.add(t(d.lang, "price_source_guide") + d.cite("same-job-both-ways", contains=r"\$"))
+        d.add(t(d.lang, "placeholder_note"))
+        d.suggest(follow_up(d.lang, "price_example"))
+
+    # ---- price and speed in one question
+    def _price_and_speed(self, d: Draft, u: Understanding) -> None:
+        """Both halves answered: with a model its speed on the node(s) plus their prices; without
+        one the price, the guide's own example (Llama 3.3 70B in BF16) labelled as such, and
+        the question which model."""
+        if u.has_subject:
+            self._speed(d, u)
+            named = [c for c in u.configurations if c in self.deps.catalog.configurations]
+            unpriced = [c for c in named if c not in d._prices]
+            if unpriced:
+                d.bullets([f"{d.link(c)}: **{d.price(c)}**" for c in unpriced])
+            return
+        self._price(d, u)
+        ids = [c for c in d._prices if c in self.deps.catalog.configurations]
+        lines = []
+        for cid in ids[:2]:
+            tput = d.call(
+                "throughput_estimate",
+                model=EXAMPLE_MODEL,
+                configuration=cid,
+                precision="bf16",
+            )
+            if not tput:
+                continue
+            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
+            lines.append(
+                t(
+                    d.lang,
+                    "speed_example_row",
+                    label=d.link(cid),
+                    tps=tokens(d.lang, tput["tokens_per_s"]),
+                    split=split,
+                )
+            )
+        if lines:
+            d.add(
+                t(d.lang, "speed_example_title")
+                + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
+            )
+            d.bullets(lines)
+        d.add(f"**{t(d.lang, 'speed_which_model')}**")
+        d.follow_ups.clear()
+        if ids:
+            d.suggest(follow_up(d.lang, "speed_model", label=d.label(ids[0])))
+        d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    # ---- cheapest
+    def _cheapest(self, d: Draft, u: Understanding) -> None:
+        if not u.has_subject:
+            configs = self.deps.catalog.configurations
+            ids = list(configs)
+            q = u.question.lower()
+            if re.search(r"nvlink|\bsxm", q):  # "the cheapest node with NVLink"
+                links = self.deps.catalog.links
+                ids = [c for c in ids if links[configs[c].interconnect].kind == "nvlink"]
+            pq = d.call("price_quote", configurations=ids)
+            if pq and pq.get("cheapest"):
+                cid = pq["cheapest"]
+                key = "cheapest_catalog_nvlink" if len(ids) < len(configs) else "cheapest_catalog"
+                d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
+            self._ask_model(d, u)
+            return
+        # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind
+        q = u.question.lower()
+        interconnect = None
+        if "nvlink" in u.intents and re.search(r"nvlink|nvswitch|\bsxm\b", q):
+            interconnect = "nvlink"
+        elif "nvlink" in u.intents and re.search(r"\bpcie\b|pci-e", q):
+            interconnect = "pcie"
+        # "the cheapest single card for X": only where it fits on one card
+        one_card = u.count == 1 and not u.configurations and not u.cards
+        res = d.call(
+            "cheapest_fit",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+            interconnect=interconnect,
+            one_card=one_card or None,
+        )
+        if res is None:
+            self._general(d, u)
+            return
+        model = self._model_name(res, d.lang)
+        prec = precision_label(res["precision"])
+        rows = res["cheapest"]
+        if not rows:
+            d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
+            return
+        top = rows[0]
+        d.add(
+            t(
+                d.lang,
+                "cheapest_one_" + interconnect
+                if interconnect
+                else "cheapest_one_card"
+                if one_card
+                else "cheapest_one",
+                model=model,
+                precision=prec,
+                label=d.link(top["configuration"]),
+                verdict=self._verdict_word(d, top),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
+        more = [
+            f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): "
+            f"{d.price(r['configuration'])}"
+            for r in rows[1:3]
+        ]
+        if more:
+            d.add(t(d.lang, "cheapest_more"))
+            d.bullets(more)
+        w = set(u.workloads)
+        if top["verdict"] == "split" and ("traffic" in w or self._training(u)):
+            nv = d.call(
+                "cheapest_fit",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+                interconnect="nvlink",
+            )
+            if nv and nv["cheapest"]:
+                why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
+                cid = nv["cheapest"][0]["configuration"]
+                d.add(t(d.lang, "cheapest_nvlink", why=why, label=d.link(cid)) + " " + d.price(cid))
+        fit_like = {
+            "model": res["model"],
+            "precision": res["precision"],
+            "weights_gb": res["weights_gb"],
+        }
+        d.add(
+            t(d.lang, "weights_only", weights=gb(d.lang, res["weights_gb"]), precision=prec)
+            if res["model"]["kind"] == "llm"
+            else t(d.lang, "image_need", need=gb(d.lang, res["weights_gb"]), precision=prec)
+        )
+        advice = self._advice(
+            d,
+            fits_one_card=top["verdict"] == "fits_one_card",
+            cards_needed=top["cards_needed"] if top["verdict"] == "split" else None,
+            workload="training"
+            if self._training(u)
+            else ("image_video" if res["model"]["kind"] != "llm" else "llm_serving"),
+            traffic="high" if "traffic" in w else "low",
+        )
+        self._split_rules(
+            d,
+            u,
+            advice,
+            top["cards_needed"] if top["verdict"] == "split" else None,
+            with_also=False,
+        )
+        if top.get("price_source") == "placeholder":
+            d.add(t(d.lang, "placeholder_note"))
+        self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)

@@ -1,0 +1,195 @@
+"""Speed and capacity flows: tokens per second (and cost per million tokens) of a model on a node,
+and how many sequences or how long a context fit beside the weights.
+"""
+
+from __future__ import annotations
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import Draft
+from assistant.nlu import Understanding
+from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
+
+
+class SpeedMixin(ComposerBase):
+    """How fast, and how much it holds."""
+
+    # ---- speed
+    def _speed(self, d: Draft, u: Understanding) -> None:
+        if not u.has_subject:
+            self._ask_model(d, u)
+            return
+        fit = self._call_fit(d, u)
+        if fit is None:
+            self._general(d, u)
+            return
+        if self._is_image(fit):  # no tokens/s for image models: answer the fit question
+            d.calls.clear()
+            self._fit_answer(d, u)
+            d.add(t(d.lang, "speed_image"))
+            return
+        targets = self._targets(u, fit)
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        self._count_note(d, u, targets)
+        if not targets:
+            res = d.call(
+                "cheapest_fit",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+            )
+            targets = (res or {}).get("cheapest", [])[:2]
+            if targets:
+                d.add(t(d.lang, "speed_pick"))
+        any_split = False
+        for r in targets:
+            if r["verdict"] == "does_not_fit":
+                d.add(
+                    t(
+                        d.lang,
+                        "speed_no_fit",
+                        model=model,
+                        precision=prec,
+                        label=d.link(r["configuration"]),
+                    )
+                )
+                continue
+            tput = d.call(
+                "throughput_estimate",
+                model=self._model_arg(u),
+                configuration=r["configuration"],
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+            )
+            if not tput:
+                continue
+            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
+            any_split = any_split or tput["cards"] > 1
+            d.add(
+                t(
+                    d.lang,
+                    "speed_one",
+                    model=model,
+                    precision=prec,
+                    label=d.link(r["configuration"]),
+                    tps=tokens(d.lang, tput["tokens_per_s"]),
+                    split=split,
+                )
+            )
+            if tput.get("usd_per_million_tokens") is not None:
+                d.add(
+                    t(
+                        d.lang,
+                        "speed_cost",
+                        price=d.price(r["configuration"]),
+                        cost=usd(tput["usd_per_million_tokens"]),
+                    )
+                )
+        d.add(
+            t(d.lang, "speed_floor")
+            + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
+        )
+        if any_split:
+            tp = (
+                d.call(
+                    "tensor_parallel_cost",
+                    model=self._model_arg(u),
+                    configuration=targets[0]["configuration"],
+                )
+                if targets
+                else None
+            )
+            if tp:
+                d.add(
+                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
+                    + d.cite("tensor-parallelism")
+                )
+        d.suggest(follow_up(d.lang, "nvlink", model=model))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+        d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    # ---- capacity: longest context, most sequences
+    def _capacity(self, d: Draft, u: Understanding) -> None:
+        fit = self._call_fit(d, u)
+        if fit is None or self._is_image(fit):
+            d.calls.clear()
+            self._fit_answer(d, u)
+            return
+        targets = self._targets(u, fit)
+        if not targets:
+            best = self._cheapest_row(fit["rows"], ("fits_one_card", "split"))
+            targets = [best] if best else []
+            if best:
+                d.add(t(d.lang, "capacity_pick"))
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        self._count_note(d, u, targets)
+        ctx = u.context_tokens or 8192
+        for r in targets[:2]:
+            cap = d.call(
+                "capacity_check",
+                model=self._model_arg(u),
+                configuration=r["configuration"],
+                precision=u.precision,
+                context_tokens=ctx,
+                concurrency=u.concurrency,
+            )
+            if cap is None:
+                continue
+            label = d.link(r["configuration"])
+            if not cap["fits"] or cap["kv_tokens"] == 0:
+                d.add(
+                    t(
+                        d.lang,
+                        "capacity_none",
+                        model=model,
+                        precision=prec,
+                        label=label,
+                        weights=gb(d.lang, cap["weights_gb_per_card"]),
+                        usable=gb(d.lang, cap["usable_gb_per_card"]),
+                    )
+                )
+                continue
+            d.add(
+                t(
+                    d.lang,
+                    "capacity_lead",
+                    model=model,
+                    precision=prec,
+                    label=label,
+                    n=cap["max_concurrency"],
+                    ctx=num(d.lang, ctx),
+                )
+                + " "
+                + d.price(r["configuration"])
+            )
+            d.bullets(
+                [
+                    t(
+                        d.lang,
+                        "capacity_room",
+                        room=gb(d.lang, cap["kv_room_gb_per_card"]),
+                        tp=cap["tensor_parallel"],
+                        tokens=num(d.lang, cap["kv_tokens"]),
+                    ),
+                    t(
+                        d.lang,
+                        "capacity_context",
+                        conc=cap["concurrency"],
+                        max_ctx=num(d.lang, cap["max_context_capped"]),
+                        model_max=num(
+                            d.lang, cap["model_max_context"] or cap["max_context_capped"]
+                        ),
+                    ),
+                ]
+            )
+        self._numbers(d, fit)
+        d.add(t(d.lang, "capacity_guide") + d.cite("worked-example", guide="awq-vs-gptq-vs-fp8"))
+        d.suggest(
+            follow_up(d.lang, "speed", label=d.label(targets[0]["configuration"]))
+            if targets
+            else ""
+        )
+        d.suggest(follow_up(d.lang, "fp8"))
