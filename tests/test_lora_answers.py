@@ -146,3 +146,20 @@ def test_unmodelled_shapes_say_so(question: str, assistant: Assistant) -> None:
     text = _ok(a, "en")
     assert "can't size" in text
     assert " GB" not in text
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "adapter", "rule"),
+    [
+        ("Do I need NVLink for QLoRA fine-tuning of Llama 3.3 70B?", "en", "qlora", 1),
+        ("Brauche ich NVLink für LoRA-Finetuning von Llama 3.3 70B?", "de", "lora", 4),
+    ],
+)
+def test_nvlink_question_about_lora_uses_the_adapter_memory(
+    question: str, lang: str, adapter: str, rule: int, assistant: Assistant
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    assert _call(a, "memory_need").arguments["adapter"] == adapter
+    assert _call(a, "purchase_advice").result["rule"]["number"] == rule
+    assert "1,270 GB" not in text and "1.270 GB" not in text  # not full fine-tuning
