@@ -107,6 +107,9 @@ class Understanding(BaseModel):
     nccl_text: str | None = None
     injection: bool = False
     follow_up: bool = Field(default=False, description="'and on an H200?' / 'und in FP8?'")
+    adapter: Literal["lora", "qlora"] | None = Field(
+        default=None, description="LoRA / QLoRA (PEFT adapter) fine-tuning named"
+    )
 
     @property
     def intent(self) -> Intent:
@@ -474,7 +477,8 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
     ("pipeline_parallel", r"pipeline[\s-]*paralle|\bpp\s*=?\s*\d|pipeline[\s-]*split"),
     (
         "fine_tuning",
-        r"fine[\s-]*tun|finetun|feintun|feinabstimm|nachtrainier|\blora\b|\bqlora\b|\bsft\b",
+        r"fine[\s-]*tun|finetun|feintun|feinabstimm|nachtrainier|\blora\b|\bqlora\b|\bsft\b|"
+        r"\bpeft\b",
     ),
     (
         "training",
@@ -679,6 +683,10 @@ _TOPO_RX = re.compile(
 
 def _number(text: str) -> float:
     return float(text.replace(",", "."))
+
+
+_QLORA_RX = re.compile(r"\bqlora\b")
+_LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
 
 class Understander:
@@ -948,6 +956,11 @@ class Understander:
         for name, rx in _WORKLOAD_RX:
             if rx.search(folded) and name not in u.workloads:
                 u.workloads.append(name)
+        if "fine_tuning" in u.workloads or "training" in u.workloads:
+            if _QLORA_RX.search(folded):
+                u.adapter = "qlora"
+            elif _LORA_RX.search(folded):
+                u.adapter = "lora"
         # "fine-tuning" also matches "training" via "tun..."? keep both only when both said
         if (
             "fine_tuning" in u.workloads

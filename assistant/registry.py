@@ -259,6 +259,16 @@ class MemoryArgs(_Args):
         default=False,
         description="true: full fine-tuning memory (mixed precision + Adam) instead of serving",
     )
+    adapter: Literal["lora", "qlora"] | None = Field(
+        default=None,
+        description="LoRA/QLoRA fine-tuning memory instead of serving: 'lora' (BF16 base) or "
+        "'qlora' (NF4 base); frozen base weights + FP32 adapter weights, gradients, Adam",
+    )
+    lora_rank: int = Field(default=16, ge=1, le=4096, description="LoRA rank r (with adapter)")
+    lora_targets: Literal["all_linear", "attention"] = Field(
+        default="all_linear",
+        description="with adapter: all linear layers (attention + MLP) or attention only",
+    )
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -271,7 +281,9 @@ def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
     """Memory a model needs: weights at a precision, KV cache for context x concurrency, runtime
     overhead, per card when split over tensor_parallel cards (GB = 10^9 bytes). With
     training=true: full fine-tuning memory with mixed precision and Adam (about 16 bytes per
-    parameter before activations). Image/video models: their published VRAM need.
+    parameter before activations). With adapter='lora'/'qlora': LoRA/QLoRA fine-tuning memory
+    (frozen base weights in BF16 or NF4 + 16 bytes per adapter parameter, before activations).
+    Image/video models: their published VRAM need.
     """
     from tools.memory import (
         PublishedVramInput,
@@ -283,6 +295,8 @@ def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
     )
 
     m = _model(deps, args.model)
+    if args.adapter is not None:
+        return _adapter_need(m, args)
     if m.kind != "llm":
         pv = published_vram(PublishedVramInput(model=m, precision=args.precision))
         return {
@@ -336,6 +350,39 @@ def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
         "constants": s.constants,
         "formula": s.formula,
         "notes": s.notes,
+    }
+
+
+def _adapter_need(m: Any, args: MemoryArgs) -> dict[str, Any]:
+    from tools.memory import AdapterTrainingInput, adapter_training_memory
+
+    assert args.adapter is not None
+    a = adapter_training_memory(
+        AdapterTrainingInput(
+            model=m, method=args.adapter, rank=args.lora_rank, targets=args.lora_targets
+        )
+    )
+    return {
+        "model": _model_info(m),
+        "adapter": a.method,
+        "lora_rank": a.rank,
+        "lora_targets": a.targets,
+        "base_precision": a.base_precision,
+        "base_bits_per_param": _r(a.base_bits_per_param, 3),
+        "adapter_params": a.adapter_params,
+        "adapter_params_m": _r(a.adapter_params / 1e6, 1),
+        "adapter_share_percent": _r(a.adapter_share_percent, 2),
+        "adapter_bytes_per_param": a.adapter_bytes_per_param,
+        "base_weights_gb": _r(a.base_weights_gb),
+        "adapter_weights_gb": _r(a.adapter_weights_gb),
+        "adapter_gradients_gb": _r(a.adapter_gradients_gb),
+        "adapter_optimizer_gb": _r(a.adapter_optimizer_gb),
+        "adapter_state_gb": _r(a.adapter_state_gb),
+        "total_gb": _r(a.total_gb),
+        "activations_included": False,
+        "constants": a.constants,
+        "formula": a.formula,
+        "notes": a.notes,
     }
 
 

@@ -150,6 +150,7 @@ class Assistant:
             context_tokens=u.context_tokens,
             concurrency=u.concurrency,
             intent=u.intent,
+            adapter=u.adapter,
         )
         return u, slots
 
@@ -284,6 +285,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update["precision"] = prev.precision
     if not u.workloads and prev.workloads:
         update["workloads"] = list(prev.workloads)
+        if prev.adapter in ("lora", "qlora"):  # "and on an H100?" after a QLoRA question
+            update["adapter"] = prev.adapter
     if u.context_tokens is None and prev.context_tokens:
         update["context_tokens"] = prev.context_tokens
     if u.concurrency is None and prev.concurrency:

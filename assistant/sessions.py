@@ -70,6 +70,7 @@ class Slots(BaseModel):
     context_tokens: int | None = None
     concurrency: int | None = None
     intent: str | None = None
+    adapter: str | None = None
 
 
 class Turn(BaseModel):

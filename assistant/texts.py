@@ -447,6 +447,94 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Byte pro Parameter: BF16-Gewichte, Gradienten, FP32-Master-Gewichte und Adam-Momente; "
         "Aktivierungen kommen hinzu) — weit mehr als das Bedienen.",
     ),
+    "adapter_need": (
+        "**{method} fine-tuning of {model} needs about {total}** before activations.",
+        "**{method}-Fine-Tuning von {model} braucht etwa {total}** vor Aktivierungen.",
+    ),
+    "adapter_yes": (
+        "**Yes — {method} fine-tuning of {model} fits on one card here: about {total} before "
+        "activations.**",
+        "**Ja — {method}-Fine-Tuning von {model} passt hier auf eine Karte: etwa {total} vor "
+        "Aktivierungen.**",
+    ),
+    "adapter_no": (
+        "**No — {method} fine-tuning of {model} needs about {total} before activations; one "
+        "card here does not hold that.**",
+        "**Nein — {method}-Fine-Tuning von {model} braucht etwa {total} vor Aktivierungen; "
+        "eine Karte hier fasst das nicht.**",
+    ),
+    "adapter_depends": (
+        "**It depends on the card: {method} fine-tuning of {model} needs about {total} before "
+        "activations.**",
+        "**Das hängt von der Karte ab: {method}-Fine-Tuning von {model} braucht etwa {total} "
+        "vor Aktivierungen.**",
+    ),
+    "adapter_cfg_fits": (
+        "{label}: fits on one card ({need} of {usable} usable per card).",
+        "{label}: passt auf eine Karte ({need} von {usable} nutzbar pro Karte).",
+    ),
+    "adapter_cfg_no": (
+        "{label}: does not fit on one card ({need} needed, {usable} usable per card).",
+        "{label}: passt nicht auf eine Karte ({need} nötig, {usable} nutzbar pro Karte).",
+    ),
+    "adapter_instead": (
+        "The cheapest one-card node that holds it is {label},",
+        "Der günstigste Ein-Karten-Knoten, der es fasst, ist {label},",
+    ),
+    "adapter_breakdown_lora": (
+        "Frozen base weights {base} in BF16 + adapter state {state} ({params} million trainable "
+        "parameters, {bpp} bytes each: FP32 weights, gradients and Adam moments) = {total}.",
+        "Eingefrorene Basisgewichte {base} in BF16 + Adapter-Zustand {state} ({params} Millionen "
+        "trainierbare Parameter, je {bpp} Byte: FP32-Gewichte, Gradienten und Adam-Momente) = "
+        "{total}.",
+    ),
+    "adapter_breakdown_qlora": (
+        "Frozen base weights {base} in 4-bit NF4 with double quantisation ({bits} bits per "
+        "parameter; embeddings and output head stay BF16) + adapter state {state} ({params} "
+        "million trainable parameters, {bpp} bytes each: FP32 weights, gradients and Adam "
+        "moments) = {total}.",
+        "Eingefrorene Basisgewichte {base} in 4-bit NF4 mit doppelter Quantisierung ({bits} Bit "
+        "pro Parameter; Embeddings und Ausgabeschicht bleiben BF16) + Adapter-Zustand {state} "
+        "({params} Millionen trainierbare Parameter, je {bpp} Byte: FP32-Gewichte, Gradienten "
+        "und Adam-Momente) = {total}.",
+    ),
+    "adapter_assumptions": (
+        "Assumptions: rank {rank}, adapters on {targets}, {util} of card memory usable. "
+        "Activations are not included: they grow with batch size and sequence length; "
+        "gradient checkpointing keeps them small.",
+        "Annahmen: Rang {rank}, Adapter auf {targets}, {util} des Kartenspeichers nutzbar. "
+        "Aktivierungen sind nicht enthalten: sie wachsen mit Batch-Größe und Sequenzlänge; "
+        "Gradient Checkpointing hält sie klein.",
+    ),
+    "adapter_targets_all": (
+        "all linear layers (attention and MLP, as the QLoRA paper recommends)",
+        "allen linearen Schichten (Attention und MLP, wie das QLoRA-Paper empfiehlt)",
+    ),
+    "adapter_targets_all_moe": (
+        "all linear layers (attention and the MLP of every expert, as the QLoRA paper recommends)",
+        "allen linearen Schichten (Attention und das MLP jedes Experten, wie das QLoRA-Paper "
+        "empfiehlt)",
+    ),
+    "adapter_targets_attention": (
+        "the attention projections only (q, k, v, o)",
+        "nur den Attention-Projektionen (q, k, v, o)",
+    ),
+    "adapter_mla": (
+        "**I can't size {method} fine-tuning of {model} honestly:** it uses multi-head latent "
+        "attention (MLA), whose low-rank projection shapes the sizing tools do not model, so "
+        "the adapter size is unknown.",
+        "**{method}-Fine-Tuning von {model} kann ich nicht seriös beziffern:** das Modell nutzt "
+        "Multi-Head Latent Attention (MLA), deren Projektionsformen die Werkzeuge nicht "
+        "modellieren; die Adaptergröße ist daher unbekannt.",
+    ),
+    "adapter_no_shapes": (
+        "**I can't size {method} fine-tuning of {model} honestly:** the adapter size depends "
+        "on the layer shapes, and only the parameter count is known. Name the model and I "
+        "will compute it.",
+        "**{method}-Fine-Tuning von {model} kann ich nicht seriös beziffern:** die "
+        "Adaptergröße hängt von den Schichtformen ab, und bekannt ist nur die Parameterzahl. "
+        "Nennen Sie das Modell, dann rechne ich es aus.",
+    ),
     "no_such_count": (
         "There is no {count}-card {card} node in the catalog; here is the nearest one that holds "
         "it:",
@@ -789,6 +877,15 @@ FOLLOW_UPS: dict[str, tuple[str, str]] = {
         "Was ist der günstigste Knoten für {model}?",
     ),
     "nvlink": ("Do I need NVLink for {model}?", "Brauche ich NVLink für {model}?"),
+    "qlora": ("And with QLoRA for {model}?", "Und mit QLoRA für {model}?"),
+    "lora": (
+        "And with LoRA in BF16 for {model}?",
+        "Und mit LoRA in BF16 für {model}?",
+    ),
+    "full_fine_tune": (
+        "How much memory does full fine-tuning of {model} need?",
+        "Wie viel Speicher braucht volles Fine-Tuning von {model}?",
+    ),
     "topology": (
         "How do I check the topology of my node?",
         "Wie prüfe ich die Topologie meines Knotens?",

@@ -408,6 +408,187 @@ def training_memory(inp: TrainingInput) -> TrainingResult:
     )
 
 
+# ---------------------------------------------------------------- LoRA / QLoRA
+
+#: QLoRA (Dettmers et al. 2023, "QLoRA: Efficient Finetuning of Quantized LLMs", arXiv:2305.14314,
+#: section 3): the frozen base weights are stored as 4-bit NormalFloat (NF4) in blocks of 64, and
+#: double quantisation stores each block's constant in 8 bits with one 32-bit constant per 256
+#: blocks: 4 + 8/64 + 32/(64*256) = 4.127 bits per quantised parameter. The token embeddings and
+#: the output head stay in BF16 (bitsandbytes quantises the linear layers only).
+QLORA_BLOCK_SIZE = 64
+QLORA_SECOND_BLOCK_SIZE = 256
+QLORA_BITS_PER_PARAM = (
+    4.0 + 8 / QLORA_BLOCK_SIZE + 32 / (QLORA_BLOCK_SIZE * QLORA_SECOND_BLOCK_SIZE)
+)
+#: LoRA (Hu et al. 2021, arXiv:2106.09685): the frozen base weights stay in BF16.
+LORA_BASE_BYTES = 2.0
+#: The adapters train in FP32 with Adam: weights 4 + gradients 4 + two moments 8 = 16 bytes each.
+ADAPTER_WEIGHT_BYTES = 4.0
+ADAPTER_GRAD_BYTES = 4.0
+ADAPTER_ADAM_BYTES = 8.0
+DEFAULT_LORA_RANK = 16
+
+AdapterMethod = Literal["lora", "qlora"]
+AdapterTargets = Literal["all_linear", "attention"]
+
+
+class AdapterTrainingInput(_In):
+    model: ModelSpec
+    method: AdapterMethod = "lora"
+    rank: int = Field(default=DEFAULT_LORA_RANK, ge=1, le=4096, description="LoRA rank r")
+    targets: AdapterTargets = Field(
+        default="all_linear",
+        description="all_linear: attention and MLP projections (the QLoRA paper's choice); "
+        "attention: q, k, v, o only",
+    )
+
+
+class AdapterTrainingResult(_Out):
+    inputs: AdapterTrainingInput
+    model_id: str
+    method: str
+    rank: int
+    targets: str
+    base_precision: str = Field(description="bf16 (LoRA) or nf4 (QLoRA, double quantised)")
+    base_bits_per_param: float = Field(description="bits per frozen base parameter")
+    params: float = Field(description="total base parameters")
+    params_16bit: float = Field(description="base parameters kept in BF16 (QLoRA: embeddings)")
+    adapter_params: int = Field(description="trainable LoRA parameters, all layers")
+    adapter_params_per_layer: int
+    adapter_share_percent: float = Field(description="adapter params / base params * 100")
+    adapter_bytes_per_param: float = Field(description="FP32 weights + gradients + Adam moments")
+    base_weights_gb: float = Field(description="frozen base weights, GB")
+    adapter_weights_gb: float
+    adapter_gradients_gb: float
+    adapter_optimizer_gb: float
+    adapter_state_gb: float = Field(description="adapter weights + gradients + Adam moments, GB")
+    total_gb: float = Field(description="base weights + adapter state, before activations")
+
+
+def lora_matrices(model: ModelSpec, targets: str) -> list[tuple[str, int, int, int]]:
+    """The matrices LoRA adapts in one layer: (name, d_in, d_out, copies); ValueError if the
+    model's shapes are not modelled."""
+    if model.kind != "llm":
+        raise ValueError(f"{model.name} is not an LLM: LoRA sizing covers language models only")
+    if model.generic or not model.has_architecture:
+        raise ValueError(
+            f"{model.name}: only the parameter count is known, not the layer shapes, so the "
+            "LoRA adapter size can't be computed; name the model"
+        )
+    if model.attention == "mla":
+        raise ValueError(
+            f"{model.name} uses multi-head latent attention (MLA), whose low-rank projections "
+            "are not modelled here, so its LoRA adapter size can't be computed"
+        )
+    hidden, heads, kv_heads, head_dim = (
+        model.hidden_size,
+        model.heads,
+        model.kv_heads,
+        model.head_dim,
+    )
+    if hidden is None or heads is None or kv_heads is None or head_dim is None:
+        raise ValueError(f"{model.name}: hidden size or attention heads unknown")
+    mats = [
+        ("q_proj", hidden, heads * head_dim, 1),
+        ("k_proj", hidden, kv_heads * head_dim, 1),
+        ("v_proj", hidden, kv_heads * head_dim, 1),
+        ("o_proj", heads * head_dim, hidden, 1),
+    ]
+    if targets == "all_linear":
+        inter = model.intermediate_size
+        if inter is None:
+            raise ValueError(f"{model.name}: MLP width (intermediate_size) unknown")
+        experts = model.experts or 1
+        mats += [
+            ("gate_proj", hidden, inter, experts),
+            ("up_proj", hidden, inter, experts),
+            ("down_proj", inter, hidden, experts),
+        ]
+    return mats
+
+
+def adapter_training_memory(inp: AdapterTrainingInput) -> AdapterTrainingResult:
+    """LoRA / QLoRA fine-tuning: frozen base weights (BF16, or NF4 with double quantisation)
+    plus FP32 adapter weights, gradients and Adam moments (16 bytes per adapter parameter),
+    before activations. ValueError when the model's layer shapes are not modelled."""
+    model, r = inp.model, inp.rank
+    mats = lora_matrices(model, inp.targets)
+    if model.layers is None:
+        raise ValueError(f"{model.name}: number of layers unknown")
+    per_layer = sum(r * (d_in + d_out) * n for _, d_in, d_out, n in mats)
+    adapter = per_layer * model.layers
+    params = model.params
+    if inp.method == "qlora":
+        base_precision, bits = "nf4", QLORA_BITS_PER_PARAM
+        p16 = embedding_params(model)
+        base_bytes = (params - p16) * bits / 8 + p16 * LORA_BASE_BYTES
+        base_formula = (
+            "base_weights_gb = ((params - params_16bit) * (4 + 8/64 + 32/(64*256)) / 8 "
+            "+ params_16bit * 2) / 1e9"
+        )
+    else:
+        base_precision, bits = "bf16", LORA_BASE_BYTES * 8
+        p16 = params
+        base_bytes = params * LORA_BASE_BYTES
+        base_formula = "base_weights_gb = params * 2 / 1e9"
+    per_adapter = ADAPTER_WEIGHT_BYTES + ADAPTER_GRAD_BYTES + ADAPTER_ADAM_BYTES
+    state = adapter * per_adapter
+    names = ", ".join(name for name, *_ in mats)
+    notes = [
+        f"LoRA rank {r} on {names} in each of {model.layers} layers"
+        + (
+            f" (the MLP of all {model.experts} experts)"
+            if model.experts and mats[-1][3] > 1
+            else ""
+        )
+        + f": {adapter:,} trainable parameters.",
+        "Activations are not included: they grow with batch size and sequence length; "
+        "gradient checkpointing keeps them small.",
+    ]
+    if inp.method == "qlora":
+        notes.append(
+            f"QLoRA: NF4 with double quantisation, {QLORA_BITS_PER_PARAM:.3f} bits per quantised "
+            f"parameter (Dettmers et al. 2023, arXiv:2305.14314); embeddings and output head "
+            f"({p16 / 1e9:.2f}B parameters) stay in BF16."
+        )
+    if model.is_moe:
+        notes.append("Mixture of experts: the router stays frozen and is not adapted.")
+    return AdapterTrainingResult(
+        inputs=inp,
+        model_id=model.id,
+        method=inp.method,
+        rank=r,
+        targets=inp.targets,
+        base_precision=base_precision,
+        base_bits_per_param=bits,
+        params=params,
+        params_16bit=p16,
+        adapter_params=adapter,
+        adapter_params_per_layer=per_layer,
+        adapter_share_percent=adapter / params * 100,
+        adapter_bytes_per_param=per_adapter,
+        base_weights_gb=base_bytes / GB,
+        adapter_weights_gb=adapter * ADAPTER_WEIGHT_BYTES / GB,
+        adapter_gradients_gb=adapter * ADAPTER_GRAD_BYTES / GB,
+        adapter_optimizer_gb=adapter * ADAPTER_ADAM_BYTES / GB,
+        adapter_state_gb=state / GB,
+        total_gb=(base_bytes + state) / GB,
+        formula=base_formula
+        + "; adapter_params = layers * sum over target matrices W (d_in x d_out, x experts) of "
+        "rank * (d_in + d_out); adapter_state_gb = adapter_params * (4 + 4 + 8) / 1e9; "
+        "total_gb = base_weights_gb + adapter_state_gb",
+        constants={
+            "base_bits_per_param": bits,
+            "bytes_16bit": LORA_BASE_BYTES,
+            "adapter_weight_bytes": ADAPTER_WEIGHT_BYTES,
+            "adapter_gradient_bytes": ADAPTER_GRAD_BYTES,
+            "adapter_adam_bytes": ADAPTER_ADAM_BYTES,
+            "rank": float(r),
+        },
+        notes=notes,
+    )
+
+
 # ---------------------------------------------------------------- precision names
 
 PRECISION_ALIASES: dict[str, str] = {

@@ -168,6 +168,9 @@ class ModelSpec(_Record):
     active_experts: int | None = Field(default=None, ge=1)
     layers: int | None = Field(default=None, ge=1)
     hidden_size: int | None = Field(default=None, ge=1)
+    intermediate_size: int | None = Field(
+        default=None, ge=1, description="MLP width (MoE: per expert), from config.json"
+    )
     heads: int | None = Field(default=None, ge=1)
     kv_heads: int | None = Field(default=None, ge=1)
     head_dim: int | None = Field(default=None, ge=1)

@@ -329,6 +329,10 @@ class ComposerBase:
         """NVLink or PCIe by workload alone (nvlink.NvlinkMixin)."""
         raise NotImplementedError
 
+    def _adapter_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """LoRA / QLoRA fine-tuning memory and the rule (fit.FitMixin)."""
+        raise NotImplementedError
+
     def _price(self, d: Draft, u: Understanding) -> None:
         """Prices and facts of the named nodes (prices.PricesMixin)."""
         raise NotImplementedError

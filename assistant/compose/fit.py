@@ -14,6 +14,15 @@ from assistant.compose.draft import CASE_ANCHORS, Draft
 from assistant.nlu import Understanding
 from assistant.texts import follow_up, gb, num, precision_label, smart, t
 
+_QLORA = re.compile(r"\bqlora\b")
+_RANK = re.compile(r"\b(?:r|rank|rang)\s*[=:]?\s*(\d{1,4})\b")
+_ATTENTION_ONLY = re.compile(
+    r"attention[\s-]*only|only\s+(?:the\s+)?attention|nur\s+(?:die\s+|auf\s+)?attention|"
+    r"nur\s+(?:auf\s+)?(?:den\s+)?attention|q_proj"
+)
+#: "LoRA in 4-bit": a 4-bit base is QLoRA
+_FOUR_BIT = frozenset({"awq", "gptq", "gguf-q4_k_m"})
+
 
 class FitMixin(ComposerBase):
     """Does it fit, and where."""
@@ -21,13 +30,11 @@ class FitMixin(ComposerBase):
     # ---- fit
     def _fit_answer(self, d: Draft, u: Understanding) -> None:
         fit = self._call_fit(d, u)
-        if (
-            fit is not None
-            and self._training(u)
-            and not self._is_image(fit)
-            and not re.search(r"\b(?:q?lora|peft|adapter)", u.question.lower())
-        ):
-            self._training_memory(d, u, fit)  # "how much memory to fully fine-tune X?"
+        if fit is not None and self._training(u) and not self._is_image(fit):
+            if u.adapter is not None:
+                self._adapter_memory(d, u, fit)  # "QLoRA Llama 3.1 8B on one L4?"
+            else:
+                self._training_memory(d, u, fit)  # "how much memory to fully fine-tune X?"
             return
         note = ""
         if fit is None and u.precision is not None:
@@ -242,6 +249,151 @@ class FitMixin(ComposerBase):
         self._add_advice(d, advice)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    def _adapter_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+        """LoRA / QLoRA fine-tuning memory (frozen base weights + adapter state) instead of the
+        serving fit: the card asked about (or the cheapest one-card node), the breakdown, the
+        assumptions and the training rule."""
+        model = self._model_name(fit, d.lang)
+        q = u.question.lower()
+        # QLoRA means a 4-bit base: "LoRA in 4-bit" is QLoRA, "in BF16" (not naming QLoRA) LoRA
+        qlora = u.adapter == "qlora"
+        if u.precision in _FOUR_BIT:
+            qlora = True
+        elif u.precision in ("bf16", "fp16") and not _QLORA.search(q):
+            qlora = False
+        method = "qlora" if qlora else "lora"
+        rank_m = _RANK.search(q)
+        rank = int(rank_m.group(1)) if rank_m and int(rank_m.group(1)) > 0 else None
+        targets_arg = "attention" if _ATTENTION_ONLY.search(q) else None
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            adapter=method,
+            lora_rank=rank,
+            lora_targets=targets_arg,
+        )
+        name = "QLoRA" if qlora else "LoRA"
+        if mem is None:
+            spec = self.deps.catalog.models.get(u.model) if u.model else None
+            key = (
+                "adapter_mla"
+                if spec is not None and spec.attention == "mla"
+                else "adapter_no_shapes"
+            )
+            d.add(t(d.lang, key, method=name, model=model))
+            d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
+            return
+        util = fit["constants"]["gpu_memory_utilization"]
+        total = mem["total_gb"]
+        cat = self.deps.catalog
+        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= total]
+        single = [
+            c
+            for c in cat.configurations.values()
+            if c.count == 1 and any(g.id == c.gpu for g in holders)
+        ]
+        cheapest = min(single, key=lambda c: (c.usd_per_month, c.id)) if single else None
+        asked = self._targets(u, fit)
+        if u.count is not None:  # "on one A100": the one-card nodes of that card
+            asked = [r for r in asked if r["count"] == u.count] or asked
+        need = gb(d.lang, total)
+        holds = {r["configuration"]: r["memory_gb_per_card"] * util >= total for r in asked}
+        bridge = ""
+        if asked:
+            if all(holds.values()):
+                key = "adapter_yes"
+            elif not any(holds.values()):
+                key = "adapter_no"
+            else:
+                key = "adapter_depends"
+            d.add(t(d.lang, key, method=name, model=model, total=need))
+            lines = []
+            for r in asked:
+                line_key = "adapter_cfg_fits" if holds[r["configuration"]] else "adapter_cfg_no"
+                lines.append(
+                    t(
+                        d.lang,
+                        line_key,
+                        label=d.link(r["configuration"]),
+                        need=need,
+                        usable=gb(d.lang, r["usable_gb_per_card"]),
+                    )
+                    + " "
+                    + d.price(r["configuration"])
+                )
+            d.bullets(lines)
+            fits_one = any(holds.values())
+            if not fits_one:
+                if cheapest is not None:
+                    d.add(
+                        t(d.lang, "adapter_instead", label=d.link(cheapest.id))
+                        + " "
+                        + d.price(cheapest.id)
+                    )
+                    fits_one = True
+                    bridge = t(d.lang, "rule_bridge_one_card", label=d.link(cheapest.id))
+                else:
+                    self._adapter_no_single(d, holders)
+        else:
+            d.add(t(d.lang, "adapter_need", method=name, model=model, total=need))
+            fits_one = cheapest is not None
+            if cheapest is not None:
+                d.add(
+                    t(d.lang, "train_one_card", label=d.link(cheapest.id))
+                    + " "
+                    + d.price(cheapest.id)
+                )
+            else:
+                self._adapter_no_single(d, holders)
+        d.add(
+            t(
+                d.lang,
+                "adapter_breakdown_qlora" if qlora else "adapter_breakdown_lora",
+                base=gb(d.lang, mem["base_weights_gb"]),
+                bits=num(d.lang, mem["base_bits_per_param"], 3),
+                state=gb(d.lang, mem["adapter_state_gb"]),
+                params=smart(d.lang, mem["adapter_params_m"]),
+                bpp=smart(d.lang, mem["adapter_bytes_per_param"]),
+                total=need,
+            )
+        )
+        experts = fit["model"].get("active_params_b") is not None
+        d.add(
+            t(
+                d.lang,
+                "adapter_assumptions",
+                rank=mem["lora_rank"],
+                targets=t(
+                    d.lang,
+                    "adapter_targets_attention"
+                    if mem["lora_targets"] == "attention"
+                    else "adapter_targets_all_moe"
+                    if experts
+                    else "adapter_targets_all",
+                ),
+                util=f"{num(d.lang, util * 100)} %",
+            )
+        )
+        advice = self._advice(
+            d, fits_one_card=fits_one, workload="training", parallelism=self._parallelism(u)
+        )
+        self._add_advice(d, advice, lead=bridge)
+        d.suggest(follow_up(d.lang, "lora" if qlora else "qlora", model=model))
+        d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
+
+    def _adapter_no_single(self, d: Draft, holders: list[Any]) -> None:
+        """No one-card node holds it: only a big card (in a 4/8-card node) or a split."""
+        if holders:
+            names = sorted({g.short_name for g in holders})
+            joined = (
+                names[0]
+                if len(names) == 1
+                else ", ".join(names[:-1]) + (" oder " if d.lang == "de" else " or ") + names[-1]
+            )
+            d.add(t(d.lang, "train_big_card_only", cards=joined))
+        else:
+            d.add(t(d.lang, "train_must_split"))
 
     @staticmethod
     def _plans_tp(u: Understanding) -> bool:

@@ -234,6 +234,10 @@ class NvlinkMixin(ComposerBase):
 
     def _nvlink_training(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
         """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
+        if u.adapter is not None and not self._is_image(fit):
+            # LoRA / QLoRA: the adapter memory decides one card or a split (and so the link)
+            self._adapter_memory(d, u, fit)
+            return
         model = self._model_name(fit, d.lang)
         mem = d.call("memory_need", model=self._model_arg(u), training=True)
         advice = self._advice(d, model=self._model_arg(u), workload="training")

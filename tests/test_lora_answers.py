@@ -1,0 +1,165 @@
+"""LoRA / QLoRA fine-tuning questions get the adapter memory (memory_need with adapter=...),
+not the BF16 serving fit. Every expected figure is computed from the tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.answer import Answer
+from assistant.deps import Deps, build_deps
+from assistant.registry import call_tool
+from assistant.service import Assistant
+from assistant.settings import Settings
+from assistant.texts import gb
+
+
+@pytest.fixture(scope="module")
+def deps(tmp_path_factory: pytest.TempPathFactory) -> Deps:
+    d: Path = tmp_path_factory.mktemp("lora")
+    return build_deps(Settings(data_dir=d))
+
+
+@pytest.fixture(scope="module")
+def assistant(deps: Deps) -> Assistant:
+    return Assistant(deps)
+
+
+def _ok(answer: Answer, language: str) -> str:
+    assert answer.violations == [] and answer.notice is None, answer.violations
+    assert answer.language == language
+    return answer.answer
+
+
+def _call(answer: Answer, name: str) -> Any:
+    calls = [c for c in answer.tool_calls if c.name == name]
+    assert calls, [c.name for c in answer.tool_calls]
+    return calls[-1]
+
+
+def _need(deps: Deps, model: str, adapter: str) -> dict[str, Any]:
+    return call_tool(deps, "memory_need", {"model": model, "adapter": adapter}).result
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "lead"),
+    [
+        ("Can I fine-tune Llama 3.1 8B with QLoRA on one L4?", "en", "**Yes"),
+        ("Kann ich Llama 3.1 8B mit QLoRA auf einer L4 feintunen?", "de", "**Ja"),
+    ],
+)
+def test_qlora_8b_fits_one_l4(
+    question: str, lang: str, lead: str, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    mem = _need(deps, "llama-3.1-8b", "qlora")
+    assert text.startswith(lead), text[:200]
+    assert _call(a, "memory_need").arguments["adapter"] == "qlora"
+    for key in ("total_gb", "base_weights_gb", "adapter_state_gb"):
+        assert gb(lang, mem[key]) in text, (key, text)
+    assert "1x-l4" in {p.configuration for p in a.prices}
+    assert _call(a, "purchase_advice").result["rule"]["number"] == 1
+    assert ("rank 16" if lang == "en" else "Rang 16") in text
+    assert "BF16 fits on one card" not in text  # not the serving fit
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "lead"),
+    [
+        ("Can I LoRA fine-tune Llama 3.3 70B on one 80 GB card?", "en", "**No"),
+        ("Passt LoRA-Finetuning von Llama 3.3 70B auf eine 80-GB-Karte?", "de", "**Nein"),
+    ],
+)
+def test_lora_70b_bf16_does_not_fit_one_80gb_card(
+    question: str, lang: str, lead: str, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    mem = _need(deps, "llama-3.3-70b", "lora")
+    assert mem["total_gb"] > 80
+    assert text.startswith(lead), text[:200]
+    assert gb(lang, mem["total_gb"]) in text
+    assert _call(a, "purchase_advice").result["rule"]["number"] == 4
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "lead"),
+    [
+        ("Can I QLoRA Llama 3.3 70B on one A100?", "en", "**Yes"),
+        ("Passt QLoRA-Finetuning von Llama 3.3 70B auf eine 80-GB-Karte?", "de", "**Ja"),
+    ],
+)
+def test_qlora_70b_fits_one_80gb_card(
+    question: str, lang: str, lead: str, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    mem = _need(deps, "llama-3.3-70b", "qlora")
+    assert 40 <= mem["total_gb"] <= 50
+    assert text.startswith(lead), text[:200]
+    assert gb(lang, mem["total_gb"]) in text and "NF4" in text
+    assert _call(a, "purchase_advice").result["rule"]["number"] == 1
+
+
+def test_lora_memory_question_in_german(assistant: Assistant, deps: Deps) -> None:
+    a = assistant.ask("Wie viel Speicher braucht LoRA-Finetuning von Llama 3.3 70B?")
+    text = _ok(a, "de")
+    mem = _need(deps, "llama-3.3-70b", "lora")
+    assert text.startswith(f"**LoRA-Fine-Tuning von Llama 3.3 70B braucht etwa {gb('de', 144.42)}")
+    assert gb("de", mem["base_weights_gb"]) in text and gb("de", mem["adapter_state_gb"]) in text
+    assert "Aktivierungen sind nicht enthalten" in text
+    assert "Volles Fine-Tuning" not in text
+
+
+def test_lora_with_4bit_is_qlora_and_rank_and_targets_are_read(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "LoRA fine-tune Llama 3.1 8B in 4-bit with rank 64 on an RTX 4090, attention only"
+    )
+    _ok(a, "en")
+    args = _call(a, "memory_need").arguments
+    assert (args["adapter"], args["lora_rank"], args["lora_targets"]) == ("qlora", 64, "attention")
+
+
+def test_follow_up_keeps_the_adapter(assistant: Assistant, deps: Deps) -> None:
+    first = assistant.ask("Can I QLoRA Llama 3.3 70B on one A100?")
+    a = assistant.ask("and on an L40S?", session_id=first.session_id)
+    text = _ok(a, "en")
+    assert _call(a, "memory_need").arguments["adapter"] == "qlora"
+    assert text.startswith("**Yes"), text[:200]  # 42.8 GB of 43.2 GB usable
+    b = assistant.ask("and in BF16?", session_id=first.session_id)
+    assert _call(b, "memory_need").arguments["adapter"] == "lora"
+    full = assistant.ask(
+        "How much memory does full fine-tuning of Llama 3.3 70B need?",
+        session_id=first.session_id,
+    )
+    assert _call(full, "memory_need").arguments.get("training") is True
+
+
+@pytest.mark.parametrize(
+    "question", ["How much memory does LoRA fine-tuning of DeepSeek V3 need?", "QLoRA a 34B model?"]
+)
+def test_unmodelled_shapes_say_so(question: str, assistant: Assistant) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, "en")
+    assert "can't size" in text
+    assert " GB" not in text
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "adapter", "rule"),
+    [
+        ("Do I need NVLink for QLoRA fine-tuning of Llama 3.3 70B?", "en", "qlora", 1),
+        ("Brauche ich NVLink für LoRA-Finetuning von Llama 3.3 70B?", "de", "lora", 4),
+    ],
+)
+def test_nvlink_question_about_lora_uses_the_adapter_memory(
+    question: str, lang: str, adapter: str, rule: int, assistant: Assistant
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    assert _call(a, "memory_need").arguments["adapter"] == adapter
+    assert _call(a, "purchase_advice").result["rule"]["number"] == rule
+    assert "1,270 GB" not in text and "1.270 GB" not in text  # not full fine-tuning
