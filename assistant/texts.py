@@ -552,6 +552,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Allein fasst das nur eine {cards}-Karte, und die gibt es in Knoten mit 4 und 8 Karten; "
         "auf kleineren Karten muss es auf mehrere Karten aufgeteilt werden.",
     ),
+    "adapter_split_node": (
+        "Split across cards, training wants NVLink: the cheapest SXM node that holds it is "
+        "{label}.",
+        "Auf mehrere Karten verteilt braucht Training NVLink: der günstigste SXM-Knoten, der es "
+        "fasst, ist {label}.",
+    ),
     "train_must_split": (
         "No single card holds that: it must be split across cards.",
         "Keine einzelne Karte fasst das: es muss auf mehrere Karten aufgeteilt werden.",

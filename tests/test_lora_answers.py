@@ -163,3 +163,53 @@ def test_nvlink_question_about_lora_uses_the_adapter_memory(
     assert _call(a, "memory_need").arguments["adapter"] == adapter
     assert _call(a, "purchase_advice").result["rule"]["number"] == rule
     assert "1,270 GB" not in text and "1.270 GB" not in text  # not full fine-tuning
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ("What is the cheapest node for QLoRA fine-tuning of Llama 3.3 70B?", "en"),
+        ("Was ist der günstigste Server für QLoRA-Finetuning von Llama 3.3 70B?", "de"),
+    ],
+)
+def test_cheapest_for_qlora_sizes_the_adapter_job(
+    question: str, lang: str, assistant: Assistant, deps: Deps
+) -> None:
+    """A price question about QLoRA sizes the QLoRA job, not the BF16 serving split."""
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    mem = _need(deps, "llama-3.3-70b", "qlora")
+    assert _call(a, "memory_need").arguments["adapter"] == "qlora"
+    assert gb(lang, mem["total_gb"]) in text
+    util = 0.9
+    cat = deps.catalog
+    holders = [
+        c
+        for c in cat.configurations.values()
+        if c.count == 1 and cat.gpus[c.gpu].memory_gb * util >= mem["total_gb"]
+    ]
+    cheapest = min(holders, key=lambda c: (c.usd_per_month, c.id))
+    assert [p.configuration for p in a.prices] == [cheapest.id]
+    assert "cheapest_fit" not in {c.name for c in a.tool_calls}
+
+
+def test_cheapest_for_lora_70b_names_the_cheapest_sxm_node_that_holds_it(
+    assistant: Assistant, deps: Deps
+) -> None:
+    """LoRA of a 70B model in BF16 is split across cards; training wants NVLink (rule 4), so
+    the answer names the cheapest SXM node whose cards together hold it, with its price."""
+    a = assistant.ask("Cheapest node for LoRA of Llama 3.3 70B?")
+    text = _ok(a, "en")
+    mem = _need(deps, "llama-3.3-70b", "lora")
+    cat = deps.catalog
+    sxm = [
+        c
+        for c in cat.configurations.values()
+        if c.count > 1
+        and cat.links[c.interconnect].kind == "nvlink"
+        and c.count * cat.gpus[c.gpu].memory_gb * 0.9 >= mem["total_gb"]
+    ]
+    cheapest = min(sxm, key=lambda c: (c.usd_per_month, c.id))
+    assert cheapest.id in {p.configuration for p in a.prices}
+    assert f"cheapest SXM node that holds it is [{cheapest.label}]" in text
+    assert _call(a, "purchase_advice").result["rule"]["number"] == 4

@@ -64,6 +64,10 @@ class Composer(
             self._most_vram(d, u)  # "which node has the most VRAM?"
         elif u.explain:
             self._general(d, u)  # "why ...?", "what happens ...?": the guide's own words
+        elif intent in ("cheapest", "price") and u.adapter is not None and u.has_subject:
+            # "cheapest node for QLoRA of X?": the adapter memory names the cheapest node that
+            # holds it, with its price (the serving fit would size the wrong job)
+            self._fit_answer(d, u)
         elif intent == "link_facts":
             self._link_facts(d, u)
         elif intent == "tp_sync":

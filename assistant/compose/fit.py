@@ -335,6 +335,7 @@ class FitMixin(ComposerBase):
                     bridge = t(d.lang, "rule_bridge_one_card", label=d.link(cheapest.id))
                 else:
                     self._adapter_no_single(d, holders)
+                    self._adapter_split_node(d, mem["total_gb"], util)
         else:
             d.add(t(d.lang, "adapter_need", method=name, model=model, total=need))
             fits_one = cheapest is not None
@@ -346,6 +347,7 @@ class FitMixin(ComposerBase):
                 )
             else:
                 self._adapter_no_single(d, holders)
+                self._adapter_split_node(d, mem["total_gb"], util)
         d.add(
             t(
                 d.lang,
@@ -381,6 +383,22 @@ class FitMixin(ComposerBase):
         self._add_advice(d, advice, lead=bridge)
         d.suggest(follow_up(d.lang, "lora" if qlora else "qlora", model=model))
         d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
+
+    def _adapter_split_node(self, d: Draft, total_gb: float, util: float) -> None:
+        """Split across cards, training wants NVLink (rule 4): the cheapest SXM node whose cards
+        together hold the adapter training memory, with its price."""
+        cat = self.deps.catalog
+        ids = [
+            c.id
+            for c in cat.configurations.values()
+            if c.count > 1
+            and cat.links[c.interconnect].kind == "nvlink"
+            and c.count * cat.gpus[c.gpu].memory_gb * util >= total_gb
+        ]
+        pq = d.call("price_quote", configurations=ids) if ids else None
+        if pq and pq.get("cheapest"):
+            cid = pq["cheapest"]
+            d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
 
     def _adapter_no_single(self, d: Draft, holders: list[Any]) -> None:
         """No one-card node holds it: only a big card (in a 4/8-card node) or a split."""
