@@ -172,6 +172,17 @@ def search_text(title: str, heading_path: tuple[str, ...] | list[str], text: str
     return f"{head}\n{plain_text(text)}"
 
 
+SOURCE_LIST_TITLES = frozenset(
+    {"sources", "quellen", "references", "referenzen", "literatur", "bibliography"}
+)
+"""Headings (or anchors) of a guide's bibliography: a list of links, indexed but not searched."""
+
+
+def is_source_list(section: str, anchor: str) -> bool:
+    """The guide's source list ("## Quellen {#sources}"): citing it answers nothing."""
+    return anchor.lower() in SOURCE_LIST_TITLES or section.strip().lower() in SOURCE_LIST_TITLES
+
+
 def plain_text(markdown: str) -> str:
     """Markdown links reduced to their text; emphasis markers dropped; table rules removed."""
     text = _MD_LINK.sub(lambda m: m.group("text"), markdown)

@@ -11,6 +11,10 @@
   Snowball stemming, kept in memory.
 * Fusion: reciprocal rank fusion, ``sum 1 / (rrf_k + rank)``; then the best passage per section
   (language, guide, anchor) is kept so one section does not fill the top k.
+* Not every passage is an answer: a guide's source list ("Quellen"/"Sources", a list of links)
+  stays in the index but is never returned, and the guide intro, a teaser that restates the
+  sections' conclusions, counts with ``intro_weight`` (0.5) in the fusion, so the section that
+  explains a point wins over the intro that announces it.
 * Warm queries are cheap: query embeddings and whole results are LRU-cached per retriever.
 """
 
@@ -29,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.bm25 import BM25Index
 from knowledge.embeddings import Embedder, make_embedder
-from knowledge.guide_parser import search_text
+from knowledge.guide_parser import is_source_list, search_text
 from knowledge.index import (
     COLLECTION,
     IndexMismatch,
@@ -123,9 +127,12 @@ class _Snapshot:
     lang: np.ndarray
     guide: np.ndarray
     guides: frozenset[str]
+    searchable: np.ndarray  # False for source lists: indexed, never returned
+    intro: np.ndarray  # the guide intro (anchor "")
 
-    def mask(self, language: str | None, guide: str | None) -> np.ndarray:
-        mask = np.ones(len(self.docs), dtype=bool)
+    def mask(self, language: str | None, guide: str | None, all_docs: bool = False) -> np.ndarray:
+        """The passages a search may return (all_docs: also those never returned)."""
+        mask = np.ones(len(self.docs), dtype=bool) if all_docs else self.searchable.copy()
         if language:
             mask &= self.lang == language
         if guide:
@@ -147,6 +154,7 @@ class Retriever:
         *,
         rrf_k: int = 60,
         candidates: int = 30,
+        intro_weight: float = 0.5,
         cache_size: int = 2048,
         where: str = "",
         client: Any = None,
@@ -156,6 +164,7 @@ class Retriever:
         self.embedder = embedder
         self.rrf_k = rrf_k
         self.candidates = candidates
+        self.intro_weight = intro_weight
         self.location = where
         self.refresh_s = refresh_s
         self._client = client
@@ -197,6 +206,14 @@ class Retriever:
             lang=np.array([d.meta.get("language", "") for d in docs]),
             guide=np.array([d.meta.get("guide", "") for d in docs]),
             guides=frozenset(d.meta.get("guide", "") for d in docs),
+            searchable=np.array(
+                [
+                    not is_source_list(str(d.meta.get("section", "")), d.meta.get("anchor", ""))
+                    for d in docs
+                ],
+                dtype=bool,
+            ),
+            intro=np.array([not d.meta.get("anchor") for d in docs], dtype=bool),
         )
 
     @property
@@ -283,22 +300,24 @@ class Retriever:
     ) -> list[tuple[int, float]]:
         """(doc position, cosine similarity), best first."""
         snap = snap or self._snap
-        available = int(snap.mask(language, guide).sum())
-        if not available:
+        mask = snap.mask(language, guide)
+        if not mask.any():
             return []
+        # Chroma also matches the passages never returned (source lists): ask for that many more
+        in_filter = int(snap.mask(language, guide, all_docs=True).sum())
         vec = self.embed_query(query)
         res = snap.collection.query(
             query_embeddings=[vec.tolist()],
-            n_results=min(n, available),
+            n_results=min(n + in_filter - int(mask.sum()), in_filter),
             where=self._where(language, guide),
             include=["distances"],
         )
         out = []
         for cid, dist in zip(res["ids"][0], res["distances"][0], strict=False):
             pos = snap.pos.get(cid)
-            if pos is not None:
+            if pos is not None and mask[pos]:
                 out.append((pos, 1.0 - float(dist)))
-        return out
+        return out[:n]
 
     def bm25_ranking(
         self,
@@ -374,7 +393,8 @@ class Retriever:
                 self.bm25_ranking(query, n, language, guide, snap),
             ):
                 for rank, (pos, _) in enumerate(ranking, start=1):
-                    scored[pos] = scored.get(pos, 0.0) + 1.0 / (self.rrf_k + rank)
+                    weight = self.intro_weight if snap.intro[pos] else 1.0
+                    scored[pos] = scored.get(pos, 0.0) + weight / (self.rrf_k + rank)
 
         order = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
         seen: set[tuple[str, str, str]] = set()

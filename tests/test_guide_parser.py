@@ -10,6 +10,7 @@ from knowledge.guide_parser import (
     MAX_CHUNK_CHARS,
     GuideError,
     guide_files,
+    is_source_list,
     load_corpus,
     load_guide,
     parse_guide,
@@ -164,6 +165,17 @@ def test_long_code_block_is_never_split() -> None:
 def test_slugify() -> None:
     assert slugify("Derselbe Job, auf beide Arten") == "derselbe-job-auf-beide-arten"
     assert slugify("Which format?") == "which-format"
+
+
+def test_source_lists_are_recognised_by_heading_or_anchor() -> None:
+    assert is_source_list("Quellen", "sources") and is_source_list("Sources", "sources")
+    assert is_source_list("References", "refs") and is_source_list("Belege", "quellen")
+    assert not is_source_list("Die kurze Antwort", "short-answer")
+    assert not is_source_list("Woher die Zahlen kommen", "where-the-numbers-come-from")
+    # every shipped guide has one, in both languages
+    corpus = load_corpus(GUIDES)
+    found = {(c.language, c.guide) for c in corpus.chunks if is_source_list(c.section, c.anchor)}
+    assert found == {(g.language, g.slug) for g in corpus.guides}
 
 
 # --- malformed guides -------------------------------------------------------------------------

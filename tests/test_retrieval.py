@@ -78,6 +78,34 @@ def test_dense_and_bm25_modes(retriever: Retriever) -> None:
     assert any(p.guide == "gpu-for-flux-sdxl" for p in dense[:1] + bm25[:1])
 
 
+def test_source_lists_are_never_returned(retriever: Retriever) -> None:
+    # words that only the bibliographies are full of (model cards, repositories, datasheets)
+    q = "Quellen Model Card Hugging Face Repository arXiv Datenblätter"
+    for mode in ("hybrid", "dense", "bm25"):
+        for language in (None, "de", "en"):
+            results = retriever.search(q, k=20, language=language, mode=mode)
+            assert results, (mode, language)
+            assert all(p.anchor != "sources" for p in results), (mode, language)
+    only = retriever.search("sources", k=50, guide="awq-vs-gptq-vs-fp8", language="en")
+    assert only and all(p.anchor != "sources" for p in only)
+
+
+def test_the_guide_intro_counts_half_in_the_fusion(shipped_index_dir: Path) -> None:
+    q = "Warum ist ein 4-Bit-Modell im Speicher größer als gedacht?"
+    args = {"k": 30, "language": "de", "guide": "awq-vs-gptq-vs-fp8"}  # every section
+    full = open_retriever(shipped_index_dir, intro_weight=1.0, refresh_s=None).search(q, **args)
+    half = open_retriever(shipped_index_dir, refresh_s=None).search(q, **args)
+    intro_full = next(p for p in full if p.anchor == "")
+    intro_half = next(p for p in half if p.anchor == "")
+    assert intro_half.score == pytest.approx(intro_full.score / 2, abs=1e-6)
+    # the intro only announces the answer; the section that gives it now ranks above it
+    rank = [p.anchor for p in half]
+    assert rank.index("why-smallest-is-not-smallest") < rank.index("")
+    assert {p.anchor: p.score for p in half if p.anchor} == {
+        p.anchor: p.score for p in full if p.anchor
+    }
+
+
 def test_bad_arguments(retriever: Retriever) -> None:
     with pytest.raises(UnknownGuide) as info:
         retriever.search("nvlink", guide="no-such-guide")
