@@ -203,6 +203,24 @@ def test_memory_and_capacity(run: Any) -> None:
     assert train["total_gb"] == pytest.approx(1260)
 
 
+def test_memory_lora_and_qlora(run: Any) -> None:
+    # PEFT's figure for Llama 3.1 8B, rank 16 on all linear layers
+    lora = _json(run("memory", "Llama 3.1 8B", "--adapter", "lora", "--json"))
+    assert lora["adapter_params"] == 41_943_040 and lora["base_precision"] == "bf16"
+    attn = _json(run("memory", "llama3.1:8b", "--adapter", "lora", "--attention-only", "--json"))
+    assert attn["targets"] == "attention" and attn["adapter_params"] < lora["adapter_params"]
+    r8 = _json(run("memory", "Llama 3.1 8B", "--adapter", "lora", "--rank", "8", "--json"))
+    assert r8["adapter_params"] * 2 == lora["adapter_params"]
+    qlora = _json(run("memory", "Llama 3.3 70B", "--adapter", "qlora", "--json"))
+    assert qlora["base_precision"] == "nf4" and 40 < qlora["total_gb"] < 50
+    text = run("memory", "Llama 3.3 70B", "--adapter", "qlora")
+    assert text.exit_code == 0 and "42.8 GB before activations" in text.stdout
+    mla = run("memory", "DeepSeek V3", "--adapter", "qlora")
+    assert mla.exit_code == 2 and "MLA" in mla.stderr and "Traceback" not in mla.output
+    bad = run("memory", "Llama 3.1 8B", "--adapter", "dora")
+    assert bad.exit_code == 2
+
+
 def test_models_and_advice(run: Any) -> None:
     models = _json(run("models", "--json"))
     assert "deepseek-v3" in {m["id"] for m in models}

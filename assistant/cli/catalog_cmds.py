@@ -38,6 +38,11 @@ class KvPrec(StrEnum):
     fp32 = "fp32"
 
 
+class Adapter(StrEnum):
+    lora = "lora"
+    qlora = "qlora"
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
 PrecisionOpt = Annotated[
     str | None,
@@ -388,16 +393,28 @@ def memory_cmd(
     kv_precision: KvOpt = KvPrec.bf16,
     tensor_parallel: Annotated[int, typer.Option("--tp", min=1, help="cards to split over")] = 1,
     training: Annotated[bool, typer.Option("--training", help="full fine-tuning memory")] = False,
+    adapter: Annotated[
+        Adapter | None,
+        typer.Option("--adapter", help="LoRA / QLoRA fine-tuning memory (frozen base + adapters)"),
+    ] = None,
+    rank: Annotated[int, typer.Option("--rank", min=1, max=4096, help="LoRA rank")] = 16,
+    attention_only: Annotated[
+        bool, typer.Option("--attention-only", help="adapters on q, k, v, o only (not the MLP)")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Memory MODEL needs: weights by precision, KV cache, overhead (or training state)."""
+    """Memory MODEL needs: weights by precision, KV cache, overhead (or training state).
+
+    --training: full fine-tuning (mixed precision + Adam); --adapter lora|qlora: LoRA or QLoRA."""
     cat = _catalog(as_json)
     m = _model(cat, model, as_json)
     prec = _precision(precision, as_json)
     from tools.memory import (
+        AdapterTrainingInput,
         PublishedVramInput,
         ServingInput,
         TrainingInput,
+        adapter_training_memory,
         published_vram,
         serving_memory,
         training_memory,
@@ -407,6 +424,15 @@ def memory_cmd(
     try:
         if m.kind != "llm":
             result = published_vram(PublishedVramInput(model=m, precision=prec))
+        elif adapter is not None:
+            result = adapter_training_memory(
+                AdapterTrainingInput(
+                    model=m,
+                    method=adapter.value,
+                    rank=rank,
+                    targets="attention" if attention_only else "all_linear",
+                )
+            )
         elif training:
             result = training_memory(TrainingInput(model=m))
         else:
@@ -432,6 +458,14 @@ def memory_cmd(
     if m.kind != "llm":
         low = f" ({result.vram_gb_low:g}-{result.vram_gb:g})" if result.vram_gb_low else ""
         con.print(f"published VRAM need in {result.precision}: {result.vram_gb:g} GB{low}")
+    elif adapter is not None:
+        con.print(
+            f"{result.method} fine-tuning, rank {result.rank}, {result.targets}: base weights "
+            f"({result.base_precision}, {result.base_bits_per_param:.4g} bits) "
+            f"{_gb(result.base_weights_gb)} GB + adapter state {_gb(result.adapter_state_gb)} GB "
+            f"({result.adapter_params:,} params x {result.adapter_bytes_per_param:g} B) = "
+            f"{_gb(result.total_gb)} GB before activations"
+        )
     elif training:
         con.print(
             f"full fine-tuning, mixed precision + Adam: {result.bytes_per_param:g} B/param = "
