@@ -1,0 +1,44 @@
+"""Deterministic question understanding (offline mode): language, model, precision, cards, workload,
+intent, injection attempts. No LLM, no network; a few regular expressions over the question.
+
+    nlu = Understander(catalog)          # built once (indexes the catalog's model aliases)
+    u = nlu.understand("Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten?")
+    u.language == "de"; u.model == "llama-3.3-70b"; u.precision == "bf16"; u.count == 4
+
+Everything here is *understanding*: no figure in an answer comes from this package.
+
+Package layout:
+
+    understanding.py  the `Understanding` slots, `Intent` / `Workload` names, card ids
+    language.py       German / English function words, `detect_language`
+    lexicon.py        number words, text folding, card / precision / model-family regexes
+    entities.py       models, precision, cards and counts, context and concurrency
+    workloads.py      workload regexes, LoRA / QLoRA
+    intents.py        intent scoring, explain / injection / follow-up / off-topic signals
+    understander.py   `Understander`: catalog index and the `understand()` orchestration
+"""
+
+from __future__ import annotations
+
+from assistant.nlu.language import FUNCTION_WORDS, detect_language
+from assistant.nlu.understander import Understander
+from assistant.nlu.understanding import (
+    CARD_FAMILIES,
+    CARD_IDS,
+    GEN4_CARDS,
+    Intent,
+    Understanding,
+    Workload,
+)
+
+__all__ = [
+    "CARD_FAMILIES",
+    "CARD_IDS",
+    "FUNCTION_WORDS",
+    "GEN4_CARDS",
+    "Intent",
+    "Understander",
+    "Understanding",
+    "Workload",
+    "detect_language",
+]

@@ -1,0 +1,247 @@
+"""Entity extraction: models (catalog aliases, unknown families, parameter counts),
+precision, cards and counts, configurations, context length and concurrency."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.nlu.language import _DE_WORDS, _EN_WORDS
+from assistant.nlu.lexicon import (
+    _CARD_WORD,
+    _CONCURRENCY_RX,
+    _CONTEXT_RX,
+    _FAMILY_RX,
+    _NUM,
+    _PARAMS_RX,
+    _PRECISION_RX,
+    _find_cards,
+    _fold,
+    _norm_alias,
+    _number,
+    _to_int,
+)
+from assistant.nlu.understanding import CARD_FAMILIES, Understanding
+
+
+class EntityMixin:
+    """The entity finders of `Understander` (it sets these attributes in `__init__`)."""
+
+    catalog: Any
+    _aliases: dict[str, str]
+    _max_alias_tokens: int
+    _configs: set[str]
+
+    def _find_model(self, original: str, folded: str, u: Understanding) -> None:
+        tokens = re.findall(r"\S+", _fold(original))
+        best: tuple[int, str, str] | None = None  # (token span length, model id, mention)
+        found: list[str] = []
+        if self._aliases:
+            skip_to = 0
+            for i in range(len(tokens)):
+                for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
+                    span = tokens[i : i + n]
+                    key = _norm_alias(" ".join(span))
+                    if key in self._aliases:
+                        cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
+                        if best is None or cand[0] > best[0]:
+                            best = cand
+                        if i >= skip_to and cand[1] not in found:
+                            found.append(cand[1])
+                        skip_to = max(skip_to, i + n)
+                        break
+        if best is not None and len(found) > 1:
+            u.models = found  # in question order
+        if best is not None:
+            u.model, u.model_mention = best[1], best[2]
+            return
+        family = _FAMILY_RX.search(folded)
+        params = [m for m in _PARAMS_RX.finditer(folded) if not _inside_card(folded, m.start())]
+        if family and family.group(2) and re.search(r"\d", family.group(2)):
+            mention = (family.group(1) + family.group(2)).strip(" -.:?")
+            mention = _with_proper_names(original, _original_case(original, mention))
+            u.unknown_model = mention
+            u.unknown_model_closest = self._closest(mention)
+            if params:
+                u.params_b = _number(params[0].group(1))
+            return
+        if params:
+            u.params_b = _number(params[0].group(1))
+            u.model_mention = params[0].group(0).strip()
+
+    def _closest(self, mention: str) -> list[str]:
+        """Known models of the same family (a 'Claude 3' has no close relative here)."""
+        finder = getattr(self.catalog, "find_model", None)
+        if finder is None:
+            return []
+        family = re.match(r"[a-z]+", mention.lower())
+        try:
+            finder(mention)
+        except Exception as exc:  # UnknownModel carries closest
+            names = [str(c) for c in getattr(exc, "closest", [])]
+            if family:
+                names = [n for n in names if n.lower().startswith(family.group(0))]
+            return names[:3]
+        return []
+
+    def _find_precision(self, folded: str, u: Understanding) -> None:
+        hits: list[tuple[int, str]] = []
+        for name, rx in _PRECISION_RX:
+            for m in rx.finditer(folded):
+                hits.append((m.start(), name))
+        if hits:
+            # "AWQ 4-bit" -> awq: a named format beats a bare bit width
+            hits.sort()
+            names = [h[1] for h in hits]
+            for specific in ("gptq", "gguf-q4_k_m", "gguf-q5_k_m", "gguf-q8_0", "awq"):
+                if specific in names:
+                    u.precision = specific
+                    return
+            u.precision = names[0]
+
+    def _find_cards_and_counts(self, folded: str, u: Understanding) -> None:
+        spans = _find_cards(folded)
+        u.gen4 = bool(
+            re.search(
+                r"gen\s*4|pcie\s*4(?:\.0)?\b|ältere[nmr]? (?:gehäuse|plattform)|"
+                r"older (?:chassis|platform)",
+                folded,
+            )
+        )
+        own_count: dict[str, int] = {}  # "2x H100 PCIe or 4x L40S": each card its own count
+        for start, end, cid in spans:
+            # count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"
+            before = folded[max(0, start - 24) : start]
+            m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
+            if m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)]):
+                n = _to_int(m.group(1))
+                one_card = (
+                    m.group(1) in ("a", "an")
+                    and not u.follow_up
+                    and not re.match(
+                        r"\s*(?:sxm\d?|pcie)?\s*(?:node|server|machine|box|system)", folded[end:]
+                    )
+                )  # "on an RTX 5090" is one card, "an H100 node" is not
+                if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
+                    u.count = u.count or n
+                    own_count.setdefault(cid, n)
+                elif one_card:
+                    u.count = u.count or 1
+                    own_count.setdefault(cid, 1)
+            if cid in CARD_FAMILIES:
+                if cid not in u.card_families:
+                    u.card_families.append(cid)
+            elif cid not in u.cards:
+                u.cards.append(cid)
+        if u.count is None:
+            m = re.search(
+                r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD,
+                folded,
+            )
+            if m:
+                u.count = _to_int(m.group(1))
+                u.memory_gb = float(m.group(2))
+        if u.count is None:
+            m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s*-?\s*(?:x\s*)?" + _CARD_WORD, folded)
+            if m and _to_int(m.group(1)):
+                u.count = _to_int(m.group(1))
+            m2 = re.search(
+                r"(?<!\d)(\d{1,7})\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)",
+                folded,
+            )
+            if u.count is None and m2:
+                u.count = int(m2.group(1))
+        if u.memory_gb is None:
+            m = re.search(r"(?<!\d)(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded)
+            if m:
+                u.memory_gb = float(m.group(1))
+        if u.count is None and re.search(
+            r"single (?:card|gpu)|one (?:card|gpu)|einer? (?:einzigen |einzelnen )?(?:karte|gpu)|"
+            r"einzelne[nr]? (?:karte|gpu)|on its own card",
+            folded,
+        ):
+            u.count = 1
+        if u.count is None:
+            m = re.search(
+                r"(?<![a-z0-9.,])" + _NUM + r"\s+(?:independent\s+|unabhängige[n]?\s+|"
+                r"separate[n]?\s+)?(?:copies|kopien|replicas|repliken|instances|"
+                r"instanzen)",
+                folded,
+            )
+            if m and _to_int(m.group(1)) and m.group(1) not in ("a", "an"):
+                u.count = _to_int(m.group(1))
+        if u.count is None and not spans:
+            # a bare count, as in the follow-up "und 8x?" / "and 8 ×?"
+            m = re.search(r"(?<![a-z0-9.,])(\d{1,2})\s*(?:x|-mal)(?![a-z0-9])", folded)
+            if m:
+                u.count = int(m.group(1))
+        if u.count is not None and u.count <= 0:
+            u.count = None
+        u.one_node = bool(
+            re.search(
+                r"(?<![a-z])(?:one|a|single|the same|einen|einem|einer|ein|einzelnen|"
+                r"denselben|demselben)\s+(?:single\s+|einzigen\s+|einzelnen\s+)?"
+                r"(?:node|server|machine|box|host|knoten|maschine|rechner)(?![a-z])",
+                folded,
+            )
+        )
+        # configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count
+        for cid in re.findall(r"\b\d+x-[a-z0-9-]+\b", folded):
+            if cid in self._configs and cid not in u.configurations:
+                u.configurations.append(cid)
+        if u.count is not None:
+            for card in u.cards:
+                for cid in self._config_ids(own_count.get(card, u.count), card, u.gen4):
+                    if cid not in u.configurations:
+                        u.configurations.append(cid)
+
+    def _config_ids(self, count: int, card: str, gen4: bool) -> list[str]:
+        cands = [f"{count}x-{card}-gen4", f"{count}x-{card}"] if gen4 else [f"{count}x-{card}"]
+        if not self._configs:
+            return cands[:1]
+        return [c for c in cands if c in self._configs][:1]
+
+    def _find_context_and_concurrency(self, folded: str, u: Understanding) -> None:
+        m = _CONTEXT_RX.search(folded)
+        if m:
+            value, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if value:
+                num = _number(value) if "," not in value or k else float(value.replace(",", ""))
+                u.context_tokens = int(num * 1024) if k else int(num)
+        m = _CONCURRENCY_RX.search(folded)
+        if m:
+            raw = next(g for g in m.groups() if g)
+            u.concurrency = int(raw)
+
+
+def _inside_card(folded: str, pos: int) -> bool:
+    """True when a '...b' match is part of a card name like 'B200' (not a parameter count)."""
+    return bool(re.match(r"b\d", folded[pos:]))
+
+
+def _original_case(original: str, folded_mention: str) -> str:
+    idx = _fold(original).find(folded_mention)
+    if idx < 0:
+        return folded_mention
+    return original[idx : idx + len(folded_mention)]
+
+
+def _with_proper_names(original: str, mention: str) -> str:
+    """'Llama 4 B' -> 'Llama 4 Behemoth', 'Claude 3' -> 'Claude 3 Opus': the capitalised words
+    right after the name belong to it (at most two; question words stop it)."""
+    idx = original.find(mention)
+    if idx < 0:
+        return mention
+    end = idx + len(mention)
+    # a cut-off word ("B" of "Behemoth"): back up to the start of that word
+    if end < len(original) and original[end].isalpha() and original[end - 1].isalpha():
+        while end > idx and original[end - 1].isalpha():
+            end -= 1
+    words = re.match(r"((?:\s*[A-Z][\w.-]*)(?:\s+[A-Z][\w.-]*)?)", original[end:])
+    extra = ""
+    for w in words.group(1).split() if words else []:
+        bare = w.strip(".,;:!?").lower()
+        if not bare or bare in _EN_WORDS or bare in _DE_WORDS or _find_cards(bare):
+            break
+        extra += " " + w.strip(".,;:!?")
+    return (original[idx:end].rstrip() + extra).strip()

@@ -1,0 +1,162 @@
+"""Vocabularies and regular expressions for the entities: number words, text folding, card
+names, precisions, model families, parameter counts, context and concurrency figures."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# --------------------------------------------------------------------------- helpers
+
+_NUMBER_WORDS = {
+    "ein": 1,
+    "eine": 1,
+    "einer": 1,
+    "einem": 1,
+    "einen": 1,
+    "eins": 1,
+    "einzelne": 1,
+    "einzelnen": 1,
+    "einzige": 1,
+    "one": 1,
+    "a": 1,
+    "an": 1,
+    "single": 1,
+    "zwei": 2,
+    "two": 2,
+    "pair": 2,
+    "drei": 3,
+    "three": 3,
+    "vier": 4,
+    "four": 4,
+    "fünf": 5,
+    "fuenf": 5,
+    "five": 5,
+    "sechs": 6,
+    "six": 6,
+    "sieben": 7,
+    "seven": 7,
+    "acht": 8,
+    "eight": 8,
+    "neun": 9,
+    "nine": 9,
+    "zehn": 10,
+    "ten": 10,
+    "zwölf": 12,
+    "twelve": 12,
+    "sechzehn": 16,
+    "sixteen": 16,
+    "zweiunddreißig": 32,
+    "thirty-two": 32,
+}
+_NUM = (
+    r"(\d+|" + "|".join(sorted((re.escape(w) for w in _NUMBER_WORDS), key=len, reverse=True)) + r")"
+)
+
+
+def _to_int(token: str) -> int | None:
+    token = token.lower()
+    if token.isdigit():
+        return int(token)
+    return _NUMBER_WORDS.get(token)
+
+
+def _norm_alias(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"[^a-z0-9]", "", text)
+
+
+def _fold(text: str) -> str:
+    """Lower case, unify × and dashes, collapse spaces; keeps character positions meaningful."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("‑", "-")
+    return text.lower()
+
+
+# --------------------------------------------------------------------------- cards
+
+_CARD_RX: list[tuple[str, re.Pattern[str]]] = [
+    (cid, re.compile(r"(?<![a-z0-9])" + rx + r"(?![a-z0-9])"))
+    for cid, rx in [
+        ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?sxm4?"),
+        ("a100-pcie", r"a100[\s-]*(?:80\s*gb[\s-]*)?pcie"),
+        ("a100", r"a100(?:[\s-]*80\s*gb)?s?"),
+        ("h100-sxm5", r"h100[\s-]*sxm5?"),
+        ("h100-pcie", r"h100[\s-]*(?:nvl[\s-]*)?pcie"),
+        ("h100", r"h100s?"),
+        ("h200", r"h200(?:[\s-]*sxm)?s?"),
+        ("b200", r"(?:hgx[\s-]*)?b200s?"),
+        ("l40s", r"l40[\s-]*s|l40"),
+        ("l4", r"l4s?"),
+        ("rtx-4090", r"(?:geforce[\s-]*)?(?:rtx[\s-]*)?4090s?"),
+        ("rtx-5090", r"(?:geforce[\s-]*)?(?:rtx[\s-]*)?5090s?"),
+        ("rtx-a6000", r"(?:rtx[\s-]*)?a6000s?"),
+    ]
+]
+
+_CARD_WORD = r"(?:gpus?|cards?|karten?|grafikkarten?|gpu-karten?|beschleuniger)"
+
+
+def _find_cards(folded: str) -> list[tuple[int, int, str]]:
+    """(start, end, card id or family) for every card named, non-overlapping, in order."""
+    found: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for cid, rx in _CARD_RX:
+        for m in rx.finditer(folded):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            found.append((m.start(), m.end(), cid))
+            taken.append((m.start(), m.end()))
+    return sorted(found)
+
+
+# --------------------------------------------------------------------------- precision
+
+_PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
+    (p, re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"))
+    for p, rx in [
+        ("gguf-q4_k_m", r"(?:gguf[\s-]*)?q4[_\s-]?k[_\s-]?m|q4[_\s-]?k"),
+        ("gguf-q5_k_m", r"(?:gguf[\s-]*)?q5[_\s-]?k[_\s-]?m|q5[_\s-]?k"),
+        ("gguf-q8_0", r"(?:gguf[\s-]*)?q8[_\s-]?0|q8"),
+        ("awq", r"awq"),
+        ("gptq", r"gptq"),
+        ("fp8", r"fp8|float8|e4m3"),
+        ("int8", r"int8|8[\s-]?bit|w8a8"),
+        ("awq", r"int4|4[\s-]?bit|nf4|w4a16"),
+        ("bf16", r"bf16|bfloat16|bfloat"),
+        ("fp16", r"fp16|float16|f16|half precision|halbe präzision"),
+        ("fp32", r"fp32|float32|f32|full precision|volle präzision"),
+    ]
+]
+
+
+# --------------------------------------------------------------------------- models & figures
+
+_FAMILY_RX = re.compile(
+    r"(?<![a-z0-9])(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|yi|command[\s-]?r|gpt|"
+    r"claude|olmo|granite|nemotron|codellama|starcoder|vicuna|flux|sdxl|wan|kimi|glm|internlm)"
+    r"((?:[\s\-.:]*(?!\d+\s*x(?![a-z0-9]))(?!(?:a|h|b)\d00|rtx|l4)"
+    r"(?:v?\d[\w.]*|[a-z]*\d[\w.]*|instruct|chat|base|it|[xs]?[\w.]*b)){0,3})",
+)
+
+_PARAMS_RX = re.compile(
+    r"(?<![a-z0-9.])(\d{1,7}(?:[.,]\d{1,4})?)\s*-?\s*(b|bn|billion|mrd\.?|milliarden)(?![a-z0-9])"
+    r"(?:\s*-?\s*(?:parameter|param|params|modell|model|llm|dense))?",
+)
+
+_CONTEXT_RX = re.compile(
+    r"(?<![\d.,])(\d{1,7}(?:[.,]\d{1,4})?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
+    r"kontextlänge|context length|context window|kontextfenster)"
+    r"|(?:context|kontext)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=)?\s*"
+    r"(\d{1,7}(?:[.,]\d{1,4})?)\s*(k)?",
+)
+_CONCURRENCY_RX = re.compile(
+    r"(?<!\d)(\d{1,7})\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|"
+    r"nutzer|requests?|anfragen|sequences?|sequenzen|streams?|user)?"
+    r"|(?<!\d)(\d{1,7})\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
+    r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})",
+)
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))

@@ -1,0 +1,146 @@
+"""`Understander`: indexes the catalog once; `understand()` runs the finders in order and
+sets the explain flag."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from assistant.answer import Language
+from assistant.nlu.entities import EntityMixin
+from assistant.nlu.intents import (
+    _CONCEPT_RX,
+    _EXPLAIN_RX,
+    _FOLLOW_UP_RX,
+    _INJECTION_RX,
+    _LITERAL_INTENTS,
+    _STRONG_EXPLAIN_RX,
+    IntentMixin,
+)
+from assistant.nlu.language import detect_language
+from assistant.nlu.lexicon import _fold, _norm_alias
+from assistant.nlu.understanding import Understanding
+from assistant.nlu.workloads import WorkloadMixin
+
+_NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
+_TOPO_RX = re.compile(
+    r"gpu0\s.*\n.*gpu1|(?:^|\s)(?:nv\d+|sys|pix|phb|pxb|node)\s+(?:nv\d+|sys|pix|"
+    r"phb|pxb|node|x)\s",
+    re.S,
+)
+
+
+class Understander(EntityMixin, WorkloadMixin, IntentMixin):
+    """Deterministic NLU over one catalog (model aliases indexed once)."""
+
+    def __init__(self, catalog: Any = None) -> None:
+        self.catalog = catalog
+        self._aliases: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self._max_alias_tokens = 6
+        self._configs: set[str] = set()
+        if catalog is not None:
+            for model in _iter_models(catalog):
+                mid = str(getattr(model, "id", ""))
+                self._names[mid] = str(getattr(model, "name", mid))
+                for alias in [
+                    mid,
+                    getattr(model, "name", ""),
+                    *(getattr(model, "aliases", []) or []),
+                ]:
+                    key = _norm_alias(str(alias))
+                    if len(key) >= 3:
+                        self._aliases.setdefault(key, mid)
+            self._configs = set(getattr(catalog, "configurations", {}) or {})
+
+    # ------------------------------------------------------------------ public
+
+    def understand(self, question: str, language: Language | None = None) -> Understanding:
+        text = question.strip()
+        lang, detected = detect_language(text)
+        if language is not None:
+            lang, detected = language, True
+        folded = _fold(text)
+        u = Understanding(question=question, language=lang, language_detected=detected)
+
+        if _NCCL_RX.search(folded):
+            u.nccl_text = text
+        elif _TOPO_RX.search(folded):
+            u.topo_text = text
+        u.injection = bool(_INJECTION_RX.search(folded))
+        u.follow_up = bool(_FOLLOW_UP_RX.search(folded)) and len(folded) < 80
+
+        # the topology matrix is not prose: don't mine it for cards or models
+        prose = folded if u.topo_text is None else _strip_topo(folded)
+        if u.nccl_text is not None:
+            prose = "\n".join(
+                ln
+                for ln in folded.splitlines()
+                if not ln.lstrip().startswith("#") and not re.match(r"\s*\d", ln)
+            )
+
+        self._find_model(text, prose, u)
+        self._find_precision(prose, u)
+        self._find_cards_and_counts(prose, u)
+        self._find_workloads(prose, u)
+        self._find_context_and_concurrency(prose, u)
+        u.full_context = u.context_tokens is None and bool(
+            re.search(
+                r"(?:full|maximum|max\.?|whole|entire|longest) context|"
+                r"(?:vollen?|maximale[nm]?|ganzen?|längste[nm]?) kontext",
+                prose,
+            )
+        )
+        u.intents = self._intents(prose, u)
+        two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2
+        # "why does Llama 3.3 70B not fit on one H100?" is best answered with the sizing itself;
+        # "why does DeepSeek V3 need so little KV cache?" asks about a concept of the model
+        sizing_about_model = (
+            u.has_subject
+            and any(i in ("fit", "nvlink", "speed", "cheapest") for i in u.intents)
+            and not _CONCEPT_RX.search(prose)
+        )
+        # no model named, a concept asked about ("does an FP8 KV cache help?", "FP8 on an A6000?")
+        concept_only = (
+            not u.has_subject
+            and not u.follow_up  # "und in FP8?" continues a sizing question
+            and bool(_CONCEPT_RX.search(prose) or re.search(r"\bfp8\b", prose))
+        )
+        u.explain = (
+            not (two_links and "link_facts" in u.intents)  # "NVLink 4 vs PCIe Gen5": the facts
+            and not sizing_about_model
+            and (bool(_EXPLAIN_RX.search(prose)) or concept_only)
+            and u.nccl_text is None
+            and u.topo_text is None
+            and len(u.configurations) < 2
+            and (
+                bool(_STRONG_EXPLAIN_RX.search(prose))
+                or not any(i in _LITERAL_INTENTS for i in u.intents)
+            )
+        )
+        if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
+            u.intents = ["general"]
+        return u
+
+
+def _iter_models(catalog: Any) -> Iterable[Any]:
+    models = getattr(catalog, "models", None)
+    if models is None:
+        return []
+    if isinstance(models, dict):
+        return list(models.values())
+    return list(models)
+
+
+def _strip_topo(folded: str) -> str:
+    lines = [
+        ln
+        for ln in folded.splitlines()
+        if not re.search(
+            r"\b(?:gpu\d+|nv\d+|sys|pix|phb|pxb|node|x)\b.*\b(?:nv\d+|sys|pix|phb|x)\b", ln
+        )
+        and "legend" not in ln
+        and not re.match(r"\s*(?:x|sys|node|phb|pxb|pix|nv#)\s*=", ln)
+    ]
+    return "\n".join(lines)

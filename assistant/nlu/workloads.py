@@ -1,0 +1,110 @@
+"""Workloads named in a question (tensor parallelism, training, traffic, ...), LoRA/QLoRA."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.nlu.understanding import Understanding, Workload
+
+# --------------------------------------------------------------------------- workloads
+
+_WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
+    (
+        "tensor_parallel",
+        r"tensor[\s-]*paralle|\btp\s*=?\s*\d|\btp\b|tensor-parallel-size|layer[\s-]*split",
+    ),
+    ("pipeline_parallel", r"pipeline[\s-]*paralle|\bpp\s*=?\s*\d|pipeline[\s-]*split"),
+    (
+        "fine_tuning",
+        r"fine[\s-]*tun|finetun|feintun|feinabstimm|nachtrainier|\blora\b|\bqlora\b|\bsft\b|"
+        r"\bpeft\b",
+    ),
+    (
+        "training",
+        r"\btrain(?:ing|ieren|iere|iert|s|ed)?\b|pre-?train|vortrain|gradient|\btrain\b",
+    ),
+    (
+        "traffic",
+        r"real traffic|echte[nmr]? traffic|production|produktion|produktiv|many users|"
+        r"viele[n]? (?:parallele[n]? |gleichzeitige[n]? )?(?:nutzer|user|anfragen|kunden)|"
+        r"many (?:parallel |concurrent |simultaneous )?(?:requests|users|clients)|"
+        r"high concurrency|hohe[rn]? (?:last|"
+        r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
+        r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
+        r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
+        r"echte[n]? nutzer",
+    ),
+    (
+        "low_concurrency",
+        r"low concurrency|geringe[rn]? (?:nebenläufigkeit|last|parallelität)|few users|"
+        r"wenige[n]? (?:nutzer|user|anfragen)|single user|einzelne[rn]? nutzer|just me|"
+        r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
+        r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
+        r"one user|ein nutzer|single stream|einzelne[rnm]? stream|"
+        r"(?:nur |only )?(?:einem|einen|one|a single) (?:nutzer|user|anwender)\b",
+    ),
+    (
+        "independent",
+        r"independent|unabhängig|one model per (?:card|gpu)|ein modell pro karte|"
+        r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
+        r"getrennte|mehrere modelle|several models|multiple models|many small models|"
+        r"viele kleine modelle|copies|kopien|replicas|replik|"
+        r"(?:each|every) (?:card|gpu)\b.{0,30}\b(?:its own|own|a separate|separate)\b|"
+        r"jede (?:karte|gpu)\b.{0,30}\b(?:ihr|sein|ein) eigenes|eigene[ns]? modell pro|"
+        r"own model per (?:card|gpu)|(?:its|their) own model|"
+        r"(?:separate|different|own) models? (?:on|per) (?:each|every|every single) (?:card|gpu)|"
+        r"(?:two|three|four|five|six|eight|several|multiple|\d+) (?:small |different |separate )"
+        r"?models\b.{0,20}(?:parallel|side by side|at once|at the same time)|"
+        r"(?:zwei|drei|vier|fünf|sechs|acht|mehrere|\d+) (?:kleine |verschiedene |unabhängige )"
+        r"?modelle\b.{0,20}(?:parallel|nebeneinander|gleichzeitig)",
+    ),
+    (
+        "diffusion",
+        r"diffusion|\bsdxl\b|\bsd ?3|\bflux\b|stable[\s-]*diffusion|image gen|bildgener|"
+        r"video gen|videogener|\bwan ?2|comfyui|text-to-image|text-to-video|bilder generier",
+    ),
+    ("rendering", r"render|blender|octane|redshift|\bcycles\b|v-ray|vray|unreal"),
+    (
+        "multi_node",
+        r"multi[\s-]*node|multi[\s-]*knoten|mehrere knoten|several nodes|across nodes|"
+        r"über knoten|cluster|infiniband",
+    ),
+]
+_WORKLOAD_RX: list[tuple[Workload, re.Pattern[str]]] = [
+    (w, re.compile(rx)) for w, rx in _WORKLOAD_SOURCES
+]
+
+_QLORA_RX = re.compile(r"\bqlora\b")
+_LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
+
+
+class WorkloadMixin:
+    """`Understander._find_workloads`."""
+
+    def _find_workloads(self, folded: str, u: Understanding) -> None:
+        for name, rx in _WORKLOAD_RX:
+            if rx.search(folded) and name not in u.workloads:
+                u.workloads.append(name)
+        if "fine_tuning" in u.workloads or "training" in u.workloads:
+            if _QLORA_RX.search(folded):
+                u.adapter = "qlora"
+            elif _LORA_RX.search(folded):
+                u.adapter = "lora"
+        # "fine-tuning" also matches "training" via "tun..."? keep both only when both said
+        if (
+            "fine_tuning" in u.workloads
+            and "training" in u.workloads
+            and not re.search(r"(?<!fine[\s-])(?<!fein)(?<!fine)\btrain", folded)
+        ):
+            u.workloads.remove("training")
+        # "pipeline or tensor parallelism?": both are on the table
+        if re.search(
+            r"pipeline\b.{0,20}\b(?:or|oder|vs\.?|versus)\b.{0,20}\btensor|"
+            r"tensor\b.{0,20}\b(?:or|oder|vs\.?|versus)\b.{0,20}\bpipeline",
+            folded,
+        ):
+            for name in ("pipeline_parallel", "tensor_parallel"):
+                if name not in u.workloads:
+                    u.workloads.append(name)
+        if u.count is not None and u.count > 8 and "multi_node" not in u.workloads:
+            u.workloads.append("multi_node")
