@@ -1,0 +1,115 @@
+"""Advice: the site guide's purchase rule that applies (`purchase_advice`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from assistant.registry.core import PrecisionArg, ToolError, _Args, _norm_precision, tool
+from assistant.registry.fit import FitArgs, fit_check
+from assistant.registry.helpers import _model, _model_info
+from assistant.registry.memory import MemoryArgs, memory_need
+
+
+class AdviceArgs(_Args):
+    model: str | None = Field(
+        default=None,
+        description="model name or parameter count; decides whether it fits on one card. "
+        "Omitted: give fits_one_card yourself",
+    )
+    precision: PrecisionArg | None = Field(default=None, description="omitted: native precision")
+    context_tokens: int = Field(default=8192, ge=0, le=2_000_000)
+    concurrency: int = Field(default=1, ge=1, le=4096)
+    fits_one_card: bool | None = Field(default=None, description="only when no model is given")
+    workload: Literal["llm_serving", "training", "image_video", "rendering"] = Field(
+        default="llm_serving",
+        description="serving an LLM, training/fine-tuning, image/video generation, or rendering",
+    )
+    traffic: Literal["low", "high"] = Field(
+        default="low", description="serving: 'high' for real traffic, 'low' for few users"
+    )
+    parallelism: Literal["auto", "tensor", "pipeline", "replicas"] = Field(
+        default="auto", description="how the job is split, if the user said"
+    )
+    independent_jobs: bool = Field(
+        default=False, description="several independent models or jobs (one per card)"
+    )
+    cards_needed: int | None = Field(default=None, ge=1, le=1024, description="cards one job needs")
+    planned_tensor_parallel: int | None = Field(
+        default=None, ge=1, le=64, description="tensor-parallel size the user plans"
+    )
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def norm_precision(cls, v: Any) -> Any:
+        return _norm_precision(v)
+
+
+@tool
+def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
+    """The site guide's purchase rule that applies (NVLink/SXM or PCIe or one card), with the guide
+    section to cite: 1 fits one card -> one card; 2 independent models/jobs -> PCIe; 3 too big,
+    low concurrency -> PCIe works, size for memory; 4 too big, real traffic or training -> NVLink,
+    buy SXM; 5 more than eight cards -> needs a fabric between nodes (not offered). Also the cases
+    where the link does not matter and the most expensive mistake."""
+    from tools.advice import AdviceInput
+    from tools.advice import purchase_advice as advise
+
+    fits = args.fits_one_card
+    cards_needed = args.cards_needed
+    info = None
+    if args.model is not None:
+        m = _model(deps, args.model)
+        info = _model_info(m)
+        if args.workload == "training" and m.kind == "llm":
+            mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
+            cat = deps.catalog
+            # as for serving: "fits on one card" means a one-card node holds it
+            single = [
+                cat.gpus[c.gpu].memory_gb
+                for c in cat.configurations.values()
+                if c.count == 1 and cat.gpus[c.gpu].memory_gb * 0.9 >= mem["total_gb"]
+            ]
+            fits = bool(single)
+            if not fits and cards_needed is None:
+                best = max(g.memory_gb for g in cat.gpus.values())
+                cards_needed = max(2, int(-(-mem["total_gb"] // (best * 0.9))))
+        else:
+            fit = fit_check(
+                deps,
+                FitArgs(
+                    model=args.model,
+                    precision=args.precision,
+                    context_tokens=args.context_tokens,
+                    concurrency=args.concurrency,
+                ),
+            )
+            rows = fit["rows"]
+            # "fits on one card" as the rule means it: a one-card node holds it (or nothing but
+            # one card of a big multi-card node does); a model that needs an H200 or B200 card,
+            # which come only in 4/8-card nodes, is otherwise split across smaller cards
+            splits = [r["cards_needed"] for r in rows if r["verdict"] == "split"]
+            one_card = [r for r in rows if r["verdict"] == "fits_one_card"]
+            fits = any(r["count"] == 1 for r in one_card) or (bool(one_card) and not splits)
+            if not fits and cards_needed is None:
+                cards_needed = min(splits) if splits else 9
+    if fits is None:
+        raise ToolError("purchase_advice: give a model or fits_one_card")
+    res = advise(
+        AdviceInput(
+            fits_one_card=fits,
+            cards_needed=cards_needed,
+            independent_jobs=args.independent_jobs,
+            workload=args.workload,
+            parallelism=args.parallelism,
+            traffic=args.traffic,
+            planned_tensor_parallel=args.planned_tensor_parallel,
+        )
+    )
+    out = res.model_dump(mode="json")
+    out.pop("inputs", None)
+    out["model"] = info
+    out["fits_one_card"] = fits
+    out["cards_needed"] = cards_needed
+    return out

@@ -1,0 +1,75 @@
+"""Capacity: inverse sizing on one configuration, longest context and most sequences
+(`capacity_check`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from assistant.registry.core import PrecisionArg, _Args, _norm_precision, tool
+from assistant.registry.helpers import _configuration, _model, _model_info, _money, _r
+
+
+class CapacityArgs(_Args):
+    model: str = Field(description="model name, HF id, ollama tag (an LLM with known architecture)")
+    configuration: str = Field(description="configuration id or label, e.g. '4x-h100-sxm5'")
+    precision: PrecisionArg | None = Field(default=None, description="omitted: native precision")
+    context_tokens: int = Field(
+        default=8192, ge=1, le=2_000_000, description="tokens per sequence, for the most sequences"
+    )
+    concurrency: int = Field(
+        default=1, ge=1, le=4096, description="sequences, for the longest context"
+    )
+    kv_precision: Literal["bf16", "fp16", "fp8", "int8", "fp32"] = Field(
+        default="bf16", description="KV-cache precision (vLLM kv_cache_dtype)"
+    )
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def norm_precision(cls, v: Any) -> Any:
+        return _norm_precision(v)
+
+
+@tool
+def capacity_check(deps: Any, args: CapacityArgs) -> dict[str, Any]:
+    """Inverse sizing on one configuration: how much KV cache fits next to the weights, so the
+    longest context for `concurrency` sequences and the most concurrent sequences of
+    `context_tokens` each (split across all cards the node allows)."""
+    from tools.fit import CapacityInput, capacity
+
+    m = _model(deps, args.model)
+    c = _configuration(deps, args.configuration)
+    res = capacity(
+        CapacityInput(
+            model=m,
+            gpu=deps.catalog.gpus[c.gpu],
+            count=c.count,
+            precision=args.precision,
+            kv_precision=args.kv_precision,
+            concurrency=args.concurrency,
+            context_tokens=args.context_tokens,
+        )
+    )
+    return {
+        "model": _model_info(m),
+        "configuration": c.id,
+        "label": c.label,
+        "precision": args.precision or m.native_precision,
+        "kv_precision": args.kv_precision,
+        "tensor_parallel": res.tensor_parallel,
+        "usable_gb_per_card": _r(res.usable_gb_per_card),
+        "weights_gb_per_card": _r(res.weights_gb_per_card),
+        "kv_room_gb_per_card": _r(res.kv_room_gb_per_card),
+        "kv_tokens": res.kv_tokens,
+        "context_tokens": args.context_tokens,
+        "concurrency": args.concurrency,
+        "max_context_tokens": res.max_context_tokens,
+        "max_context_capped": res.max_context_capped,
+        "model_max_context": m.max_context,
+        "max_concurrency": res.max_concurrency,
+        "fits": res.fits,
+        "usd_per_month": _money(c.usd_per_month),
+        "formula": res.formula,
+        "notes": res.notes,
+    }

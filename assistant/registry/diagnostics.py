@@ -1,0 +1,59 @@
+"""Diagnostics: reading pasted `nvidia-smi topo -m` output (`check_topology_output`).
+
+The nccl-tests check (`check_allreduce_output`) lives in `nccl.py`: it registers after
+`capacity_check`, as it always has, so the tool order stays the same."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from assistant.registry.core import _Args, tool
+from assistant.registry.helpers import _configuration
+
+
+class TopologyArgs(_Args):
+    text: str = Field(max_length=20_000, description="the pasted output of `nvidia-smi topo -m`")
+    configuration: str | None = Field(
+        default=None, description="the rented configuration id, e.g. '8x-h100-sxm5' (if known)"
+    )
+    node_kind: Literal["sxm", "pcie"] | None = Field(
+        default=None, description="SXM (NVLink) or PCIe node, when no configuration is given"
+    )
+
+
+@tool
+def check_topology_output(deps: Any, args: TopologyArgs) -> dict[str, Any]:
+    """Read pasted `nvidia-smi topo -m` output: for every card pair the label (NV# = NVLink; PIX,
+    PXB, PHB, NODE, SYS = PCIe paths, SYS the worst: across CPU sockets) and a verdict against
+    what the rented node should show (on SXM nodes every pair NVLink, e.g. NV18 on H100)."""
+    from tools.diagnostics import TopoInput, check_topology
+
+    kind = args.node_kind
+    expected_label = None
+    expected_cards = None
+    cfg = None
+    if args.configuration:
+        c = _configuration(deps, args.configuration)
+        cfg = c.id
+        gpu = deps.catalog.gpus[c.gpu]
+        link = deps.catalog.links[c.interconnect]
+        kind = "sxm" if link.kind == "nvlink" else "pcie"
+        if gpu.nvlink_links:
+            expected_label = f"NV{gpu.nvlink_links}"
+        expected_cards = c.count
+    res = check_topology(
+        TopoInput(
+            text=args.text,
+            node_kind=kind or "pcie",
+            expected_label=expected_label,
+            expected_cards=expected_cards,
+        )
+    )
+    out = res.model_dump(mode="json")
+    out.pop("inputs", None)
+    out["configuration"] = cfg
+    out["node_kind"] = kind
+    out["expected_label"] = expected_label
+    return out
