@@ -230,16 +230,8 @@ class FitMixin(ComposerBase):
             d.add(
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
             )
-        elif holders:
-            names = sorted({g.short_name for g in holders})
-            joined = (
-                names[0]
-                if len(names) == 1
-                else ", ".join(names[:-1]) + (" oder " if d.lang == "de" else " or ") + names[-1]
-            )
-            d.add(t(d.lang, "train_big_card_only", cards=joined))
         else:
-            d.add(t(d.lang, "train_must_split"))
+            self._no_single_card_node(d, holders)
         advice = self._advice(
             d,
             fits_one_card=bool(single),
@@ -334,7 +326,7 @@ class FitMixin(ComposerBase):
                     fits_one = True
                     bridge = t(d.lang, "rule_bridge_one_card", label=d.link(cheapest.id))
                 else:
-                    self._adapter_no_single(d, holders)
+                    self._no_single_card_node(d, holders)
                     self._adapter_split_node(d, mem["total_gb"], util)
         else:
             d.add(t(d.lang, "adapter_need", method=name, model=model, total=need))
@@ -346,7 +338,7 @@ class FitMixin(ComposerBase):
                     + d.price(cheapest.id)
                 )
             else:
-                self._adapter_no_single(d, holders)
+                self._no_single_card_node(d, holders)
                 self._adapter_split_node(d, mem["total_gb"], util)
         d.add(
             t(
@@ -400,8 +392,9 @@ class FitMixin(ComposerBase):
             cid = pq["cheapest"]
             d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
 
-    def _adapter_no_single(self, d: Draft, holders: list[Any]) -> None:
-        """No one-card node holds it: only a big card (in a 4/8-card node) or a split."""
+    def _no_single_card_node(self, d: Draft, holders: list[Any]) -> None:
+        """No one-card node holds the training memory: only a big card (which comes in 4/8-card
+        nodes) or a split across cards."""
         if holders:
             names = sorted({g.short_name for g in holders})
             joined = (
