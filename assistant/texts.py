@@ -732,6 +732,26 @@ PHRASES: dict[str, tuple[str, str]] = {
         "For {n} independent copies, one per card: {label} holds {r},",
         "Für {n} unabhängige Kopien, eine pro Karte: {label} fasst {r},",
     ),
+    "room_none": (
+        "On {label} it fills the card with no headroom: higher resolutions, several images per "
+        "batch, LoRAs or ControlNet push it into offloading or out of memory. The guide's advice: "
+        "rent the card that holds your typical job with room to spare.",
+        "Auf {label} füllt es die Karte ohne Reserve: höhere Auflösungen, mehrere Bilder pro "
+        "Batch, LoRAs oder ControlNet führen zu Offloading oder Speichermangel. Der Rat des "
+        "Guides: die Karte mieten, die Ihren typischen Job mit Reserve hält.",
+    ),
+    "room_little": (
+        "On {label} only {spare} is left: higher resolutions, several images per batch, LoRAs or "
+        "ControlNet push it into offloading or out of memory. The guide's advice: rent the card "
+        "that holds your typical job with room to spare.",
+        "Auf {label} bleiben nur {spare} frei: höhere Auflösungen, mehrere Bilder pro Batch, "
+        "LoRAs oder ControlNet führen zu Offloading oder Speichermangel. Der Rat des Guides: die "
+        "Karte mieten, die Ihren typischen Job mit Reserve hält.",
+    ),
+    "room_instead": (
+        "The cheapest node with room to spare is {label}:",
+        "Der günstigste Knoten mit Reserve ist {label}:",
+    ),
     "fit_instead": ("Where it does fit, cheapest first:", "Wo es passt, das Günstigste zuerst:"),
     "tps": ("~{tps} tokens/s", "~{tps} Token/s"),
     "alt_one_card": (

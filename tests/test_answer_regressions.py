@@ -846,3 +846,33 @@ def test_kv_cache_at_full_context(assistant: Assistant, deps: Deps) -> None:
     assert fit.arguments["context_tokens"] == deps.catalog.models["qwen3-235b-a22b"].max_context
     assert text.startswith("**KV cache of Qwen3 235B-A22B at 40,960 tokens")
     assert a.citations[0].url.endswith("mixture-of-experts/#kv-cache")
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "tight"),
+    [
+        ("Which is better for FLUX.1 dev: L40S or RTX 4090?", "en", "1x-rtx-4090"),
+        ("Which card for FLUX.1 dev?", "en", "1x-l4"),
+        ("Passt Wan 2.1 14B auf eine H100?", "de", "1x-h100-pcie"),
+    ],
+)
+def test_image_card_without_room_gets_the_guides_advice(
+    question: str, lang: str, tight: str, assistant: Assistant, deps: Deps
+) -> None:
+    """A card that holds an image/video model only tightly (fit_check's room) is named, with the
+    guide's 'the cheapest card that fits is rarely the right one' cited."""
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    fit = next(c for c in a.tool_calls if c.name == "fit_check").result
+    row = next(r for r in fit["rows"] if r["configuration"] == tight)
+    assert row["room"] == "tight"
+    label = deps.catalog.configurations[tight].label
+    assert (f"On {label} it fills" if lang == "en" else f"Auf {label} füllt") in text
+    assert any(c.url.endswith("#cheapest-is-rarely-right") for c in a.citations)
+
+
+def test_image_card_with_room_gets_no_warning(assistant: Assistant) -> None:
+    a = assistant.ask("Does SDXL run on an L4?")
+    text = _ok(a, "en")
+    assert "no headroom" not in text and "is left" not in text
+    assert not any(c.url.endswith("#cheapest-is-rarely-right") for c in a.citations)

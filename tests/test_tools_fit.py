@@ -220,3 +220,66 @@ def test_longer_context_never_improves_the_verdict(
     short = fit_configuration(Requirement(model=m, context_tokens=context), c, g)
     long = fit_configuration(Requirement(model=m, context_tokens=context + extra), c, g)
     assert RANK[long.verdict] >= RANK[short.verdict]
+
+
+# the guide's table "Which card holds which model" (gpu-for-flux-sdxl#which-card): each column's
+# model and precision, and what its marks mean for fit_check's `room`
+GUIDE_EN = CATALOG.parent / "guides" / "en" / "gpu-for-flux-sdxl.txt"
+TABLE_COLUMNS = {
+    "SDXL, SD 3.5 Medium, Wan 1.3B": [
+        ("sdxl", None),
+        ("sd-3.5-medium", None),
+        ("wan-2.1-1.3b", None),
+    ],
+    "SD 3.5 Large": [("sd-3.5-large", None)],
+    "FLUX.1 BF16": [("flux.1-dev", "bf16"), ("flux.1-schnell", "bf16")],
+    "FLUX.1 FP8": [("flux.1-dev", "fp8"), ("flux.1-schnell", "fp8")],
+    "Wan 2.1 14B, 720p": [("wan-2.1-14b", None)],
+}
+
+
+def _guide_table() -> list[dict[str, str]]:
+    lines = [ln for ln in GUIDE_EN.read_text().splitlines() if ln.startswith("| ")]
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("| Card | VRAM"))
+    header = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = []
+    for ln in lines[start + 1 :]:  # the |---| line is filtered out above
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        if len(cells) != len(header):
+            break
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def _expected_room(mark: str) -> str | None:
+    if mark.startswith("–"):
+        return None  # does not fit without offloading
+    return "tight" if ("tight" in mark or "no headroom" in mark) else "ample"
+
+
+def test_image_room_reproduces_every_mark_of_the_guides_card_table(cat: Catalog) -> None:
+    """`room` (tight below 25 % spare) says what the guide's table says for every card and
+    image/video model: "✓ no headroom" / "✓ tight" -> tight, "✓ ..." -> ample, "–" -> no fit."""
+    table = _guide_table()
+    assert len(table) == 11 and set(TABLE_COLUMNS) <= set(table[0])
+    by_name = {g.short_name: g for g in cat.gpus.values()}
+    checked = 0
+    for row in table:
+        gpu = by_name[row["Card"]]
+        config = next(
+            c for c in cat.configurations.values() if c.gpu == gpu.id and c.count in (1, 4, 8)
+        )
+        for column, models in TABLE_COLUMNS.items():
+            for model_id, precision in models:
+                req = Requirement(model=cat.models[model_id], precision=precision)
+                fit = fit_configuration(req, config, gpu)
+                expected = _expected_room(row[column])
+                got = fit.room if fit.verdict != "does_not_fit" else None
+                assert got == expected, (row["Card"], column, model_id, row[column], fit)
+                checked += 1
+    assert checked == 11 * 9
+
+
+def test_llm_rows_carry_no_room(cat: Catalog) -> None:
+    res = _all(cat, Requirement(model=cat.models["llama-3.1-8b"]))
+    assert {r.room for r in res.rows} == {None}

@@ -36,6 +36,13 @@ VERDICT_TEXT = {
     "does_not_fit": "does not fit",
 }
 SortKey = Literal["catalog", "price", "memory", "headroom"]
+Room = Literal["ample", "tight"]
+#: Image/video models: spare memory, as a share of the published need, below which a card that
+#: holds the job is "tight". The guide marks FLUX.1 at BF16 (24 GB) on a 24 GB card "no
+#: headroom", SD 3.5 Large (20 GB) on 24 GB and Wan 2.1 14B (80 GB) on 80 GB "tight", and the
+#: RTX 5090 (32 GB) for FLUX.1, a 48 GB card and the H200 for Wan 14B as cards with room; a 25 %
+#: margin reproduces every mark of its table (gpu-for-flux-sdxl#which-card).
+IMAGE_ROOM_SHARE = 0.25
 
 
 class Requirement(BaseModel):
@@ -66,6 +73,11 @@ class ConfigurationFit(BaseModel):
     headroom_gb_per_card: float = Field(description="usable - required (negative: shortfall)")
     headroom_gb: float = Field(description="headroom over the cards used")
     replicas: int = Field(description="independent copies the node holds (count // cards_needed)")
+    room: Room | None = Field(
+        default=None,
+        description="image/video models: 'tight' when the spare memory is below "
+        "IMAGE_ROOM_SHARE of the published need, else 'ample' (None: LLMs, or does not fit)",
+    )
     interconnect: str
     usd_per_month: USD
     price_source: str
@@ -164,6 +176,9 @@ def _fit_one(
         need = needs.published_gb
         headroom = gpu.memory_gb - need
         fits = headroom >= 0
+        room: Room | None = None
+        if fits:
+            room = "tight" if headroom < IMAGE_ROOM_SHARE * need else "ample"
         return ConfigurationFit(
             **common,
             usable_gb_per_card=gpu.memory_gb,
@@ -174,6 +189,7 @@ def _fit_one(
             headroom_gb_per_card=headroom,
             headroom_gb=headroom,
             replicas=configuration.count if fits else 0,
+            room=room,
         )
     usable = usable_gb(gpu.memory_gb, req.gpu_memory_utilization)
     required = 0.0
@@ -253,8 +269,9 @@ def fit_configurations(
         kv_bytes_per_token=0.0,
         rows=rows,
         formula="fits one card when published vram_gb <= card memory_gb; "
-        "image and video jobs are not split: each card renders its own image or frame",
-        constants={"gpu_memory_utilization": 1.0},
+        "image and video jobs are not split: each card renders its own image or frame; "
+        "room = tight when memory_gb - vram_gb < image_room_share * vram_gb",
+        constants={"gpu_memory_utilization": 1.0, "image_room_share": IMAGE_ROOM_SHARE},
         notes=need.notes,
     )
 

@@ -156,6 +156,29 @@ class ComposerBase:
             return None
         return min(cands, key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
 
+    def _image_room(
+        self, d: Draft, shown: list[dict[str, Any]], rows: list[dict[str, Any]]
+    ) -> None:
+        """Image/video models: a shown card that holds the job only tightly (fit_check's `room`)
+        gets the guide's "the cheapest card that fits is rarely the right one", and the
+        cheapest node with room to spare."""
+        tight = [r for r in shown if r.get("room") == "tight"]
+        if not tight:
+            return
+        r = tight[0]
+        spare = r["headroom_gb"]
+        key = "room_none" if spare < 0.5 else "room_little"
+        text = t(d.lang, key, label=d.label(r["configuration"]), spare=gb(d.lang, spare))
+        text += d.cite("cheapest-is-rarely-right", guide="gpu-for-flux-sdxl")
+        roomy = [x for x in rows if x.get("room") == "ample"]
+        best = self._cheapest_row(
+            [x for x in roomy if x["count"] == 1], ("fits_one_card",)
+        ) or self._cheapest_row(roomy, ("fits_one_card",))
+        if best is not None and best["configuration"] not in {x["configuration"] for x in shown}:
+            cid = best["configuration"]
+            text += " " + t(d.lang, "room_instead", label=d.link(cid)) + " " + d.price(cid)
+        d.add(text)
+
     def _verdict_word(self, d: Draft, r: dict[str, Any]) -> str:
         if r["verdict"] == "fits_one_card":
             return t(d.lang, "v_fits_one")

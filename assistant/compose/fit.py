@@ -167,6 +167,8 @@ class FitMixin(ComposerBase):
                     + " "
                     + d.price(best["configuration"])
                 )
+        if self._is_image(fit):
+            self._image_room(d, targets or ([one] if one is not None else []), rows)
         d.add(note)
         self._numbers(d, fit)
         # recommendation: the guide's rule for this case

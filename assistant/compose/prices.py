@@ -186,6 +186,8 @@ class PricesMixin(ComposerBase):
                     line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
             lines.append(line + " " + d.price(cid))
         d.bullets(lines)
+        if self._is_image(fit):
+            self._image_room(d, [rows[c] for c in cids if c in rows], fit["rows"])
         if any(c in ("4x-a100-pcie", "4x-a100-sxm4") for c in cids):
             d.add(
                 t(d.lang, "speed_floor")

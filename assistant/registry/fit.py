@@ -70,6 +70,7 @@ def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
             "required_gb_per_card": _r(r.required_gb_per_card),
             "headroom_gb": _r(r.headroom_gb),
             "replicas": r.replicas,
+            **({"room": r.room} if r.room else {}),
             "interconnect": r.interconnect,
             "usd_per_month": _money(r.usd_per_month),
             "price_source": r.price_source,
