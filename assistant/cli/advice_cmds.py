@@ -1,0 +1,101 @@
+"""Sizing command on buying: advice (which of the guide's five purchase rules applies).
+Registered through catalog_cmds, which keeps the panel's order.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from assistant.cli.app import app
+from assistant.cli.common import (
+    ConcurrencyOpt,
+    ContextOpt,
+    JsonOpt,
+    PrecisionOpt,
+    _catalog,
+    _config,
+    _console,
+    _emit,
+    _fail,
+    _model,
+    _precision,
+)
+
+# ---------------------------------------------------------------- advice
+
+
+@app.command("advice", rich_help_panel="Sizing")
+def advice_cmd(
+    model: Annotated[str, typer.Argument(help="model name or '34B'")],
+    precision: PrecisionOpt = None,
+    context: ContextOpt = 8192,
+    concurrency: ConcurrencyOpt = 1,
+    training: Annotated[bool, typer.Option("--training", help="training, not serving")] = False,
+    independent: Annotated[
+        bool, typer.Option("--independent", help="several independent models or jobs")
+    ] = False,
+    pipeline: Annotated[bool, typer.Option("--pipeline", help="pipeline parallelism")] = False,
+    traffic: Annotated[
+        str, typer.Option("--traffic", help="serving concurrency: low or high")
+    ] = "low",
+    tp: Annotated[int | None, typer.Option("--tp", min=1, help="planned tensor parallel")] = None,
+    config: Annotated[
+        str | None,
+        typer.Option("--config", help="judge against this configuration's card (default: any)"),
+    ] = None,
+    language: Annotated[str, typer.Option("--language", help="de or en (guide URL)")] = "en",
+    as_json: JsonOpt = False,
+) -> None:
+    """Which of the guide's five purchase rules applies to MODEL (with the guide section)."""
+    cat = _catalog(as_json)
+    m = _model(cat, model, as_json)
+    prec = _precision(precision, as_json)
+    if traffic not in ("low", "high"):
+        _fail("--traffic must be low or high", as_json)
+    from tools.advice import AdviceInput, purchase_advice
+    from tools.fit import Requirement, fit_configurations
+
+    configs = [_config(cat, config, as_json)] if config else list(cat.configurations.values())
+    try:
+        fit = fit_configurations(
+            Requirement(model=m, precision=prec, context_tokens=context, concurrency=concurrency),
+            configs,
+            cat.gpus,
+        )
+    except ValueError as exc:
+        _fail(str(exc).splitlines()[0], as_json)
+    fits_one = any(r.verdict == "fits_one_card" for r in fit.rows)
+    needed = [r.cards_needed for r in fit.rows if r.cards_needed]
+    cards_needed: int | None = min(needed) if needed else 9  # fits in no node: > 8 cards
+    if m.kind != "llm":
+        cards_needed = None  # image and video jobs are not split
+    workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")
+    res = purchase_advice(
+        AdviceInput(
+            fits_one_card=fits_one,
+            cards_needed=cards_needed,
+            independent_jobs=independent,
+            workload=workload,
+            parallelism="pipeline" if pipeline else "auto",
+            traffic=traffic,
+            planned_tensor_parallel=tp,
+        )
+    )
+    if as_json:
+        data = res.model_dump(mode="json")
+        data["model"] = m.id
+        for item in [res.rule, *res.also]:
+            if item is not None:
+                data.setdefault("urls", {})[item.key] = item.url(language)
+        _emit(data)
+        return
+    con = _console()
+    text = "text_de" if language == "de" else "text_en"
+    if res.rule is not None:
+        con.print(f"[bold]Rule {res.rule.number}[/]: {getattr(res.rule, text)}")
+        con.print(f"source: {res.rule.url(language)}")
+    for item in res.also:
+        con.print(f"- {getattr(item, text)} ({item.url(language)})")
+    con.print("why: " + "; ".join(res.reasons))

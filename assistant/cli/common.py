@@ -1,0 +1,165 @@
+"""Shared plumbing of the "Sizing" panel's commands (catalog_cmds, memory_cmds, speed_cmds,
+interconnect_cmds, advice_cmds): option types, enums, errors, catalog look-ups, JSON and table
+output. Every command has --json; errors print one clear line and exit 2.
+
+Heavy imports (pydantic models, rich, the catalog) happen inside the commands: cold start matters.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from knowledge.catalog import Catalog
+
+
+class KvPrec(StrEnum):
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
+    int8 = "int8"
+    fp32 = "fp32"
+
+
+class Adapter(StrEnum):
+    lora = "lora"
+    qlora = "qlora"
+
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+PrecisionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--precision",
+        "-p",
+        help="fp32, bf16, fp16, fp8, int8, awq, gptq, gguf-q4_k_m, gguf-q5_k_m, gguf-q8_0 "
+        "(default: the model's native precision)",
+    ),
+]
+ContextOpt = Annotated[
+    int, typer.Option("--context", "-c", min=0, help="tokens per sequence (KV cache)")
+]
+ConcurrencyOpt = Annotated[
+    int, typer.Option("--concurrency", "-n", min=1, help="sequences served at the same time")
+]
+KvOpt = Annotated[KvPrec, typer.Option("--kv-precision", help="KV-cache precision")]
+
+
+# ---------------------------------------------------------------- plumbing
+
+
+def _fail(message: str, as_json: bool, closest: list[str] | None = None) -> NoReturn:
+    if as_json:
+        payload: dict[str, Any] = {"error": message}
+        if closest is not None:
+            payload["closest"] = closest
+        typer.echo(json.dumps(payload, ensure_ascii=False))
+    else:
+        from rich.console import Console
+
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(2)
+
+
+def _catalog(as_json: bool) -> Catalog:
+    from assistant.settings import Settings
+    from knowledge.catalog import CatalogError, load_catalog
+
+    try:
+        return load_catalog(Settings().catalog)
+    except CatalogError as exc:
+        _fail(str(exc), as_json)
+    except Exception as exc:  # settings errors (bad SIZING_* value) end the same way
+        _fail(f"cannot load settings or catalog: {exc}".splitlines()[0], as_json)
+
+
+def _model(cat: Catalog, text: str, as_json: bool) -> Any:
+    from knowledge.catalog import UnknownName
+
+    try:
+        return cat.find_model(text)
+    except UnknownName as exc:
+        _fail(f"{exc} See `sizing models`.", as_json, exc.closest)
+
+
+def _config(cat: Catalog, text: str, as_json: bool) -> Any:
+    from knowledge.catalog import UnknownName
+
+    try:
+        return cat.find_configuration(text)
+    except UnknownName as exc:
+        _fail(f"{exc} See `sizing nodes`.", as_json, exc.closest)
+
+
+def _precision(text: str | None, as_json: bool) -> str | None:
+    if text is None:
+        return None
+    from tools.memory import normalize_precision
+
+    try:
+        return normalize_precision(text)
+    except ValueError as exc:
+        _fail(str(exc), as_json)
+
+
+def _emit(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _usd(value: Any, placeholder: bool = False) -> str:
+    d = Decimal(str(value))
+    text = f"${d:,.0f}" if d == d.to_integral_value() else f"${d:,.2f}"
+    return text + ("*" if placeholder else "")
+
+
+def _gb(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+def _link_short(cat: Catalog, config_id: str) -> str:
+    """'NVLink 3', 'PCIe Gen4' (the rate the cards run at)."""
+    return cat.effective_link(config_id).name.replace(" ×16", "")
+
+
+def _read_text(source: str, as_json: bool) -> str:
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        _fail(f"cannot read {source}: {exc.strerror or exc}", as_json)
+
+
+def _strip_model(data: dict[str, Any]) -> None:
+    """Replace embedded full model specs by their id in a dumped result (shorter JSON)."""
+    for value in data.values():
+        if isinstance(value, dict):
+            if "model" in value and isinstance(value["model"], dict):
+                value["model"] = value["model"].get("id")
+            _strip_model(value)
+    if isinstance(data.get("model"), dict):
+        data["model"] = data["model"].get("id")
+    if isinstance(data.get("gpu"), dict):
+        data["gpu"] = data["gpu"].get("id")
+
+
+PLACEHOLDER_NOTE = "* placeholder price (only 4x-a100-pcie and 4x-a100-sxm4 are published)"

@@ -1,0 +1,89 @@
+"""Sizing command on speed: throughput (single-stream decode tokens/s and price per million
+tokens). Registered through catalog_cmds, which keeps the panel's order.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from assistant.cli.app import app
+from assistant.cli.common import (
+    JsonOpt,
+    PrecisionOpt,
+    _catalog,
+    _config,
+    _console,
+    _emit,
+    _fail,
+    _model,
+    _precision,
+    _strip_model,
+    _usd,
+)
+
+# ---------------------------------------------------------------- throughput
+
+
+@app.command("throughput", rich_help_panel="Sizing")
+def throughput_cmd(
+    model: Annotated[str, typer.Argument(help="model name")],
+    config: Annotated[str, typer.Argument(help="configuration id, e.g. 4x-a100-sxm4")],
+    precision: PrecisionOpt = None,
+    context: Annotated[
+        int, typer.Option("--context", "-c", min=0, help="context read per token")
+    ] = 0,
+    cards: Annotated[
+        int | None, typer.Option("--cards", min=1, help="cards used (default: as many as needed)")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Single-stream decode tokens/s of MODEL on CONFIG (bandwidth bound, conservative floor)."""
+    cat = _catalog(as_json)
+    m = _model(cat, model, as_json)
+    c = _config(cat, config, as_json)
+    prec = _precision(precision, as_json)
+    if m.kind != "llm":
+        _fail(f"{m.name} is an {m.kind} model; throughput applies to language models", as_json)
+    from tools.fit import Requirement, fit_configuration
+    from tools.throughput import DecodeInput, decode_throughput
+
+    gpu = cat.gpus[c.gpu]
+    fit = fit_configuration(Requirement(model=m, precision=prec, context_tokens=context), c, gpu)
+    used = cards or fit.cards_needed or c.count
+    if used > c.count:
+        _fail(f"{c.id} has only {c.count} cards", as_json)
+    r = decode_throughput(
+        DecodeInput(
+            model=m,
+            gpu=gpu,
+            cards=used,
+            precision=prec,
+            context_tokens=context,
+            usd_per_month=c.usd_per_month,
+        )
+    )
+    if as_json:
+        data = r.model_dump(mode="json")
+        _strip_model(data)
+        data.update(
+            configuration=c.id, fit_verdict=fit.verdict, cards=used, price_source=c.price_source
+        )
+        _emit(data)
+        return
+    con = _console()
+    con.print(f"[bold]{m.name}[/] ({r.precision}) on {c.label}, {used} card(s) used")
+    if fit.verdict == "does_not_fit":
+        con.print("[red]warning:[/] the model does not fit this configuration")
+    con.print(
+        f"{used} x {r.bandwidth_gb_s_per_card:,.0f} GB/s x {r.constants['efficiency']:.3f} / "
+        f"{r.bytes_read_per_token_gb:,.1f} GB per token = [bold]~{r.tokens_per_s:.0f} tokens/s[/]"
+    )
+    if r.usd_per_million_tokens is not None:
+        con.print(
+            f"{_usd(c.usd_per_month, c.placeholder)}/month -> "
+            f"{_usd(r.usd_per_million_tokens)} per million output tokens (single stream)"
+        )
+    for note in r.notes:
+        con.print(f"note: {note}")
