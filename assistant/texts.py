@@ -252,6 +252,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "“{family}” exists as PCIe and SXM variants; both prices:",
         "„{family}“ gibt es als PCIe- und als SXM-Variante; beide Preise:",
     ),
+    "price_family_one": (
+        "“{family}” exists in one variant only:",
+        "„{family}“ gibt es nur in einer Variante:",
+    ),
     "price_card_all": ("All configurations with {card}:", "Alle Konfigurationen mit {card}:"),
     # --- cheapest
     "cheapest_one": (

@@ -876,3 +876,22 @@ def test_image_card_with_room_gets_no_warning(assistant: Assistant) -> None:
     text = _ok(a, "en")
     assert "no headroom" not in text and "is left" not in text
     assert not any(c.url.endswith("#cheapest-is-rarely-right") for c in a.citations)
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "count"),
+    [("What does 2x H100 cost?", "en", 2), ("Was kostet 4x H100?", "de", 4)],
+)
+def test_card_family_price_says_both_variants_only_when_both_exist(
+    question: str, lang: str, count: int, assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    family = [
+        c.id
+        for c in deps.catalog.configurations.values()
+        if c.gpu in ("h100-pcie", "h100-sxm5") and c.count == count
+    ]
+    assert sorted(p.configuration for p in a.prices) == sorted(family)
+    both = ("both prices" if lang == "en" else "beide Preise") in text
+    assert both == (len(family) > 1), text[:200]

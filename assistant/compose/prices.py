@@ -45,9 +45,11 @@ class PricesMixin(ComposerBase):
                         for c in cat.configurations.values()
                         if c.gpu == card and (u.count is None or c.count == u.count)
                     ]
-            if u.count is not None and u.card_families:
+            if u.count is not None and u.card_families and ids:
                 fam_label = f"{u.count}x {u.card_families[0].upper()}"
-                d.add(t(d.lang, "price_family", family=fam_label))
+                variants = {cat.configurations[c].gpu for c in ids}
+                key = "price_family" if len(variants) > 1 else "price_family_one"
+                d.add(t(d.lang, key, family=fam_label))
                 intro = ""
         if not ids and u.cards:
             for card in u.cards:
