@@ -151,6 +151,8 @@ class Assistant:
             concurrency=u.concurrency,
             intent=u.intent,
             adapter=u.adapter,
+            lora_rank=u.lora_rank,
+            lora_attention_only=u.lora_attention_only,
         )
         return u, slots
 
@@ -287,6 +289,12 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update["workloads"] = list(prev.workloads)
         if prev.adapter in ("lora", "qlora"):  # "and on an H100?" after a QLoRA question
             update["adapter"] = prev.adapter
+    if (u.adapter or update.get("adapter")) and prev.adapter:
+        # "and on an RTX 4090?" after "rank 64": the same adapters
+        if u.lora_rank is None and prev.lora_rank:
+            update["lora_rank"] = prev.lora_rank
+        if not u.lora_attention_only and prev.lora_attention_only:
+            update["lora_attention_only"] = True
     if u.context_tokens is None and prev.context_tokens:
         update["context_tokens"] = prev.context_tokens
     if u.concurrency is None and prev.concurrency:

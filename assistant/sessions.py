@@ -71,6 +71,8 @@ class Slots(BaseModel):
     concurrency: int | None = None
     intent: str | None = None
     adapter: str | None = None
+    lora_rank: int | None = None
+    lora_attention_only: bool = False
 
 
 class Turn(BaseModel):

@@ -213,3 +213,23 @@ def test_cheapest_for_lora_70b_names_the_cheapest_sxm_node_that_holds_it(
     assert cheapest.id in {p.configuration for p in a.prices}
     assert f"cheapest SXM node that holds it is [{cheapest.label}]" in text
     assert _call(a, "purchase_advice").result["rule"]["number"] == 4
+
+
+def test_follow_up_keeps_the_rank_and_targets(assistant: Assistant, deps: Deps) -> None:
+    """'und mit Rang 64?' then 'und auf einer RTX 4090?': the second follow-up sizes the same
+    rank-64 adapters (sessions carry lora_rank and attention-only)."""
+    first = assistant.ask("Kann ich QLoRA mit Llama 3.3 70B auf einer L40S machen?")
+    r64 = assistant.ask("und mit Rang 64?", session_id=first.session_id)
+    again = assistant.ask("und auf einer RTX 4090?", session_id=first.session_id)
+    want = call_tool(
+        deps, "memory_need", {"model": "llama-3.3-70b", "adapter": "qlora", "lora_rank": 64}
+    ).result
+    for a in (r64, again):
+        text = _ok(a, "de")
+        assert _call(a, "memory_need").arguments["lora_rank"] == 64
+        assert gb("de", want["total_gb"]) in text
+    assert "1x-rtx-4090" in {p.configuration for p in again.prices}
+    attn = assistant.ask("QLoRA of Llama 3.1 8B with rank 8 on attention only on an L4?")
+    nxt = assistant.ask("and on an RTX 4090?", session_id=attn.session_id)
+    args = _call(nxt, "memory_need").arguments
+    assert (args["lora_rank"], args["lora_targets"]) == (8, "attention")

@@ -15,11 +15,6 @@ from assistant.nlu import Understanding
 from assistant.texts import follow_up, gb, num, precision_label, smart, t
 
 _QLORA = re.compile(r"\bqlora\b")
-_RANK = re.compile(r"\b(?:r|rank|rang)\s*[=:]?\s*(\d{1,4})\b")
-_ATTENTION_ONLY = re.compile(
-    r"attention[\s-]*only|only\s+(?:the\s+)?attention|nur\s+(?:die\s+|auf\s+)?attention|"
-    r"nur\s+(?:auf\s+)?(?:den\s+)?attention|q_proj"
-)
 #: "LoRA in 4-bit": a 4-bit base is QLoRA
 _FOUR_BIT = frozenset({"awq", "gptq", "gguf-q4_k_m"})
 
@@ -257,9 +252,8 @@ class FitMixin(ComposerBase):
         elif u.precision in ("bf16", "fp16") and not _QLORA.search(q):
             qlora = False
         method = "qlora" if qlora else "lora"
-        rank_m = _RANK.search(q)
-        rank = int(rank_m.group(1)) if rank_m and int(rank_m.group(1)) > 0 else None
-        targets_arg = "attention" if _ATTENTION_ONLY.search(q) else None
+        rank = u.lora_rank  # said now or earlier in the conversation (nlu, sessions)
+        targets_arg = "attention" if u.lora_attention_only else None
         mem = d.call(
             "memory_need",
             model=self._model_arg(u),

@@ -100,6 +100,10 @@ class Understanding(BaseModel):
     adapter: Literal["lora", "qlora"] | None = Field(
         default=None, description="LoRA / QLoRA (PEFT adapter) fine-tuning named"
     )
+    lora_rank: int | None = Field(default=None, description="LoRA rank named ('rank 64')")
+    lora_attention_only: bool = Field(
+        default=False, description="adapters on the attention projections only"
+    )
 
     @property
     def intent(self) -> Intent:

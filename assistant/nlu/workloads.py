@@ -78,6 +78,14 @@ _QLORA_RX = re.compile(r"\bqlora\b")
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
 
+# LoRA rank and targets, as said ("rank 64", "r=16", "Rang 8"; "attention only")
+_RANK = re.compile(r"\b(?:r|rank|rang)\s*[=:]?\s*(\d{1,4})\b")
+_ATTENTION_ONLY = re.compile(
+    r"attention[\s-]*only|only\s+(?:the\s+)?attention|nur\s+(?:die\s+|auf\s+)?attention|"
+    r"nur\s+(?:auf\s+)?(?:den\s+)?attention|q_proj"
+)
+
+
 class WorkloadMixin:
     """`Understander._find_workloads`."""
 
@@ -90,6 +98,11 @@ class WorkloadMixin:
                 u.adapter = "qlora"
             elif _LORA_RX.search(folded):
                 u.adapter = "lora"
+        q = u.question.lower()
+        rank = _RANK.search(q)
+        if rank and int(rank.group(1)) > 0:
+            u.lora_rank = int(rank.group(1))
+        u.lora_attention_only = bool(_ATTENTION_ONLY.search(q))
         # "fine-tuning" also matches "training" via "tun..."? keep both only when both said
         if (
             "fine_tuning" in u.workloads
