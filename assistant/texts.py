@@ -235,6 +235,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{cheap} ist der günstigere: {diff} weniger im Monat als {other}** für {model} in "
         "{precision}:",
     ),
+    "compare_only_other": (
+        "**Only {other} holds {model} in {precision}**; {cheap} costs {diff} less per month but "
+        "does not fit:",
+        "**Nur {other} fasst {model} in {precision}**; {cheap} kostet {diff} weniger im Monat, "
+        "passt aber nicht:",
+    ),
     "compare_title_model": (
         "**{model} in {precision} on the nodes you named:**",
         "**{model} in {precision} auf den genannten Knoten:**",

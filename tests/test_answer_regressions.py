@@ -895,3 +895,39 @@ def test_card_family_price_says_both_variants_only_when_both_exist(
     assert sorted(p.configuration for p in a.prices) == sorted(family)
     both = ("both prices" if lang == "en" else "beide Preise") in text
     assert both == (len(family) > 1), text[:200]
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ("What's faster for Llama 3.3 70B: 4x A100 SXM4 or 2x H200?", "en"),
+        ("Welcher ist schneller für Llama 3.3 70B: 4x A100 SXM4 oder 2x H200?", "de"),
+    ],
+)
+def test_a_node_the_catalog_lacks_is_answered_with_the_nearest_and_said(
+    question: str, lang: str, assistant: Assistant, deps: Deps
+) -> None:
+    """'2x H200' does not exist (H200 nodes have 4 or 8 cards): both halves of the question are
+    answered, the H200 half on the smallest H200 node that holds the model, and the answer says
+    so, instead of silently dropping it."""
+    assert not any(c.gpu == "h200" and c.count == 2 for c in deps.catalog.configurations.values())
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    speeds = {c.arguments["configuration"] for c in a.tool_calls if c.name == "throughput_estimate"}
+    assert "4x-a100-sxm4" in speeds
+    h200 = [s for s in speeds if deps.catalog.configurations[s].gpu == "h200"]
+    assert len(h200) == 1
+    assert ("no 2-card H200 node" if lang == "en" else "mit 2 H200-Karten gibt es") in text
+
+
+def test_compare_lead_names_the_node_that_holds_it_when_the_cheaper_does_not(
+    assistant: Assistant, deps: Deps
+) -> None:
+    a = assistant.ask("Which is cheaper for Llama 3.3 70B: 2x H100 PCIe or 4x H100 SXM5?")
+    text = _ok(a, "en")
+    fit = next(c for c in a.tool_calls if c.name == "fit_check").result
+    verdicts = {r["configuration"]: r["verdict"] for r in fit["rows"]}
+    assert verdicts["2x-h100-pcie"] == "does_not_fit" and verdicts["4x-h100-sxm5"] == "split"
+    label = deps.catalog.configurations["4x-h100-sxm5"].label
+    assert text.startswith(f"**Only [{label}]")
+    assert "is the cheaper one" not in text

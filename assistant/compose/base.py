@@ -112,14 +112,14 @@ class ComposerBase:
                     cands = [r for r in cands if r["count"] == u.count] or cands
                 if not cands:
                     continue
-                # no count said: the smallest node of that card that holds it (else the largest)
-                fitting = [r for r in cands if r["verdict"] != "does_not_fit"]
-                pick = (
-                    min(fitting, key=lambda r: r["count"])
-                    if fitting
-                    else max(cands, key=lambda r: r["count"])
-                )
-                wanted.append(pick["configuration"])
+                wanted.append(_nearest_node(cands)["configuration"])
+        # "4x A100 SXM4 or 2x H200": no 2-card H200 node, so the nearest H200 node that holds it
+        for _, card in u.absent_nodes if wanted else []:
+            cands = [
+                r for r in rows if r["gpu"] == card and not r["configuration"].endswith("gen4")
+            ]
+            if cands and _nearest_node(cands)["configuration"] not in wanted:
+                wanted.append(_nearest_node(cands)["configuration"])
         if not wanted and u.memory_gb is not None:
             n = u.count or 1
             wanted = [
@@ -248,8 +248,18 @@ class ComposerBase:
             return "replicas"
         return "auto"
 
+    def _absent_note(self, d: Draft, u: Understanding, targets: list[dict[str, Any]]) -> None:
+        """'4x A100 SXM4 or 2x H200': the other node exists, a 2-card H200 node does not; the
+        nearest H200 node is answered instead, and this says so."""
+        shown = {r["gpu"] for r in targets}
+        for count, card in u.absent_nodes:
+            if card in shown and u.configurations:
+                name = self.deps.catalog.gpus[card].short_name
+                d.add(t(d.lang, "no_such_count", count=count, card=name))
+
     def _count_note(self, d: Draft, u: Understanding, targets: list[dict[str, Any]]) -> None:
         """'2x H100 SXM5' asked, only 4/8-card nodes exist: say so before answering for them."""
+        self._absent_note(d, u, targets)
         if not u.count or not targets or any(r["count"] == u.count for r in targets):
             return
         if u.configurations:
@@ -371,3 +381,11 @@ def generic_name(name: str, lang: Language) -> str:
     if lang == "de":
         name = re.sub(r"^([\d.,]+B) model$", r"\1-Modell", name)
     return name
+
+
+def _nearest_node(cands: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of one card's nodes: the smallest that holds the model (else the largest)."""
+    fitting = [r for r in cands if r["verdict"] != "does_not_fit"]
+    if fitting:
+        return min(fitting, key=lambda r: r["count"])
+    return max(cands, key=lambda r: r["count"])

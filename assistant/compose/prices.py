@@ -154,16 +154,23 @@ class PricesMixin(ComposerBase):
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         rows = {r["configuration"]: r for r in fit["rows"]}
+        self._absent_note(d, u, list(rows.values()))
         cheap = pq.get("cheapest") or cids[0]
         diff = pq.get("difference_usd_per_month")
         if len(cids) == 2 and diff:
             other = next(c for c in cids if c != cheap)
+            only_other = (
+                cheap in rows
+                and other in rows
+                and rows[cheap]["verdict"] == "does_not_fit"
+                and rows[other]["verdict"] != "does_not_fit"
+            )
             d.add(
                 t(
                     d.lang,
-                    "compare_cheaper",
-                    cheap=d.link(cheap),
-                    other=d.label(other),
+                    "compare_only_other" if only_other else "compare_cheaper",
+                    cheap=d.label(cheap) if only_other else d.link(cheap),
+                    other=d.link(other) if only_other else d.label(other),
                     diff=usd(diff),
                     model=model,
                     precision=prec,

@@ -191,9 +191,12 @@ class EntityMixin:
                 u.configurations.append(cid)
         if u.count is not None:
             for card in u.cards:
-                for cid in self._config_ids(own_count.get(card, u.count), card, u.gen4):
+                ids = self._config_ids(own_count.get(card, u.count), card, u.gen4)
+                for cid in ids:
                     if cid not in u.configurations:
                         u.configurations.append(cid)
+                if not ids and self._configs and card in own_count:
+                    u.absent_nodes.append((own_count[card], card))  # "2x H200": no such node
 
     def _config_ids(self, count: int, card: str, gen4: bool) -> list[str]:
         cands = [f"{count}x-{card}-gen4", f"{count}x-{card}"] if gen4 else [f"{count}x-{card}"]

@@ -100,6 +100,9 @@ class Understanding(BaseModel):
     adapter: Literal["lora", "qlora"] | None = Field(
         default=None, description="LoRA / QLoRA (PEFT adapter) fine-tuning named"
     )
+    absent_nodes: list[tuple[int, str]] = Field(
+        default=[], description="(count, card) said as a node the catalog lacks ('2x H200')"
+    )
     lora_rank: int | None = Field(default=None, description="LoRA rank named ('rank 64')")
     lora_attention_only: bool = Field(
         default=False, description="adapters on the attention projections only"
