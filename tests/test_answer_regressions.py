@@ -931,3 +931,31 @@ def test_compare_lead_names_the_node_that_holds_it_when_the_cheaper_does_not(
     label = deps.catalog.configurations["4x-h100-sxm5"].label
     assert text.startswith(f"**Only [{label}]")
     assert "is the cheaper one" not in text
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "phrase"),
+    [
+        (
+            "Braucht man bei MoE Modellen mehr VRAM als bei dichten Modellen?",
+            "de",
+            "Gesamtparameter",
+        ),
+        ("Do MoE models need more VRAM than dense models?", "en", "total parameters"),
+        (
+            "Do mixture-of-experts models need more memory than a dense model of the same speed?",
+            "en",
+            "total parameters",
+        ),
+    ],
+)
+def test_moe_versus_dense_memory_is_answered_from_the_moe_guide(
+    question: str, lang: str, phrase: str, assistant: Assistant
+) -> None:
+    """qa-sweep: a general MoE-vs-dense memory question got "which model?" and rule 1; the MoE
+    guide's short answer says it (every expert sits in VRAM: size with the total parameters)."""
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    assert "purchase_advice" not in _tools(a)
+    assert any(c.guide == "mixture-of-experts" and "short-answer" in c.url for c in a.citations)
+    assert phrase in text

@@ -65,6 +65,14 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"gpu_memory_utilization",
     ),
     (
+        # "Do MoE models need more VRAM than dense ones?": the short answer's memory line
+        r"(?=.*\b(?:moe|mixture[\s-]of[\s-]experts)\b)(?=.*\b(?:dense|dicht\w*)\b)"
+        r"(?=.*\b(?:vram|memory|speicher|ram)\b)",
+        "mixture-of-experts",
+        "short-answer",
+        r"VRAM",
+    ),
+    (
         r"(?:moe|mixture|experts?|experten).{0,60}(?:nvlink|interconnect|verbindung|all-to-all)|"
         r"(?:nvlink|interconnect|verbindung|all-to-all).{0,60}(?:moe|mixture|experts?|experten)",
         "mixture-of-experts",

@@ -76,6 +76,8 @@ _STRONG_EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
     r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\breally reach|\bin practice\b|"
     r"\btatsächlich\b|\bmeasured\b|\bgemessen|"
+    r"\b(?:moe|mixture[\s-]of[\s-]experts)\b.{0,80}\b(?:dense|dichte[nms]?)\b|"
+    r"\b(?:dense|dichte[nms]?)\b.{0,80}\b(?:moe|mixture[\s-]of[\s-]experts)\b|"
     r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does)\b.{0,20}"
     r"\b(?:busbw|algbw|phb|pix|pxb|sys|nv#|numa|nvswitch|mla|moe|awq|gptq|gguf)\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
@@ -85,7 +87,8 @@ _STRONG_EXPLAIN_RX = re.compile(
 _CONCEPT_RX = re.compile(
     r"kv[\s-]*cache|\bactive\b|\baktive|expert|experten|\bmla\b|latent|quanti[sz]|format|"
     r"all-to-all|attention|router|routing|calibration|kalibrier|embedding|lm_head|scale|"
-    r"add up|addier|zusammenzähl|summier|combine|\bpool"
+    r"add up|addier|zusammenzähl|summier|combine|\bpool|"
+    r"\bmoe\b|mixture[\s-]of[\s-]experts|\bdense\b|\bdichte[nms]?\b"
 )
 # intents a "what is ..." question still means literally
 _LITERAL_INTENTS = ("price", "cheapest", "capacity", "allreduce", "tp_sync", "speed", "link_facts")
