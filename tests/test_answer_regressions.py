@@ -959,3 +959,40 @@ def test_moe_versus_dense_memory_is_answered_from_the_moe_guide(
     assert "purchase_advice" not in _tools(a)
     assert any(c.guide == "mixture-of-experts" and "short-answer" in c.url for c in a.citations)
     assert phrase in text
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "named"),
+    [
+        (
+            "Compare 2x L40S vs 1x H100 PCIe for Mistral Small 24B",
+            "en",
+            ["2x-l40s", "1x-h100-pcie"],
+        ),
+        ("Compare 2x L40S vs 1x A100 for Mistral Small 24B", "en", ["2x-l40s", "1x-a100-pcie"]),
+        ("Vergleich 2x L40S mit 1x A100 für Mistral Small 24B", "de", ["2x-l40s", "1x-a100-pcie"]),
+    ],
+)
+def test_two_pcie_nodes_compared_for_a_model_are_both_answered(
+    question: str, lang: str, named: list[str], assistant: Assistant, deps: Deps
+) -> None:
+    """qa-sweep: two PCIe nodes compared for a model went to the NVLink flow ("No, you don't
+    need NVLink", neither node priced) or dropped the '1x A100' half. Both nodes are sized,
+    priced and timed; the lead names the cheaper one; the rule is rule 1 when one of them is
+    a one-card node that holds it (not the rules for a model too big for one card)."""
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    assert sorted(p.configuration for p in a.prices) == sorted(named)
+    speeds = {c.arguments["configuration"] for c in a.tool_calls if c.name == "throughput_estimate"}
+    assert speeds == set(named)
+    pq = call_tool(deps, "price_quote", {"configurations": named}).result
+    cheap = pq["cheapest"]
+    label = deps.catalog.configurations[cheap].label
+    assert text.startswith(f"**[{label}]"), text[:120]
+    fit = call_tool(
+        deps, "fit_check", {"model": "mistral-small-24b", "configurations": named}
+    ).result
+    one = [r for r in fit["rows"] if r["verdict"] == "fits_one_card" and r["count"] == 1]
+    advice = [c.result for c in a.tool_calls if c.name == "purchase_advice"]
+    assert one and len(advice) == 1 and advice[0]["rule"]["number"] == 1
+    assert "NVLink" not in text.split("\n")[0]

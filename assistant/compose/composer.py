@@ -81,7 +81,8 @@ class Composer(
             and u.has_subject
             and len(set(u.cards) | set(u.card_families)) >= 2
             and re.search(
-                r"\b(?:vs\.?|versus|or|oder|gegenüber|compared|verglichen|better|besser|lohnt)\b",
+                r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
+                r"lohnt)\b",
                 u.question.lower(),
             )
         ):

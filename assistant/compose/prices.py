@@ -203,7 +203,18 @@ class PricesMixin(ComposerBase):
                 + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
             )
         split = [r for r in rows.values() if r["verdict"] == "split"]
-        if split and not self._is_image(fit):
+        one = [  # a one-card node that holds it (not one card of a 4/8-card H200 node)
+            c
+            for c in cids
+            if c in rows and rows[c]["verdict"] == "fits_one_card" and rows[c]["count"] == 1
+        ]
+        if split and one and not self._is_image(fit):
+            # "2x L40S vs 1x A100": one of the named nodes holds it on one card, so the guide's
+            # rule is rule 1 (buy one card), not the rules for a model too big for one card
+            advice = self._advice(d, fits_one_card=True)
+            lead = t(d.lang, "rule_bridge_one_card", label=d.link(one[0]))
+            self._add_advice(d, advice, with_also=False, lead=lead)
+        elif split and not self._is_image(fit):
             n = min(r["cards_needed"] for r in split)
             advice = self._advice(
                 d,

@@ -197,6 +197,16 @@ class EntityMixin:
                         u.configurations.append(cid)
                 if not ids and self._configs and card in own_count:
                     u.absent_nodes.append((own_count[card], card))  # "2x H200": no such node
+        if u.configurations:
+            # "2x L40S vs 1x A100": a card family with its own count next to a named node
+            # resolves to the variants that exist at that count (1x A100: the PCIe card)
+            for fam in u.card_families:
+                if fam not in own_count:
+                    continue
+                for card in CARD_FAMILIES[fam]:
+                    for cid in self._config_ids(own_count[fam], card, u.gen4):
+                        if cid not in u.configurations:
+                            u.configurations.append(cid)
 
     def _config_ids(self, count: int, card: str, gen4: bool) -> list[str]:
         cands = [f"{count}x-{card}-gen4", f"{count}x-{card}"] if gen4 else [f"{count}x-{card}"]

@@ -130,6 +130,20 @@ _FOLLOW_UP_RX = re.compile(
 class IntentMixin:
     """`Understander._intents`: which questions the text asks, primary first."""
 
+    catalog: object
+
+    def _link_kinds(self, configurations: list[str]) -> set[str]:
+        """The link kinds ("nvlink", "pcie") of the named configurations the catalog has."""
+        configs = getattr(self.catalog, "configurations", None) or {}
+        links = getattr(self.catalog, "links", None) or {}
+        kinds: set[str] = set()
+        for cid in configurations:
+            cfg = configs.get(cid)
+            link = links.get(cfg.interconnect) if cfg is not None else None
+            if link is not None:
+                kinds.add(str(link.kind))
+        return kinds
+
     def _intents(self, folded: str, u: Understanding) -> list[Intent]:
         intents: list[Intent] = []
         if u.nccl_text is not None:
@@ -239,6 +253,7 @@ class IntentMixin:
             len(u.configurations) >= 2
             and u.has_subject
             and not any(hits[k] for k in ("price", "cheapest", "speed", "capacity", "allreduce"))
+            and self._link_kinds(u.configurations) != {"pcie"}
         ):
             # "Is 4x A100 PCIe or 4x A100 SXM4 better for Llama 3.3 70B?": the same job both ways
             hits["nvlink"] = True
