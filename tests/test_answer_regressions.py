@@ -996,3 +996,30 @@ def test_two_pcie_nodes_compared_for_a_model_are_both_answered(
     advice = [c.result for c in a.tool_calls if c.name == "purchase_advice"]
     assert one and len(advice) == 1 and advice[0]["rule"]["number"] == 1
     assert "NVLink" not in text.split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "lang", "want"),
+    [
+        ("Was kostet eine L40S?", "und 4 davon?", "de", "4x-l40s"),
+        ("Wieviel kostet eine RTX A6000 pro Monat?", "und zwei davon?", "de", "2x-rtx-a6000"),
+        ("What does one RTX 4090 cost?", "and two of them?", "en", "2x-rtx-4090"),
+        ("Passt Llama 3.3 70B auf 2x A100 PCIe?", "und auf vier?", "de", "4x-a100-pcie"),
+    ],
+)
+def test_a_count_that_ends_a_follow_up_is_the_new_card_count(
+    first: str, follow: str, lang: str, want: str, assistant: Assistant, deps: Deps
+) -> None:
+    """qa-sweep: "und 4 davon?", "and two of them?", "und auf vier?" repeated the previous
+    node (the count was read only as "4x"); the count now picks the node with that many cards."""
+    a1 = assistant.ask(first)
+    a2 = assistant.ask(follow, session_id=a1.session_id)
+    text = _ok(a2, lang)
+    assert want in {p.configuration for p in a2.prices}
+    price = deps.catalog.configurations[want].usd_per_month
+    assert f"${int(price):,}/" in text
+
+
+def test_a_large_number_ending_a_follow_up_is_not_a_card_count(assistant: Assistant) -> None:
+    u = assistant.nlu.understand("und bei 50?")
+    assert u.count is None

@@ -175,6 +175,17 @@ class EntityMixin:
             m = re.search(r"(?<![a-z0-9.,])(\d{1,2})\s*(?:x|-mal)(?![a-z0-9])", folded)
             if m:
                 u.count = int(m.group(1))
+        if u.count is None and not spans and u.follow_up and len(folded) < 40:
+            # a count that ends a short follow-up: "und 4 davon?", "und auf vier?", "and two of
+            # them?", "and on 8 cards?"
+            m = re.search(
+                r"(?<![a-z0-9.,])" + _NUM + r"\s*(?:davon|of them|of those|stück|"
+                r"(?:x\s*)?(?:cards?|karten|gpus?))?\s*[?.!]*\s*$",
+                folded,
+            )
+            n = _to_int(m.group(1)) if m and m.group(1) not in ("a", "an", "single") else None
+            if n is not None and 1 <= n <= 8:  # "und bei 50?" means users, not cards
+                u.count = n
         if u.count is not None and u.count <= 0:
             u.count = None
         u.one_node = bool(
