@@ -1023,3 +1023,16 @@ def test_a_count_that_ends_a_follow_up_is_the_new_card_count(
 def test_a_large_number_ending_a_follow_up_is_not_a_card_count(assistant: Assistant) -> None:
     u = assistant.nlu.understand("und bei 50?")
     assert u.count is None
+
+
+def test_worth_it_over_compares_the_two_cards(assistant: Assistant, deps: Deps) -> None:
+    """qa-sweep: "Is the B200 worth it over the H200 for DeepSeek V3?" got "Yes, it fits here"
+    (a different question); it is the comparison: both nodes priced and timed, cheaper first."""
+    a = assistant.ask("Is the B200 worth it over the H200 for DeepSeek V3?")
+    text = _ok(a, "en")
+    speeds = {c.arguments["configuration"] for c in a.tool_calls if c.name == "throughput_estimate"}
+    gpus = {deps.catalog.configurations[c].gpu for c in speeds}
+    assert gpus == {"b200", "h200"}
+    pq = call_tool(deps, "price_quote", {"configurations": sorted(speeds)}).result
+    label = deps.catalog.configurations[pq["cheapest"]].label
+    assert text.startswith(f"**[{label}]") and not text.startswith("**Yes")

@@ -82,7 +82,7 @@ class Composer(
             and len(set(u.cards) | set(u.card_families)) >= 2
             and re.search(
                 r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
-                r"lohnt)\b",
+                r"lohnt|worth)\b",
                 u.question.lower(),
             )
         ):
