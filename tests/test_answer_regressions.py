@@ -16,6 +16,7 @@ from assistant.deps import Deps, build_deps
 from assistant.registry import call_tool
 from assistant.service import Assistant
 from assistant.settings import Settings
+from tests.answers import ok as _ok
 
 
 @pytest.fixture(scope="module")
@@ -30,12 +31,6 @@ def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
 @pytest.fixture(scope="module")
 def assistant(deps: Deps) -> Assistant:
     return Assistant(deps)
-
-
-def _ok(answer: Answer, language: str) -> str:
-    assert answer.violations == [] and answer.notice is None, answer.violations
-    assert answer.language == language
-    return answer.answer
 
 
 def _tools(answer: Answer) -> list[str]:

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from assistant.answer import Answer
 from assistant.deps import Deps, build_deps
 from assistant.registry import call_tool
 from assistant.service import Assistant
 from assistant.settings import Settings
 from assistant.texts import gb
+from tests.answers import last_call as _call
+from tests.answers import ok as _ok
 
 
 @pytest.fixture(scope="module")
@@ -25,18 +26,6 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Deps:
 @pytest.fixture(scope="module")
 def assistant(deps: Deps) -> Assistant:
     return Assistant(deps)
-
-
-def _ok(answer: Answer, language: str) -> str:
-    assert answer.violations == [] and answer.notice is None, answer.violations
-    assert answer.language == language
-    return answer.answer
-
-
-def _call(answer: Answer, name: str) -> Any:
-    calls = [c for c in answer.tool_calls if c.name == name]
-    assert calls, [c.name for c in answer.tool_calls]
-    return calls[-1]
 
 
 def _need(deps: Deps, model: str, adapter: str) -> dict[str, Any]:
