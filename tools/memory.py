@@ -425,7 +425,7 @@ LORA_BASE_BYTES = 2.0
 #: The adapters train in FP32 with Adam: weights 4 + gradients 4 + two moments 8 = 16 bytes each.
 ADAPTER_WEIGHT_BYTES = 4.0
 ADAPTER_GRAD_BYTES = 4.0
-ADAPTER_ADAM_BYTES = 8.0
+ADAPTER_ADAM_BYTES = TRAIN_ADAM_BYTES
 DEFAULT_LORA_RANK = 16
 
 AdapterMethod = Literal["lora", "qlora"]

@@ -206,13 +206,7 @@ class FitMixin(ComposerBase):
             self._nvlink_without_model(d, u)
             return
         util = fit["constants"]["gpu_memory_utilization"]
-        cat = self.deps.catalog
-        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= mem["total_gb"]]
-        single = [
-            c
-            for c in cat.configurations.values()
-            if c.count == 1 and any(g.id == c.gpu for g in holders)
-        ]
+        holders, cheapest = self._training_holders(mem["total_gb"], util)
         d.add(
             t(
                 d.lang,
@@ -222,8 +216,7 @@ class FitMixin(ComposerBase):
                 bpp=smart(d.lang, mem["bytes_per_param"]),
             )
         )
-        if single:
-            cheapest = min(single, key=lambda c: (c.usd_per_month, c.id))
+        if cheapest is not None:
             d.add(
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
             )
@@ -231,7 +224,7 @@ class FitMixin(ComposerBase):
             self._no_single_card_node(d, holders)
         advice = self._advice(
             d,
-            fits_one_card=bool(single),
+            fits_one_card=cheapest is not None,
             workload="training",
             parallelism=self._parallelism(u),
         )
@@ -274,14 +267,7 @@ class FitMixin(ComposerBase):
             return
         util = fit["constants"]["gpu_memory_utilization"]
         total = mem["total_gb"]
-        cat = self.deps.catalog
-        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= total]
-        single = [
-            c
-            for c in cat.configurations.values()
-            if c.count == 1 and any(g.id == c.gpu for g in holders)
-        ]
-        cheapest = min(single, key=lambda c: (c.usd_per_month, c.id)) if single else None
+        holders, cheapest = self._training_holders(total, util)
         asked = self._targets(u, fit)
         if u.count is not None:  # "on one A100": the one-card nodes of that card
             asked = [r for r in asked if r["count"] == u.count] or asked
@@ -322,8 +308,7 @@ class FitMixin(ComposerBase):
                     fits_one = True
                     bridge = t(d.lang, "rule_bridge_one_card", label=d.link(cheapest.id))
                 else:
-                    self._no_single_card_node(d, holders)
-                    self._adapter_split_node(d, mem["total_gb"], util)
+                    self._no_single_card_node(d, holders, split_gb=total, util=util)
         else:
             d.add(t(d.lang, "adapter_need", method=name, model=model, total=need))
             fits_one = cheapest is not None
@@ -334,8 +319,7 @@ class FitMixin(ComposerBase):
                     + d.price(cheapest.id)
                 )
             else:
-                self._no_single_card_node(d, holders)
-                self._adapter_split_node(d, mem["total_gb"], util)
+                self._no_single_card_node(d, holders, split_gb=total, util=util)
         d.add(
             t(
                 d.lang,
@@ -372,25 +356,26 @@ class FitMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "lora" if qlora else "qlora", model=model))
         d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
 
-    def _adapter_split_node(self, d: Draft, total_gb: float, util: float) -> None:
-        """Split across cards, training wants NVLink (rule 4): the cheapest SXM node whose cards
-        together hold the adapter training memory, with its price."""
+    def _training_holders(self, total_gb: float, util: float) -> tuple[list[Any], Any]:
+        """The cards whose usable memory holds the training memory, and the cheapest one-card
+        node among them (None: no one-card node does)."""
         cat = self.deps.catalog
-        ids = [
-            c.id
-            for c in cat.configurations.values()
-            if c.count > 1
-            and cat.links[c.interconnect].kind == "nvlink"
-            and c.count * cat.gpus[c.gpu].memory_gb * util >= total_gb
-        ]
-        pq = d.call("price_quote", configurations=ids) if ids else None
-        if pq and pq.get("cheapest"):
-            cid = pq["cheapest"]
-            d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
+        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= total_gb]
+        held = {g.id for g in holders}
+        single = [c for c in cat.configurations.values() if c.count == 1 and c.gpu in held]
+        return holders, min(single, key=lambda c: (c.usd_per_month, c.id)) if single else None
 
-    def _no_single_card_node(self, d: Draft, holders: list[Any]) -> None:
+    def _no_single_card_node(
+        self,
+        d: Draft,
+        holders: list[Any],
+        split_gb: float | None = None,
+        util: float = 1.0,
+    ) -> None:
         """No one-card node holds the training memory: only a big card (which comes in 4/8-card
-        nodes) or a split across cards."""
+        nodes) or a split across cards. With split_gb (LoRA / QLoRA): the cheapest SXM node whose
+        cards together hold it, with its price, since a split training job wants NVLink (rule 4).
+        """
         if holders:
             names = sorted({g.short_name for g in holders})
             joined = (
@@ -401,6 +386,20 @@ class FitMixin(ComposerBase):
             d.add(t(d.lang, "train_big_card_only", cards=joined))
         else:
             d.add(t(d.lang, "train_must_split"))
+        if split_gb is None:
+            return
+        cat = self.deps.catalog
+        ids = [
+            c.id
+            for c in cat.configurations.values()
+            if c.count > 1
+            and cat.links[c.interconnect].kind == "nvlink"
+            and c.count * cat.gpus[c.gpu].memory_gb * util >= split_gb
+        ]
+        pq = d.call("price_quote", configurations=ids) if ids else None
+        if pq and pq.get("cheapest"):
+            cid = pq["cheapest"]
+            d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
 
     @staticmethod
     def _plans_tp(u: Understanding) -> bool:
