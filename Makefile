@@ -38,10 +38,10 @@ test: install browser-deps  ## install everything and run the whole test suite
 test-fast: install  ## unit tests only (no servers, no browser)
 	$(RUN)/pytest -m "not browser and not server and not slow"
 
-lint: install  ## ruff (lint + format check) and mypy on tools/ and assistant/
+lint: install  ## ruff (lint + format check) and mypy on tools/, assistant/ and cli/
 	$(RUN)/ruff check .
 	$(RUN)/ruff format --check .
-	$(RUN)/mypy tools assistant
+	$(RUN)/mypy tools assistant cli
 
 format: install
 	$(RUN)/ruff format .

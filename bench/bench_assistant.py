@@ -117,7 +117,7 @@ def warm(rounds: int, data_dir: Path) -> dict[str, float]:
 
 def cold(runs: int, data_dir: Path) -> dict[str, float]:
     env = {**os.environ, "SIZING_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-c", "from assistant.cli import main; main()", "ask", COLD_QUESTION]
+    cmd = [sys.executable, "-c", "from cli import main; main()", "ask", COLD_QUESTION]
     walls: list[float] = []
     cpus: list[float] = []
     for _ in range(runs):

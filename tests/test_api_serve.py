@@ -25,7 +25,7 @@ pytest_plugins = ["tests.server"]
 pytestmark = pytest.mark.server
 
 ROOT = Path(__file__).resolve().parent.parent
-SIZING = [sys.executable, "-c", "from assistant.cli import main; main()"]
+SIZING = [sys.executable, "-c", "from cli import main; main()"]
 
 
 def free_port() -> int:

@@ -109,7 +109,7 @@ def test_cli_uses_sizing_chroma_url(
 
     from typer.testing import CliRunner
 
-    from assistant.cli import app
+    from cli import app
 
     monkeypatch.setenv("SIZING_CHROMA_URL", chroma_url)
     monkeypatch.setenv("SIZING_DATA_DIR", str(tmp_path))
@@ -125,7 +125,7 @@ def test_unreachable_server_is_a_clear_error(tmp_path: Path, monkeypatch) -> Non
 
     from typer.testing import CliRunner
 
-    from assistant.cli import app
+    from cli import app
 
     monkeypatch.setenv("SIZING_CHROMA_URL", f"http://127.0.0.1:{_free_port()}")
     monkeypatch.setenv("SIZING_DATA_DIR", str(tmp_path))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assistant.cli import app
+from cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 DONE_WHEN = "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?"
@@ -112,7 +112,7 @@ def test_done_when_in_a_real_process(tmp_path: Path) -> None:
         "COLUMNS": "200",
     }
     proc = subprocess.run(
-        [sys.executable, "-c", "from assistant.cli import main; main()", "ask", DONE_WHEN],
+        [sys.executable, "-c", "from cli import main; main()", "ask", DONE_WHEN],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -148,7 +148,7 @@ def _ask_in_process(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[s
         "SIZING_LLM_MAX_RETRIES": "0",
     }
     return subprocess.run(
-        [sys.executable, "-c", "from assistant.cli import main; main()", *args],
+        [sys.executable, "-c", "from cli import main; main()", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,

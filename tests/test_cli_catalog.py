@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assistant.cli.catalog_cmds  # noqa: F401  (registers the commands)
-from assistant.cli.app import app
+import cli.catalog_cmds  # noqa: F401  (registers the commands)
+from cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "knowledge" / "catalog"
@@ -258,7 +258,7 @@ def test_broken_catalog_exit_2_one_line(run: Any, tmp_path: Path) -> None:
 def test_real_process_exit_codes(tmp_path: Path) -> None:
     """The real entry point in a child process: output, exit codes, no traceback."""
     env = {**os.environ, "SIZING_CATALOG": str(CATALOG), "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-c", "from assistant.cli import main; main()"]
+    cmd = [sys.executable, "-c", "from cli import main; main()"]
     ok = subprocess.run(
         [*cmd, "nodes", "--json"],
         env=env,

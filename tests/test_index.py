@@ -159,7 +159,7 @@ def test_missing_index_is_a_clear_error(tmp_path: Path, embedder) -> None:
 
 
 def test_cli_index_json_and_search(corpus: Path, tmp_path: Path, monkeypatch) -> None:
-    from assistant.cli import app
+    from cli import app
 
     monkeypatch.setenv("SIZING_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SIZING_GUIDES_DIR", str(corpus))
@@ -195,7 +195,7 @@ def test_cli_index_json_and_search(corpus: Path, tmp_path: Path, monkeypatch) ->
 
 
 def test_cli_search_without_index_exits_2(tmp_path: Path, monkeypatch) -> None:
-    from assistant.cli import app
+    from cli import app
 
     monkeypatch.setenv("SIZING_DATA_DIR", str(tmp_path / "empty"))
     res = CliRunner().invoke(app, ["search", "nvlink", "--json"])

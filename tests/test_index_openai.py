@@ -159,7 +159,7 @@ def test_embeddings_api_failure_is_a_clear_error(
 def test_cli_with_sizing_embeddings_openai(
     fake: FakeEmbeddings, corpus: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    from assistant.cli import app
+    from cli import app
 
     monkeypatch.setenv("SIZING_EMBEDDINGS", "openai")
     monkeypatch.setenv("SIZING_OPENAI_EMBEDDING_MODEL", "fake-embed")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from assistant.cli.app import app
+from cli.app import app
 
 APP_IMPORT = "api.app:create_app"
 
@@ -85,7 +85,7 @@ def serve(
 
     import uvicorn
 
-    from assistant.cli.logs import setup_logging
+    from cli.logs import setup_logging
 
     setup_logging(server=True)
     uvicorn.run(

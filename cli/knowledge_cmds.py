@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from assistant.cli.app import app
+from cli.app import app
 
 
 class Lang(StrEnum):

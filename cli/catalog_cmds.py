@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from assistant.cli.app import app
-from assistant.cli.common import (
+from cli.app import app
+from cli.common import (
     PLACEHOLDER_NOTE,
     ConcurrencyOpt,
     ContextOpt,
@@ -273,9 +273,9 @@ def price_cmd(
 # Registered after `price` so that `sizing --help` lists the panel in its order; the names are
 # re-exported for code that imported them from here.
 # isort: off
-from assistant.cli.memory_cmds import capacity_cmd, memory_cmd  # noqa: E402, F401
-from assistant.cli.speed_cmds import throughput_cmd  # noqa: E402, F401
-from assistant.cli.interconnect_cmds import allreduce_cmd, topo_cmd  # noqa: E402, F401
-from assistant.cli.advice_cmds import advice_cmd  # noqa: E402, F401
+from cli.memory_cmds import capacity_cmd, memory_cmd  # noqa: E402, F401
+from cli.speed_cmds import throughput_cmd  # noqa: E402, F401
+from cli.interconnect_cmds import allreduce_cmd, topo_cmd  # noqa: E402, F401
+from cli.advice_cmds import advice_cmd  # noqa: E402, F401
 
 # isort: on

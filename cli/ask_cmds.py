@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from assistant.cli.app import app
+from cli.app import app
 
 
 def _fail(message: str, as_json: bool) -> None:
@@ -46,7 +46,7 @@ def ask(
 ) -> None:
     """Ask the sizing assistant: fit, NVLink or PCIe, speed, prices; cited and exact."""
     if verbose:
-        from assistant.cli.logs import setup_logging
+        from cli.logs import setup_logging
 
         setup_logging(verbose)
     if lang is not None and lang not in ("de", "en"):

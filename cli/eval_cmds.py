@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from assistant.cli.app import app
+from cli.app import app
 
 
 def _fail(message: str, as_json: bool, code: int = 2) -> None:

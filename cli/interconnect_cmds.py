@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assistant.cli.app import app
-from assistant.cli.common import (
+from cli.app import app
+from cli.common import (
     JsonOpt,
     _catalog,
     _config,

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from assistant.cli.app import app
-from assistant.cli.common import (
+from cli.app import app
+from cli.common import (
     JsonOpt,
     PrecisionOpt,
     _catalog,

@@ -29,6 +29,6 @@ def main(
     ] = 0,
 ) -> None:
     """Global options (logging)."""
-    from assistant.cli.logs import setup_logging
+    from cli.logs import setup_logging
 
     setup_logging(verbose)
