@@ -41,7 +41,9 @@ class ChatCompletionRequest(BaseModel):
     model: str = Field(default=MODEL_ID, description=f"must be {MODEL_ID!r}")
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
-    user: str | None = Field(default=None, description="used to key the conversation's session")
+    user: str | None = Field(
+        default=None, description="accepted and ignored (the messages are the conversation)"
+    )
     language: Literal["de", "en"] | None = Field(
         default=None, description="extension: answer language (default: detected)"
     )

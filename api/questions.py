@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import HTTPException
 
 from assistant.sessions import check_session_id
@@ -12,6 +14,23 @@ def checked_session_id(session_id: str | None) -> None:
     """Reject a malformed session id up front (before a stream starts), as the assistant would."""
     if session_id is not None:
         check_session_id(session_id)  # raises InvalidSessionId (an InvalidRequest -> 422)
+
+
+def continued_session(session_id: str | None, sessions: Any) -> str | None:
+    """The session to continue, or None for a new one (whose id the server draws).
+
+    A client may only continue a session the server issued: an id that is not stored (a guess,
+    a made-up one, one pruned since) or one of another surface's namespaces (Slack's
+    `channel:ts`, the former computable `oa-` ids) starts a fresh session instead of creating or
+    joining it."""
+    if session_id is None:
+        return None
+    if ":" in session_id or session_id.startswith("oa-"):
+        return None
+    exists = getattr(sessions, "exists", None)
+    if exists is None or not exists(session_id):
+        return None
+    return session_id
 
 
 def checked_question(text: str, settings: Settings, field: str = "message") -> str:

@@ -105,5 +105,5 @@ def build_deps(settings: Settings | None = None, *, llm: Any = None) -> Deps:
         index=LazyRetriever(settings),
         llm=llm,
         guides=GuideSections.load(settings.guides_dir),
-        sessions=SessionStore.in_data_dir(settings.data_dir),
+        sessions=SessionStore.from_settings(settings),
     )

@@ -1,33 +1,50 @@
-"""Feedback on answers (👍/👎 plus an optional comment), stored in SQLite under the data dir.
+"""Feedback on answers (👍/👎 plus an optional comment): `<data_dir>/feedback.sqlite3` by
+default, PostgreSQL when SIZING_DATABASE_URL is set (see assistant.db).
 
 Used by the HTTP API (`POST /api/feedback`, the widget's buttons) and the Slack bot (reaction
 buttons). One row per vote; a later vote on the same message from the same session replaces the
 earlier one, so toggling 👍 -> 👎 keeps a single, current rating.
 
-    store = FeedbackStore.open(settings.data_dir)      # <data_dir>/feedback.sqlite3
+    store = FeedbackStore.from_settings(settings)   # or FeedbackStore.open(data_dir): SQLite
     store.record(session_id="s1", message_id="m1", rating="up", comment=None, source="web")
-    store.get("s1", "m1")  -> Feedback | None
-    store.summary()        -> {"up": 3, "down": 1}
+
+Read API (stable; `sizing feedback list/export` builds on it):
+
+    store.get("s1", "m1")          -> Feedback | None
+    store.all(limit=1000)          -> list[Feedback], newest first
+    store.iter_all(batch=500)      -> Iterator[Feedback], oldest first (exports)
+    store.summary()                -> {"up": 3, "down": 1}
+    store.prune(older_than_s)      -> rows deleted (retention, `sizing db prune`)
+
+A store that cannot be read or written raises `assistant.db.StorageError` (the message names the
+store, never a full path).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
+from assistant.settings import Settings
 
 FEEDBACK_FILE = "feedback.sqlite3"
 MAX_COMMENT_CHARS = 2000
 
 RatingInput = Literal[1, -1, "up", "down", "+1", "-1", "👍", "👎"]
 
-_SCHEMA = """
+_COLUMNS = 'id, session_id, message_id, rating, comment, source, "user", created_at'
+_FIELDS = ("id", "session_id", "message_id", "rating", "comment", "source", "user", "created_at")
+
+MIGRATIONS = [
+    Migration(
+        1,
+        sqlite="""
 CREATE TABLE IF NOT EXISTS feedback (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     session_id TEXT NOT NULL,
@@ -38,8 +55,26 @@ CREATE TABLE IF NOT EXISTS feedback (
     user TEXT,
     created_at TEXT NOT NULL,
     UNIQUE (session_id, message_id)
-);
-"""
+)""",
+        postgresql="""
+CREATE TABLE IF NOT EXISTS feedback (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    rating INTEGER NOT NULL CHECK (rating IN (-1, 1)),
+    comment TEXT,
+    source TEXT NOT NULL DEFAULT 'web',
+    "user" TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (session_id, message_id)
+)""",
+    ),
+    Migration(
+        2,
+        sqlite="CREATE INDEX IF NOT EXISTS feedback_by_age ON feedback(created_at)",
+        postgresql="CREATE INDEX IF NOT EXISTS feedback_by_age ON feedback(created_at)",
+    ),
+]
 
 
 class FeedbackError(ValueError):
@@ -77,33 +112,36 @@ def answer_exists(sessions: Any, session_id: str, message_id: str) -> bool | Non
     lookup = getattr(sessions, "answer", None)
     if lookup is None:
         return None
-    answer = lookup(message_id)
+    try:
+        answer = lookup(message_id)
+    except StorageError:
+        return None
     return answer is not None and answer.session_id == session_id
 
 
-class FeedbackStore:
-    """A small thread-safe SQLite store. One connection per call (SQLite is fast at that)."""
+def _row(row: Any) -> Feedback:
+    return Feedback(**dict(zip(_FIELDS, row, strict=True)))
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+def _iso(ts: datetime) -> str:
+    return ts.astimezone(UTC).isoformat(timespec="seconds")
+
+
+class FeedbackStore:
+    """Thread-safe; SQLite file or PostgreSQL (see assistant.db)."""
+
+    def __init__(self, db: Database | Path) -> None:
+        self.db: Database = db if isinstance(db, Database) else SQLiteDatabase(Path(db))
         self._lock = threading.Lock()
-        with self._connect() as db:
-            db.executescript(_SCHEMA)
+        self.db.migrate("feedback", MIGRATIONS)
 
     @classmethod
     def open(cls, data_dir: Path) -> FeedbackStore:
         return cls(Path(data_dir) / FEEDBACK_FILE)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=10)
-        db.row_factory = sqlite3.Row
-        try:
-            with db:  # commit on success, roll back on error
-                yield db
-        finally:
-            db.close()
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FeedbackStore:
+        return cls(open_database(settings, "feedback"))
 
     def record(
         self,
@@ -122,38 +160,67 @@ class FeedbackStore:
         comment = (comment or "").strip() or None
         if comment is not None and len(comment) > MAX_COMMENT_CHARS:
             raise FeedbackError(f"comment is longer than {MAX_COMMENT_CHARS} characters")
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._lock, self._connect() as db:
-            db.execute(
-                "INSERT INTO feedback (session_id, message_id, rating, comment, source, user,"
+        now = _iso(datetime.now(UTC))
+        with self._lock, self.db.transaction() as tx:
+            tx.execute(
+                'INSERT INTO feedback (session_id, message_id, rating, comment, source, "user",'
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (session_id, message_id) DO UPDATE SET rating = excluded.rating,"
                 " comment = COALESCE(excluded.comment, feedback.comment),"
-                " source = excluded.source, user = excluded.user,"
+                ' source = excluded.source, "user" = excluded."user",'
                 " created_at = excluded.created_at",
                 (session_id, message_id, value, comment, source, user, now),
             )
-            row = db.execute(
-                "SELECT * FROM feedback WHERE session_id = ? AND message_id = ?",
+            row = tx.execute(
+                f"SELECT {_COLUMNS} FROM feedback WHERE session_id = ? AND message_id = ?",
                 (session_id, message_id),
             ).fetchone()
-        return Feedback(**dict(row))
+        return _row(row)
 
     def get(self, session_id: str, message_id: str) -> Feedback | None:
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT * FROM feedback WHERE session_id = ? AND message_id = ?",
+        with self.db.transaction() as tx:
+            row = tx.execute(
+                f"SELECT {_COLUMNS} FROM feedback WHERE session_id = ? AND message_id = ?",
                 (session_id, message_id),
             ).fetchone()
-        return Feedback(**dict(row)) if row else None
+        return _row(row) if row else None
 
     def all(self, limit: int = 1000) -> list[Feedback]:
-        with self._connect() as db:
-            rows = db.execute("SELECT * FROM feedback ORDER BY id DESC LIMIT ?", (limit,))
-            return [Feedback(**dict(r)) for r in rows.fetchall()]
+        """The newest `limit` votes, newest first."""
+        with self.db.transaction() as tx:
+            rows = tx.execute(
+                f"SELECT {_COLUMNS} FROM feedback ORDER BY id DESC LIMIT ?", (limit,)
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    def iter_all(self, batch: int = 500) -> Iterator[Feedback]:
+        """Every vote, oldest first, read in batches (for exports of any size)."""
+        last = 0
+        while True:
+            with self.db.transaction() as tx:
+                rows = tx.execute(
+                    f"SELECT {_COLUMNS} FROM feedback WHERE id > ? ORDER BY id LIMIT ?",
+                    (last, batch),
+                ).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                yield _row(r)
+            last = int(rows[-1][0])
 
     def summary(self) -> dict[str, int]:
-        with self._connect() as db:
-            rows = db.execute("SELECT rating, COUNT(*) FROM feedback GROUP BY rating").fetchall()
+        with self.db.transaction() as tx:
+            rows = tx.execute("SELECT rating, COUNT(*) FROM feedback GROUP BY rating").fetchall()
         counts = {int(r[0]): int(r[1]) for r in rows}
         return {"up": counts.get(1, 0), "down": counts.get(-1, 0)}
+
+    def prune(self, older_than_s: float, now: datetime | None = None) -> int:
+        """Delete votes older than `older_than_s` seconds; returns how many."""
+        cutoff = (now or datetime.now(UTC)) - timedelta(seconds=older_than_s)
+        with self._lock, self.db.transaction() as tx:
+            return int(
+                tx.execute("DELETE FROM feedback WHERE created_at < ?", (_iso(cutoff),)).rowcount
+            )
+
+    def check(self) -> dict[str, Any]:
+        return self.db.check()

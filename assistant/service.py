@@ -18,6 +18,8 @@ Errors the surfaces map to HTTP 422: `QuestionError` (empty, too long) and
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 import re
 import uuid
@@ -37,7 +39,14 @@ from assistant.answer import (
 )
 from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError
-from assistant.sessions import InvalidSessionId, Session, SessionStore, Slots, check_session_id
+from assistant.sessions import (
+    InvalidSessionId,
+    Session,
+    SessionStore,
+    Slots,
+    check_session_id,
+    new_session_id,
+)
 
 __all__ = ["Assistant", "InvalidRequest", "InvalidSessionId", "QuestionError", "answer_events"]
 
@@ -62,7 +71,7 @@ class Assistant:
 
             deps.guides = GuideSections.load(deps.settings.guides_dir)
         if getattr(deps, "sessions", None) is None:
-            deps.sessions = SessionStore.in_data_dir(deps.settings.data_dir)
+            deps.sessions = SessionStore.from_settings(deps.settings)
         self.sessions: SessionStore = deps.sessions
         from assistant.compose import Composer
         from assistant.nlu import Understander
@@ -77,6 +86,15 @@ class Assistant:
 
     # ------------------------------------------------------------------ public
 
+    def using(self, sessions: Any, *, offline_only: bool = False) -> Assistant:
+        """This assistant over another session store (e.g. one that lives for one request, for
+        the stateless OpenAI surface); `offline_only` leaves the LLM out (replaying context)."""
+        view = copy.copy(self)
+        view.sessions = sessions
+        if offline_only and self.deps.llm is not None:
+            view.deps = dataclasses.replace(self.deps, llm=None)
+        return view
+
     def ask(
         self, question: str, session_id: str | None = None, language: Language | None = None
     ) -> Answer:
@@ -87,7 +105,7 @@ class Assistant:
         if language is not None and language not in ("de", "en"):
             raise InvalidRequest("language must be 'de' or 'en'")
         session = self.sessions.get(session_id) if session_id else None
-        sid = session_id or _new_id()
+        sid = session_id or new_session_id()
         understanding, slots = self._understand(question, session, language)
         answer = self._offline(understanding, sid)
         if self.deps.llm is not None:

@@ -1,33 +1,47 @@
-"""Conversation sessions in SQLite under the data folder (`<data_dir>/sessions.sqlite3`).
+"""Conversation sessions: `<data_dir>/sessions.sqlite3` by default, PostgreSQL when
+SIZING_DATABASE_URL is set (see assistant.db).
 
-A session keeps its turns (question, answer, full Answer JSON) and the resolved *slots* (model,
+A session keeps its turns (question, answer, the Answer as JSON) and the resolved *slots* (model,
 precision, workload, cards, configuration, ...) so a follow-up such as "and on an H200?" or
-"und in FP8?" reuses what earlier turns established. Everything is on disk: a new process (a new
-`Assistant` over the same data folder) continues the conversation.
+"und in FP8?" reuses what earlier turns established. Everything is in the database: a new process
+(or another replica) continues the conversation.
 
-One short-lived connection per operation (WAL mode), so the store is safe to share between threads.
+Degrade, never fail: a store that cannot be read or written (read-only folder, corrupt file,
+database down) costs the conversation its memory, never the answer. `get` then returns None and
+`save_turn` returns False; both log one line naming the store (the file name relative to the data
+folder) and count the failure in `failures` (exported as a metric by the API).
+
+Stored compactly: tool calls keep their name and arguments, not their (large) results, which no
+surface reads back. `prune(older_than_s)` deletes sessions idle for longer (retention).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
-import sqlite3
+import secrets
 import threading
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from assistant.answer import Answer, Language
+from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 from assistant.errors import InvalidRequest
+from assistant.settings import Settings
+
+log = logging.getLogger("assistant.sessions")
 
 SESSION_ID_RX = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
-_SCHEMA = """
+MIGRATIONS = [
+    Migration(
+        1,
+        sqlite="""
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY,
     created_at REAL NOT NULL,
@@ -46,8 +60,39 @@ CREATE TABLE IF NOT EXISTS turns (
     mode TEXT NOT NULL,
     answer_json TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session_id, seq);
-"""
+CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session_id, seq)
+""",
+        postgresql="""
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    created_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL,
+    language TEXT,
+    slots TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS turns (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    message_id TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    language TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    answer_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session_id, seq)
+""",
+    ),
+    # feedback and Slack look answers up by message id: an index, not a scan of every turn
+    Migration(
+        2,
+        sqlite="CREATE INDEX IF NOT EXISTS turns_by_message ON turns(message_id);"
+        "CREATE INDEX IF NOT EXISTS sessions_by_age ON sessions(updated_at)",
+        postgresql="CREATE INDEX IF NOT EXISTS turns_by_message ON turns(message_id);"
+        "CREATE INDEX IF NOT EXISTS sessions_by_age ON sessions(updated_at)",
+    ),
+]
 
 
 class InvalidSessionId(InvalidRequest):
@@ -92,7 +137,9 @@ class Session(BaseModel):
 
 
 def new_session_id() -> str:
-    return uuid.uuid4().hex[:16]
+    """A fresh session id: 128 random bits (22 URL-safe characters), never derived from content,
+    so no client can compute or pick another client's session."""
+    return secrets.token_urlsafe(16)
 
 
 def check_session_id(session_id: str) -> str:
@@ -103,49 +150,72 @@ def check_session_id(session_id: str) -> str:
     return session_id
 
 
-class SessionStore:
-    """Sessions and their turns in one SQLite file."""
+def compact_answer_json(answer: Answer) -> str:
+    """The Answer as stored: tool calls without their results (about 3/4 of an answer's bytes;
+    nothing reads them back: the answer text, citations and prices carry what was said)."""
+    calls = [c.model_copy(update={"result": None}) for c in answer.tool_calls]
+    return answer.model_copy(update={"tool_calls": calls}).model_dump_json()
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        with self._connect() as con:
-            con.execute("PRAGMA journal_mode=WAL")
-            con.executescript(_SCHEMA)
+
+class SessionStore:
+    """Sessions and their turns in a database (a SQLite file by default)."""
+
+    def __init__(self, db: Database | Path) -> None:
+        self.db: Database = db if isinstance(db, Database) else SQLiteDatabase(Path(db))
+        self.failures: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        try:
+            self._migrate()
+        except StorageError as exc:  # e.g. a garbage file: answers go on without memory
+            self._failed("open", exc)
 
     @classmethod
     def in_data_dir(cls, data_dir: Path) -> SessionStore:
         return cls(Path(data_dir) / "sessions.sqlite3")
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """This thread's connection (opened once), in a transaction. WAL with synchronous=NORMAL:
-        a committed turn survives a process crash; only an OS crash may lose the last one."""
-        con: sqlite3.Connection | None = getattr(self._local, "con", None)
-        if con is None:
-            con = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
-            con.execute("PRAGMA synchronous=NORMAL")
-            self._local.con = con
-        with con:
-            yield con
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SessionStore:
+        return cls(open_database(settings, "sessions"))
+
+    @property
+    def label(self) -> str:
+        return self.db.label
+
+    def _migrate(self) -> None:
+        self.db.migrate("sessions", MIGRATIONS)
+
+    def _failed(self, operation: str, exc: StorageError) -> None:
+        with self._lock:
+            self.failures[operation] += 1
+        log.error(
+            "session store %s failed (%s): %s; answering without conversation memory",
+            operation,
+            exc.label,
+            exc.detail,
+        )
 
     def close(self) -> None:
-        con = getattr(self._local, "con", None)
-        if con is not None:
-            con.close()
-            self._local.con = None
+        self.db.close()
 
     def get(self, session_id: str, max_turns: int = 20) -> Session | None:
-        """The session with its last `max_turns` turns (oldest first), or None."""
+        """The session with its last `max_turns` turns (oldest first), or None (also when the
+        store cannot be read: logged and counted)."""
         check_session_id(session_id)
-        with self._connect() as con:
-            row = con.execute(
+        try:
+            self._migrate()
+            return self._get(session_id, max_turns)
+        except StorageError as exc:
+            self._failed("read", exc)
+            return None
+
+    def _get(self, session_id: str, max_turns: int) -> Session | None:
+        with self.db.transaction() as tx:
+            row = tx.execute(
                 "SELECT language, slots FROM sessions WHERE id = ?", (session_id,)
             ).fetchone()
             if row is None:
                 return None
-            rows = con.execute(
+            rows = tx.execute(
                 "SELECT message_id, question, answer, language, mode, created_at FROM turns "
                 "WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
                 (session_id, max_turns),
@@ -168,18 +238,40 @@ class SessionStore:
             turns=turns,
         )
 
-    def save_turn(self, session_id: str, answer: Answer, slots: Slots) -> None:
-        """Append a turn and replace the session's slots (creating the session if new)."""
+    def exists(self, session_id: str) -> bool:
+        """Whether the session is stored (False when the store cannot be read)."""
         check_session_id(session_id)
+        try:
+            self._migrate()
+            with self.db.transaction() as tx:
+                row = tx.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        except StorageError as exc:
+            self._failed("read", exc)
+            return False
+        return row is not None
+
+    def save_turn(self, session_id: str, answer: Answer, slots: Slots) -> bool:
+        """Append a turn and replace the session's slots (creating the session if new). False
+        (logged, counted) when the store cannot be written: the answer still goes out."""
+        check_session_id(session_id)
+        try:
+            self._migrate()
+            self._save(session_id, answer, slots)
+        except StorageError as exc:
+            self._failed("write", exc)
+            return False
+        return True
+
+    def _save(self, session_id: str, answer: Answer, slots: Slots) -> None:
         now = time.time()
-        with self._connect() as con:
-            con.execute(
+        with self.db.transaction() as tx:
+            tx.execute(
                 "INSERT INTO sessions (id, created_at, updated_at, language, slots) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at = excluded."
                 "updated_at, language = excluded.language, slots = excluded.slots",
                 (session_id, now, now, answer.language, slots.model_dump_json()),
             )
-            con.execute(
+            tx.execute(
                 "INSERT INTO turns (session_id, message_id, created_at, question, answer, "
                 "language, mode, answer_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -190,21 +282,76 @@ class SessionStore:
                     answer.answer,
                     answer.language,
                     answer.mode,
-                    answer.model_dump_json(),
+                    compact_answer_json(answer),
                 ),
             )
 
     def answer(self, message_id: str) -> Answer | None:
-        """A stored answer by its message id (feedback and evals look answers up by it)."""
-        with self._connect() as con:
-            row = con.execute(
+        """A stored answer by its message id (feedback and Slack look answers up by it; an
+        index). Raises StorageError when the store cannot be read."""
+        self._migrate()
+        with self.db.transaction() as tx:
+            row = tx.execute(
                 "SELECT answer_json FROM turns WHERE message_id = ?", (message_id,)
             ).fetchone()
         return Answer.model_validate(json.loads(row[0])) if row else None
 
     def delete(self, session_id: str) -> bool:
         check_session_id(session_id)
-        with self._connect() as con:
-            con.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
-            cur = con.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-        return cur.rowcount > 0
+        self._migrate()
+        with self.db.transaction() as tx:
+            tx.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
+            cur = tx.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        return bool(cur.rowcount > 0)
+
+    def prune(self, older_than_s: float, now: float | None = None) -> dict[str, int]:
+        """Delete sessions not updated for `older_than_s` seconds, with their turns."""
+        cutoff = (time.time() if now is None else now) - older_than_s
+        self._migrate()
+        with self.db.transaction() as tx:
+            turns = tx.execute(
+                "DELETE FROM turns WHERE session_id IN "
+                "(SELECT id FROM sessions WHERE updated_at < ?)",
+                (cutoff,),
+            ).rowcount
+            sessions = tx.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,)).rowcount
+        return {"sessions": int(sessions), "turns": int(turns)}
+
+    def check(self) -> dict[str, Any]:
+        """Readable and writable? (for /readyz; names the store, never a full path)"""
+        return self.db.check()
+
+
+class MemorySessionStore:
+    """Sessions that live for one request (the stateless OpenAI surface rebuilds a conversation
+    from the request's own messages here; nothing is shared with any other request)."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, Session] = {}
+        self.answers: dict[str, Answer] = {}
+
+    def get(self, session_id: str, max_turns: int = 20) -> Session | None:
+        session = self.sessions.get(session_id)
+        if session is None:
+            return None
+        return session.model_copy(update={"turns": session.turns[-max_turns:]})
+
+    def save_turn(self, session_id: str, answer: Answer, slots: Slots) -> bool:
+        session = self.sessions.setdefault(session_id, Session(id=session_id))
+        session.language = answer.language
+        session.slots = slots
+        session.turns.append(
+            Turn(
+                message_id=answer.message_id,
+                question=answer.question,
+                answer=answer.answer,
+                language=answer.language,
+                mode=answer.mode,
+                created_at=time.time(),
+            )
+        )
+        self.answers[answer.message_id] = answer
+        return True
+
+    def answer(self, message_id: str) -> Answer | None:
+        return self.answers.get(message_id)

@@ -68,11 +68,62 @@ class Settings(BaseSettings):
     )
     rate_limit_burst: int = Field(default=10, description="token-bucket size per client")
     trust_forwarded_for: bool = Field(
-        default=False, description="key the rate limit on X-Forwarded-For (behind a proxy)"
+        default=False,
+        description="behind a proxy: take the client address from X-Forwarded-For (counted from "
+        "the right, see trusted_proxy_hops)",
+    )
+    trusted_proxy_hops: int = Field(
+        default=1,
+        ge=1,
+        description="proxies in front of the API that append to X-Forwarded-For; the client is "
+        "the entry this many places from the right (everything left of it is client-written)",
     )
     sse_ping_s: float = Field(default=15.0, description="keep-alive comment interval on streams")
     answer_concurrency: int | None = Field(
         default=None, description="answers computed at once (default: CPUs offline, 32 with an LLM)"
+    )
+
+    # --- reliability and scale-out (issue 14)
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="postgresql://user:password@host/db puts sessions, feedback, rate limits and "
+        "Slack de-duplication in PostgreSQL (default: SQLite files in data_dir)",
+    )
+    database_pool_size: int = Field(default=10, ge=1, description="PostgreSQL connections/process")
+    retention_days: float = Field(
+        default=90.0, ge=0, description="sessions and feedback older than this are pruned (0: keep)"
+    )
+    prune_interval_s: float = Field(
+        default=6 * 3600.0, ge=0, description="how often the server prunes old data (0: never)"
+    )
+    embed_max_tokens: int = Field(
+        default=512, ge=16, description="tokens of a question the embedder sees (the model's max)"
+    )
+    embed_concurrency: int = Field(default=1, ge=1, description="embeddings computed at once")
+    embed_queue: int = Field(
+        default=8, ge=0, description="embeddings waiting for the pool; more are refused with 503"
+    )
+    embed_budget_s_per_minute: float = Field(
+        default=6.0,
+        ge=0,
+        description="embedder CPU seconds a client may use per minute (cost-weighted; 0: no limit)",
+    )
+    llm_breaker_failures: int = Field(
+        default=3, ge=1, description="consecutive LLM failures that open the circuit breaker"
+    )
+    llm_breaker_reset_s: float = Field(
+        default=30.0, gt=0, description="seconds the breaker stays open before one probe"
+    )
+    expose_docs: bool = Field(default=True, description="serve /docs, /redoc and /openapi.json")
+    docs_token: SecretStr | None = Field(
+        default=None, description="require `Authorization: Bearer <token>` for the API docs"
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None, description="require `Authorization: Bearer <token>` for /metrics"
+    )
+    expose_metrics: bool | None = Field(
+        default=None,
+        description="serve /metrics without a token (default: only on a loopback bind)",
     )
 
     # --- Slack (issue 6): SLACK_* without the SIZING_ prefix

@@ -7,9 +7,10 @@ from typing import Literal
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 
 from api.dependencies import AssistantDep, MetricsDep, RateLimited, RunnerDep, SettingsDep
-from api.questions import checked_question, checked_session_id
+from api.questions import checked_question, checked_session_id, continued_session
 from api.sse import assistant_events, sse_events
 from assistant.answer import Answer
 
@@ -22,7 +23,8 @@ class ChatRequest(BaseModel):
         default=None,
         max_length=128,
         pattern=r"^[A-Za-z0-9_.:\-]+$",
-        description="continue a conversation (returned by the first answer)",
+        description="continue a conversation (the id returned by an earlier answer; an id the "
+        "server did not issue starts a new session with a fresh id)",
     )
     language: Literal["de", "en"] | None = Field(
         default=None, description="answer language; detected from the question when absent"
@@ -61,9 +63,11 @@ async def chat(
 ) -> Response:
     question = checked_question(body.message, settings)
     checked_session_id(body.session_id)
+    sessions = getattr(assistant, "sessions", None)
+    session_id = await run_in_threadpool(continued_session, body.session_id, sessions)
     if wants_stream(request):
         events = assistant_events(
-            lambda: assistant.stream(question, session_id=body.session_id, language=body.language),
+            lambda: assistant.stream(question, session_id=session_id, language=body.language),
             runner,
             on_answer=lambda answer: metrics.record_answer(answer, "sse"),
             on_error=lambda _msg: metrics.errors.labels(surface="sse").inc(),
@@ -75,7 +79,7 @@ async def chat(
             headers={"X-Accel-Buffering": "no"},
         )
     answer: Answer = await runner.run(
-        assistant.ask, question, session_id=body.session_id, language=body.language
+        assistant.ask, question, session_id=session_id, language=body.language
     )
     metrics.record_answer(answer, "chat")
     # already a validated Answer: serialise it once (response_model documents the schema)

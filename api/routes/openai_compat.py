@@ -12,7 +12,7 @@ from fastapi import APIRouter, HTTPException
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api import openai_format as oa
-from api.conversation import conversation_session_id, prime_session
+from api.conversation import stateless_assistant
 from api.dependencies import AssistantDep, MetricsDep, RateLimited, RunnerDep, SettingsDep
 from api.questions import checked_question
 from api.security import error_body
@@ -54,10 +54,8 @@ async def chat_completions(
         raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
     question, history = oa.split_conversation(body.messages)
     question = checked_question(question, settings, field="messages")
-    first = next((m.text() for m in body.messages if m.role == "user"), question)
-    session_id = conversation_session_id(body.user, first)
-    earlier = [turn["content"] for turn in history if turn["role"] == "user"]
-    await runner.run(prime_session, assistant, session_id, earlier, body.language)
+    # stateless: the request's own messages are the history (never another conversation's)
+    assistant, session_id = await runner.run(stateless_assistant, assistant, history, body.language)
     kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}
     prompt_text = "\n".join(m.text() for m in body.messages)
 

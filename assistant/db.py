@@ -1,0 +1,312 @@
+"""SQL storage for sessions, feedback, rate-limit buckets and Slack de-duplication.
+
+Two ways to run:
+
+- embedded (the default): one SQLite file per store under the data folder (`sessions.sqlite3`,
+  `feedback.sqlite3`, `state.sqlite3`), WAL mode, one connection per thread. Several worker
+  processes on one machine share the files.
+- `SIZING_DATABASE_URL=postgresql://user:pass@host/db`: every store in one PostgreSQL database
+  through a psycopg 3 connection pool, so N API replicas behind a load balancer share everything.
+
+Stores write their SQL once with `?` placeholders; `Database.execute` adapts them per dialect.
+Every driver error becomes `StorageError`, whose message names the store by a safe label (the file
+name relative to the data folder, or the database URL without its password), never an absolute
+path. Each store brings its migrations (`Migration` list); `Database.migrate` applies the missing
+ones once, under a lock, and records them in `schema_migrations`.
+
+    db = open_database(settings, "sessions")      # sessions.sqlite3 or the PostgreSQL database
+    with db.transaction() as tx:
+        rows = tx.execute("SELECT id FROM sessions WHERE id = ?", (sid,)).fetchall()
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from assistant.settings import Settings
+
+log = logging.getLogger("assistant.db")
+
+Dialect = Literal["sqlite", "postgresql"]
+SQLITE_FILES = {
+    "sessions": "sessions.sqlite3",
+    "feedback": "feedback.sqlite3",
+    "state": "state.sqlite3",
+}
+
+_MIGRATIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    "component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
+)
+
+
+class StorageError(RuntimeError):
+    """A store could not be read or written; the message names the store, never a full path."""
+
+    def __init__(self, label: str, detail: str) -> None:
+        super().__init__(f"{label}: {detail}")
+        self.label = label
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step of a store: `sqlite` and `postgresql` scripts (`;`-separated statements)."""
+
+    version: int
+    sqlite: str
+    postgresql: str
+
+
+def safe_url(url: str) -> str:
+    """The database URL without the password (for logs, /readyz and error messages)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}" if user else netloc))
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+class Database:
+    """A SQLite file or a PostgreSQL pool behind one small interface (see the module docstring)."""
+
+    dialect: Dialect
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._migrated: set[str] = set()
+        self._migrate_lock = threading.Lock()
+
+    # -- to be provided per dialect
+    @contextmanager
+    def _raw(self) -> Iterator[Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+        yield
+
+    def close(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _errors(self) -> tuple[type[BaseException], ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- shared
+    def sql(self, statement: str) -> str:
+        return statement if self.dialect == "sqlite" else statement.replace("?", "%s")
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One transaction (committed on success, rolled back on error). Driver errors become
+        StorageError naming this store."""
+        try:
+            with self._raw() as con:
+                yield Transaction(self, con)
+        except self._errors() as exc:
+            raise StorageError(self.label, _describe(exc)) from exc
+
+    def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
+        """Apply the component's missing migrations (idempotent, safe across processes)."""
+        if component in self._migrated:
+            return
+        with self._migrate_lock, self.transaction() as tx:
+            if component in self._migrated:
+                return
+            tx.lock_for_migrations()
+            tx.execute(_MIGRATIONS_TABLE)
+            done = {
+                int(r[0])
+                for r in tx.execute(
+                    "SELECT version FROM schema_migrations WHERE component = ?", (component,)
+                ).fetchall()
+            }
+            for migration in sorted(migrations, key=lambda m: m.version):
+                if migration.version in done:
+                    continue
+                script = migration.sqlite if self.dialect == "sqlite" else migration.postgresql
+                for statement in _statements(script):
+                    tx.execute(statement)
+                tx.execute(
+                    "INSERT INTO schema_migrations (component, version) VALUES (?, ?)",
+                    (component, migration.version),
+                )
+        self._migrated.add(component)
+
+    def check(self) -> dict[str, Any]:
+        """Readable and writable? {"ok": bool, "store": label, "error"?: str} (no full paths)."""
+        try:
+            with self.transaction() as tx:
+                tx.execute(_MIGRATIONS_TABLE)
+                tx.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()
+                tx.execute(
+                    "INSERT INTO schema_migrations (component, version) VALUES (?, ?)",
+                    ("readyz", 0),
+                )
+                tx.rollback_on_exit()
+        except StorageError as exc:
+            return {"ok": False, "store": self.label, "error": exc.detail}
+        return {"ok": True, "store": self.label}
+
+
+class Transaction:
+    """What a store sees inside `Database.transaction()`."""
+
+    def __init__(self, db: Database, con: Any) -> None:
+        self.db = db
+        self.con = con
+        self._rollback = False
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> Any:
+        return self.con.execute(self.db.sql(statement), tuple(params))
+
+    def lock_for_migrations(self) -> None:
+        if self.db.dialect == "postgresql":
+            self.con.execute("SELECT pg_advisory_xact_lock(7310041)")
+        elif not self.con.in_transaction:
+            self.con.execute("BEGIN IMMEDIATE")
+
+    def rollback_on_exit(self) -> None:
+        """Undo this transaction's writes at the end (used by the write probe of /readyz)."""
+        self._rollback = True
+        raise _Rollback
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return re.sub(r"(/[^\s:'\"]+)+", "<path>", text)  # never an absolute path
+
+
+class SQLiteDatabase(Database):
+    dialect: Dialect = "sqlite"
+
+    def __init__(self, path: Path, label: str | None = None) -> None:
+        super().__init__(label or Path(path).name)
+        self.path = Path(path)
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def _errors(self) -> tuple[type[BaseException], ...]:
+        return (sqlite3.Error, OSError)
+
+    def _connection(self) -> sqlite3.Connection:
+        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+        if con is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            con = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            con.execute("PRAGMA journal_mode=WAL")
+            # a committed write survives a process crash; only an OS crash may lose the last one
+            con.execute("PRAGMA synchronous=NORMAL")
+            self._local.con = con
+            with self._lock:
+                self._all.append(con)
+        return con
+
+    @contextmanager
+    def _raw(self) -> Iterator[Any]:
+        con = self._connection()
+        try:
+            with con:  # commit on success, roll back on error
+                yield con
+        except _Rollback:
+            pass
+        except sqlite3.DatabaseError:
+            self._drop(con)  # a broken file: reconnect next time (it may be repaired)
+            raise
+
+    def _drop(self, con: sqlite3.Connection) -> None:
+        self._local.con = None
+        with self._lock:
+            if con in self._all:
+                self._all.remove(con)
+        con.close()
+
+    def close(self) -> None:
+        with self._lock:
+            for con in self._all:
+                con.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+class PostgresDatabase(Database):
+    dialect: Dialect = "postgresql"
+
+    def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
+        super().__init__(safe_url(url))
+        from psycopg_pool import ConnectionPool
+
+        self.pool = ConnectionPool(
+            url, min_size=min_size, max_size=max_size, open=False, timeout=10, name="sizing"
+        )
+        self._opened = False
+        self._open_lock = threading.Lock()
+
+    def _errors(self) -> tuple[type[BaseException], ...]:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        return (psycopg.Error, PoolTimeout, OSError)
+
+    @contextmanager
+    def _raw(self) -> Iterator[Any]:
+        if not self._opened:
+            with self._open_lock:
+                if not self._opened:
+                    self.pool.open(wait=False)
+                    self._opened = True
+        with self.pool.connection() as con:
+            try:
+                with con.transaction():
+                    yield con
+            except _Rollback:
+                pass
+
+    def close(self) -> None:
+        if self._opened:
+            self.pool.close()
+            self._opened = False
+
+
+_shared: dict[str, PostgresDatabase] = {}
+_shared_lock = threading.Lock()
+
+
+def open_database(settings: Settings, store: str) -> Database:
+    """The database of one store (`sessions`, `feedback` or `state`): its SQLite file under the
+    data folder, or the one PostgreSQL database (one pool per URL and process) when
+    SIZING_DATABASE_URL is set."""
+    url = settings.database_url.get_secret_value() if settings.database_url else ""
+    if url:
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise StorageError(safe_url(url), "SIZING_DATABASE_URL must be postgresql://...")
+        with _shared_lock:
+            db = _shared.get(url)
+            if db is None:
+                db = _shared[url] = PostgresDatabase(url, max_size=settings.database_pool_size)
+            return db
+    return SQLiteDatabase(Path(settings.data_dir) / SQLITE_FILES[store])
+
+
+def close_shared() -> None:
+    """Close the PostgreSQL pools (tests, shutdown)."""
+    with _shared_lock:
+        for db in _shared.values():
+            db.close()
+        _shared.clear()
