@@ -108,7 +108,7 @@ def fit_cmd(
             r.configuration,
             f"[{style}]{short}[/]",
             f"{_gb(r.required_gb_per_card)}/{_gb(r.usable_gb_per_card)}",
-            _gb(r.headroom_gb),
+            _gb(r.headroom_total_gb),
             _link_short(cat, r.configuration),
             _usd(r.usd_per_month, r.price_source == "placeholder"),
         )

@@ -11,23 +11,27 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.interconnect import effective_link
 from tools.memory import (
     GB,
     GPU_MEMORY_UTILIZATION,
     KvInput,
     PublishedVramInput,
+    Runtime,
     ServingInput,
-    default_overhead_gb,
     kv_bytes_per_token_per_card,
     kv_cache,
+    layer_split,
     precision_of,
     published_vram,
+    runtime_of,
+    runtime_overhead_gb,
+    runtime_usable_gb,
     serving_memory,
-    usable_gb,
     weight_bytes,
 )
 from tools.money import USD
-from tools.specs import Configuration, Gpu, KvPrecision, ModelSpec, Precision
+from tools.specs import Configuration, Gpu, KvPrecision, Link, LinkKind, ModelSpec, Precision
 
 Verdict = Literal["fits_one_card", "split", "does_not_fit"]
 VERDICT_TEXT = {
@@ -43,6 +47,20 @@ Room = Literal["ample", "tight"]
 #: RTX 5090 (32 GB) for FLUX.1, a 48 GB card and the H200 for Wan 14B as cards with room; a 25 %
 #: margin reproduces every mark of its table (gpu-for-flux-sdxl#which-card).
 IMAGE_ROOM_SHARE = 0.25
+#: A card without FP8 tensor cores (Ampere: A100, RTX A6000) still loads FP8 checkpoints in vLLM,
+#: as weight-only FP8 (W8A16) through its FP8 Marlin kernel: the same memory, but no FP8 compute,
+#: so slower than on an FP8 card (vLLM docs, "FP8 W8A8"; vllm-project/vllm PR #5975).
+FP8_NOT_NATIVE_NOTE = (
+    "fp8 not native on {card}: vLLM runs it weight-only (W8A16) via its FP8 Marlin kernel, "
+    "same memory but slower than on an FP8 card"
+)
+
+
+def fp8_row_note(model: ModelSpec, precision: str, gpu: Gpu) -> str | None:
+    """The caveat for FP8 weights on a card without FP8 tensor cores (None: no caveat)."""
+    if precision != "fp8" or gpu.fp8_native or model.kind != "llm":
+        return None
+    return FP8_NOT_NATIVE_NOTE.format(card=gpu.short_name)
 
 
 class Requirement(BaseModel):
@@ -57,6 +75,9 @@ class Requirement(BaseModel):
     kv_precision: KvPrecision = "bf16"
     gpu_memory_utilization: float = Field(default=GPU_MEMORY_UTILIZATION, gt=0, le=1)
     overhead_gb_per_card: float | None = Field(default=None, ge=0)
+    runtime: Runtime | None = Field(
+        default=None, description="None: llama.cpp for GGUF precisions, else vLLM"
+    )
 
 
 class ConfigurationFit(BaseModel):
@@ -71,17 +92,22 @@ class ConfigurationFit(BaseModel):
     cards_needed: int | None = Field(description="N cards the model is split across (1 = one card)")
     required_gb_per_card: float = Field(description="at cards_needed, or at the whole node")
     headroom_gb_per_card: float = Field(description="usable - required (negative: shortfall)")
-    headroom_gb: float = Field(description="headroom over the cards used")
+    headroom_total_gb: float = Field(description="headroom over the cards used (all if no fit)")
     replicas: int = Field(description="independent copies the node holds (count // cards_needed)")
     room: Room | None = Field(
         default=None,
         description="image/video models: 'tight' when the spare memory is below "
         "IMAGE_ROOM_SHARE of the published need, else 'ample' (None: LLMs, or does not fit)",
     )
-    interconnect: str
+    total_memory_gb: float = Field(description="memory of all cards of the node")
+    interconnect: str = Field(description="the link the cards run at (Gen4 card: Gen4)")
+    sold_as: str = Field(description="the link the node is sold with (configurations.yaml)")
+    link_kind: LinkKind
+    fp8_native: bool = Field(description="the card has FP8 tensor cores")
     usd_per_month: USD
     price_source: str
     url: str
+    notes: list[str] = Field(default=[], description="caveats for this row (e.g. FP8 on Ampere)")
 
 
 class FitResult(BaseModel):
@@ -90,6 +116,7 @@ class FitResult(BaseModel):
     precision: str
     weights_gb: float
     kv_bytes_per_token: float
+    runtime: str = Field(default="vllm", description="the serving engine sized for")
     rows: list[ConfigurationFit]
     formula: str
     constants: dict[str, float]
@@ -107,36 +134,65 @@ def split_candidates(model: ModelSpec, count: int) -> list[int]:
     return [n for n in range(1, count + 1) if model.heads is None or model.heads % n == 0]
 
 
-def fit_configuration(req: Requirement, configuration: Configuration, gpu: Gpu) -> ConfigurationFit:
+def fit_configuration(
+    req: Requirement,
+    configuration: Configuration,
+    gpu: Gpu,
+    links: dict[str, Link] | None = None,
+) -> ConfigurationFit:
     """The verdict for one configuration: one card, split across the smallest N, or no fit."""
-    return _fit_one(req, _needs(req), configuration, gpu)
+    return _fit_one(req, _needs(req), configuration, gpu, links)
 
 
 class _Needs:
     """Per-requirement figures computed once and reused for every configuration (hot path)."""
 
-    __slots__ = ("candidates", "kv_cache", "overhead_gb", "published_gb", "tokens", "weights_gb")
+    __slots__ = (
+        "candidates",
+        "kv_cache",
+        "overhead_gb",
+        "precision",
+        "published_gb",
+        "runtime",
+        "split_layers",
+        "tokens",
+        "weights_gb",
+    )
 
     def __init__(
-        self, weights_gb: float, overhead_gb: float, tokens: int, published_gb: float = 0.0
+        self,
+        weights_gb: float,
+        overhead_gb: float,
+        tokens: int,
+        published_gb: float = 0.0,
+        runtime: str = "vllm",
+        precision: str = "bf16",
     ) -> None:
         self.weights_gb = weights_gb
         self.overhead_gb = overhead_gb
         self.tokens = tokens
         self.published_gb = published_gb
+        self.runtime = runtime
+        self.precision = precision
+        self.split_layers = layer_split(runtime)
         self.kv_cache: dict[int, float] = {}
         self.candidates: dict[int, list[int]] = {}
 
     def split_candidates(self, model: ModelSpec, count: int) -> list[int]:
         found = self.candidates.get(count)
         if found is None:
-            found = self.candidates[count] = split_candidates(model, count)
+            found = self.candidates[count] = (
+                list(range(1, count + 1)) if self.split_layers else split_candidates(model, count)
+            )
         return found
 
     def required_per_card(self, req: Requirement, n: int) -> float:
         kv = self.kv_cache.get(n)
         if kv is None:
-            kv = kv_bytes_per_token_per_card(req.model, req.kv_precision, n) * self.tokens / GB
+            per_token = kv_bytes_per_token_per_card(
+                req.model, req.kv_precision, n, self.split_layers
+            )
+            kv = per_token * self.tokens / GB
             self.kv_cache[n] = kv
         return self.weights_gb / n + kv + self.overhead_gb
 
@@ -144,32 +200,56 @@ class _Needs:
 def _needs(req: Requirement) -> _Needs:
     model = req.model
     if model.kind != "llm":
-        need = published_vram(PublishedVramInput(model=model, precision=req.precision)).vram_gb
-        return _Needs(0.0, 0.0, 0, published_gb=need)
-    weights, _, _ = weight_bytes(model, precision_of(model, req.precision))
-    overhead = (
-        req.overhead_gb_per_card
-        if req.overhead_gb_per_card is not None
-        else default_overhead_gb(model)
+        pv = published_vram(PublishedVramInput(model=model, precision=req.precision))
+        return _Needs(0.0, 0.0, 0, published_gb=pv.vram_gb, precision=pv.precision)
+    precision = precision_of(model, req.precision)
+    weights, _, _ = weight_bytes(model, precision)
+    runtime = runtime_of(precision, req.runtime)
+    overhead = runtime_overhead_gb(model, runtime, req.overhead_gb_per_card)
+    return _Needs(
+        weights / GB,
+        overhead,
+        req.context_tokens * req.concurrency,
+        runtime=runtime,
+        precision=precision,
     )
-    return _Needs(weights / GB, overhead, req.context_tokens * req.concurrency)
+
+
+def _link_fields(
+    configuration: Configuration, gpu: Gpu, links: dict[str, Link] | None
+) -> dict[str, object]:
+    """The link the cards run at (a Gen4 card in a Gen5 node: Gen4) and the one sold."""
+    sold = configuration.interconnect
+    if links is None or sold not in links:
+        kind = "nvlink" if gpu.form_factor == "sxm" else "pcie"
+        return {"interconnect": sold, "sold_as": sold, "link_kind": kind}
+    eff = effective_link(gpu, links[sold], list(links.values()))
+    return {"interconnect": eff.id, "sold_as": sold, "link_kind": eff.kind}
 
 
 def _fit_one(
-    req: Requirement, needs: _Needs, configuration: Configuration, gpu: Gpu
+    req: Requirement,
+    needs: _Needs,
+    configuration: Configuration,
+    gpu: Gpu,
+    links: dict[str, Link] | None = None,
 ) -> ConfigurationFit:
     """One row of the configurator."""
     model = req.model
+    note = fp8_row_note(model, needs.precision, gpu)
     common = {
         "configuration": configuration.id,
         "label": configuration.label,
         "gpu": gpu.id,
         "count": configuration.count,
         "memory_gb_per_card": gpu.memory_gb,
-        "interconnect": configuration.interconnect,
+        "total_memory_gb": gpu.memory_gb * configuration.count,
+        **_link_fields(configuration, gpu, links),
+        "fp8_native": gpu.fp8_native,
         "usd_per_month": configuration.usd_per_month,
         "price_source": configuration.price_source,
         "url": configuration.url,
+        "notes": [note] if note else [],
     }
     if model.kind != "llm":
         # Published figures are peaks measured on a whole card; each card renders its own job.
@@ -187,11 +267,11 @@ def _fit_one(
             cards_needed=1 if fits else None,
             required_gb_per_card=need,
             headroom_gb_per_card=headroom,
-            headroom_gb=headroom,
+            headroom_total_gb=headroom,
             replicas=configuration.count if fits else 0,
             room=room,
         )
-    usable = usable_gb(gpu.memory_gb, req.gpu_memory_utilization)
+    usable = runtime_usable_gb(gpu.memory_gb, needs.runtime, req.gpu_memory_utilization)
     required = 0.0
     for n in needs.split_candidates(model, configuration.count):
         required = needs.required_per_card(req, n)
@@ -205,7 +285,7 @@ def _fit_one(
                 cards_needed=n,
                 required_gb_per_card=required,
                 headroom_gb_per_card=usable - required,
-                headroom_gb=(usable - required) * n,
+                headroom_total_gb=(usable - required) * n,
                 replicas=configuration.count // n,
             )
     return ConfigurationFit(
@@ -216,7 +296,7 @@ def _fit_one(
         cards_needed=None,
         required_gb_per_card=required,
         headroom_gb_per_card=usable - required,
-        headroom_gb=(usable - required) * configuration.count,
+        headroom_total_gb=(usable - required) * configuration.count,
         replicas=0,
     )
 
@@ -226,17 +306,19 @@ def fit_configurations(
     configurations: list[Configuration],
     gpus: dict[str, Gpu],
     sort: SortKey = "catalog",
+    links: dict[str, Link] | None = None,
 ) -> FitResult:
-    """The configurator over every configuration given (the whole catalog), optionally sorted."""
+    """The configurator over every configuration given (the whole catalog), optionally sorted.
+    With `links`, rows name the link the cards really run at."""
     model = req.model
     needs = _needs(req)
-    rows = [_fit_one(req, needs, c, gpus[c.gpu]) for c in configurations]
+    rows = [_fit_one(req, needs, c, gpus[c.gpu], links) for c in configurations]
     if sort == "price":
         rows.sort(key=lambda r: r.usd_per_month)
     elif sort == "memory":
         rows.sort(key=lambda r: r.memory_gb_per_card * r.count)
     elif sort == "headroom":
-        rows.sort(key=lambda r: -r.headroom_gb)
+        rows.sort(key=lambda r: -r.headroom_total_gb)
     if model.kind == "llm":
         one = serving_memory(
             ServingInput(
@@ -247,6 +329,7 @@ def fit_configurations(
                 kv_precision=req.kv_precision,
                 gpu_memory_utilization=req.gpu_memory_utilization,
                 overhead_gb_per_card=req.overhead_gb_per_card,
+                runtime=req.runtime,
             )
         )
         return FitResult(
@@ -255,6 +338,7 @@ def fit_configurations(
             precision=one.weights.precision,
             weights_gb=one.weights.weights_gb,
             kv_bytes_per_token=one.kv.kv_bytes_per_token,
+            runtime=one.runtime,
             rows=rows,
             formula=one.formula + "; verdict: smallest N <= count with required <= usable",
             constants=one.constants,
@@ -272,6 +356,7 @@ def fit_configurations(
         "image and video jobs are not split: each card renders its own image or frame; "
         "room = tight when memory_gb - vram_gb < image_room_share * vram_gb",
         constants={"gpu_memory_utilization": 1.0, "image_room_share": IMAGE_ROOM_SHARE},
+        runtime="n/a",
         notes=need.notes,
     )
 
@@ -294,6 +379,9 @@ class CapacityInput(BaseModel):
     context_tokens: int = Field(default=8192, ge=1, description="tokens, for the most sequences")
     gpu_memory_utilization: float = Field(default=GPU_MEMORY_UTILIZATION, gt=0, le=1)
     overhead_gb_per_card: float | None = Field(default=None, ge=0)
+    runtime: Runtime | None = Field(
+        default=None, description="None: llama.cpp for GGUF precisions, else vLLM"
+    )
 
 
 class CapacityResult(BaseModel):
@@ -309,6 +397,7 @@ class CapacityResult(BaseModel):
     max_context_capped: int = Field(description="the same, capped at the model's max context")
     max_concurrency: int = Field(description="most sequences of `context_tokens` each")
     fits: bool = Field(description="weights and overhead fit with any room for KV")
+    runtime: str = Field(default="vllm", description="the serving engine sized for")
     formula: str
     notes: list[str] = []
 
@@ -318,7 +407,9 @@ def capacity(inp: CapacityInput) -> CapacityResult:
     model = inp.model
     if model.kind != "llm":
         raise ValueError("capacity applies to language models (KV cache)")
-    candidates = split_candidates(model, inp.count)
+    runtime = runtime_of(precision_of(model, inp.precision), inp.runtime)
+    split = layer_split(runtime)
+    candidates = list(range(1, inp.count + 1)) if split else split_candidates(model, inp.count)
     tp = inp.tensor_parallel or max(candidates)
     if tp not in candidates:
         raise ValueError(f"tensor_parallel {tp} is not valid for {model.name} on {inp.count} cards")
@@ -331,12 +422,19 @@ def capacity(inp: CapacityInput) -> CapacityResult:
             tensor_parallel=tp,
             gpu_memory_utilization=inp.gpu_memory_utilization,
             overhead_gb_per_card=inp.overhead_gb_per_card,
+            runtime=runtime,  # type: ignore[arg-type]
         )
     )
-    usable = usable_gb(inp.gpu.memory_gb, inp.gpu_memory_utilization)
+    usable = runtime_usable_gb(inp.gpu.memory_gb, runtime, inp.gpu_memory_utilization)
     room = usable - base.required_gb_per_card
     per_token = kv_cache(
-        KvInput(model=model, context_tokens=1, kv_precision=inp.kv_precision, tensor_parallel=tp)
+        KvInput(
+            model=model,
+            context_tokens=1,
+            kv_precision=inp.kv_precision,
+            tensor_parallel=tp,
+            split_layers=split,
+        )
     ).kv_bytes_per_token_per_card
     notes = list(base.notes)
     if room <= 0:
@@ -364,7 +462,8 @@ def capacity(inp: CapacityInput) -> CapacityResult:
         max_context_capped=min(max_ctx, model.max_context or max_ctx),
         max_concurrency=tokens // inp.context_tokens,
         fits=room > 0,
-        formula="kv_room_gb = memory_gb * utilization - weights_gb / tp - overhead_gb; "
+        runtime=runtime,
+        formula="kv_room_gb = usable_gb - weights_gb / tp - overhead_gb; "
         "kv_tokens = kv_room_gb * 1e9 / kv_bytes_per_token_per_card; "
         "max_context = kv_tokens / concurrency; max_concurrency = kv_tokens / context_tokens",
         notes=notes,

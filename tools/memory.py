@@ -53,6 +53,33 @@ TRAIN_MASTER_BYTES = 4.0
 TRAIN_ADAM_BYTES = 8.0
 TRAIN_GRAD_BYTES = {"fp32": 4.0, "bf16": 2.0}
 
+#: Serving engines. vLLM (default): memory x gpu_memory_utilization usable, tensor parallel (KV
+#: heads replicated when tp > kv_heads), per-card overhead as above. llama.cpp and ollama (which
+#: runs llama.cpp): layers are split across cards (`--split-mode layer`, the default), each layer's
+#: KV cache lives with its layer, so nothing is replicated and any card count works; nearly the
+#: whole card is usable.
+Runtime = Literal["vllm", "llama.cpp", "ollama"]
+RUNTIMES: tuple[str, ...] = ("vllm", "llama.cpp", "ollama")
+#: llama.cpp/ollama: memory kept free on every card. ollama leaves 457 MiB per CUDA card
+#: (discover/gpu.go, cudaMinimumMemory = 457 MiB); we use it for llama.cpp too.
+LLAMA_CPP_RESERVE_GB = 457 * 2**20 / 1e9
+#: llama.cpp/ollama: per-card compute buffer and CUDA context (assumption; llama.cpp prints the
+#: real figure at load time as "CUDA0 compute buffer size"; it grows with n_ubatch and context).
+LLAMA_CPP_OVERHEAD_GB = 1.0
+
+
+def runtime_of(precision: str | None, runtime: str | None) -> str:
+    """The serving engine to size for: the one asked for; else llama.cpp for GGUF files and vLLM
+    for everything else."""
+    if runtime:
+        return runtime
+    return "llama.cpp" if (precision or "").startswith("gguf") else "vllm"
+
+
+def layer_split(runtime: str) -> bool:
+    """True for engines that split layers across cards (llama.cpp, ollama), not tensors."""
+    return runtime in ("llama.cpp", "ollama")
+
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -157,6 +184,9 @@ class KvInput(_In):
     concurrency: int = Field(default=1, ge=1, description="sequences held at the same time")
     kv_precision: KvPrecision = "bf16"
     tensor_parallel: int = Field(default=1, ge=1, description="cards the model is split across")
+    split_layers: bool = Field(
+        default=False, description="layers divided among the cards (llama.cpp): no replication"
+    )
 
 
 class KvResult(_Out):
@@ -184,10 +214,15 @@ def kv_bytes_per_token(model: ModelSpec, kv_precision: str = "bf16") -> float:
     return 2 * model.layers * model.kv_heads * model.head_dim * b
 
 
-def kv_bytes_per_token_per_card(model: ModelSpec, kv_precision: str, tensor_parallel: int) -> float:
-    """KV bytes per token on one card under tensor parallelism (replication included)."""
+def kv_bytes_per_token_per_card(
+    model: ModelSpec, kv_precision: str, tensor_parallel: int, split_layers: bool = False
+) -> float:
+    """KV bytes per token on one card under tensor parallelism (replication included); with
+    split_layers (llama.cpp, ollama) the layers and their KV are divided among the cards."""
     if not model.has_architecture:
         return 0.0
+    if split_layers:
+        return kv_bytes_per_token(model, kv_precision) / tensor_parallel
     if model.attention == "mla":
         return kv_bytes_per_token(model, kv_precision)
     assert model.kv_heads is not None and model.head_dim is not None
@@ -204,12 +239,20 @@ def kv_cache(inp: KvInput) -> KvResult:
     notes: list[str] = []
     heads_per_card: float | None = None
     replicated = False
+    if model.generic and model.has_architecture:
+        notes.append(f"KV cache estimated: {model.estimate_basis}.")
     if not model.has_architecture:
         per_card_token = 0.0
         formula = "unknown architecture: KV cache not counted"
         notes.append(
             "Only the parameter count is known, so the KV cache is not counted; "
             "name the model to include it."
+        )
+    elif inp.split_layers:
+        per_card_token = per_token / tp
+        formula = (
+            "kv_bytes_per_token = 2 * layers * kv_heads * head_dim * bytes; per card: "
+            "kv_bytes_per_token / cards (layers split across cards, no replication)"
         )
     elif model.attention == "mla":
         per_card_token = per_token  # the compressed latent is stored whole on every card
@@ -265,6 +308,9 @@ class ServingInput(_In):
     tensor_parallel: int = Field(default=1, ge=1)
     gpu_memory_utilization: float = Field(default=GPU_MEMORY_UTILIZATION, gt=0, le=1)
     overhead_gb_per_card: float | None = Field(default=None, ge=0, description="None: default")
+    runtime: Runtime | None = Field(
+        default=None, description="None: llama.cpp for GGUF precisions, else vLLM"
+    )
 
 
 class ServingResult(_Out):
@@ -276,11 +322,52 @@ class ServingResult(_Out):
     kv_gb_per_card: float
     required_gb_per_card: float = Field(description="weights/tp + KV per card + overhead")
     required_gb_total: float
+    runtime: str = Field(description="the serving engine sized for")
+
+
+def runtime_overhead_gb(model: ModelSpec, runtime: str, override: float | None = None) -> float:
+    """Per-card overhead of a serving engine (an explicit override wins)."""
+    if override is not None:
+        return override
+    return LLAMA_CPP_OVERHEAD_GB if layer_split(runtime) else default_overhead_gb(model)
+
+
+def runtime_constants(runtime: str, util: float, overhead: float) -> dict[str, float]:
+    """The constants an engine's sizing used (for results)."""
+    if layer_split(runtime):
+        return {
+            "gpu_memory_utilization": 1.0,
+            "reserve_gb_per_card": LLAMA_CPP_RESERVE_GB,
+            "overhead_gb_per_card": overhead,
+        }
+    return {
+        "gpu_memory_utilization": util,
+        "overhead_gb_per_card": overhead,
+        "non_torch_gb": NON_TORCH_GB,
+    }
+
+
+def runtime_notes(runtime: str, precision: str) -> list[str]:
+    """Caveats of sizing a precision on an engine."""
+    if layer_split(runtime):
+        notes = [
+            f"{runtime}: layers (and their KV cache) are split across cards, nothing replicated; "
+            f"usable = card memory - {LLAMA_CPP_RESERVE_GB:.2f} GB reserve, "
+            f"{LLAMA_CPP_OVERHEAD_GB:g} GB compute buffer per card (assumption)."
+        ]
+        if not precision.startswith("gguf"):
+            notes.append(f"{runtime} runs GGUF files; {precision} is sized as given.")
+        return notes
+    if precision.startswith("gguf"):
+        return ["vLLM's GGUF support is experimental; llama.cpp or ollama is the usual runtime."]
+    return []
 
 
 def serving_memory(inp: ServingInput) -> ServingResult:
     """Per-card memory to serve a model split over `tensor_parallel` cards."""
     w = weights_memory(WeightsInput(model=inp.model, precision=inp.precision))
+    runtime = runtime_of(w.precision, inp.runtime)
+    split = layer_split(runtime)
     kv = kv_cache(
         KvInput(
             model=inp.model,
@@ -288,14 +375,16 @@ def serving_memory(inp: ServingInput) -> ServingResult:
             concurrency=inp.concurrency,
             kv_precision=inp.kv_precision,
             tensor_parallel=inp.tensor_parallel,
+            split_layers=split,
         )
     )
-    overhead = (
-        inp.overhead_gb_per_card
-        if inp.overhead_gb_per_card is not None
-        else default_overhead_gb(inp.model)
-    )
+    overhead = runtime_overhead_gb(inp.model, runtime, inp.overhead_gb_per_card)
     per_card = w.weights_gb / inp.tensor_parallel + kv.kv_gb_per_card + overhead
+    usable_text = (
+        f"usable_gb_per_card = memory_gb - {LLAMA_CPP_RESERVE_GB:.3f}"
+        if split
+        else "usable_gb_per_card = memory_gb * gpu_memory_utilization"
+    )
     return ServingResult(
         inputs=inp,
         weights=w,
@@ -305,20 +394,26 @@ def serving_memory(inp: ServingInput) -> ServingResult:
         kv_gb_per_card=kv.kv_gb_per_card,
         required_gb_per_card=per_card,
         required_gb_total=per_card * inp.tensor_parallel,
+        runtime=runtime,
         formula="required_gb_per_card = weights_gb / tp + kv_gb_per_card + overhead_gb_per_card; "
-        "usable_gb_per_card = memory_gb * gpu_memory_utilization",
-        constants={
-            "gpu_memory_utilization": inp.gpu_memory_utilization,
-            "overhead_gb_per_card": overhead,
-            "non_torch_gb": NON_TORCH_GB,
-        },
-        notes=[*w.notes, *kv.notes],
+        + usable_text,
+        constants=runtime_constants(runtime, inp.gpu_memory_utilization, overhead),
+        notes=[*w.notes, *kv.notes, *runtime_notes(runtime, w.precision)],
     )
 
 
 def usable_gb(memory_gb: float, gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION) -> float:
     """The share of a card's memory a serving engine may use."""
     return memory_gb * gpu_memory_utilization
+
+
+def runtime_usable_gb(
+    memory_gb: float, runtime: str, gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
+) -> float:
+    """Usable memory of a card under an engine: vLLM's share, or llama.cpp's card minus reserve."""
+    if layer_split(runtime):
+        return memory_gb - LLAMA_CPP_RESERVE_GB
+    return usable_gb(memory_gb, gpu_memory_utilization)
 
 
 # ---------------------------------------------------------------- image and video models

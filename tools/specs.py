@@ -183,6 +183,10 @@ class ModelSpec(_Record):
     native_precision: str = "bf16"
     vram: list[VramNeed] = Field(default=[], description="image/video: published VRAM needs")
     generic: bool = Field(default=False, description="built from a parameter count only")
+    estimate_basis: str | None = Field(
+        default=None,
+        description="generic models: where the estimated architecture (KV cache) comes from",
+    )
     source: str
 
     @property

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from assistant.registry.core import ToolError, _Args, tool
-from assistant.registry.helpers import _money, _r
+from assistant.registry.core import _Args, tool
+from assistant.registry.helpers import _cards, _money, _r
 
 
 class CardArgs(_Args):
@@ -19,30 +19,6 @@ class CardArgs(_Args):
     memory_gb: float | None = Field(
         default=None, gt=0, le=1000, description="only cards with this much memory, e.g. 48"
     )
-
-
-def _norm_card(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum()).removeprefix("nvidia")
-
-
-def _cards(deps: Any, names: list[str]) -> list[Any]:
-    gpus = list(deps.catalog.gpus.values())
-    out: list[Any] = []
-    for name in names:
-        key = _norm_card(name)
-        exact = [
-            g
-            for g in gpus
-            if key
-            in {_norm_card(g.id), _norm_card(g.short_name), _norm_card(g.name)}
-            | {_norm_card(a) for a in g.aliases}
-        ]
-        found = exact or [g for g in gpus if key and _norm_card(g.id).startswith(key)]
-        if not found:
-            known = ", ".join(g.short_name for g in gpus)
-            raise ToolError(f"card_facts: unknown card {name!r}; known: {known}")
-        out += [g for g in found if g not in out]
-    return out
 
 
 @tool

@@ -1,4 +1,4 @@
-"""Fit: does a model fit each rentable configuration (`fit_check`)."""
+"""Fit: does a model fit each rentable configuration (`fit_check`), with constraint filters."""
 
 from __future__ import annotations
 
@@ -7,7 +7,18 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from assistant.registry.core import PrecisionArg, _Args, _norm_precision, tool
-from assistant.registry.helpers import _configuration, _model, _model_info, _money, _r
+from assistant.registry.helpers import (
+    _assumptions,
+    _cards,
+    _configuration,
+    _model,
+    _model_info,
+    _money,
+    _r,
+)
+
+KvPrecisionArg = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
+RuntimeArg = Literal["vllm", "llama.cpp", "ollama"]
 
 
 class FitArgs(_Args):
@@ -20,9 +31,31 @@ class FitArgs(_Args):
     )
     context_tokens: int = Field(default=8192, ge=0, le=2_000_000, description="tokens per sequence")
     concurrency: int = Field(default=1, ge=1, le=4096, description="sequences served at once")
+    kv_precision: KvPrecisionArg = Field(
+        default="bf16", description="KV-cache precision (vLLM kv_cache_dtype)"
+    )
+    runtime: RuntimeArg | None = Field(
+        default=None,
+        description="serving engine; omitted: llama.cpp for GGUF precisions, else vllm",
+    )
     configurations: list[str] | None = Field(
         default=None,
         description="only these configuration ids (e.g. ['4x-a100-sxm4']); omitted: all 41",
+    )
+    max_price_usd_month: float | None = Field(
+        default=None, ge=0, description="filter: budget, USD per month"
+    )
+    min_total_memory_gb: float | None = Field(
+        default=None, ge=0, description="filter: at least this much memory in the node, GB"
+    )
+    exclude_cards: list[str] | None = Field(
+        default=None, description="filter: leave out these cards, e.g. ['H100']"
+    )
+    exclude_configurations: list[str] | None = Field(
+        default=None, description="filter: leave out these configuration ids"
+    )
+    require_link: Literal["nvlink", "pcie"] | None = Field(
+        default=None, description="filter: only NVLink (SXM) or only PCIe nodes"
     )
     sort: Literal["catalog", "price"] = Field(default="catalog", description="row order")
 
@@ -32,16 +65,73 @@ class FitArgs(_Args):
         return _norm_precision(v)
 
 
-@tool
-def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
-    """The configurator: does a model fit each rentable configuration?
+def _constraints(deps: Any, args: FitArgs, one_card: bool = False, link: str | None = None) -> Any:
+    from decimal import Decimal
 
-    For every configuration (or the ones named) the verdict is 'fits_one_card', 'split' (must be
-    split across cards_needed cards with tensor parallelism) or 'does_not_fit', with the memory
-    required per card, the usable memory per card (90% of the card, as vLLM), the headroom and the
-    exact monthly price. Also returns the weights (GB) and the KV bytes per token. Use it for
-    "does X fit on Y", "how many cards", "how much VRAM".
-    """
+    from tools.constraints import Constraints
+
+    cards = (
+        [g.id for g in _cards(deps, args.exclude_cards, "exclude_cards", family=True)]
+        if (args.exclude_cards)
+        else []
+    )
+    configs = [_configuration(deps, c).id for c in args.exclude_configurations or []]
+    return Constraints(
+        max_price_usd_month=None
+        if args.max_price_usd_month is None
+        else Decimal(str(args.max_price_usd_month)),
+        min_total_memory_gb=args.min_total_memory_gb,
+        exclude_cards=cards,
+        exclude_configurations=configs,
+        require_link=args.require_link or link,
+        one_card=one_card,
+    )
+
+
+def row_dict(r: Any) -> dict[str, Any]:
+    """One configurator row as the tools return it."""
+    return {
+        "configuration": r.configuration,
+        "label": r.label,
+        "gpu": r.gpu,
+        "count": r.count,
+        "memory_gb_per_card": r.memory_gb_per_card,
+        "total_memory_gb": r.total_memory_gb,
+        "usable_gb_per_card": _r(r.usable_gb_per_card),
+        "verdict": r.verdict,
+        "cards_needed": r.cards_needed,
+        "required_gb_per_card": _r(r.required_gb_per_card),
+        "headroom_gb": _r(r.headroom_gb_per_card),
+        "headroom_total_gb": _r(r.headroom_total_gb),
+        "replicas": r.replicas,
+        **({"room": r.room} if r.room else {}),
+        "interconnect": r.interconnect,
+        "sold_as": r.sold_as,
+        "fp8_native": r.fp8_native,
+        "usd_per_month": _money(r.usd_per_month),
+        "price_source": r.price_source,
+        **({"notes": r.notes} if r.notes else {}),
+    }
+
+
+def filters_dict(f: Any) -> dict[str, Any]:
+    """The filter outcome: what was applied and, if nothing fitting is left, why."""
+    out: dict[str, Any] = {
+        "applied": f.applied,
+        "fitting": f.fitting,
+        "fitting_unfiltered": f.fitting_unfiltered,
+    }
+    if f.emptied_by:
+        out["emptied_by"] = f.emptied_by
+        out["best_ignoring"] = [
+            {"constraint": x.constraint, "value": x.value, "row": row_dict(x.row)}
+            for x in f.relaxations
+        ]
+    return out
+
+
+def run_fit(deps: Any, args: FitArgs) -> tuple[Any, Any]:
+    """The configurator over the named (or all) configurations: (model, FitResult)."""
     from tools.fit import Requirement, fit_configurations
 
     m = _model(deps, args.model)
@@ -55,39 +145,46 @@ def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
         precision=args.precision,
         context_tokens=args.context_tokens,
         concurrency=args.concurrency,
+        kv_precision=args.kv_precision,
+        runtime=args.runtime,
     )
-    res = fit_configurations(req, configs, cat.gpus, sort=args.sort)
-    rows = [
-        {
-            "configuration": r.configuration,
-            "label": r.label,
-            "gpu": r.gpu,
-            "count": r.count,
-            "memory_gb_per_card": r.memory_gb_per_card,
-            "usable_gb_per_card": _r(r.usable_gb_per_card),
-            "verdict": r.verdict,
-            "cards_needed": r.cards_needed,
-            "required_gb_per_card": _r(r.required_gb_per_card),
-            "headroom_gb": _r(r.headroom_gb),
-            "replicas": r.replicas,
-            **({"room": r.room} if r.room else {}),
-            "interconnect": r.interconnect,
-            "usd_per_month": _money(r.usd_per_month),
-            "price_source": r.price_source,
-        }
-        for r in res.rows
-    ]
+    return m, fit_configurations(req, configs, cat.gpus, sort=args.sort, links=cat.links)
+
+
+@tool
+def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
+    """The configurator: does a model fit each rentable configuration?
+
+    Per configuration: verdict 'fits_one_card', 'split' (across cards_needed cards) or
+    'does_not_fit'; required and usable GB per card (vllm: 90 % of the card; llama.cpp/ollama:
+    the card minus 0.48 GB), headroom_gb per card, fp8_native, the link the cards run at, exact
+    monthly price, row notes (e.g. FP8 on Ampere). Also weights GB and KV bytes per token. The
+    filters drop rows; if no fitting row is left, `filters` names the constraint that emptied it
+    and the best row ignoring it. For "does X fit on Y", "how many cards", "how much VRAM".
+    """
+    from tools.constraints import apply_constraints
+
+    m, res = run_fit(deps, args)
+    filtered = apply_constraints(res.rows, _constraints(deps, args))
+    rows = [row_dict(r) for r in filtered.rows]
+    counts = {"fits_one_card": 0, "split": 0, "does_not_fit": 0}
+    for r in filtered.rows:
+        counts[r.verdict] += 1
     return {
         "model": _model_info(m),
         "precision": res.precision,
+        "kv_precision": args.kv_precision,
+        "runtime": res.runtime,
         "context_tokens": args.context_tokens,
         "concurrency": args.concurrency,
         "weights_gb": _r(res.weights_gb),
         "kv_bytes_per_token": res.kv_bytes_per_token,
         "kv_gb": _r(res.kv_bytes_per_token * args.context_tokens * args.concurrency / 1e9),
         "constants": res.constants,
-        "counts": res.counts(),
+        "counts": counts,
         "rows": rows,
+        "filters": filters_dict(filtered),
+        "assumptions": _assumptions(m),
         "formula": res.formula,
         "notes": res.notes,
     }

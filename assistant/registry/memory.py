@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from assistant.registry.core import PrecisionArg, _Args, _norm_precision, tool
-from assistant.registry.helpers import _model, _model_info, _r
+from assistant.registry.helpers import _assumptions, _model, _model_info, _r
 
 
 class MemoryArgs(_Args):
@@ -19,6 +19,10 @@ class MemoryArgs(_Args):
         default="bf16", description="KV-cache precision (vLLM kv_cache_dtype)"
     )
     tensor_parallel: int = Field(default=1, ge=1, le=8, description="cards the model is split over")
+    runtime: Literal["vllm", "llama.cpp", "ollama"] | None = Field(
+        default=None,
+        description="serving engine; omitted: llama.cpp for GGUF precisions, else vllm",
+    )
     training: bool = Field(
         default=False,
         description="true: full fine-tuning memory (mixed precision + Adam) instead of serving",
@@ -44,10 +48,11 @@ class MemoryArgs(_Args):
 def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
     """Memory a model needs: weights at a precision, KV cache for context x concurrency, runtime
     overhead, per card when split over tensor_parallel cards (GB = 10^9 bytes). With
-    training=true: full fine-tuning memory with mixed precision and Adam (about 16 bytes per
-    parameter before activations). With adapter='lora'/'qlora': LoRA/QLoRA fine-tuning memory
-    (frozen base weights in BF16 or NF4 + 16 bytes per adapter parameter, before activations).
-    Image/video models: their published VRAM need.
+    training=true: full fine-tuning with mixed precision and Adam, 18 bytes per parameter
+    (BF16 weights 2 + FP32 gradients 4 + FP32 master 4 + Adam 8) before activations. With
+    adapter='lora'/'qlora': LoRA/QLoRA fine-tuning memory (frozen base weights in BF16 or NF4 +
+    16 bytes per adapter parameter, before activations). Image/video models: their published
+    VRAM need. A model known only by its size carries its `assumptions`.
     """
     from tools.memory import (
         PublishedVramInput,
@@ -83,6 +88,7 @@ def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
             "master_weights_gb": _r(t.master_weights_gb),
             "optimizer_gb": _r(t.optimizer_gb),
             "total_gb": _r(t.total_gb),
+            "assumptions": _assumptions(m),
             "formula": t.formula,
             "notes": t.notes,
         }
@@ -94,6 +100,7 @@ def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
             concurrency=args.concurrency,
             kv_precision=args.kv_precision,
             tensor_parallel=args.tensor_parallel,
+            runtime=args.runtime,
         )
     )
     return {
@@ -107,11 +114,14 @@ def memory_need(deps: Any, args: MemoryArgs) -> dict[str, Any]:
         "kv_gb_per_card": _r(s.kv_gb_per_card),
         "overhead_gb_per_card": _r(s.overhead_gb_per_card),
         "tensor_parallel": args.tensor_parallel,
+        "runtime": s.runtime,
+        "kv_precision": args.kv_precision,
         "required_gb_per_card": _r(s.required_gb_per_card),
         "required_gb_total": _r(s.required_gb_total),
         "context_tokens": args.context_tokens,
         "concurrency": args.concurrency,
         "constants": s.constants,
+        "assumptions": _assumptions(m),
         "formula": s.formula,
         "notes": s.notes,
     }

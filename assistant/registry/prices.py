@@ -9,8 +9,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from assistant.registry.core import _Args, tool
-from assistant.registry.fit import FitArgs, fit_check
-from assistant.registry.helpers import _configuration, _money
+from assistant.registry.fit import FitArgs, _constraints, filters_dict, row_dict, run_fit
+from assistant.registry.helpers import _assumptions, _configuration, _model_info, _money, _r
 
 
 class PriceArgs(_Args):
@@ -58,24 +58,47 @@ class CheapestArgs(FitArgs):
 
 @tool
 def cheapest_fit(deps: Any, args: CheapestArgs) -> dict[str, Any]:
-    """The cheapest configurations (by exact monthly price) on which a model fits, optionally only
-    NVLink/SXM or only PCIe nodes, or only where it fits on a single card. Returns up to five, the
-    cheapest first, with verdict, cards needed and price."""
-    fit = fit_check(deps, FitArgs(**args.model_dump(exclude={"interconnect", "one_card"})))
-    links = deps.catalog.links
-    rows = [r for r in fit["rows"] if r["verdict"] != "does_not_fit"]
-    if args.one_card:
-        rows = [r for r in rows if r["verdict"] == "fits_one_card"]
-    if args.interconnect != "any":
-        rows = [r for r in rows if links[r["interconnect"]].kind == args.interconnect]
-    rows.sort(key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
+    """The cheapest configurations (exact monthly price) on which a model fits: up to five, the
+    cheapest first, with verdict, cards needed and price. Takes fit_check's filters (budget,
+    node memory, excluded cards/configurations, link) plus one_card. If the filters leave
+    nothing, `filters.emptied_by` names the constraint and `filters.best_ignoring` the cheapest
+    fit without it. FP8 on a card without FP8 tensor cores: a note, and `cheapest_fp8_native`
+    names the cheapest card with them."""
+    from tools.constraints import apply_constraints
+
+    link = None if args.interconnect == "any" else args.interconnect
+    fit_args = FitArgs(**args.model_dump(exclude={"interconnect", "one_card", "sort"}))
+    m, res = run_fit(deps, fit_args)
+    filtered = apply_constraints(res.rows, _constraints(deps, fit_args, args.one_card, link))
+    rows = [r for r in filtered.rows if r.verdict != "does_not_fit"]
+    rows.sort(key=lambda r: (Decimal(r.usd_per_month), r.configuration))
+    notes: list[str] = []
+    native = None
+    if res.precision == "fp8" and rows and not rows[0].fp8_native:
+        native = next((r for r in rows if r.fp8_native), None)
+        first = f"fp8: {rows[0].label} has no FP8 tensor cores (weight-only FP8 via Marlin, slower)"
+        notes.append(
+            first
+            + (
+                f"; the cheapest card with native FP8 is {native.label} "
+                f"(${_money(native.usd_per_month):,}/month)."
+                if native
+                else "; no card with native FP8 fits within these filters."
+            )
+        )
     return {
-        "model": fit["model"],
-        "precision": fit["precision"],
-        "context_tokens": fit["context_tokens"],
-        "concurrency": fit["concurrency"],
-        "weights_gb": fit["weights_gb"],
+        "model": _model_info(m),
+        "precision": res.precision,
+        "kv_precision": args.kv_precision,
+        "runtime": res.runtime,
+        "context_tokens": args.context_tokens,
+        "concurrency": args.concurrency,
+        "weights_gb": _r(res.weights_gb),
         "interconnect": args.interconnect,
-        "cheapest": rows[:5],
+        "cheapest": [row_dict(r) for r in rows[:5]],
         "fitting_configurations": len(rows),
+        **({"cheapest_fp8_native": row_dict(native)} if native else {}),
+        "filters": filters_dict(filtered),
+        "assumptions": _assumptions(m),
+        "notes": notes,
     }

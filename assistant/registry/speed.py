@@ -7,7 +7,15 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from assistant.registry.core import PrecisionArg, ToolError, _Args, _norm_precision, tool
-from assistant.registry.helpers import _configuration, _model, _model_info, _money, _r
+from assistant.registry.helpers import (
+    _assumptions,
+    _configuration,
+    _model,
+    _model_info,
+    _money,
+    _node_cards,
+    _r,
+)
 
 
 class ThroughputArgs(_Args):
@@ -21,7 +29,8 @@ class ThroughputArgs(_Args):
         default=None,
         ge=1,
         le=8,
-        description="cards the model is split across; omitted: the fewest cards it fits on",
+        description="cards the model is split across; omitted: the fewest cards it fits on "
+        "(as capacity_check), the whole node if it fits nowhere",
     )
 
     @field_validator("precision", mode="before")
@@ -36,20 +45,15 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
     bandwidth, calibrated to the site's guide (Llama 3.3 70B BF16: about 18 tokens/s on
     4x A100 PCIe, about 19 on 4x A100 SXM4). A conservative floor that ignores the all-reduce.
     Also the cost per million output tokens at the node's exact monthly price."""
-    from tools.fit import Requirement, fit_configuration
     from tools.throughput import DecodeInput, decode_throughput
 
     m = _model(deps, args.model)
     c = _configuration(deps, args.configuration)
     gpu = deps.catalog.gpus[c.gpu]
-    cards = args.cards
-    fit = fit_configuration(
-        Requirement(model=m, precision=args.precision, context_tokens=args.context_tokens or 8192),
-        c,
-        gpu,
+    fewest, fit = _node_cards(
+        deps, m, c, precision=args.precision, context_tokens=args.context_tokens or 8192
     )
-    if cards is None:
-        cards = fit.cards_needed or c.count
+    cards = args.cards or fewest
     if cards > c.count:
         raise ToolError(f"{c.id} has only {c.count} cards")
     res = decode_throughput(
@@ -68,6 +72,7 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
         "label": c.label,
         "fit_verdict": fit.verdict,
         "cards": cards,
+        "replicas": c.count // cards,
         "precision": res.precision,
         "bandwidth_gb_s_per_card": res.bandwidth_gb_s_per_card,
         "aggregate_bandwidth_gb_s": res.aggregate_bandwidth_gb_s,
@@ -79,6 +84,7 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
         else None,
         "price_source": c.price_source,
         "constants": res.constants,
+        "assumptions": _assumptions(m),
         "formula": res.formula,
         "notes": res.notes,
     }

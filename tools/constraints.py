@@ -1,0 +1,133 @@
+"""Constraint filters over the configurator's rows: budget, total memory, excluded cards or
+configurations, link kind, one card. When the filters leave no fitting row, the result names the
+constraint that emptied it and the best (cheapest) fitting row ignoring that one constraint, so an
+answer can say "nothing under $2,000 holds it; the cheapest that does is ...".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.fit import ConfigurationFit
+from tools.money import USD
+from tools.specs import LinkKind
+
+#: Constraint names, in the order they are reported (the registry's argument names).
+CONSTRAINT_ORDER = (
+    "max_price_usd_month",
+    "min_total_memory_gb",
+    "exclude_cards",
+    "exclude_configurations",
+    "require_link",
+    "one_card",
+)
+
+
+class Constraints(BaseModel):
+    """Filters on the rows; None / empty: no filter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_price_usd_month: USD | None = Field(default=None, ge=0, description="budget per month")
+    min_total_memory_gb: float | None = Field(default=None, ge=0, description="node memory, GB")
+    exclude_cards: list[str] = Field(default=[], description="card ids to leave out")
+    exclude_configurations: list[str] = Field(default=[], description="configuration ids")
+    require_link: LinkKind | None = Field(default=None, description="nvlink or pcie only")
+    one_card: bool = Field(default=False, description="only rows where it fits on one card")
+
+    def active(self) -> dict[str, Callable[[ConfigurationFit], bool]]:
+        """The constraints that filter, by name, as row predicates (in report order)."""
+        checks: dict[str, Callable[[ConfigurationFit], bool]] = {}
+        if self.max_price_usd_month is not None:
+            cap = Decimal(self.max_price_usd_month)
+            checks["max_price_usd_month"] = lambda r: Decimal(r.usd_per_month) <= cap
+        if self.min_total_memory_gb is not None:
+            need = self.min_total_memory_gb
+            checks["min_total_memory_gb"] = lambda r: r.total_memory_gb >= need
+        if self.exclude_cards:
+            cards = set(self.exclude_cards)
+            checks["exclude_cards"] = lambda r: r.gpu not in cards
+        if self.exclude_configurations:
+            ids = set(self.exclude_configurations)
+            checks["exclude_configurations"] = lambda r: r.configuration not in ids
+        if self.require_link is not None:
+            kind = self.require_link
+            checks["require_link"] = lambda r: r.link_kind == kind
+        if self.one_card:
+            checks["one_card"] = lambda r: r.verdict == "fits_one_card"
+        return checks
+
+    def value(self, name: str) -> str:
+        """A constraint's value as text, for results."""
+        v = getattr(self, name)
+        if isinstance(v, list):
+            return ", ".join(v)
+        if isinstance(v, (float, Decimal)):
+            return f"{v:f}".rstrip("0").rstrip(".") if "." in f"{v:f}" else f"{v:f}"
+        return str(v)
+
+
+class Relaxation(BaseModel):
+    """The best fitting row when one constraint (or, if none alone helps, all) is dropped."""
+
+    constraint: str = Field(description="the constraint dropped ('all': every filter)")
+    value: str = Field(description="its value")
+    row: ConfigurationFit = Field(description="the cheapest fitting row without it")
+
+
+class Filtered(BaseModel):
+    rows: list[ConfigurationFit] = Field(description="rows that pass every filter")
+    fitting: int = Field(description="of those, rows where the model fits")
+    fitting_unfiltered: int = Field(description="rows where it fits, ignoring the filters")
+    applied: dict[str, str] = Field(description="the active filters and their values")
+    emptied_by: list[str] = Field(
+        default=[],
+        description="constraints that each alone leave no fitting row (all of them when only "
+        "dropping several helps); empty when something fits or nothing fits at all",
+    )
+    relaxations: list[Relaxation] = []
+
+
+def _fits(r: ConfigurationFit) -> bool:
+    return r.verdict != "does_not_fit"
+
+
+def cheapest(rows: list[ConfigurationFit]) -> ConfigurationFit | None:
+    """The cheapest row (ties: fewer cards, then id)."""
+    if not rows:
+        return None
+    return min(rows, key=lambda r: (Decimal(r.usd_per_month), r.count, r.configuration))
+
+
+def apply_constraints(rows: list[ConfigurationFit], constraints: Constraints) -> Filtered:
+    """Filter rows; when no fitting row is left, say which constraint emptied it and the best
+    fitting row ignoring that constraint."""
+    checks = constraints.active()
+    kept = [r for r in rows if all(ok(r) for ok in checks.values())]
+    fitting_all = [r for r in rows if _fits(r)]
+    fitting = [r for r in kept if _fits(r)]
+    out = Filtered(
+        rows=kept,
+        fitting=len(fitting),
+        fitting_unfiltered=len(fitting_all),
+        applied={name: constraints.value(name) for name in checks},
+    )
+    if fitting or not checks or not fitting_all:
+        return out
+    for name in checks:
+        others = [ok for other, ok in checks.items() if other != name]
+        best = cheapest([r for r in fitting_all if all(ok(r) for ok in others)])
+        if best is not None:
+            out.emptied_by.append(name)
+            out.relaxations.append(
+                Relaxation(constraint=name, value=constraints.value(name), row=best)
+            )
+    if not out.emptied_by:
+        best = cheapest(fitting_all)
+        assert best is not None
+        out.emptied_by = list(checks)
+        out.relaxations.append(Relaxation(constraint="all", value="", row=best))
+    return out
