@@ -422,7 +422,7 @@ def capacity(inp: CapacityInput) -> CapacityResult:
             tensor_parallel=tp,
             gpu_memory_utilization=inp.gpu_memory_utilization,
             overhead_gb_per_card=inp.overhead_gb_per_card,
-            runtime=runtime,  # type: ignore[arg-type]
+            runtime=runtime,
         )
     )
     usable = runtime_usable_gb(inp.gpu.memory_gb, runtime, inp.gpu_memory_utilization)
