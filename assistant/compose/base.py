@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant.answer import Language
 from assistant.compose.draft import CASE_ANCHORS, Draft
-from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t
 
 
@@ -26,14 +26,14 @@ class ComposerBase:
     # ------------------------------------------------------------------ helpers
 
     @staticmethod
-    def _model_arg(u: Understanding) -> str | None:
+    def _model_arg(u: Query) -> str | None:
         if u.model:
             return u.model
         if u.params_b:
             return f"{u.params_b:g}B"
         return None
 
-    def _call_fit(self, d: Draft, u: Understanding, **extra: Any) -> dict[str, Any] | None:
+    def _call_fit(self, d: Draft, u: Query, **extra: Any) -> dict[str, Any] | None:
         context = u.context_tokens
         if context is None and u.full_context and u.model:
             # "at full context": the model's own limit (catalog max_context)
@@ -92,7 +92,7 @@ class ComposerBase:
     def _is_image(self, fit: dict[str, Any]) -> bool:
         return bool(fit["model"]["kind"] != "llm")
 
-    def _targets(self, u: Understanding, fit: dict[str, Any]) -> list[dict[str, Any]]:
+    def _targets(self, u: Query, fit: dict[str, Any]) -> list[dict[str, Any]]:
         """The rows the user asked about: named configurations, cards, a card memory, a count."""
         rows = fit["rows"]
         by_id = {r["configuration"]: r for r in rows}
@@ -186,7 +186,7 @@ class ComposerBase:
             return t(d.lang, "v_split", n=r["cards_needed"])
         return t(d.lang, "v_no_fit")
 
-    def _cite_topic_guides(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> str:
+    def _cite_topic_guides(self, d: Draft, u: Query, fit: dict[str, Any]) -> str:
         """A passage of the quantisation, MoE or image guide about this model or format."""
         sections = self.deps.guides
         if sections is None:
@@ -235,11 +235,11 @@ class ComposerBase:
         d.add(*parts)
 
     @staticmethod
-    def _training(u: Understanding) -> bool:
+    def _training(u: Query) -> bool:
         return bool({"training", "fine_tuning"} & set(u.workloads))
 
     @staticmethod
-    def _parallelism(u: Understanding) -> str:
+    def _parallelism(u: Query) -> str:
         if "pipeline_parallel" in u.workloads:
             return "pipeline"
         if "tensor_parallel" in u.workloads:
@@ -248,7 +248,7 @@ class ComposerBase:
             return "replicas"
         return "auto"
 
-    def _absent_note(self, d: Draft, u: Understanding, targets: list[dict[str, Any]]) -> None:
+    def _absent_note(self, d: Draft, u: Query, targets: list[dict[str, Any]]) -> None:
         """'4x A100 SXM4 or 2x H200': the other node exists, a 2-card H200 node does not; the
         nearest H200 node is answered instead, and this says so."""
         shown = {r["gpu"] for r in targets}
@@ -257,7 +257,7 @@ class ComposerBase:
                 name = self.deps.catalog.gpus[card].short_name
                 d.add(t(d.lang, "no_such_count", count=count, card=name))
 
-    def _count_note(self, d: Draft, u: Understanding, targets: list[dict[str, Any]]) -> None:
+    def _count_note(self, d: Draft, u: Query, targets: list[dict[str, Any]]) -> None:
         """'2x H100 SXM5' asked, only 4/8-card nodes exist: say so before answering for them."""
         self._absent_note(d, u, targets)
         if not u.count or not targets or any(r["count"] == u.count for r in targets):
@@ -271,7 +271,7 @@ class ComposerBase:
     def _split_rules(
         self,
         d: Draft,
-        u: Understanding,
+        u: Query,
         advice: dict[str, Any] | None,
         cards_needed: int | None,
         lead: str = "",
@@ -297,7 +297,7 @@ class ComposerBase:
         self._add_advice(d, advice, with_also=with_also, lead=lead)
 
     def _lower_precision(
-        self, d: Draft, u: Understanding, fit: dict[str, Any], targets: list[dict[str, Any]]
+        self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]
     ) -> None:
         """The configurations asked about can't hold it: do they at FP8, or at 4-bit?"""
         from tools.memory import BITS_PER_WEIGHT
@@ -330,7 +330,7 @@ class ComposerBase:
                 return
 
     def _fit_follow_ups(
-        self, d: Draft, u: Understanding, fit: dict[str, Any], row: dict[str, Any] | None
+        self, d: Draft, u: Query, fit: dict[str, Any], row: dict[str, Any] | None
     ) -> None:
         model = self._model_name(fit, d.lang)
         if self._is_image(fit):
@@ -346,31 +346,31 @@ class ComposerBase:
     # Flows that fall back on (or hand over to) a flow of another family. Each mixin defines
     # its own; these declarations let every mixin call them and are never reached on Composer.
 
-    def _general(self, d: Draft, u: Understanding) -> None:
+    def _general(self, d: Draft, u: Query) -> None:
         """The guide's own words (guides.GuidesMixin)."""
         raise NotImplementedError
 
-    def _ask_model(self, d: Draft, u: Understanding) -> None:
+    def _ask_model(self, d: Draft, u: Query) -> None:
         """Ask which model, with the general rule (guides.GuidesMixin)."""
         raise NotImplementedError
 
-    def _fit_answer(self, d: Draft, u: Understanding) -> None:
+    def _fit_answer(self, d: Draft, u: Query) -> None:
         """Does the model fit, and where (fit.FitMixin)."""
         raise NotImplementedError
 
-    def _nvlink_without_model(self, d: Draft, u: Understanding) -> None:
+    def _nvlink_without_model(self, d: Draft, u: Query) -> None:
         """NVLink or PCIe by workload alone (nvlink.NvlinkMixin)."""
         raise NotImplementedError
 
-    def _adapter_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+    def _adapter_memory(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """LoRA / QLoRA fine-tuning memory and the rule (fit.FitMixin)."""
         raise NotImplementedError
 
-    def _price(self, d: Draft, u: Understanding) -> None:
+    def _price(self, d: Draft, u: Query) -> None:
         """Prices and facts of the named nodes (prices.PricesMixin)."""
         raise NotImplementedError
 
-    def _speed(self, d: Draft, u: Understanding) -> None:
+    def _speed(self, d: Draft, u: Query) -> None:
         """Tokens per second on the named nodes (speed.SpeedMixin)."""
         raise NotImplementedError
 

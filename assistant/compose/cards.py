@@ -8,7 +8,7 @@ import re
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
-from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, t
 
 
@@ -16,7 +16,7 @@ class CardsMixin(ComposerBase):
     """What a card or node has."""
 
     # ---- card specs
-    def _card_facts(self, d: Draft, u: Understanding) -> None:
+    def _card_facts(self, d: Draft, u: Query) -> None:
         cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
         mem = u.memory_gb
         if mem is None and not cards:
@@ -71,7 +71,7 @@ class CardsMixin(ComposerBase):
             d.bullets(lines)
         d.suggest(follow_up(d.lang, "fit_example"))
 
-    def _most_vram(self, d: Draft, u: Understanding) -> None:
+    def _most_vram(self, d: Draft, u: Query) -> None:
         pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
         if not pq:
             self._price(d, u)

@@ -11,7 +11,7 @@ from assistant.compose.base import ComposerBase
 from assistant.compose.draft import NVLINK_GUIDE, Draft
 from assistant.compose.guides import _excerpt
 from assistant.compose.intents import _described_topo
-from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, t
 
 
@@ -19,7 +19,7 @@ class DiagnosticsMixin(ComposerBase):
     """Is the node wired as it should be."""
 
     # ---- topology
-    def _topology_howto(self, d: Draft, u: Understanding) -> None:
+    def _topology_howto(self, d: Draft, u: Query) -> None:
         d.add(t(d.lang, "topo_howto") + d.cite("measure-it-yourself"))
         code = self._guide_code(d)
         if code:
@@ -49,7 +49,7 @@ class DiagnosticsMixin(ComposerBase):
                 return m.group(0)
         return ""
 
-    def _topology_paste(self, d: Draft, u: Understanding) -> None:
+    def _topology_paste(self, d: Draft, u: Query) -> None:
         cfg = u.configurations[0] if u.configurations else None
         kind = None
         if cfg is None:
@@ -104,7 +104,7 @@ class DiagnosticsMixin(ComposerBase):
         d.add(t(d.lang, "topo_legend"))
         d.suggest(follow_up(d.lang, "topology"))
 
-    def _topology_described(self, d: Draft, u: Understanding) -> None:
+    def _topology_described(self, d: Draft, u: Query) -> None:
         """A topology described in words: the label between all cards of a named node, judged by
         check_topology_output on the matrix the words describe."""
         m = _described_topo(u.question)

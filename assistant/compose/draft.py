@@ -18,6 +18,8 @@ from assistant.texts import monthly, t
 log = logging.getLogger("assistant.compose")
 
 NVLINK_GUIDE = "nvlink-vs-pcie"
+# the tools whose configurations the question's constraints filter
+FILTERED_TOOLS = ("fit_check", "cheapest_fit")
 # the model of the guide's own speed table (nvlink-vs-pcie#same-job-both-ways)
 EXAMPLE_MODEL = "llama-3.3-70b"
 # the subsection each "link does not matter" case and the warning come from (both languages)
@@ -53,10 +55,16 @@ class Draft:
     _passages: list[Any] = field(default_factory=list)
     _passage_keys: dict[tuple[str, str], int] = field(default_factory=dict)
     _prices: dict[str, PriceQuote] = field(default_factory=dict)
+    flow: str = ""  # the flow-table row writing this answer
+    # the question's constraints as tool filters (budget, minimum memory, exclusions): every
+    # fit_check / cheapest_fit call of a filtered flow carries them
+    filters: dict[str, Any] = field(default_factory=dict)
 
     # ---- tools
     def call(self, name: str, **arguments: Any) -> dict[str, Any] | None:
         args = {k: v for k, v in arguments.items() if v is not None}
+        if name in FILTERED_TOOLS and self.filters and "configurations" not in args:
+            args = {**args, **self.filters}
         try:
             record = call_tool(self.deps, name, args)
         except ToolError as exc:

@@ -11,7 +11,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import CASE_ANCHORS, Draft
-from assistant.nlu import Understanding
+from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, smart, t
 
 _QLORA = re.compile(r"\bqlora\b")
@@ -23,7 +23,7 @@ class FitMixin(ComposerBase):
     """Does it fit, and where."""
 
     # ---- fit
-    def _fit_answer(self, d: Draft, u: Understanding) -> None:
+    def _fit_answer(self, d: Draft, u: Query) -> None:
         fit = self._call_fit(d, u)
         if fit is not None and self._training(u) and not self._is_image(fit):
             if u.adapter is not None:
@@ -196,7 +196,7 @@ class FitMixin(ComposerBase):
         fitting = [r for r in targets if r["verdict"] != "does_not_fit"]
         self._fit_follow_ups(d, u, fit, (fitting[0] if fitting else None) or one or split)
 
-    def _training_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+    def _training_memory(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """Full fine-tuning / training memory (weights, gradients, FP32 master, Adam) instead of
         the serving fit, and the training rule."""
         model = self._model_name(fit, d.lang)
@@ -232,7 +232,7 @@ class FitMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "nvlink", model=model))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
 
-    def _adapter_memory(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+    def _adapter_memory(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """LoRA / QLoRA fine-tuning memory (frozen base weights + adapter state) instead of the
         serving fit: the card asked about (or the cheapest one-card node), the breakdown, the
         assumptions and the training rule."""
@@ -402,7 +402,7 @@ class FitMixin(ComposerBase):
             d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
 
     @staticmethod
-    def _plans_tp(u: Understanding) -> bool:
+    def _plans_tp(u: Query) -> bool:
         """The user plans tensor parallelism over several cards."""
         return "tensor_parallel" in u.workloads and (u.count or 0) > 1
 
@@ -444,7 +444,7 @@ class FitMixin(ComposerBase):
 
     def _alternatives(
         self,
-        u: Understanding,
+        u: Query,
         rows: list[dict[str, Any]],
         targets: list[dict[str, Any]],
         one: dict[str, Any] | None,

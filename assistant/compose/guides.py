@@ -14,7 +14,7 @@ from assistant.answer import ToolCall
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft, log
 from assistant.compose.intents import _PINNED, _topic_guide
-from assistant.nlu import Understanding
+from assistant.nlu import Query
 from assistant.texts import follow_up, t
 
 
@@ -23,13 +23,13 @@ class GuidesMixin(ComposerBase):
 
     # ------------------------------------------------------------------ flows
 
-    def _off_topic(self, d: Draft, u: Understanding) -> None:
+    def _off_topic(self, d: Draft, u: Query) -> None:
         d.add(t(d.lang, "off_topic"))
         d.suggest(follow_up(d.lang, "fit_example"))
         d.suggest(follow_up(d.lang, "nvlink_example"))
         d.suggest(follow_up(d.lang, "price_example"))
 
-    def _unknown_model(self, d: Draft, u: Understanding) -> None:
+    def _unknown_model(self, d: Draft, u: Query) -> None:
         name = u.unknown_model or ""
         d.add(t(d.lang, "unknown_model", name=name))
         if u.unknown_model_closest:
@@ -44,7 +44,7 @@ class GuidesMixin(ComposerBase):
             d.add(t(d.lang, "unknown_model_offer", example=example))
         d.suggest(follow_up(d.lang, "fit_example"))
 
-    def _ask_model(self, d: Draft, u: Understanding) -> None:
+    def _ask_model(self, d: Draft, u: Query) -> None:
         d.add(f"**{t(d.lang, 'ask_model')}**")
         d.add(t(d.lang, "general_rule_title"))
         advice = self._advice(d, fits_one_card=True)
@@ -53,7 +53,7 @@ class GuidesMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "nvlink_example"))
 
     # ---- general: retrieval
-    def _general(self, d: Draft, u: Understanding) -> None:
+    def _general(self, d: Draft, u: Query) -> None:
         passages = self._search(d, u)
         if not passages:
             d.add(t(d.lang, "general_none"))
@@ -107,7 +107,7 @@ class GuidesMixin(ComposerBase):
                 return sections.section(guide, anchor, d.lang, contains)
         return None
 
-    def _search(self, d: Draft, u: Understanding) -> list[Any]:
+    def _search(self, d: Draft, u: Query) -> list[Any]:
         index = self.deps.index
         passages: list[Any] = []
         pinned = self._pinned_passage(d, u.question)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.nlu import Understanding
+from assistant.nlu import Query
 
 _TOPICS = {
     "awq-vs-gptq-vs-fp8": r"\b(?:awq|gptq|gguf|quanti[sz]\w*|fp8|bf16|fp16|int4|int8|4-bit|vllm|"
@@ -107,7 +107,7 @@ _LINK_MENTIONS = (
 )
 
 
-def _asks_card_facts(u: Understanding) -> bool:
+def _asks_card_facts(u: Query) -> bool:
     """A question about a card's own specs (memory, bandwidth), no model: "How much VRAM does
     the H200 have?", "Which GPUs have 48 GB?"."""
     if u.has_subject or u.configurations or (u.count or 1) > 1:

@@ -6,11 +6,12 @@ pasted all_reduce_perf output judged against the node's rated bandwidth.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.compose.base import ComposerBase, generic_name
 from assistant.compose.draft import Draft
 from assistant.compose.intents import _named_links
-from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, smart, t
 
 
@@ -18,7 +19,7 @@ class InterconnectMixin(ComposerBase):
     """Links, their bandwidths and the all-reduces over them."""
 
     # ---- link facts: bandwidths, the NVLink : PCIe ratio, which link a node has
-    def _link_facts(self, d: Draft, u: Understanding) -> None:
+    def _link_facts(self, d: Draft, u: Query) -> None:
         cfgs = list(u.configurations)
         cat = self.deps.catalog
         q = u.question.lower()
@@ -92,7 +93,7 @@ class InterconnectMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
 
     # ---- all-reduces per token under tensor parallelism
-    def _tp_sync(self, d: Draft, u: Understanding) -> None:
+    def _tp_sync(self, d: Draft, u: Query) -> None:
         model_arg = self._model_arg(u)
         cfg = u.configurations[0] if u.configurations else "4x-a100-pcie"
         tp = (
@@ -116,7 +117,7 @@ class InterconnectMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
 
     # ---- pasted all_reduce_perf output
-    def _allreduce_paste(self, d: Draft, u: Understanding) -> None:
+    def _allreduce_paste(self, d: Draft, u: Query) -> None:
         cfg = u.configurations[0] if u.configurations else None
         if cfg is None:
             d.add(f"**{t(d.lang, 'nccl_ask_node')}**")
@@ -128,6 +129,30 @@ class InterconnectMixin(ComposerBase):
             d.add(t(d.lang, "nccl_unparsed"))
             d.suggest(follow_up(d.lang, "topology"))
             return
+        self._allreduce_verdict(d, u, res)
+
+    def _allreduce_measured(self, d: Draft, u: Query) -> None:
+        """'busbw around 22 GB/s on 4x L40S, normal?': judged against the node's link."""
+        cfg = u.configurations[0] if u.configurations else None
+        res = (
+            d.call(
+                "check_allreduce_output",
+                busbw_gb_s=u.measured.busbw_gb_s,
+                configuration=cfg,
+            )
+            if cfg
+            else None
+        )
+        if cfg is None:
+            self._allreduce_paste(d, u)  # asks which node it was measured on
+        elif res is None:
+            self._allreduce(d, u)
+        else:
+            self._allreduce_verdict(d, u, res)
+
+    def _allreduce_verdict(self, d: Draft, u: Query, res: dict[str, Any]) -> None:
+        """A measured bus bandwidth (pasted or in words) against the node's rated link."""
+        cfg = u.configurations[0]
         key = {"ok": "nccl_ok", "warning": "nccl_low"}.get(res["status"], "nccl_bad")
         d.add(
             t(
@@ -147,7 +172,7 @@ class InterconnectMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
 
     # ---- all-reduce
-    def _allreduce(self, d: Draft, u: Understanding) -> None:
+    def _allreduce(self, d: Draft, u: Query) -> None:
         model_arg = self._model_arg(u)
         links: list[str] = []
         for cid in u.configurations:

@@ -11,7 +11,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import PCIE_TWIN, SXM_TWIN, Draft
-from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, smart, t, tokens, usd
 
 
@@ -19,7 +19,7 @@ class NvlinkMixin(ComposerBase):
     """NVLink or PCIe: the guide's verdict for the workload and model."""
 
     # ---- NVLink
-    def _nvlink(self, d: Draft, u: Understanding) -> None:
+    def _nvlink(self, d: Draft, u: Query) -> None:
         w = set(u.workloads)
         model_arg = self._model_arg(u)
         if "multi_node" in w and (u.count is None or u.count > 8):
@@ -88,7 +88,7 @@ class NvlinkMixin(ComposerBase):
         except Exception:
             return True
 
-    def _nvlink_without_model(self, d: Draft, u: Understanding) -> None:
+    def _nvlink_without_model(self, d: Draft, u: Query) -> None:
         w = set(u.workloads)
         if "independent" in w:
             d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
@@ -149,7 +149,7 @@ class NvlinkMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "nvlink_example"))
         d.suggest(follow_up(d.lang, "topology"))
 
-    def _pair(self, u: Understanding, fit: dict[str, Any]) -> tuple[Any, Any]:
+    def _pair(self, u: Query, fit: dict[str, Any]) -> tuple[Any, Any]:
         """The SXM node and its PCIe counterpart to compare (the guide's same-job-both-ways)."""
         rows = fit["rows"]
         by_id = {r["configuration"]: r for r in rows}
@@ -186,7 +186,7 @@ class NvlinkMixin(ComposerBase):
         return sxm, pcie
 
     def _cheapest_split(
-        self, rows: list[dict[str, Any]], kind: str, count: int | None, u: Understanding
+        self, rows: list[dict[str, Any]], kind: str, count: int | None, u: Query
     ) -> Any:
         links = self.deps.catalog.links
         cards = set(u.cards) | {c for f in u.card_families for c in CARD_FAMILIES[f]}
@@ -200,7 +200,7 @@ class NvlinkMixin(ComposerBase):
         ]
         return self._cheapest_row(cands, ("split",))
 
-    def _pipeline_or_tensor(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+    def _pipeline_or_tensor(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """'Pipeline or tensor parallelism (over PCIe)?': over PCIe pipeline; tensor parallelism
         syncs every layer and is what NVLink is for."""
         model = self._model_name(fit, d.lang)
@@ -232,7 +232,7 @@ class NvlinkMixin(ComposerBase):
         self._add_advice(d, advice)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
 
-    def _nvlink_training(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+    def _nvlink_training(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
         if u.adapter is not None and not self._is_image(fit):
             # LoRA / QLoRA: the adapter memory decides one card or a split (and so the link)
@@ -282,7 +282,7 @@ class NvlinkMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
 
-    def _nvlink_for_model(self, d: Draft, u: Understanding, fit: dict[str, Any]) -> None:
+    def _nvlink_for_model(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         w = set(u.workloads)
         if {"pipeline_parallel", "tensor_parallel"} <= w and not self._training(u):
             self._pipeline_or_tensor(d, u, fit)

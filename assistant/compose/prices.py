@@ -9,7 +9,7 @@ import re
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
-from assistant.nlu import CARD_FAMILIES, Understanding
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
 
@@ -17,7 +17,7 @@ class PricesMixin(ComposerBase):
     """What it costs."""
 
     # ---- price
-    def _price(self, d: Draft, u: Understanding) -> None:
+    def _price(self, d: Draft, u: Query) -> None:
         cat = self.deps.catalog
         ids = [c for c in u.configurations if c in cat.configurations]
         intro = "price_intro_many"
@@ -135,7 +135,7 @@ class PricesMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "fit_example"))
 
     # ---- two named nodes for one model
-    def _compare_nodes(self, d: Draft, u: Understanding) -> None:
+    def _compare_nodes(self, d: Draft, u: Query) -> None:
         """Which of the named nodes is cheaper for the model: prices, fit and speed side by side."""
         cids = [c for c in u.configurations if c in self.deps.catalog.configurations][:4]
         if len(cids) < 2:
@@ -227,7 +227,7 @@ class PricesMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "nvlink", model=model))
 
     # ---- VRAM per dollar, price sources
-    def _vram_per_dollar(self, d: Draft, u: Understanding) -> None:
+    def _vram_per_dollar(self, d: Draft, u: Query) -> None:
         ids = list(self.deps.catalog.configurations)
         pq = d.call("price_quote", configurations=ids)
         if not pq:
@@ -257,7 +257,7 @@ class PricesMixin(ComposerBase):
         d.add(t(d.lang, "placeholder_note"))
         d.suggest(follow_up(d.lang, "fit_example"))
 
-    def _price_sources(self, d: Draft, u: Understanding) -> None:
+    def _price_sources(self, d: Draft, u: Query) -> None:
         published = ["4x-a100-pcie", "4x-a100-sxm4"]
         d.call("price_quote", configurations=published)
         d.add(t(d.lang, "price_sources"))
@@ -267,7 +267,7 @@ class PricesMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "price_example"))
 
     # ---- price and speed in one question
-    def _price_and_speed(self, d: Draft, u: Understanding) -> None:
+    def _price_and_speed(self, d: Draft, u: Query) -> None:
         """Both halves answered: with a model its speed on the node(s) plus their prices; without
         one the price, the guide's own example (Llama 3.3 70B in BF16) labelled as such, and
         the question which model."""
@@ -313,7 +313,7 @@ class PricesMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "nvlink_example"))
 
     # ---- cheapest
-    def _cheapest(self, d: Draft, u: Understanding) -> None:
+    def _cheapest(self, d: Draft, u: Query) -> None:
         if not u.has_subject:
             configs = self.deps.catalog.configurations
             ids = list(configs)

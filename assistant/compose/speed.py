@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
-from assistant.nlu import Understanding
+from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
 
@@ -14,7 +14,7 @@ class SpeedMixin(ComposerBase):
     """How fast, and how much it holds."""
 
     # ---- speed
-    def _speed(self, d: Draft, u: Understanding) -> None:
+    def _speed(self, d: Draft, u: Query) -> None:
         if not u.has_subject:
             self._ask_model(d, u)
             return
@@ -111,7 +111,7 @@ class SpeedMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "cheapest", model=model))
 
     # ---- capacity: longest context, most sequences
-    def _capacity(self, d: Draft, u: Understanding) -> None:
+    def _capacity(self, d: Draft, u: Query) -> None:
         fit = self._call_fit(d, u)
         if fit is None or self._is_image(fit):
             d.calls.clear()

@@ -9,7 +9,8 @@ Everything here is *understanding*: no figure in an answer comes from this packa
 
 Package layout:
 
-    understanding.py  the `Understanding` slots, `Intent` / `Workload` names, card ids
+    query.py          the typed `Query` (slots, constraints, claim), `Intent` / `Workload`, card ids
+    constraints.py    budget, minimum memory, users, exclusions, runtime, nodes, measurements, claim
     language.py       German / English function words, `detect_language`
     lexicon.py        number words, text folding, card / precision / model-family regexes
     entities.py       models, precision, cards and counts, context and concurrency
@@ -21,15 +22,15 @@ Package layout:
 from __future__ import annotations
 
 from assistant.nlu.language import FUNCTION_WORDS, detect_language
-from assistant.nlu.understander import Understander
-from assistant.nlu.understanding import (
+from assistant.nlu.query import (
     CARD_FAMILIES,
     CARD_IDS,
     GEN4_CARDS,
     Intent,
-    Understanding,
+    Query,
     Workload,
 )
+from assistant.nlu.understander import Understander
 
 __all__ = [
     "CARD_FAMILIES",
@@ -37,8 +38,8 @@ __all__ = [
     "FUNCTION_WORDS",
     "GEN4_CARDS",
     "Intent",
+    "Query",
     "Understander",
-    "Understanding",
     "Workload",
     "detect_language",
 ]

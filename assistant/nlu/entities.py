@@ -21,7 +21,7 @@ from assistant.nlu.lexicon import (
     _number,
     _to_int,
 )
-from assistant.nlu.understanding import CARD_FAMILIES, Understanding
+from assistant.nlu.query import CARD_FAMILIES, Query
 
 
 class EntityMixin:
@@ -32,7 +32,7 @@ class EntityMixin:
     _max_alias_tokens: int
     _configs: set[str]
 
-    def _find_model(self, original: str, folded: str, u: Understanding) -> None:
+    def _find_model(self, original: str, folded: str, u: Query) -> None:
         tokens = re.findall(r"\S+", _fold(original))
         best: tuple[int, str, str] | None = None  # (token span length, model id, mention)
         found: list[str] = []
@@ -84,7 +84,7 @@ class EntityMixin:
             return names[:3]
         return []
 
-    def _find_precision(self, folded: str, u: Understanding) -> None:
+    def _find_precision(self, folded: str, u: Query) -> None:
         hits: list[tuple[int, str]] = []
         for name, rx in _PRECISION_RX:
             for m in rx.finditer(folded):
@@ -99,7 +99,7 @@ class EntityMixin:
                     return
             u.precision = names[0]
 
-    def _find_cards_and_counts(self, folded: str, u: Understanding) -> None:
+    def _find_cards_and_counts(self, folded: str, u: Query) -> None:
         spans = _find_cards(folded)
         u.gen4 = bool(
             re.search(
@@ -225,7 +225,7 @@ class EntityMixin:
             return cands[:1]
         return [c for c in cands if c in self._configs][:1]
 
-    def _find_context_and_concurrency(self, folded: str, u: Understanding) -> None:
+    def _find_context_and_concurrency(self, folded: str, u: Query) -> None:
         m = _CONTEXT_RX.search(folded)
         if m:
             value, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))

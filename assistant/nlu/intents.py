@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu.lexicon import _find_cards
-from assistant.nlu.understanding import Intent, Understanding
+from assistant.nlu.query import Intent, Query
 
 # --------------------------------------------------------------------------- intents
 
@@ -144,7 +144,7 @@ class IntentMixin:
                 kinds.add(str(link.kind))
         return kinds
 
-    def _intents(self, folded: str, u: Understanding) -> list[Intent]:
+    def _intents(self, folded: str, u: Query) -> list[Intent]:
         intents: list[Intent] = []
         if u.nccl_text is not None:
             intents.append("allreduce_paste")

@@ -153,7 +153,7 @@ _CONTEXT_RX = re.compile(
 _CONCURRENCY_RX = re.compile(
     r"(?<!\d)(\d{1,7})\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|"
     r"nutzer|requests?|anfragen|sequences?|sequenzen|streams?|user)?"
-    r"|(?<!\d)(\d{1,7})\s*(?:users?|nutzer|requests? at once|anfragen gleichzeitig)"
+    r"|(?<!\d)(\d{1,7})\s*(?:requests? at once|anfragen gleichzeitig)"
     r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})",
 )
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from assistant.answer import Language
+from assistant.nlu import constraints
 from assistant.nlu.entities import EntityMixin
 from assistant.nlu.intents import (
     _CONCEPT_RX,
@@ -20,8 +21,9 @@ from assistant.nlu.intents import (
 )
 from assistant.nlu.language import detect_language
 from assistant.nlu.lexicon import _fold, _norm_alias
-from assistant.nlu.understanding import Understanding
+from assistant.nlu.query import Query
 from assistant.nlu.workloads import WorkloadMixin
+from tools.load import TRAFFIC_USERS, concurrent_sequences
 
 _NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
 _TOPO_RX = re.compile(
@@ -56,13 +58,13 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
 
     # ------------------------------------------------------------------ public
 
-    def understand(self, question: str, language: Language | None = None) -> Understanding:
+    def understand(self, question: str, language: Language | None = None) -> Query:
         text = question.strip()
         lang, detected = detect_language(text)
         if language is not None:
             lang, detected = language, True
         folded = _fold(text)
-        u = Understanding(question=question, language=lang, language_detected=detected)
+        u = Query(question=question, language=lang, language_detected=detected)
 
         if _NCCL_RX.search(folded):
             u.nccl_text = text
@@ -85,6 +87,12 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._find_cards_and_counts(prose, u)
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
+        constraints.find_all(prose, u)
+        if u.users and u.concurrency is None:
+            # 200 users are not 200 simultaneous sequences: size for those generating at once
+            u.concurrency = concurrent_sequences(u.users)
+            if u.users >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
+                u.workloads.append("traffic")
         u.full_context = u.context_tokens is None and bool(
             re.search(
                 r"(?:full|maximum|max\.?|whole|entire|longest) context|"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.nlu.understanding import Understanding, Workload
+from assistant.nlu.query import Query, Workload
 
 # --------------------------------------------------------------------------- workloads
 
@@ -89,7 +89,7 @@ _ATTENTION_ONLY = re.compile(
 class WorkloadMixin:
     """`Understander._find_workloads`."""
 
-    def _find_workloads(self, folded: str, u: Understanding) -> None:
+    def _find_workloads(self, folded: str, u: Query) -> None:
         for name, rx in _WORKLOAD_RX:
             if rx.search(folded) and name not in u.workloads:
                 u.workloads.append(name)

@@ -1,5 +1,6 @@
-"""The result of understanding a question: the `Understanding` slots, the intent and workload
-names, the card ids the slots use."""
+"""The typed `Query`: everything a question says (model, precision, cards and counts, workload,
+context, users and concurrency, the constraints it sets, the claim it asks about and in which
+polarity, measurements given in words), the intent and workload names, the card ids."""
 
 from __future__ import annotations
 
@@ -59,8 +60,51 @@ CARD_FAMILIES = {"a100": ("a100-pcie", "a100-sxm4"), "h100": ("h100-pcie", "h100
 GEN4_CARDS = ("rtx-4090", "rtx-a6000", "l40s")
 
 
-class Understanding(BaseModel):
-    """What the question asks, as slots. Empty slots mean "not said"."""
+Runtime = Literal["vllm", "llama.cpp"]
+
+# what a yes/no question asks about; the first word of the answer answers it in this polarity
+Claim = Literal[
+    "nvlink_needed",  # "Do I need NVLink?", "Is SXM required?"
+    "pcie_enough",  # "Reicht PCIe?", "Is NVLink overkill?", "Can I avoid SXM?"
+    "fits",  # "Does it fit?", "70B on a single H200?"
+    "worth_it",  # "Is the B200 worth it over the H200?"
+]
+
+
+class Measured(BaseModel):
+    """Measurements the user reports in words ("busbw around 22 GB/s", "GPU0-GPU5 shows SYS")."""
+
+    busbw_gb_s: float | None = None
+    tokens_per_s: float | None = None
+    topo_label: str | None = Field(default=None, description="PHB, SYS, NODE, PIX, PXB, NV12...")
+    topo_pair: tuple[int, int] | None = None
+
+
+class Constraints(BaseModel):
+    """What the user rules in or out. Each is a filter on the configurations considered."""
+
+    budget_usd_month: float | None = Field(default=None, description="'budget 8k/month'")
+    min_total_memory_gb: float | None = Field(default=None, description="'at least 160 GB'")
+    exclude_cards: list[str] = Field(default_factory=list, description="'no H100', 'ohne 4090'")
+    exclude_link: Literal["nvlink", "pcie"] | None = Field(
+        default=None, description="'without NVLink' (pcie only), 'no PCIe' (nvlink only)"
+    )
+    require_link: Literal["nvlink", "pcie"] | None = Field(
+        default=None, description="'an NVLink node', 'PCIe only'"
+    )
+
+    def active(self) -> bool:
+        return bool(
+            self.budget_usd_month
+            or self.min_total_memory_gb
+            or self.exclude_cards
+            or self.exclude_link
+            or self.require_link
+        )
+
+
+class Query(BaseModel):
+    """What the question asks, typed. Empty fields mean "not said"."""
 
     question: str
     language: Language
@@ -107,6 +151,18 @@ class Understanding(BaseModel):
     lora_attention_only: bool = Field(
         default=False, description="adapters on the attention projections only"
     )
+    users: int | None = Field(
+        default=None, description="'for 200 users': people, not simultaneous sequences"
+    )
+    constraints: Constraints = Field(default_factory=Constraints)
+    runtime: Runtime | None = Field(default=None, description="llama.cpp / Ollama / GGUF, vLLM")
+    nodes: int | None = Field(
+        default=None, description="servers asked for together ('two nodes', '16 GPUs')"
+    )
+    total_cards: int | None = Field(default=None, description="cards asked for over all nodes")
+    measured: Measured = Field(default_factory=Measured)
+    claim: Claim | None = Field(default=None, description="the yes/no claim asked about")
+    compare: bool = Field(default=False, description="'A or B?', 'A vs B', 'which is better'")
 
     @property
     def intent(self) -> Intent:
@@ -115,3 +171,7 @@ class Understanding(BaseModel):
     @property
     def has_subject(self) -> bool:
         return bool(self.model or self.params_b or self.unknown_model)
+
+
+# the name the first build used for `Query`
+Understanding = Query

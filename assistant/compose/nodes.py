@@ -1,0 +1,218 @@
+"""Flows about what one node can and cannot be: a job for more than one node (not offered: no
+fabric between nodes; what the largest node does instead), a measured bus bandwidth given in
+words, and the tool filters a question's constraints set. Trigger rows: `assistant.compose.table`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.compose.base import ComposerBase, generic_name
+from assistant.compose.draft import Draft
+from assistant.nlu import Query
+from assistant.texts import follow_up, gb, precision_label
+
+PHRASES: dict[str, tuple[str, str]] = {
+    "multi_node": (
+        "**No — one job across {what} is not something you can rent here:** every configuration "
+        "is a single server, and there is no fabric between servers.",
+        "**Nein — ein Job über {what} lässt sich hier nicht mieten:** Jede Konfiguration ist ein "
+        "einzelner Server, und zwischen Servern gibt es kein Fabric.",
+    ),
+    "multi_node_no_fit_lead": (
+        "**No — {model} in {precision} does not fit on any one node here, and one job across "
+        "{what} is not something you can rent:** every configuration is a single server, and "
+        "there is no fabric between servers.",
+        "**Nein — {model} passt in {precision} auf keinen einzelnen Knoten, und ein Job über "
+        "{what} lässt sich hier nicht mieten:** Jede Konfiguration ist ein einzelner Server, und "
+        "zwischen Servern gibt es kein Fabric.",
+    ),
+    "multi_node_what_nodes": ("{n} nodes", "{n} Knoten"),
+    "multi_node_what_cards": ("{n} cards", "{n} Karten"),
+    "multi_node_fits": (
+        "What one node does instead: {model} in {precision} fits on the largest nodes, the "
+        "cheapest being {label}",
+        "Was ein Knoten stattdessen schafft: {model} passt in {precision} auf die größten Knoten, "
+        "am günstigsten {label}",
+    ),
+    "multi_node_no_fit": (
+        "What one node does instead: nothing here holds {model} in {precision}; the largest "
+        "node falls short:",
+        "Was ein Knoten stattdessen schafft: Kein Knoten hält {model} in {precision}; auch der "
+        "größte reicht nicht:",
+    ),
+    "multi_node_largest": (
+        "The largest nodes are 8-card servers; the most memory in one node:",
+        "Die größten Knoten sind Server mit 8 Karten; am meisten Speicher in einem Knoten:",
+    ),
+    "multi_node_replicas": (
+        "If the nodes would only run independent copies (no job spans them), that works: rent "
+        "the nodes separately, each serves its own copy.",
+        "Sollen die Knoten nur unabhängige Kopien betreiben (kein Job über mehrere Knoten), geht "
+        "das: Mieten Sie die Knoten einzeln, jeder bedient seine eigene Kopie.",
+    ),
+    "constraints_none": (
+        "**Nothing in the catalog meets all of your constraints** ({what}).",
+        "**Keine Konfiguration im Katalog erfüllt alle Ihre Vorgaben** ({what}).",
+    ),
+    "constraints_considered": (
+        "Only configurations within your constraints are considered ({what}).",
+        "Berücksichtigt sind nur Konfigurationen innerhalb Ihrer Vorgaben ({what}).",
+    ),
+    "constraints_outside": (
+        "Nothing within them holds it; the cheapest configuration that does:",
+        "Innerhalb dieser Vorgaben hält es keine; die günstigste Konfiguration, die es hält:",
+    ),
+    "c_budget": ("your budget", "Ihr Budget"),
+    "c_memory": ("at least {gb} in total", "mindestens {gb} insgesamt"),
+    "c_exclude": ("without {cards}", "ohne {cards}"),
+    "c_nvlink": ("NVLink nodes only", "nur NVLink-Knoten"),
+    "c_pcie": ("PCIe nodes only", "nur PCIe-Knoten"),
+}
+
+
+def p(lang: str, key: str, **kw: Any) -> str:
+    en, de = PHRASES[key]
+    return (de if lang == "de" else en).format(**kw)
+
+
+class NodesMixin(ComposerBase):
+    """Jobs bigger than one node; the constraint filters every filtered flow's tools carry."""
+
+    def _filters(self, u: Query) -> dict[str, Any]:
+        """The question's constraints as the configurations fit_check / cheapest_fit consider
+        (empty: no constraint; ``{"configurations": []}``: nothing meets them)."""
+        c = u.constraints
+        if not c.active():
+            return {}
+        cat = self.deps.catalog
+        link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
+        allowed = [
+            cfg.id
+            for cfg in cat.configurations.values()
+            if (c.budget_usd_month is None or cfg.usd_per_month <= c.budget_usd_month)
+            and (
+                c.min_total_memory_gb is None
+                or cat.gpus[cfg.gpu].memory_gb * cfg.count >= c.min_total_memory_gb
+            )
+            and cfg.gpu not in c.exclude_cards
+            and (link is None or cat.links[cfg.interconnect].kind == link)
+        ]
+        return {"configurations": allowed}
+
+    def _constrained(self, d: Draft, u: Query, method: str) -> None:
+        """Run a filtered flow within the constraints; say what was left out, and when nothing
+        within them holds the job, the cheapest configuration outside them that does."""
+        allowed = d.filters.get("configurations")
+        if allowed is None:
+            getattr(self, method)(d, u)
+            return
+        words = self._constraint_words(d, u)
+        if not allowed:
+            d.filters = {}
+            d.add(p(d.lang, "constraints_none", what=words))
+            getattr(self, method)(d, u)
+            return
+        getattr(self, method)(d, u)
+        d.add(p(d.lang, "constraints_considered", what=words))
+        if u.has_subject and not self._holds_within(d, allowed):
+            d.filters = {}
+            res = self._call_fit(d, u, sort="price")
+            best = self._cheapest_row(res["rows"], ("fits_one_card", "split")) if res else None
+            if best is not None:
+                d.add(p(d.lang, "constraints_outside"))
+                d.bullets([self._row_line(d, best)])
+
+    @staticmethod
+    def _holds_within(d: Draft, allowed: list[str]) -> bool:
+        for call in d.calls:
+            if call.name not in ("fit_check", "cheapest_fit"):
+                continue
+            rows = call.result.get("rows") or call.result.get("cheapest") or []
+            if any(r["verdict"] != "does_not_fit" for r in rows):
+                return True
+        return False
+
+    def _constraint_words(self, d: Draft, u: Query) -> str:
+        c = u.constraints
+        words = []
+        if c.budget_usd_month:
+            words.append(p(d.lang, "c_budget"))
+        if c.min_total_memory_gb:
+            words.append(p(d.lang, "c_memory", gb=gb(d.lang, c.min_total_memory_gb)))
+        if c.exclude_cards:
+            names = [self.deps.catalog.gpus[g].short_name for g in c.exclude_cards]
+            words.append(p(d.lang, "c_exclude", cards=", ".join(names)))
+        link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
+        if link:
+            words.append(p(d.lang, "c_" + link))
+        return ", ".join(words)
+
+    def _multi_node(self, d: Draft, u: Query) -> None:
+        what = (
+            p(d.lang, "multi_node_what_nodes", n=u.nodes)
+            if u.nodes and u.nodes > 1
+            else p(d.lang, "multi_node_what_cards", n=u.total_cards)
+        )
+        fit = None
+        if u.has_subject:
+            ids = sorted(c.id for c in self.deps.catalog.configurations.values() if c.count == 8)
+            fit = self._call_fit(d, u, configurations=ids, sort="price")
+        if fit is not None and all(r["verdict"] == "does_not_fit" for r in fit["rows"]):
+            model = self._model_name(fit, d.lang)
+            prec = precision_label(fit["precision"])
+            d.add(p(d.lang, "multi_node_no_fit_lead", model=model, precision=prec, what=what))
+        else:
+            d.add(p(d.lang, "multi_node", what=what))
+        advice = self._advice(
+            d,
+            fits_one_card=False,
+            cards_needed=max(u.total_cards or 0, 9),
+            workload="training" if self._training(u) else "llm_serving",
+        )
+        self._add_advice(d, advice, with_also=False)
+        eight = [c for c in self.deps.catalog.configurations.values() if c.count == 8]
+        if fit is not None:
+            self._largest_node_fit(d, fit)
+        elif not u.has_subject:
+            biggest = sorted(
+                eight,
+                key=lambda c: -self.deps.catalog.gpus[c.gpu].memory_gb * c.count,
+            )[:2]
+            d.call("price_quote", configurations=[c.id for c in biggest])
+            d.add(p(d.lang, "multi_node_largest"))
+            d.bullets([f"{d.link(c.id)}: {d.price(c.id)}" for c in biggest])
+        if "independent" in u.workloads or "traffic" in u.workloads:
+            d.add(p(d.lang, "multi_node_replicas"))
+        if u.has_subject:
+            spec = self.deps.catalog.models.get(u.model) if u.model else None
+            name = generic_name(spec.name if spec else self._model_arg(u) or "", d.lang)
+            d.suggest(follow_up(d.lang, "cheapest", model=name))
+        d.suggest(follow_up(d.lang, "fit_example"))
+        d.suggest(follow_up(d.lang, "price_example"))
+
+    def _largest_node_fit(self, d: Draft, fit: dict[str, Any]) -> None:
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        holds = [r for r in fit["rows"] if r["verdict"] != "does_not_fit"]
+        if holds:
+            best = self._cheapest_row(holds, ("fits_one_card", "split"))
+            assert best is not None
+            d.add(
+                p(
+                    d.lang,
+                    "multi_node_fits",
+                    model=model,
+                    precision=prec,
+                    label=d.link(best["configuration"]),
+                )
+                + " "
+                + d.price(best["configuration"])
+                + "."
+            )
+            d.bullets([self._row_line(d, best)])
+            return
+        d.add(p(d.lang, "multi_node_no_fit", model=model, precision=prec))
+        rows = sorted(fit["rows"], key=lambda r: -r["usable_gb_per_card"])[:1]
+        d.bullets([self._row_line(d, r) for r in rows])
+        self._numbers(d, fit)

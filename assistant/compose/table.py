@@ -1,0 +1,168 @@
+"""The flow table: every kind of offline answer, in the order its trigger is tried.
+
+A `Flow` is a name, a trigger (does this `Query` ask for it?), the composer method that plans and
+writes it, the yes/no claim its first word answers (so the planner can answer in the asker's
+polarity) and whether the question's constraints (budget, minimum memory, exclusions) filter the
+configurations it considers. A new kind of answer is one module with its method and one row here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from assistant.compose.intents import (
+    _MOST_VRAM,
+    _PER_TOKEN,
+    _PRICE_SOURCE,
+    _VRAM_PER_DOLLAR,
+    _asks_card_facts,
+    _described_topo,
+)
+from assistant.nlu import Query
+from assistant.nlu.query import Claim
+
+_VERSUS = re.compile(
+    r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
+    r"lohnt|worth)\b"
+)
+
+
+@dataclass(frozen=True)
+class Flow:
+    name: str
+    trigger: Callable[[Query], bool]
+    method: str  # the Composer method that plans and writes the answer
+    claim: Claim | None = None  # the yes/no claim its first word answers
+    filtered: bool = False  # the question's constraints filter the configurations considered
+
+
+def _q(u: Query) -> str:
+    return u.question.lower()
+
+
+def _hardware(u: Query) -> bool:
+    return bool(u.configurations or u.cards or u.card_families)
+
+
+def _compares_cards(u: Query) -> bool:
+    return (
+        u.intent in ("fit", "general", "cheapest", "price")
+        and u.has_subject
+        and len(set(u.cards) | set(u.card_families)) >= 2
+        and bool(_VERSUS.search(_q(u)))
+    )
+
+
+def _nvlink_general(u: Query) -> bool:
+    return u.intent == "nvlink" or (
+        u.intent == "general"
+        and bool(set(u.workloads) - {"diffusion", "rendering"})
+        and not u.has_subject
+    )
+
+
+def _multi_node(u: Query) -> bool:
+    return bool(u.nodes and u.nodes > 1) or bool(u.total_cards and u.total_cards > 8)
+
+
+TABLE: tuple[Flow, ...] = (
+    Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste"),
+    Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "fits"),
+    Flow("off_topic", lambda u: u.intent == "off_topic", "_off_topic"),
+    Flow("multi_node", _multi_node, "_multi_node", filtered=True),
+    Flow("unknown_model", lambda u: bool(u.unknown_model and not u.model), "_unknown_model"),
+    Flow(
+        "topology_described",
+        lambda u: bool(_described_topo(u.question)) and _hardware(u),
+        "_topology_described",
+    ),
+    Flow("allreduce_measured", lambda u: u.measured.busbw_gb_s is not None, "_allreduce_measured"),
+    Flow("card_facts", _asks_card_facts, "_card_facts"),
+    Flow(
+        "most_vram",
+        lambda u: (
+            not u.has_subject
+            and bool(_MOST_VRAM.search(_q(u)))
+            and not _VRAM_PER_DOLLAR.search(_q(u))
+        ),
+        "_most_vram",
+        filtered=True,
+    ),
+    Flow("explain", lambda u: u.explain, "_general"),
+    Flow(
+        "adapter_cheapest",
+        lambda u: u.intent in ("cheapest", "price") and u.adapter is not None and u.has_subject,
+        "_fit_answer",
+        "fits",
+        filtered=True,
+    ),
+    Flow("link_facts", lambda u: u.intent == "link_facts", "_link_facts"),
+    Flow("tp_sync", lambda u: u.intent == "tp_sync", "_tp_sync"),
+    Flow("capacity", lambda u: u.intent == "capacity" and u.has_subject, "_capacity"),
+    Flow(
+        "compare_nodes",
+        lambda u: (
+            u.intent in ("cheapest", "price") and len(u.configurations) >= 2 and u.has_subject
+        ),
+        "_compare_nodes",
+    ),
+    Flow("compare_cards", _compares_cards, "_compare_nodes", "worth_it"),
+    Flow(
+        "price_per_token",
+        lambda u: u.intent == "price" and u.has_subject and bool(_PER_TOKEN.search(_q(u))),
+        "_price_and_speed",
+    ),
+    Flow(
+        "vram_per_dollar",
+        lambda u: not u.has_subject and bool(_VRAM_PER_DOLLAR.search(_q(u))),
+        "_vram_per_dollar",
+        filtered=True,
+    ),
+    Flow(
+        "price_sources",
+        lambda u: not u.has_subject and bool(_PRICE_SOURCE.search(_q(u))),
+        "_price_sources",
+    ),
+    Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", filtered=True),
+    Flow(
+        "price_and_speed",
+        lambda u: u.intent == "price" and "speed" in u.intents,
+        "_price_and_speed",
+    ),
+    Flow("price", lambda u: u.intent == "price", "_price"),
+    Flow("allreduce", lambda u: u.intent == "allreduce", "_allreduce"),
+    Flow("topology_howto", lambda u: u.intent == "topology_howto", "_topology_howto"),
+    Flow("nvlink", _nvlink_general, "_nvlink", "nvlink_needed"),
+    Flow("speed", lambda u: u.intent == "speed", "_speed"),
+    Flow(
+        "compare_links_prices",
+        lambda u: u.intent == "general" and len(u.configurations) >= 2 and not u.has_subject,
+        "_price",
+    ),
+    Flow(
+        "node_facts",
+        lambda u: (
+            u.intent == "general"
+            and _hardware(u)
+            and u.count is not None
+            and not u.has_subject
+            and not u.workloads
+        ),
+        "_price",
+    ),
+    Flow("fit_several", lambda u: u.intent == "fit" and len(u.models) > 1, "_fit_several", "fits"),
+    Flow("fit", lambda u: u.intent == "fit" and u.has_subject, "_fit_answer", "fits", True),
+    Flow("hardware_memory", lambda u: u.intent == "fit" and _hardware(u), "_price"),
+    Flow("ask_model", lambda u: u.intent == "fit", "_ask_model"),
+    Flow("general", lambda u: True, "_general"),
+)
+
+
+def select(u: Query) -> Flow:
+    """The first flow whose trigger holds (the last one always does)."""
+    for flow in TABLE:
+        if flow.trigger(u):
+            return flow
+    return TABLE[-1]

@@ -1,0 +1,311 @@
+"""What a question rules in or out, and what it reports: budget, minimum total memory, users,
+cards and links excluded or required, the runtime, jobs bigger than one node, measurements given
+in words, and the yes/no claim it asks about with its polarity.
+
+Each finder reads the folded question and fills a part of the `Query`; none of them produces a
+figure for an answer (the tools do).
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.nlu.lexicon import _NUM, _find_cards, _to_int
+from assistant.nlu.query import CARD_FAMILIES, Claim, Query
+
+# ---------------------------------------------------------------- money and memory
+
+_AMOUNT = r"(\d{1,3}(?:[.,\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(k|tsd\.?|tausend|thousand)?"
+_CURRENCY = r"(?:\$|usd|us-?\$|dollars?|€|eur|euros?)"
+_BUDGET_CUE = (
+    r"budget|max(?:imum|imal)?\.?|höchstens|hoechstens|at most|up to|bis (?:zu )?|under|unter|"
+    r"below|less than|weniger als|no more than|nicht mehr als|limit|spend|ausgeben|afford|"
+    r"within|innerhalb|i have|we have|ich habe|wir haben"
+)
+_BUDGET_RX = re.compile(
+    rf"(?:{_BUDGET_CUE})\W{{0,12}}(?:(?:of|von|about|ca\.?|around|rund|etwa)\s+)?"
+    rf"(?:{_CURRENCY}\s*)?{_AMOUNT}\s*(?:{_CURRENCY})?"
+    rf"|{_CURRENCY}\s*{_AMOUNT}\s*(?:budget|max|or less|oder weniger|tops|maximal)"
+    rf"|{_AMOUNT}\s*{_CURRENCY}\s*(?:budget|max|or less|oder weniger|tops|maximal|höchstens)"
+)
+_NOT_MONEY_AFTER = re.compile(r"\s*(?:gb|tb|k?\s*token|kontext|context|users|nutzer|gb/s)")
+_MONEY_NEAR_RX = re.compile(rf"{_CURRENCY}|/\s*(?:month|monat|mo)\b|per month|pro monat|monthly")
+_MIN_MEMORY_RX = re.compile(
+    r"(?:at least|mindestens|min(?:imum)?\.?|minimal|>=|≥|more than|mehr als|über|over|"
+    r"no less than|nicht weniger als)\s*(\d{2,5}(?:[.,]\d+)?)\s*(gb|tb)\b(?!\s*(?:/s|per card|"
+    r"pro karte|je karte|each|each card))(?:\s*(?:vram|gpu[\s-]?memory|speicher|grafikspeicher|"
+    r"in total|insgesamt|total))?"
+    r"|(\d{2,5})\s*(gb|tb)\s*(?:vram\s*)?(?:or more|oder mehr|\+)"
+)
+
+
+def _amount(raw: str, scale: str | None) -> float | None:
+    text = raw.replace(" ", "")
+    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", text):
+        value = float(re.sub(r"[.,]", "", text))
+    else:
+        value = float(text.replace(",", "."))
+    if scale:
+        value *= 1000
+    return value if value > 0 else None
+
+
+def find_budget(folded: str) -> float | None:
+    """'budget 8k/month', 'max. 2000 $', 'unter 3.000 € im Monat', 'we can spend $5,000'."""
+    for m in _BUDGET_RX.finditer(folded):
+        groups = [g for g in m.groups()]
+        raw, scale = next(
+            ((groups[i], groups[i + 1]) for i in range(0, len(groups), 2) if groups[i]),
+            (None, None),
+        )
+        if raw is None:
+            continue
+        around = folded[max(0, m.start() - 20) : m.end() + 25]
+        if not (scale or "budget" in around or _MONEY_NEAR_RX.search(around)):
+            continue  # "under 80 GB", "bis 32k Kontext": not money
+        if re.match(
+            r"\s*(?:gb|tb|k?\s*token|kontext|context|users|nutzer|gb/s)", folded[m.end() :]
+        ):
+            continue
+        value = _amount(raw, scale)
+        if value is not None and value >= 50:
+            return value
+    return None
+
+
+def find_min_memory(folded: str) -> float | None:
+    m = _MIN_MEMORY_RX.search(folded)
+    if not m:
+        return None
+    raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    value = float(raw.replace(",", "."))
+    return value * 1000 if unit == "tb" else value
+
+
+# ---------------------------------------------------------------- users and nodes
+
+_USERS_RX = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?\s*(?:\w+\s+)?"
+    r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeiter\w*|"
+    r"employees|seats|clients|anwender\w*|leute)\b"
+)
+_CONCURRENT_RX = re.compile(
+    r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit"
+)
+
+
+def find_users(folded: str) -> int | None:
+    """'for 200 users', '~1.5k Nutzer': people, not simultaneous sequences."""
+    for m in _USERS_RX.finditer(folded):
+        if _CONCURRENT_RX.search(folded[max(0, m.start() - 30) : m.end() + 25]):
+            continue
+        value = _amount(m.group(1), m.group(2))
+        if value and value >= 2:
+            return int(value)
+    return None
+
+
+_NODES_RX = re.compile(
+    r"(?<![a-z0-9])" + _NUM + r"\s*(?:x\s*)?(?:\d+\s*x?\s*[a-z0-9-]+\s+)?(?:nodes?|knoten|servers?|"
+    r"maschinen|machines|boxes|hosts|rechner)\b"
+)
+_MULTI_NODE_RX = re.compile(
+    r"multi[\s-]?node|mehrere[n]? (?:server|knoten|maschinen)|several (?:servers|nodes|machines)|"
+    r"multiple (?:servers|nodes|machines)|across (?:servers|nodes|machines)|"
+    r"über (?:mehrere|zwei|2) (?:server|knoten)|infiniband|"
+    r"between (?:two |the )?(?:servers|nodes)|zwischen (?:zwei |den )?(?:servern|knoten)|"
+    r"connect(?:ing)? (?:two|2|several) (?:servers|nodes)"
+)
+
+
+def find_nodes(folded: str, u: Query) -> None:
+    """'two 8x H100 nodes', '16 GPUs', 'multi-node': a job bigger than one node."""
+    for m in _NODES_RX.finditer(folded):
+        n = _to_int(m.group(1))
+        if n is not None and n >= 2 and m.group(1) not in ("a", "an"):
+            u.nodes = n
+            break
+    if u.nodes is None and _MULTI_NODE_RX.search(folded):
+        u.nodes = 2
+    per_node = u.count or 8
+    if u.nodes and u.nodes > 1:
+        u.total_cards = u.nodes * per_node
+    elif u.count and u.count > 8:
+        u.total_cards = u.count
+
+
+# ---------------------------------------------------------------- exclusions and links
+
+_NEG_BEFORE = re.compile(
+    r"(?:\bno|\bnot|without|except|excluding|other than|but not|never|\bkein\w*|\bnicht|\bohne|"
+    r"außer|ausser|ausgenommen|abgesehen von|statt|instead of|anstelle)\s+(?:(?:the|an?|any|"
+    r"die|der|den|das|eine?[nmr]?|mit)\s+)?(?:\d+\s*x?\s*)?$"
+)
+_NEG_AFTER = re.compile(
+    r"^\s*(?:is|are|ist|sind|kommt|kommen|fällt|fallen)?\s*(?:out\b|not an option|not possible|"
+    r"excluded|ausgeschlossen|keine option|nicht in frage|weg\b|nicht verfügbar|not available|"
+    r"too expensive|zu teuer)"
+)
+_EXCLUDE_LINK = (
+    (
+        "nvlink",
+        r"(?:without|ohne|no|kein\w*|not|nicht|never|avoid\w*|vermeid\w*|skip)\s+(?:the\s+|"
+        r"mit\s+)?(?:nvlink|sxm|nvswitch)|nvlink[\s-]*(?:free|frei|los)\b",
+    ),
+    ("pcie", r"(?:without|ohne|no|kein\w*|not)\s+(?:the\s+)?pcie"),
+)
+_REQUIRE_LINK = (
+    (
+        "nvlink",
+        r"(?:nvlink|sxm)[\s-]*(?:nodes?|knoten|server|only|pflicht)|(?:only|nur|with|mit)\s+"
+        r"(?:nvlink|sxm)|(?:must|muss|has to|soll)\s+(?:have\s+|haben\s+)?(?:nvlink|sxm)",
+    ),
+    ("pcie", r"pcie[\s-]*(?:nodes?|knoten|only)|(?:only|nur)\s+pcie"),
+)
+
+
+def find_exclusions(folded: str, u: Query) -> None:
+    """'no H100', 'ohne 4090', 'H100 is out', 'without NVLink': filters, and the excluded cards
+    are not the cards asked about."""
+    excluded: list[str] = []
+    for start, end, cid in _find_cards(folded):
+        before = folded[max(0, start - 40) : start]
+        if _NEG_BEFORE.search(before) or _NEG_AFTER.match(folded[end : end + 40]):
+            excluded += list(CARD_FAMILIES.get(cid, (cid,)))
+    if excluded:
+        c = u.constraints
+        c.exclude_cards = sorted(set(excluded))
+        u.cards = [x for x in u.cards if x not in excluded]
+        u.card_families = [f for f in u.card_families if not set(CARD_FAMILIES[f]) <= set(excluded)]
+        u.configurations = [x for x in u.configurations if not any(e in x for e in excluded)]
+        u.absent_nodes = [(n, x) for n, x in u.absent_nodes if x not in excluded]
+        if not (u.cards or u.card_families or u.configurations):
+            u.count = None if not u.configurations else u.count
+    for kind, rx in _EXCLUDE_LINK:
+        if re.search(rx, folded):
+            u.constraints.exclude_link = kind  # type: ignore[assignment]
+            break
+    for kind, rx in _REQUIRE_LINK:
+        if re.search(rx, folded) and u.constraints.exclude_link != kind:
+            u.constraints.require_link = kind  # type: ignore[assignment]
+            break
+
+
+_NOT_ADAPTER_RX = re.compile(
+    r"(?:not|no|kein\w*|ohne|nicht|statt|instead of|rather than|anstatt)\s+(?:a\s+|mit\s+|"
+    r"per\s+)?q?lora|full(?:[\s-]*parameter)?[\s-]*fine[\s-]*tun\w*|voll\w*[\s-]*fine[\s-]*tun\w*|"
+    r"vollständig\w* (?:fine[\s-]*tun\w*|feinabstimm\w*|nachtrainier\w*)"
+)
+
+
+def find_adapter_negation(folded: str, u: Query) -> None:
+    """'full fine-tune (not LoRA)': the full training job, not adapters."""
+    if u.adapter is not None and _NOT_ADAPTER_RX.search(folded):
+        u.adapter = None
+        u.lora_rank = None
+        u.lora_attention_only = False
+        if "training" not in u.workloads and "fine_tuning" not in u.workloads:
+            u.workloads.append("fine_tuning")
+
+
+# ---------------------------------------------------------------- runtime and measurements
+
+_RUNTIME_RX = (
+    ("llama.cpp", r"llama[\s.-]?cpp|ollama|\bgguf\b|lm[\s-]?studio|koboldcpp|llamafile"),
+    ("vllm", r"\bvllm\b|\btgi\b|text-generation-inference|sglang|tensorrt|\btrt-llm\b"),
+)
+
+
+def find_runtime(folded: str, u: Query) -> None:
+    for name, rx in _RUNTIME_RX:
+        if re.search(rx, folded):
+            u.runtime = name  # type: ignore[assignment]
+            return
+    if u.precision and u.precision.startswith("gguf"):
+        u.runtime = "llama.cpp"
+
+
+_BUSBW_RX = re.compile(
+    r"(?:busbw|bus[\s-]?bandwidth|bus[\s-]?bandbreite|all[\s-]?reduce\w*)\D{0,30}?"
+    r"(\d+(?:[.,]\d+)?)\s*gb/?s"
+    r"|(\d+(?:[.,]\d+)?)\s*gb/?s\s*(?:\w+\s+){0,2}(?:busbw|bus[\s-]?bandwidth|bus[\s-]?bandbreite)"
+)
+_TPS_RX = re.compile(
+    r"(?:i get|i'm getting|getting|we get|only|nur|measured|gemessen|ich bekomme|wir bekommen|"
+    r"komme auf|kommen auf|sehe|see|schaffe|schaffen)\D{0,20}?(\d+(?:[.,]\d+)?)\s*"
+    r"(?:tok(?:ens?)?/s|tokens? (?:per|a|/) ?s(?:ec(?:ond)?)?|token pro sekunde|t/s)"
+)
+_PAIR_RX = re.compile(r"gpu\s*(\d)\s*(?:<->|↔|<>|-|–|to|and|und|zu|/|&)\s*(?:gpu\s*)?(\d)\b(?!\d)")
+_LABEL_RX = re.compile(r"\b(sys|phb|pix|pxb|node|nv\d{1,2})\b")
+
+
+def find_measurements(folded: str, u: Query) -> None:
+    if u.nccl_text is None:
+        m = _BUSBW_RX.search(folded)
+        if m:
+            u.measured.busbw_gb_s = float((m.group(1) or m.group(2)).replace(",", "."))
+    m = _TPS_RX.search(folded)
+    if m:
+        u.measured.tokens_per_s = float(m.group(1).replace(",", "."))
+    if u.topo_text is None:
+        pair = _PAIR_RX.search(folded)
+        label = _LABEL_RX.search(folded)
+        if pair and label:
+            u.measured.topo_pair = (int(pair.group(1)), int(pair.group(2)))
+            u.measured.topo_label = label.group(1).upper()
+
+
+# ---------------------------------------------------------------- the claim asked about
+
+_CLAIMS: tuple[tuple[Claim, str], ...] = (
+    (
+        "pcie_enough",
+        r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,3}?pcie|"
+        r"pcie\s+(?:\w+\s+){0,4}?(?:enough|sufficient|ok\b|okay|fine|good enough|ausreichend|"
+        r"genug|reicht|genügt|aus\b)|"
+        r"(?:get away|auskommen|klarkommen|zurechtkommen|leben)\s+(?:\w+\s+){0,3}?(?:with|mit)\s+"
+        r"(?:\w+\s+){0,2}?pcie|"
+        r"nvlink\s+(?:\w+\s+){0,3}?(?:overkill|übertrieben|unnötig|unnecessary|not necessary|"
+        r"nicht nötig|nicht notwendig|überflüssig|verzichtbar|a waste|geldverschwendung)|"
+        r"(?:avoid|skip|save|spar\w*|verzicht\w*|vermeid\w*)\s+(?:\w+\s+){0,3}?(?:nvlink|sxm)|"
+        r"(?:nvlink|sxm)\s+(?:\w+\s+){0,3}?(?:verzichten|sparen|vermeiden|weglassen)|"
+        r"(?:without|ohne)\s+(?:\w+\s+)?(?:nvlink|sxm)",
+    ),
+    (
+        "nvlink_needed",
+        r"(?:need|needs|needed|require[sd]?|necessary|must|brauch\w*|benötig\w*|nötig|notwendig|"
+        r"erforderlich|pflicht|muss)\b.{0,30}\b(?:nvlink|sxm|nvswitch)|"
+        r"(?:nvlink|sxm|nvswitch)\b.{0,30}\b(?:need|needed|required|necessary|nötig|notwendig|"
+        r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)",
+    ),
+    ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
+)
+
+
+def find_claim(folded: str, u: Query) -> None:
+    for claim, rx in _CLAIMS:
+        if re.search(rx, folded):
+            u.claim = claim
+            return
+
+
+_COMPARE_RX = re.compile(
+    r"\b(?:vs\.?|versus|or|oder|compared? (?:to|with)|verglichen mit|gegenüber|better|besser|"
+    r"which (?:one|is)|welche[rs]? (?:ist|davon|nehmen)|best value|bestes? preis)\b"
+)
+
+
+def find_all(folded: str, u: Query) -> None:
+    """Every constraint, measurement and claim of the question, into `u`."""
+    u.constraints.budget_usd_month = find_budget(folded)
+    u.constraints.min_total_memory_gb = find_min_memory(folded)
+    u.users = find_users(folded)
+    find_exclusions(folded, u)
+    find_adapter_negation(folded, u)
+    find_runtime(folded, u)
+    find_nodes(folded, u)
+    find_measurements(folded, u)
+    find_claim(folded, u)
+    u.compare = bool(_COMPARE_RX.search(folded)) and (
+        len(set(u.cards) | set(u.card_families)) + len(u.configurations) >= 2
+    )

@@ -1,0 +1,24 @@
+"""From people to load: how many sequences a service for N users generates at once.
+
+Users of a chat or API service are mostly reading or typing; only some are waiting for tokens at
+any moment. Sizing for every user as a simultaneous 8K-token stream overstates the KV cache by an
+order of magnitude, so a user count is turned into concurrent sequences with a stated share. The
+share is an assumption (a typical interactive service at its busy hour), said in every answer
+that uses it; a user who knows the peak concurrency gives it instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+# share of users generating at the same moment at the busy hour (an assumption, stated)
+ACTIVE_SHARE = 0.1
+# from this many users on, the service is real traffic (many concurrent requests), not a few
+TRAFFIC_USERS = 20
+
+
+def concurrent_sequences(users: int, active_share: float = ACTIVE_SHARE) -> int:
+    """Concurrent sequences for `users` people: at least one."""
+    if users < 1:
+        raise ValueError("users must be at least 1")
+    return max(1, math.ceil(users * active_share))
