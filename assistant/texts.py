@@ -31,6 +31,13 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Das Modell {name} kenne ich nicht** — es steht nicht im Katalog, also rate ich "
         "seine Größe nicht.",
     ),
+    "sized_by_name": (
+        "_{name} is not in the catalog: sized from its name as a generic dense {params}B model "
+        "(the architecture is unknown, so the KV cache is an estimate or left out as stated)._",
+        "_{name} steht nicht im Katalog: nach dem Namen als generisches dichtes {params}B-Modell "
+        "gerechnet (die Architektur ist unbekannt, der KV-Cache daher geschätzt oder wie "
+        "angegeben weggelassen)._",
+    ),
     "unknown_model_closest": (
         "Models I know with similar names: {names}.",
         "Bekannte Modelle mit ähnlichem Namen: {names}.",
@@ -240,6 +247,22 @@ PHRASES: dict[str, tuple[str, str]] = {
         "does not fit:",
         "**Nur {other} fasst {model} in {precision}**; {cheap} kostet {diff} weniger im Monat, "
         "passt aber nicht:",
+    ),
+    "compare_best_value": (
+        "**{label} is the best value for {model} in {precision}: it holds it at the lowest cost "
+        "per million output tokens of the nodes you named ({cost}).**",
+        "**{label} ist das beste Preis-Leistungs-Verhältnis für {model} in {precision}: Er hält "
+        "es zu den niedrigsten Kosten pro Million Ausgabe-Token der genannten Knoten ({cost}).**",
+    ),
+    "compare_cheapest_holding": (
+        "**{label} is the one to take for {model} in {precision}: the cheapest of the nodes you "
+        "named that holds it.**",
+        "**{label} ist die Wahl für {model} in {precision}: der günstigste der genannten Knoten, "
+        "der es hält.**",
+    ),
+    "compare_none_holds": (
+        "**None of the nodes you named holds {model} in {precision}.**",
+        "**Keiner der genannten Knoten hält {model} in {precision}.**",
     ),
     "compare_title_model": (
         "**{model} in {precision} on the nodes you named:**",
@@ -626,6 +649,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "cheapest_catalog_nvlink": (
         "The cheapest NVLink (SXM) node in the catalog is {label}:",
         "Der günstigste NVLink-Knoten (SXM) im Katalog ist {label}:",
+    ),
+    "cheapest_within": (
+        "**The cheapest node that meets your constraints is {label}:**",
+        "**Der günstigste Knoten, der Ihre Vorgaben erfüllt, ist {label}:**",
     ),
     "cheapest_catalog": (
         "The cheapest node in the catalog is {label}:",

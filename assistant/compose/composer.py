@@ -44,6 +44,9 @@ class Composer(
         if flow.filtered:
             d.filters = self._filters(u)
         self._constrained(d, u, flow.method)
+        if u.unknown_model and not u.model and u.params_b:
+            # "Gemma 3 27B": not in the catalog, sized from the parameter count in its name
+            d.add(t(d.lang, "sized_by_name", name=u.unknown_model, params=f"{u.params_b:g}"))
         answer_in_polarity(d, u, flow.claim)
         return d.finish()
 

@@ -6,6 +6,7 @@ asked together.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
@@ -178,6 +179,8 @@ class PricesMixin(ComposerBase):
             )
         else:
             d.add(t(d.lang, "compare_title_model", model=model, precision=prec))
+        lead_at = len(d.paras) - 1
+        costs: dict[str, float] = {}
         lines = []
         for cid in cids:
             r = rows.get(cid)
@@ -193,8 +196,12 @@ class PricesMixin(ComposerBase):
                 )
                 if tput:
                     line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
+                    if tput.get("usd_per_million_tokens") is not None:
+                        costs[cid] = float(tput["usd_per_million_tokens"])
             lines.append(line + " " + d.price(cid))
         d.bullets(lines)
+        if len(cids) > 2 or not (len(cids) == 2 and diff):
+            d.paras[lead_at] = self._compare_verdict(d, rows, costs, model, prec)
         if self._is_image(fit):
             self._image_room(d, [rows[c] for c in cids if c in rows], fit["rows"])
         if any(c in ("4x-a100-pcie", "4x-a100-sxm4") for c in cids):
@@ -225,6 +232,40 @@ class PricesMixin(ComposerBase):
             )
             self._split_rules(d, u, advice, n, with_also=False)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    def _compare_verdict(
+        self,
+        d: Draft,
+        rows: dict[str, dict[str, Any]],
+        costs: dict[str, float],
+        model: str,
+        prec: str,
+    ) -> str:
+        """The winner of a comparison and its criterion: the lowest cost per million tokens
+        among the nodes that hold the model, else the cheapest that holds it."""
+        holding = [c for c, r in rows.items() if r["verdict"] != "does_not_fit"]
+        if not holding:
+            return t(d.lang, "compare_none_holds", model=model, precision=prec)
+        priced = [c for c in holding if c in costs]
+        if len(priced) >= 1 and len(holding) >= 2:
+            best = min(priced, key=lambda c: (costs[c], c))
+            return t(
+                d.lang,
+                "compare_best_value",
+                label=d.link(best),
+                model=model,
+                precision=prec,
+                cost=usd(costs[best]),
+            )
+        best = self._cheapest_row([rows[c] for c in holding], ("fits_one_card", "split"))
+        assert best is not None
+        return t(
+            d.lang,
+            "compare_cheapest_holding",
+            label=d.link(best["configuration"]),
+            model=model,
+            precision=prec,
+        )
 
     # ---- VRAM per dollar, price sources
     def _vram_per_dollar(self, d: Draft, u: Query) -> None:
@@ -316,22 +357,39 @@ class PricesMixin(ComposerBase):
     def _cheapest(self, d: Draft, u: Query) -> None:
         if not u.has_subject:
             configs = self.deps.catalog.configurations
-            ids = list(configs)
+            ids = list(d.filters.get("configurations") or configs)
             q = u.question.lower()
-            if re.search(r"nvlink|\bsxm", q):  # "the cheapest node with NVLink"
+            nvlink = bool(re.search(r"nvlink|\bsxm", q)) and not u.constraints.exclude_link
+            if nvlink:
                 links = self.deps.catalog.links
                 ids = [c for c in ids if links[configs[c].interconnect].kind == "nvlink"]
-            pq = d.call("price_quote", configurations=ids)
+            pq = d.call("price_quote", configurations=ids) if ids else None
             if pq and pq.get("cheapest"):
                 cid = pq["cheapest"]
-                key = "cheapest_catalog_nvlink" if len(ids) < len(configs) else "cheapest_catalog"
+                key = (
+                    "cheapest_catalog_nvlink"
+                    if nvlink
+                    else "cheapest_within"
+                    if d.filters
+                    else "cheapest_catalog"
+                )
                 d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
+            if d.filters and pq:
+                more = [c for c in sorted(ids, key=lambda c: configs[c].usd_per_month)][1:3]
+                d.bullets([f"{d.link(c)}: {d.price(c)}" for c in more])
+                d.suggest(follow_up(d.lang, "fit_example"))
+                return
             self._ask_model(d, u)
             return
         # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind
         q = u.question.lower()
         interconnect = None
-        if "nvlink" in u.intents and re.search(r"nvlink|nvswitch|\bsxm\b", q):
+        link = u.constraints.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(
+            u.constraints.exclude_link or ""
+        )
+        if link is not None:
+            interconnect = link
+        elif "nvlink" in u.intents and re.search(r"nvlink|nvswitch|\bsxm\b", q):
             interconnect = "nvlink"
         elif "nvlink" in u.intents and re.search(r"\bpcie\b|pci-e", q):
             interconnect = "pcie"

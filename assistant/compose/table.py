@@ -72,7 +72,11 @@ TABLE: tuple[Flow, ...] = (
     Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "fits"),
     Flow("off_topic", lambda u: u.intent == "off_topic", "_off_topic"),
     Flow("multi_node", _multi_node, "_multi_node", filtered=True),
-    Flow("unknown_model", lambda u: bool(u.unknown_model and not u.model), "_unknown_model"),
+    Flow(
+        "unknown_model",
+        lambda u: bool(u.unknown_model and not u.model and not u.params_b),
+        "_unknown_model",
+    ),
     Flow(
         "topology_described",
         lambda u: bool(_described_topo(u.question)) and _hardware(u),

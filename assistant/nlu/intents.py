@@ -19,7 +19,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"(?:context|kontext)|longest context|längste[nr]? kontext|"
         r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long)\b.{0,24}context|kontextlänge|"
         r"context length|kv[\s-]*cache (?:room|platz)",
-        "cheapest": r"cheapest|least expensive|lowest price|most affordable|günstigste|"
+        "cheapest": r"cheapest|least (?:expensive|money|cost)|lowest (?:price|cost)|most affordable|"
+        r"(?:for|with) (?:the )?(?:little|less|least) money|am wenigsten (?:geld|kosten)|"
+        r"(?:für|mit) (?:möglichst )?wenig geld|möglichst (?:günstig|billig)|günstigste|"
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
         r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
@@ -45,7 +47,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"pro token|per token",
         "nvlink": r"nvlink|nvswitch|\bsxm|interconnect|verbindung zwischen|\bpcie\b|pci-e|"
         r"pci express|bridge|brücke|\bnv\d|link between|karten verbind",
-        "speed": r"tokens?/s|token pro sekunde|tokens? per second|tok/s|how fast|wie schnell|"
+        "speed": r"tokens?\s*(?:/|pro|per|a|je|in der|in a)\s*(?:s\b|sec\w*|sekunde)|tok/s|\bt/s|"
+        r"how (?:fast|quick\w*|snappy|speedy)|wie (?:schnell|flott|zügig|fix)|"
+        r"\bquick(?:ly)?\b.{0,30}\b(?:run|generat|answer|respond)|"
         r"throughput|durchsatz|\bspeed|geschwindigkeit|latency|latenz|schneller|faster|"
         r"langsam|slow|performance|leistung",
         "fit": r"\bfit|\bpass(?:t|en|e)\b|reicht|genug|enough|vram|speicher|memory|how many "

@@ -21,6 +21,7 @@ from assistant.nlu.intents import (
 )
 from assistant.nlu.language import detect_language
 from assistant.nlu.lexicon import _fold, _norm_alias
+from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
 from assistant.nlu.workloads import WorkloadMixin
 from tools.load import TRAFFIC_USERS, concurrent_sequences
@@ -36,8 +37,9 @@ _TOPO_RX = re.compile(
 class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     """Deterministic NLU over one catalog (model aliases indexed once)."""
 
-    def __init__(self, catalog: Any = None) -> None:
+    def __init__(self, catalog: Any = None, neighbours: Neighbours | None = None) -> None:
         self.catalog = catalog
+        self.neighbours = neighbours
         self._aliases: dict[str, str] = {}
         self._names: dict[str, str] = {}
         self._max_alias_tokens = 6
@@ -127,9 +129,25 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
                 or not any(i in _LITERAL_INTENTS for i in u.intents)
             )
         )
+        self._ask_neighbours(u)
         if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
             u.intents = ["general"]
         return u
+
+
+    def _ask_neighbours(self, u: Query) -> None:
+        """Where the keyword intents fall back to a catch-all, the nearest paraphrases decide."""
+        if u.explain or u.nccl_text or u.topo_text or u.intent not in NEIGHBOUR_ARBITRATED:
+            return
+        if self.neighbours is None:
+            return
+        winner = self.neighbours.decide(u.question, u.intent)
+        if winner is not None:
+            u.intents = [winner, *(i for i in u.intents if i != winner)]  # type: ignore[list-item]
+
+
+# keyword intents the neighbours may overrule: the catch-alls and a bare link fact
+NEIGHBOUR_ARBITRATED = ("fit", "general", "link_facts")
 
 
 def _iter_models(catalog: Any) -> Iterable[Any]:
