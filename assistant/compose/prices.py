@@ -248,14 +248,14 @@ class PricesMixin(ComposerBase):
             return t(d.lang, "compare_none_holds", model=model, precision=prec)
         priced = [c for c in holding if c in costs]
         if len(priced) >= 1 and len(holding) >= 2:
-            best = min(priced, key=lambda c: (costs[c], c))
+            winner = min(priced, key=lambda c: (costs[c], c))
             return t(
                 d.lang,
                 "compare_best_value",
-                label=d.link(best),
+                label=d.link(winner),
                 model=model,
                 precision=prec,
-                cost=usd(costs[best]),
+                cost=usd(costs[winner]),
             )
         best = self._cheapest_row([rows[c] for c in holding], ("fits_one_card", "split"))
         assert best is not None

@@ -19,7 +19,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"(?:context|kontext)|longest context|längste[nr]? kontext|"
         r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long)\b.{0,24}context|kontextlänge|"
         r"context length|kv[\s-]*cache (?:room|platz)",
-        "cheapest": r"cheapest|least (?:expensive|money|cost)|lowest (?:price|cost)|most affordable|"
+        "cheapest": r"cheapest|least (?:expensive|money|cost)|lowest (?:price|cost)|"
+        r"most affordable|"
         r"(?:for|with) (?:the )?(?:little|less|least) money|am wenigsten (?:geld|kosten)|"
         r"(?:für|mit) (?:möglichst )?wenig geld|möglichst (?:günstig|billig)|günstigste|"
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"

@@ -86,7 +86,7 @@ class Neighbours:
             votes[self._labels[i]] = votes.get(self._labels[i], 0.0) + float(sims[i]) / K
         best = float(sims[top[0]])
         ranked = sorted(votes.items(), key=lambda kv: -kv[1])
-        return tuple((k, v) for k, v in ranked) + (("_best", best),)
+        return (*ranked, ("_best", best))
 
     def decide(self, question: str, keyword_intent: str) -> str | None:
         """The intent the neighbours clearly prefer over the keyword intent, else None."""

@@ -134,7 +134,6 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.intents = ["general"]
         return u
 
-
     def _ask_neighbours(self, u: Query) -> None:
         """Where the keyword intents fall back to a catch-all, the nearest paraphrases decide."""
         if u.explain or u.nccl_text or u.topo_text or u.intent not in NEIGHBOUR_ARBITRATED:

