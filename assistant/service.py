@@ -172,6 +172,9 @@ class Assistant:
             adapter=u.adapter,
             lora_rank=u.lora_rank,
             lora_attention_only=u.lora_attention_only,
+            constraints=u.constraints.model_dump(exclude_defaults=True),
+            users=u.users,
+            runtime=u.runtime,
         )
         return u, slots
 
@@ -314,6 +317,12 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             update["lora_rank"] = prev.lora_rank
         if not u.lora_attention_only and prev.lora_attention_only:
             update["lora_attention_only"] = True
+    if not u.constraints.active() and prev.constraints:
+        update["constraints"] = type(u.constraints).model_validate(prev.constraints)
+    if u.users is None and prev.users and u.concurrency is None:
+        update.update(users=prev.users, concurrency=prev.concurrency)
+    if u.runtime is None and prev.runtime:
+        update["runtime"] = prev.runtime
     if u.context_tokens is None and prev.context_tokens:
         update["context_tokens"] = prev.context_tokens
     if u.concurrency is None and prev.concurrency:

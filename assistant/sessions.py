@@ -118,6 +118,11 @@ class Slots(BaseModel):
     adapter: str | None = None
     lora_rank: int | None = None
     lora_attention_only: bool = False
+    # what the user constrained (budget, memory, exclusions), their users and runtime: kept by
+    # follow-ups ("and in FP8?" after "budget 8k") until a question says otherwise
+    constraints: dict[str, Any] = Field(default_factory=dict)
+    users: int | None = None
+    runtime: str | None = None
 
 
 class Turn(BaseModel):

@@ -166,3 +166,12 @@ def test_intent_neighbours_vectors_match_the_bank() -> None:
     n = Neighbours()
     assert n.decide("How quick does Mistral run on a 4090, tokens a second?", "fit") == "speed"
     assert n.decide("Does Llama 3.1 8B fit on one L4?", "fit") is None
+
+
+def test_follow_ups_keep_the_constraints(assistant: Any, deps: Any) -> None:
+    first = assistant.ask("Cheapest node for Llama 3.3 70B with a budget of 3000 $ a month?")
+    then = assistant.ask("and in FP8?", session_id=first.session_id)
+    calls = _calls(then, "cheapest_fit") or _calls(then, "fit_check")
+    assert calls and calls[0].arguments.get("precision") == "fp8"
+    allowed = calls[0].arguments["configurations"]
+    assert all(deps.catalog.configurations[c].usd_per_month <= 3000 for c in allowed)

@@ -6,6 +6,7 @@ the claim the user asked about, in the user's polarity.
 
 from __future__ import annotations
 
+from assistant.compose.base import generic_name
 from assistant.compose.cards import CardsMixin
 from assistant.compose.diagnostics import DiagnosticsMixin
 from assistant.compose.draft import Composed, Draft
@@ -45,10 +46,17 @@ class Composer(
             d.filters = self._filters(u)
         self._constrained(d, u, flow.method)
         if u.unknown_model and not u.model and u.params_b:
-            # "Gemma 3 27B": not in the catalog, sized from the parameter count in its name
-            d.add(t(d.lang, "sized_by_name", name=u.unknown_model, params=f"{u.params_b:g}"))
+            self._sized_by_name(d, u.unknown_model, u.params_b)
         answer_in_polarity(d, u, flow.claim)
         return d.finish()
+
+    @staticmethod
+    def _sized_by_name(d: Draft, name: str, params_b: float) -> None:
+        """ "Gemma 3 27B": not in the catalog, sized from the parameter count in its name; the
+        answer calls it by its name and says how it was sized."""
+        generic = generic_name(f"{params_b:g}B model", d.lang)
+        d.paras = [para.replace(generic, name) for para in d.paras]
+        d.add(t(d.lang, "sized_by_name", name=name, params=f"{params_b:g}"))
 
     def plan(self, u: Query) -> Flow:
         """The flow the planner chooses for a query (for tests, evals and the CLI)."""
