@@ -16,7 +16,7 @@ help:  ## list the targets
 $(VENV)/.installed: pyproject.toml uv.lock
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
 	test -x $(UV) || $(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --quiet
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --quiet --compile-bytecode
 	touch $@
 
 install: $(VENV)/.installed  ## create .venv and install the locked dependencies

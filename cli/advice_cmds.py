@@ -32,11 +32,15 @@ def advice_cmd(
     precision: PrecisionOpt = None,
     context: ContextOpt = 8192,
     concurrency: ConcurrencyOpt = 1,
-    training: Annotated[bool, typer.Option("--training", help="training, not serving")] = False,
-    independent: Annotated[
-        bool, typer.Option("--independent", help="several independent models or jobs")
+    training: Annotated[
+        bool, typer.Option("--training", metavar="", help="training, not serving")
     ] = False,
-    pipeline: Annotated[bool, typer.Option("--pipeline", help="pipeline parallelism")] = False,
+    independent: Annotated[
+        bool, typer.Option("--independent", metavar="", help="several independent models or jobs")
+    ] = False,
+    pipeline: Annotated[
+        bool, typer.Option("--pipeline", metavar="", help="pipeline parallelism")
+    ] = False,
     traffic: Annotated[
         str, typer.Option("--traffic", help="serving concurrency: low or high")
     ] = "low",

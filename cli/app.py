@@ -24,6 +24,7 @@ def main(
             "--verbose",
             "-v",
             count=True,
+            metavar="",
             help="log details on stderr (-v: info and full messages, -vv: debug, tracebacks)",
         ),
     ] = 0,

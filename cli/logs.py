@@ -117,4 +117,7 @@ def setup_logging(verbose: int = 0, server: bool = False) -> None:
         noisy_level = logging.DEBUG
     for name in NOISY:
         logging.getLogger(name).setLevel(noisy_level)
+    # a library that sets its own logger to DEBUG on import (bm25s) still prints nothing below
+    # the level asked for
+    handler.setLevel(root.level)
     root.addHandler(handler)

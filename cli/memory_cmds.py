@@ -39,14 +39,19 @@ def memory_cmd(
     concurrency: ConcurrencyOpt = 1,
     kv_precision: KvOpt = KvPrec.bf16,
     tensor_parallel: Annotated[int, typer.Option("--tp", min=1, help="cards to split over")] = 1,
-    training: Annotated[bool, typer.Option("--training", help="full fine-tuning memory")] = False,
+    training: Annotated[
+        bool, typer.Option("--training", metavar="", help="full fine-tuning memory")
+    ] = False,
     adapter: Annotated[
         Adapter | None,
         typer.Option("--adapter", help="LoRA / QLoRA fine-tuning memory (frozen base + adapters)"),
     ] = None,
     rank: Annotated[int, typer.Option("--rank", min=1, max=4096, help="LoRA rank")] = 16,
     attention_only: Annotated[
-        bool, typer.Option("--attention-only", help="adapters on q, k, v, o only (not the MLP)")
+        bool,
+        typer.Option(
+            "--attention-only", metavar="", help="adapters on q, k, v, o only (not the MLP)"
+        ),
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:

@@ -46,7 +46,8 @@ def serve(
     workers: Annotated[int, typer.Option(min=1, help="uvicorn worker processes")] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "info",
     as_json: Annotated[
-        bool, typer.Option("--json", help="print the addresses as one JSON line, then serve")
+        bool,
+        typer.Option("--json", metavar="", help="print the addresses as one JSON line, then serve"),
     ] = False,
 ) -> None:
     """Serve the HTTP API, the OpenAI-compatible endpoint and the chat widget's demo page."""

@@ -73,6 +73,18 @@ class UnknownGpu(UnknownName):
     kind = "card"
 
 
+class AmbiguousConfiguration(LookupError):
+    """A configuration name that fits several nodes ('4x A100': PCIe and SXM4; 'H100': every H100
+    node). `candidates` lists their ids, catalog order: the caller asks, it never picks one."""
+
+    def __init__(self, text: str, candidates: list[str]) -> None:
+        self.text = text
+        self.candidates = candidates
+        super().__init__(
+            f"{text!r} fits {len(candidates)} configurations: {', '.join(candidates)}."
+        )
+
+
 def normalize(text: str) -> str:
     """Lower case, '×' as 'x', only letters and digits: 'Llama-3.3 70B' -> 'llama3370b'."""
     return re.sub(r"[^a-z0-9]", "", text.lower().replace("×", "x"))
@@ -103,6 +115,7 @@ class Catalog:
     models: dict[str, ModelSpec]
     _model_keys: dict[str, str] = field(default_factory=dict, repr=False)
     _config_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    _explicit_config_keys: dict[str, str] = field(default_factory=dict, repr=False)
     _gpu_keys: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -116,6 +129,8 @@ class Catalog:
         for c in self.configurations.values():
             self._config_keys.setdefault(normalize(c.id), c.id)
             self._config_keys.setdefault(normalize(_strip_config_noise(c.label)), c.id)
+            for name in (c.id, c.label):
+                self._explicit_config_keys.setdefault(normalize(_strip_config_noise(name)), c.id)
         for c in self.configurations.values():  # generated forms after the explicit ones
             g = self.gpus[c.gpu]
             gen4 = c.id.endswith("-gen4")
@@ -148,6 +163,36 @@ class Catalog:
         if found:
             return self.configurations[found]
         raise UnknownConfiguration(text, self._closest(key, self._config_keys, lambda i: i))
+
+    def configuration_candidates(self, text: str) -> list[Configuration]:
+        """Every configuration `text` may mean: one for an id, a label or a name that names the
+        card variant ('4x A100 SXM4', '2x 4090'); several when it names a card that comes in
+        variants ('4x A100', '4x H100': PCIe and SXM) or a card without a count ('H100': every
+        H100 node). Raises UnknownConfiguration when nothing fits."""
+        key = normalize(_strip_config_noise(text))
+        if key in self._explicit_config_keys:
+            return [self.configurations[self._explicit_config_keys[key]]]
+        count, card = _count_and_card(key)
+        family = [g for g in self.gpus.values() if _family(g.id) == card]
+        gpus = [g.id for g in family] if len(family) > 1 else [self._gpu_keys.get(card, "")]
+        found = [
+            c
+            for c in self.configurations.values()
+            if c.gpu in gpus and (count is None or c.count == count)
+        ]
+        standard = [c for c in found if not c.id.endswith("-gen4")]  # the chassis is named
+        if standard and "gen4" not in card:
+            found = standard
+        if not found:
+            return [self.find_configuration(text)]
+        return found
+
+    def resolve_configuration(self, text: str) -> Configuration:
+        """The one configuration `text` names; AmbiguousConfiguration when it fits several."""
+        found = self.configuration_candidates(text)
+        if len(found) > 1:
+            raise AmbiguousConfiguration(text, [c.id for c in found])
+        return found[0]
 
     def find_gpu(self, text: str) -> Gpu:
         """A card by id, name or alias ('H100', 'A100 80GB', 'rtx-4090')."""
@@ -228,6 +273,23 @@ def _strip_model_noise(text: str) -> str:
         .replace("q5 k m", "")
         .replace("q8 0", ""),
     )
+
+
+_COUNT_CARD = re.compile(r"^(?:(\d{1,2})x)?(.+?)(?:x(\d{1,2}))?$")
+
+
+def _count_and_card(key: str) -> tuple[int | None, str]:
+    """'4xa100' -> (4, 'a100'); 'h100x8' -> (8, 'h100'); 'h100' -> (None, 'h100')."""
+    match = _COUNT_CARD.match(key)
+    if not match:
+        return None, key
+    count = match.group(1) or match.group(3)
+    return (int(count) if count else None), match.group(2)
+
+
+def _family(gpu_id: str) -> str:
+    """The card without its form factor: 'a100-sxm4' -> 'a100', 'h100-pcie' -> 'h100'."""
+    return normalize(re.sub(r"-(pcie|sxm\d?)$", "", gpu_id))
 
 
 def _strip_config_noise(text: str) -> str:

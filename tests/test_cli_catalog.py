@@ -180,7 +180,9 @@ def test_allreduce_check(run: Any, tmp_path: Path) -> None:
 
 
 def test_topo_from_stdin(run: Any) -> None:
-    data = _json(run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=TOPO_H100))
+    defect = run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=TOPO_H100)
+    assert defect.exit_code == 1  # a defect, as diagnostics tools do
+    data = json.loads(defect.stdout)
     assert data["status"] == "defect"
     bad = [p for p in data["pairs"] if p["status"] != "ok"]
     assert [(p["a"], p["b"]) for p in bad] == [("GPU2", "GPU3")]
