@@ -79,7 +79,7 @@ def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def seed_path() -> Path:
-    """The guide export next to the repository (CI has ../shared, a contributor's clone does not)."""
+    """The guide export beside the repository (CI has ../shared; a contributor's clone has not)."""
     if not SEED.exists():
         pytest.skip(f"needs the guide export outside the repository: {SEED} is absent")
     return SEED

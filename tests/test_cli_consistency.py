@@ -44,7 +44,10 @@ def _ok_json(result: Any) -> Any:
         (["nodes"], lambda d: [r["id"] for r in d]),
         (["models"], lambda d: [m["id"] for m in d]),
         (["fit", "Llama 3.3 70B"], lambda d: [r["configuration"] for r in d["rows"]]),
-        (["price", "H100", "2x-rtx-a6000-gen4"], lambda d: [q["configuration"] for q in d["quotes"]]),
+        (
+            ["price", "H100", "2x-rtx-a6000-gen4"],
+            lambda d: [q["configuration"] for q in d["quotes"]],
+        ),
     ],
 )
 def test_ids_are_never_cut_at_80_columns(run: Any, args: list[str], ids_of: Any) -> None:
