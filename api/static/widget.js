@@ -31,6 +31,8 @@
       month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
       up: "Hilfreich", down: "Nicht hilfreich", thanks: "Danke für Ihr Feedback!",
       thinking: "Denke nach …", failed: "Die Antwort konnte nicht geladen werden.",
+      again: "Erneut senden", queued: "Server nicht erreichbar: Ihr Feedback wird gesendet, sobald er wieder antwortet.",
+      lost: "Ihr Feedback konnte nicht gespeichert werden.",
       offline: "Der Assistent ist gerade nicht erreichbar.", retry: "Bitte in {s} s erneut versuchen.",
       hello: "Hallo! Ich helfe bei der Wahl des passenden GPU-Servers: Passt ein Modell auf eine Karte, brauche ich NVLink, was kostet ein Knoten?",
       log: "Unterhaltung", you: "Sie", bot: "Assistent",
@@ -44,6 +46,8 @@
       month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
       up: "Helpful", down: "Not helpful", thanks: "Thanks for your feedback!",
       thinking: "Thinking …", failed: "The answer could not be loaded.",
+      again: "Retry", queued: "The server cannot be reached: your feedback will be sent when it answers again.",
+      lost: "Your feedback could not be saved.",
       offline: "The assistant cannot be reached right now.", retry: "Please try again in {s} s.",
       hello: "Hi! I help you pick the right GPU server: does a model fit on one card, do I need NVLink, what does a node cost?",
       log: "Conversation", you: "You", bot: "Assistant",
@@ -215,7 +219,7 @@
   var closeBtn = el("button", { class: "sw-icon", type: "button", "aria-label": T.close, title: T.close, text: "✕" });
   var resetBtn = el("button", { class: "sw-icon", type: "button", "aria-label": T.reset, title: T.reset, text: "↺" });
   var panel = el("div", {
-    class: "sw-panel", id: "sw-panel", role: "dialog", "aria-modal": "false", "aria-label": T.title, hidden: ""
+    class: "sw-panel", id: "sw-panel", role: "dialog", "aria-modal": "true", "aria-label": T.title, hidden: ""
   }, [
     el("div", { class: "sw-header" }, [
       el("div", { class: "sw-heading" }, [
@@ -245,7 +249,21 @@
   });
   panel.addEventListener("keydown", function (e) {
     if (e.key === "Escape") { e.preventDefault(); setOpen(false); }
+    else if (e.key === "Tab") trapFocus(e);
   });
+
+  // A modal dialog keeps the focus: Tab after the last control goes to the first, Shift+Tab
+  // before the first to the last (Escape closes it and gives the focus back to the launcher).
+  function trapFocus(e) {
+    var items = Array.prototype.filter.call(
+      panel.querySelectorAll('button:not([disabled]), a[href], textarea, input, [tabindex]:not([tabindex="-1"])'),
+      function (n) { return n.getClientRects().length > 0; });
+    if (!items.length) return;
+    var active = root.activeElement || document.activeElement;
+    var first = items[0], last = items[items.length - 1];
+    if (e.shiftKey && (active === first || !panel.contains(active))) { e.preventDefault(); last.focus(); }
+    else if (!e.shiftKey && (active === last || !panel.contains(active))) { e.preventDefault(); first.focus(); }
+  }
   input.addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit(); }
   });
@@ -276,12 +294,20 @@
     return map;
   }
 
-  function renderAnswer(body, turn) {
+  function typing() {  // shown at once on send, until the answer is complete (every mode)
+    return el("p", { class: "sw-typing", role: "status" }, [
+      el("span", { class: "sw-dots", "aria-hidden": "true" }, [el("i"), el("i"), el("i")]),
+      el("span", { text: T.thinking })
+    ]);
+  }
+
+  function renderAnswer(body, turn, pending) {
     var a = turn.answer || {};
     body.textContent = "";
     var text = el("div", { class: "sw-md" });
     text.innerHTML = renderMarkdown(a.answer || turn.partial || "", citeMap(a.citations || turn.citations));
     body.appendChild(text);
+    if (pending) { body.appendChild(typing()); return; }
     if (a.notice) body.appendChild(el("p", { class: "sw-notice", text: a.notice }));
     if (a.prices && a.prices.length) {
       var list = el("ul", { class: "sw-prices", "aria-label": T.prices });
@@ -311,7 +337,7 @@
   }
 
   function feedbackBar(turn) {
-    var bar = el("div", { class: "sw-feedback" });
+    var bar = el("div", { class: "sw-feedback", "data-message-id": (turn.answer || {}).message_id || "" });
     var status = el("span", { class: "sw-thanks", role: "status", text: turn.rating ? T.thanks : "" });
     ["up", "down"].forEach(function (rating) {
       var b = el("button", {
@@ -320,13 +346,16 @@
       });
       b.appendChild(icon(rating));
       b.addEventListener("click", function () {
-        sendFeedback(turn, rating).then(function (ok) {
-          if (!ok) return;
-          turn.rating = rating; save();
+        var vote = feedbackOf(turn, rating);
+        sendFeedback(vote).then(function (result) {
+          if (result === "rejected") { status.textContent = T.lost; return; }
+          turn.rating = rating;
+          if (result === "queued") queueFeedback(vote);
+          save();
           bar.querySelectorAll(".sw-vote").forEach(function (x) {
             x.setAttribute("aria-pressed", String(x.getAttribute("data-rating") === rating));
           });
-          status.textContent = T.thanks;
+          status.textContent = result === "queued" ? T.queued : T.thanks;
         });
       });
       bar.appendChild(b);
@@ -338,9 +367,26 @@
   function turnNodes(turn) {
     var q = el("div", { class: "sw-msg sw-user", "aria-label": T.you }, [el("p", { text: turn.q })]);
     var body = el("div", { class: "sw-msg sw-bot", "aria-label": T.bot });
-    if (turn.error) body.appendChild(el("p", { class: "sw-error", role: "alert", text: turn.error }));
+    if (turn.error) showError(body, turn, q);
     else renderAnswer(body, turn);
     return [q, body];
+  }
+
+  // A failed question is never lost: the error says why and offers to send it again.
+  function showError(body, turn, q) {
+    body.textContent = "";
+    body.appendChild(el("p", { class: "sw-error", role: "alert", text: turn.error }));
+    body.appendChild(el("button", {
+      class: "sw-retry", type: "button", text: T.again, onclick: function () {
+        if (busy) return;
+        state.turns = state.turns.filter(function (t) { return t !== turn; });
+        if (q.parentNode) q.parentNode.removeChild(q);
+        if (body.parentNode) body.parentNode.removeChild(body);
+        if (input.value.trim() === turn.q) { input.value = ""; autosize(); }
+        save();
+        ask(turn.q);
+      }
+    }));
   }
 
   function renderAll() {
@@ -376,7 +422,7 @@
     state.turns.push(turn);
     var q = el("div", { class: "sw-msg sw-user", "aria-label": T.you }, [el("p", { text: question })]);
     var body = el("div", { class: "sw-msg sw-bot sw-pending", "aria-label": T.bot, "aria-busy": "true" },
-      [el("p", { class: "sw-typing", text: T.thinking })]);
+      [typing()]);
     log.appendChild(q); log.appendChild(body);
     log.scrollTop = log.scrollHeight;
 
@@ -389,12 +435,17 @@
       scheduled = true;
       requestAnimationFrame(function () {
         scheduled = false;
-        renderAnswer(body, turn);
+        if (turn.answer) return;
+        renderAnswer(body, turn, true);
         follow();
       });
     }
     function finish(error) {
-      if (error) { turn.error = error; body.textContent = ""; body.appendChild(el("p", { class: "sw-error", role: "alert", text: error })); }
+      if (error) {
+        turn.error = error;
+        showError(body, turn, q);
+        if (!input.value.trim()) { input.value = question; autosize(); }  // the question stays
+      }
       body.classList.remove("sw-pending"); body.removeAttribute("aria-busy");
       delete turn.partial; delete turn.citations;
       save();
@@ -410,6 +461,7 @@
         state.session_id = data.answer.session_id;
         renderAnswer(body, turn);
         finish(null);
+        flushFeedback();  // the server answers again: send what was queued while it was down
         return true;
       } else if (type === "error") { finish(data.message || T.failed); return true; }
       return false;
@@ -473,19 +525,50 @@
     return { rest: rest, ended: ended };
   }
 
-  function sendFeedback(turn, rating) {
+  function feedbackOf(turn, rating) {
     var a = turn.answer || {};
+    return { session_id: a.session_id, message_id: a.message_id, rating: rating };
+  }
+
+  // "sent"; "queued" when the server cannot be reached (network, 5xx): kept and sent later;
+  // "rejected" when the server said no (4xx).
+  function sendFeedback(vote) {
     return fetch(API + "/api/feedback", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ session_id: a.session_id, message_id: a.message_id, rating: rating })
-    }).then(function (res) { return res.ok; }).catch(function () { return false; });
+      body: JSON.stringify(vote)
+    }).then(function (res) {
+      return res.ok ? "sent" : res.status >= 500 || res.status === 429 ? "queued" : "rejected";
+    }).catch(function () { return "queued"; });
   }
+
+  function queueFeedback(vote) {
+    state.feedback_queue = (state.feedback_queue || []).filter(function (v) {
+      return v.message_id !== vote.message_id;
+    }).concat([vote]);
+    save();
+  }
+
+  function flushFeedback() {
+    (state.feedback_queue || []).forEach(function (vote) {
+      sendFeedback(vote).then(function (result) {
+        if (result === "queued") return;
+        state.feedback_queue = (state.feedback_queue || []).filter(function (v) { return v !== vote; });
+        save();
+        var bar = log.querySelector('.sw-feedback[data-message-id="' + vote.message_id + '"] .sw-thanks');
+        if (bar) bar.textContent = result === "sent" ? T.thanks : T.lost;
+      });
+    });
+  }
+  window.addEventListener("online", flushFeedback);
 
   // ---------------------------------------------------------------- start
   function mount() {
-    document.body.appendChild(host);
+    // first in the page: the launcher is the first stop of the Tab key (it is fixed on screen,
+    // so its place in the document does not move it)
+    document.body.insertBefore(host, document.body.firstChild);
     renderAll();
+    flushFeedback();
     if (state.open || (script && script.getAttribute("data-open") === "true")) {
       panel.hidden = false;
       launcher.setAttribute("aria-expanded", "true");
