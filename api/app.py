@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.cors import CORSMiddleware
 
@@ -104,7 +105,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await run_in_threadpool(_stop, app)
 
-    app = FastAPI(
+    # /docs and /redoc with Swagger UI and ReDoc served from the fastapi-offline wheel
+    # (/static-offline-docs/): they work without network, as everything else here
+    app = FastAPIOffline(
         title="gpuserver.io sizing assistant",
         version="0.1.0",
         description=DESCRIPTION,
