@@ -64,6 +64,12 @@ def eval_command(
     schema: Annotated[
         bool, typer.Option("--schema", metavar="", help="print the dataset JSON schema")
     ] = False,
+    explain_metrics: Annotated[
+        bool,
+        typer.Option(
+            "--explain", metavar="", help="what each metric measures and what a low value means"
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", metavar="", help="print the report as JSON")
     ] = False,
@@ -75,6 +81,9 @@ def eval_command(
         from evals.schema import schema_text
 
         typer.echo(schema_text(), nl=False)
+        return
+    if explain_metrics:
+        _print_metric_help(as_json)
         return
     if not datasets:
         _fail("give at least one dataset, e.g. sizing eval evals/datasets/*.yaml", as_json)
@@ -143,6 +152,16 @@ def eval_command(
         raise typer.Exit(1)
 
 
+def _print_metric_help(as_json: bool) -> None:
+    from evals.metric_help import METRIC_HELP
+
+    if as_json:
+        typer.echo(json.dumps({k: h._asdict() for k, h in METRIC_HELP.items()}, ensure_ascii=False))
+        return
+    for key, h in METRIC_HELP.items():
+        typer.echo(f"{key.replace('_', ' ')}\n  measures: {h.means}\n  low value: {h.low}")
+
+
 def _run_with_progress(loaded: Any, settings: Any, options: Any, total: int, run_eval: Any) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -182,8 +201,11 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
         title=f"pass rate {pct(result['pass_rate'])} ({c['passed']}/{c['scored']})",
         show_header=True,
     )
-    t.add_column("metric")
-    t.add_column("value", justify="right")
+    from evals.metric_help import explain
+
+    t.add_column("metric", no_wrap=True)
+    t.add_column("value", justify="right", no_wrap=True)
+    t.add_column("a low value means", overflow="fold", style="dim")
     for key, value in m.items():
         if key.startswith("latency"):
             shown = "–" if value is None else f"{value:.1f} ms"
@@ -191,10 +213,15 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
             shown = str(value)
         else:
             shown = pct(value)
-        t.add_row(key.replace("_", " "), shown)
-    t.add_row("expected failures (xfail)", str(c["xfail"]))
-    t.add_row("wall time", f"{result['timing']['wall_s']:.1f} s")
+        h = explain(key)
+        t.add_row(key.replace("_", " "), shown, h.low if h else "")
+    t.add_row("expected failures (xfail)", str(c["xfail"]), "")
+    t.add_row("wall time", f"{result['timing']['wall_s']:.1f} s", "")
     console.print(t)
+    console.print(
+        "[dim]what each metric measures: sizing eval --explain (or docs/evals.md)[/dim]",
+        highlight=False,
+    )
     judge = result.get("judge") or {}
     if judge.get("enabled"):
         console.print(

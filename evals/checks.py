@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from evals.schema import ADVICE_VERDICTS, FIT_VERDICTS, Expectations
+from evals.schema import (
+    ADVICE_VERDICTS,
+    FIT_VERDICTS,
+    TEMPLATE_RX,
+    CheapestExpectation,
+    Expectations,
+)
 
 # kinds, in report order
 KINDS = (
@@ -269,18 +275,49 @@ def _price_in_text(text: str, usd: Decimal) -> bool:
     return any(v == usd for v in figures(text, "$"))
 
 
+def usd_text(value: Decimal) -> str:
+    """A price as the answers write it: $4,395 (cents only when there are any)."""
+    if value == value.to_integral_value():
+        return f"${int(value):,}"
+    return f"${value:,.2f}"
+
+
+class TemplateError(ValueError):
+    """A `{price:ID}` template names a configuration the catalog under test does not have."""
+
+
+def expand(text: str, catalog_prices: dict[str, Decimal], regex: bool = False) -> str:
+    """`{price:ID}` -> the catalog price as written ("$4,395"); `{price_diff:A,B}` -> the monthly
+    difference of two catalog prices ("$238"). With `regex`, the expansion is escaped."""
+
+    def one(m: re.Match[str]) -> str:
+        ids = m.group("args").split(",")
+        missing = [i for i in ids if i not in catalog_prices]
+        if missing:
+            raise TemplateError(f"{m.group(0)}: {', '.join(missing)} not in the catalog")
+        if m.group("kind") == "price":
+            value = catalog_prices[ids[0]]
+        else:
+            value = abs(catalog_prices[ids[0]] - catalog_prices[ids[1]])
+        out = usd_text(value)
+        return re.escape(out) if regex else out
+
+    return TEMPLATE_RX.sub(one, text)
+
+
 def check_turn(
     answer: Any,
     expect: Expectations,
     language: str,
     catalog_prices: dict[str, Decimal],
+    deps: Any = None,
 ) -> TurnChecks:
-    """All checks of one answer (an assistant.answer.Answer)."""
+    """All checks of one answer (an assistant.answer.Answer), against the catalog under test
+    (`catalog_prices`) and, for `cheapest_named`, the tools over `deps`."""
     from assistant.grounding import check_answer
 
     out = TurnChecks()
     text: str = answer.answer
-    low = text.lower()
     calls = list(answer.tool_calls)
     names = [c.name for c in calls]
 
@@ -325,20 +362,8 @@ def check_turn(
             + (f"rule(s) {', '.join(map(str, rules))}" if rules else "nothing (not called)"),
         )
 
-    # phrases and patterns
-    for phrase in expect.contains:
-        out.add("contains", phrase.lower() in low, f"contains {phrase!r}")
-    for pat in expect.patterns:
-        out.add("pattern", re.search(pat, text, re.IGNORECASE) is not None, f"matches /{pat}/")
-    for phrase in expect.forbidden:
-        out.add("forbidden", phrase.lower() not in low, f"does not contain {phrase!r}")
-    for pat in expect.forbidden_patterns:
-        m = re.search(pat, text, re.IGNORECASE)
-        out.add(
-            "forbidden",
-            m is None,
-            f"does not match /{pat}/" + (f" (found {m.group(0)!r})" if m else ""),
-        )
+    # phrases and patterns ({price:ID} templates expanded against the catalog under test)
+    _phrases(out, expect, text, catalog_prices)
 
     # numbers
     for n in expect.numbers:
@@ -352,22 +377,9 @@ def check_turn(
 
     # prices: the quote (exact Decimal) and the figure in the text
     quotes = {p.configuration: Decimal(str(p.usd_per_month)) for p in answer.prices}
-    for cid, usd in expect.prices.items():
-        q = quotes.get(cid)
-        in_text = _price_in_text(text, usd)
-        ok = q is not None and q == usd and in_text
-        detail = f"{cid}: expected ${_fmt(usd)}/month; quote " + (
-            f"${_fmt(q)}" if q is not None else "missing"
-        )
-        detail += ", stated in text" if in_text else ", not stated in text"
-        out.add("price", ok, detail)
-    if expect.only_prices:
-        extra = sorted(set(quotes) - set(expect.prices))
-        out.add(
-            "price",
-            not extra,
-            "no other quotes" + (f" (also: {', '.join(extra)})" if extra else ""),
-        )
+    _prices(out, expect, text, quotes, catalog_prices)
+    if expect.cheapest_named is not None:
+        out.add("price", *_cheapest(expect.cheapest_named, text, quotes, catalog_prices, deps))
 
     # citations: recall must be 1; precision is a metric
     cites = [_cite_key(c) for c in answer.citations]
@@ -397,6 +409,106 @@ def check_turn(
     if expect.no_tools:
         out.add("tools", not names, "no tool calls" + (f"; called: {names}" if names else ""))
     return out
+
+
+_NOT_CONTAIN = "does not contain {!r}"
+_NOT_MATCH = "does not match /{}/"
+
+
+def _phrases(out: TurnChecks, expect: Expectations, text: str, prices: dict[str, Decimal]) -> None:
+    low = text.lower()
+    groups = (
+        ("contains", expect.contains, False, lambda p: p.lower() in low, "contains {!r}"),
+        ("pattern", expect.patterns, True, lambda p: _search(p, text), "matches /{}/"),
+        ("forbidden", expect.forbidden, False, lambda p: p.lower() not in low, _NOT_CONTAIN),
+        ("forbidden", expect.forbidden_patterns, True, lambda p: not _search(p, text), _NOT_MATCH),
+    )
+    for kind, phrases, regex, test, label in groups:
+        for raw in phrases:
+            try:
+                phrase = expand(raw, prices, regex=regex)
+            except TemplateError as exc:
+                out.add(kind, False, str(exc))
+                continue
+            ok = test(phrase)
+            detail = label.format(phrase)
+            if not ok and kind == "forbidden" and regex:
+                m = re.search(phrase, text, re.IGNORECASE)
+                detail += f" (found {m.group(0)!r})" if m else ""
+            out.add(kind, ok, detail)
+
+
+def _search(pattern: str, text: str) -> bool:
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _prices(
+    out: TurnChecks,
+    expect: Expectations,
+    text: str,
+    quotes: dict[str, Decimal],
+    catalog: dict[str, Decimal],
+) -> None:
+    specs = expect.price_specs()
+    for cid, spec in specs.items():
+        usd = catalog.get(cid) if spec == "catalog" else Decimal(str(spec))
+        source = "catalog price" if spec == "catalog" else "literal"
+        if usd is None:
+            out.add("price", False, f"{cid}: not in the catalog under test")
+            continue
+        q = quotes.get(cid)
+        in_text = _price_in_text(text, usd)
+        ok = q is not None and q == usd and in_text
+        detail = f"{cid}: expected ${_fmt(usd)}/month ({source}); quote " + (
+            f"${_fmt(q)}" if q is not None else "missing"
+        )
+        detail += ", stated in text" if in_text else ", not stated in text"
+        out.add("price", ok, detail)
+    if expect.only_prices:
+        allowed = set(specs)
+        extra = sorted(set(quotes) - allowed)
+        out.add(
+            "price",
+            not extra,
+            "no other quotes" + (f" (also: {', '.join(extra)})" if extra else ""),
+        )
+
+
+def cheapest_expected(spec: CheapestExpectation, deps: Any) -> list[dict[str, Any]]:
+    """The cheapest rows (ties included) `cheapest_fit` gives for the spec, over `deps`."""
+    from assistant.registry import call_tool
+
+    args = spec.model_dump(exclude_none=True)
+    rows = list(call_tool(deps, "cheapest_fit", args).result.get("cheapest") or [])
+    if not rows:
+        return []
+    best = Decimal(str(rows[0]["usd_per_month"]))
+    return [r for r in rows if Decimal(str(r["usd_per_month"])) == best]
+
+
+def _cheapest(
+    spec: CheapestExpectation,
+    text: str,
+    quotes: dict[str, Decimal],
+    catalog: dict[str, Decimal],
+    deps: Any,
+) -> tuple[bool, str]:
+    label = f"cheapest for {spec.model}" + (f" in {spec.precision}" if spec.precision else "")
+    if deps is None:
+        return False, f"{label}: needs the tools (run through the eval runner)"
+    try:
+        rows = cheapest_expected(spec, deps)
+    except Exception as exc:  # a bad spec is a failed check, never a crashed run
+        return False, f"{label}: cheapest_fit failed: {exc}"
+    if not rows:
+        return False, f"{label}: no configuration in the catalog under test holds it"
+    for row in rows:
+        cid = row["configuration"]
+        usd = catalog.get(cid)
+        if usd is not None and quotes.get(cid) == usd and _price_in_text(text, usd):
+            return True, f"{label}: names {cid} at ${_fmt(usd)}/month (tools say so)"
+    want = ", ".join(f"{r['configuration']} (${r['usd_per_month']})" for r in rows)
+    return False, f"{label}: tools say {want}; quoted: {', '.join(quotes) or 'nothing'}"
 
 
 def _cites(cites: list[tuple[str, str]]) -> str:

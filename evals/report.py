@@ -148,14 +148,18 @@ def to_html(report: dict[str, Any]) -> str:
     ]
     for label, value in kpis:
         parts.append(f'<span class="kpi">{escape(label)}<b>{escape(value)}</b></span>')
-    parts.append("</div><table><tr><th>metric</th><th>value</th></tr>")
+    parts.append(
+        '</div><table class="metrics"><tr><th>metric</th><th>value</th>'
+        "<th>what it measures</th><th>a low value means</th></tr>"
+    )
+    parts.append(_metric_row("pass_rate", _pct(ok)))
     for key, value in m.items():
         shown = (
             f"{value:.2f} ms"
             if key.startswith("latency") and value is not None
             else (str(value) if key == "grounding_violations" else _pct(value))
         )
-        parts.append(f"<tr><td>{escape(key.replace('_', ' '))}</td><td>{escape(shown)}</td></tr>")
+        parts.append(_metric_row(key, shown))
     parts.append("</table>")
     judge = report.get("judge") or {}
     if judge.get("enabled"):
@@ -195,6 +199,17 @@ def to_html(report: dict[str, Any]) -> str:
         )
     parts.append("</table></body></html>\n")
     return "\n".join(parts)
+
+
+def _metric_row(key: str, shown: str) -> str:
+    from evals.metric_help import explain
+
+    h = explain(key)
+    means, low = (h.means, h.low) if h else ("", "")
+    return (
+        f"<tr><td>{escape(key.replace('_', ' '))}</td><td>{escape(shown)}</td>"
+        f'<td class="muted">{escape(means)}</td><td class="muted">{escape(low)}</td></tr>'
+    )
 
 
 def _compare_html(cmp: dict[str, Any]) -> str:

@@ -42,6 +42,9 @@ class RunOptions:
     concurrency: int = 1
     judge: bool | None = None  # None: judge when an LLM is configured
     data_dir: Path | None = None  # reuse this data folder (index + sessions) instead of a fresh one
+    # builds the assistant from deps (default: assistant.service.Assistant); tests inject a
+    # deliberately broken flow here to prove the checks catch it
+    assistant_factory: Callable[[Any], Any] | None = None
 
 
 def _percentile(values: list[float], q: float) -> float | None:
@@ -92,7 +95,7 @@ def _tool_calls(answer: Any, with_results: bool) -> list[dict[str, Any]]:
 
 
 def _run_case(
-    assistant: Any, case: Case, dataset: str, prices: dict[str, Decimal]
+    assistant: Any, case: Case, dataset: str, prices: dict[str, Decimal], deps: Any = None
 ) -> dict[str, Any]:
     turns_out: list[dict[str, Any]] = []
     session: str | None = None
@@ -117,7 +120,7 @@ def _run_case(
             break
         latency = (time.perf_counter() - t0) * 1000
         session = answer.session_id
-        checks: TurnChecks = check_turn(answer, turn.expect, lang, prices)
+        checks: TurnChecks = check_turn(answer, turn.expect, lang, prices, deps)
         all_ok = all_ok and checks.ok
         turns_out.append(
             {
@@ -181,7 +184,7 @@ def run_eval(
         t0 = time.perf_counter()
         deps = prepare_deps(settings, options, Path(tmp))
         setup_s = time.perf_counter() - t0
-        assistant = Assistant(deps)
+        assistant = (options.assistant_factory or Assistant)(deps)
         prices = catalog_prices(deps.catalog)
         jobs = [
             (case, (dataset_names or [d.name for d in datasets])[i])
@@ -191,7 +194,7 @@ def run_eval(
         lock = threading.Lock()
 
         def one(job: tuple[Case, str]) -> dict[str, Any]:
-            res = _run_case(assistant, job[0], job[1], prices)
+            res = _run_case(assistant, job[0], job[1], prices, deps)
             if on_case is not None:
                 with lock:
                     on_case(res)

@@ -9,10 +9,17 @@
         language: en
         tags: [price, tool:price_quote, guide:nvlink-vs-pcie]
         expect:
-          prices: {4x-a100-sxm4: 4395}
+          prices: [4x-a100-sxm4]                 # the catalog's price, whatever it is
           citations: [nvlink-vs-pcie#same-job-both-ways]
           tools: [price_quote]
-          contains: ["$4,395/month"]
+          contains: ["{price:4x-a100-sxm4}/month"]   # expanded to "$4,395/month" at check time
+
+Expectations are *catalog-relative*: they say what must be true of the catalog and guides under
+test, not what they said when the case was written. `prices` lists configuration ids whose
+catalog price the answer must quote (`{id: catalog}` is the same; a literal number only where the
+literal is the point), `cheapest_named` asks the tools at check time which node is the cheapest
+that holds a model, and phrases/patterns may use `{price:ID}` (the catalog price as written,
+"$4,395") and `{price_diff:A,B}` (the monthly difference of two catalog prices, "$238").
 
 A follow-up is a `conversation`: a list of turns asked in one session; every turn may carry its
 own `expect`. Expectations are written from what the assistant SHOULD answer (the guides, the
@@ -50,6 +57,8 @@ Verdict = Literal[
     "off_topic",
 ]
 
+PriceSpec = Decimal | Literal["catalog"]
+
 _CITATION_RX = re.compile(r"^[a-z0-9][a-z0-9-]*(#[a-z0-9][a-z0-9-]*)?$")
 
 
@@ -83,6 +92,25 @@ class VerdictExpectation(_Strict):
     )
 
 
+TEMPLATE_RX = re.compile(
+    r"\{(?P<kind>price|price_diff):(?P<args>[a-z0-9][a-z0-9-]*(?:,[a-z0-9][a-z0-9-]*)?)\}"
+)
+
+
+class CheapestExpectation(_Strict):
+    """The cheapest configuration that holds the model, computed with `cheapest_fit` at check time
+    (so a price change that makes another node the cheapest changes the expectation)."""
+
+    model: str = Field(description="model id or name, e.g. llama-3.3-70b")
+    precision: str | None = Field(default=None, description="bf16, fp8, awq, ... (tool default)")
+    context_tokens: int | None = Field(default=None, ge=0, description="tokens per sequence")
+    concurrency: int | None = Field(default=None, ge=1, description="sequences served at once")
+    interconnect: Literal["any", "nvlink", "pcie"] = Field(
+        default="any", description="only NVLink (SXM) or only PCIe nodes"
+    )
+    one_card: bool = Field(default=False, description="only nodes where it fits on one card")
+
+
 class Expectations(_Strict):
     verdict: VerdictExpectation | Verdict | None = Field(
         default=None, description="expected verdict (a string, or an object with configuration)"
@@ -97,8 +125,15 @@ class Expectations(_Strict):
     forbidden: list[str] = Field(default=[], description="phrases the answer must not contain")
     forbidden_patterns: list[str] = Field(default=[], description="regexes it must not match")
     numbers: list[NumberExpectation] = Field(default=[], description="figures the answer states")
-    prices: dict[str, Decimal] = Field(
-        default={}, description="configuration id -> exact USD per month the answer must quote"
+    prices: dict[str, PriceSpec] | list[str] = Field(
+        default={},
+        description="configuration ids whose catalog price the answer must quote (a list, or "
+        "id -> 'catalog'); id -> a number only where that literal is the point",
+    )
+    cheapest_named: CheapestExpectation | None = Field(
+        default=None,
+        description="the answer names the cheapest node that holds the model, as the tools "
+        "compute it at check time (and quotes its catalog price)",
     )
     only_prices: bool = Field(
         default=False, description="no price quotes other than the ones in `prices`"
@@ -131,11 +166,30 @@ class Expectations(_Strict):
 
     @field_validator("prices")
     @classmethod
-    def _price_values(cls, v: dict[str, Decimal]) -> dict[str, Decimal]:
+    def _price_values(cls, v: dict[str, PriceSpec] | list[str]) -> dict[str, PriceSpec] | list[str]:
+        if isinstance(v, list):
+            if len(set(v)) != len(v):
+                raise ValueError("a configuration is listed twice in prices")
+            return v
         for k, p in v.items():
-            if p < 0:
+            if p != "catalog" and p < 0:
                 raise ValueError(f"price of {k} is negative")
         return v
+
+    @field_validator("contains", "patterns", "forbidden", "forbidden_patterns")
+    @classmethod
+    def _templates(cls, v: list[str]) -> list[str]:
+        for text in v:
+            for m in TEMPLATE_RX.finditer(text):
+                if m.group("kind") == "price_diff" and len(m.group("args").split(",")) != 2:
+                    raise ValueError(f"{m.group(0)}: price_diff takes two configuration ids")
+        return v
+
+    def price_specs(self) -> dict[str, PriceSpec]:
+        """`prices` as id -> 'catalog' or a literal Decimal."""
+        if isinstance(self.prices, list):
+            return dict.fromkeys(self.prices, "catalog")
+        return dict(self.prices)
 
     @model_validator(mode="after")
     def _consistent(self) -> Expectations:
