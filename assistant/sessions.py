@@ -301,6 +301,20 @@ class SessionStore:
             ).fetchone()
         return Answer.model_validate(json.loads(row[0])) if row else None
 
+    def recent_answers(
+        self, limit: int = 10_000, since: float | None = None
+    ) -> list[tuple[float, Answer]]:
+        """Stored answers with their time (epoch seconds), newest first: the review and
+        content-gap reports (`sizing feedback gaps`). Raises StorageError when unreadable."""
+        self._migrate()
+        where, params = ("WHERE created_at >= ? ", (since, limit)) if since else ("", (limit,))
+        with self.db.transaction() as tx:
+            rows = tx.execute(
+                f"SELECT created_at, answer_json FROM turns {where}ORDER BY seq DESC LIMIT ?",
+                params,
+            ).fetchall()
+        return [(float(r[0]), Answer.model_validate(json.loads(r[1]))) for r in rows]
+
     def delete(self, session_id: str) -> bool:
         check_session_id(session_id)
         self._migrate()
