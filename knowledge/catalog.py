@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -104,6 +104,55 @@ _PARAMS_RE = re.compile(
 )
 
 
+#: A size in a model name: "27B", "8x22B" (experts x size), "1.5 billion".
+_SIZE_IN_NAME = re.compile(
+    r"(?<![\w.])(?:(\d+)\s*x\s*)?(\d+(?:[.,]\d+)?)\s*-?\s*(?:b|billion|mrd\.?|milliarden)\b",
+    re.IGNORECASE,
+)
+_MOE_IN_NAME = re.compile(
+    r"\bmoe\b|mixture|experts?\b|experten|\d\s*x\s*\d+(?:[.,]\d+)?\s*b\b|-a\d+(?:\.\d+)?b\b",
+    re.IGNORECASE,
+)
+_LEADING_WORDS = re.compile(r"^(?:(?:an?|some|the|my|our|ein(?:e|en)?|das|die|der)\s+)+", re.I)
+#: Two family words this similar are one family ("lama" ~ "llama"), so a near name is offered.
+FAMILY_SIMILARITY = 0.8
+
+ResolutionStatus = Literal["found", "estimated", "unknown"]
+
+
+def family_of(text: str) -> str | None:
+    """The family word a model name starts with ('Gemma 3 27B' -> 'gemma'); None if none."""
+    name = text.split("/")[-1].strip().lower()
+    m = re.match(r"[a-z]+", _LEADING_WORDS.sub("", name))
+    return m.group(0) if m else None
+
+
+def size_in_name(text: str) -> tuple[float, bool] | None:
+    """(parameters in billions, looks like MoE) from a name carrying its size, else None.
+    '8x22B' counts 8 x 22 = 176B (an upper bound: experts share attention)."""
+    m = _SIZE_IN_NAME.search(text)
+    if not m:
+        return None
+    size = float(m.group(2).replace(",", "."))
+    if m.group(1):
+        size *= int(m.group(1))
+    if size <= 0:
+        return None
+    return size, bool(_MOE_IN_NAME.search(text))
+
+
+@dataclass(frozen=True)
+class ModelResolution:
+    """What a model name resolves to: a catalog model, an estimate from the size in the name, or
+    nothing (with same-family names only, never an unrelated model)."""
+
+    text: str
+    status: ResolutionStatus
+    model: ModelSpec | None
+    params_b: float | None = None
+    closest: tuple[str, ...] = ()
+
+
 @dataclass
 class Catalog:
     """The validated catalog. Dicts keep the files' order."""
@@ -154,7 +203,39 @@ class Catalog:
         match = _PARAMS_RE.match(text.strip())
         if match:
             return self.parameter_model(float(match.group(1).replace(",", ".")))
-        raise UnknownModel(text, self._closest(key, self._model_keys, self._model_name))
+        raise UnknownModel(text, self.same_family(text))
+
+    def same_family(self, text: str) -> list[str]:
+        """Known models near a name, of the same family only ('Gemma 4 27B' never offers a
+        Llama); nothing for a name without a family word."""
+        family = family_of(text)
+        if family is None:
+            return []
+        names = self._closest(normalize(text), self._model_keys, self._model_name, n=20)
+        out = []
+        for name in names:
+            other = family_of(name)
+            if other is not None and (
+                other == family
+                or difflib.SequenceMatcher(None, other, family).ratio() >= FAMILY_SIMILARITY
+            ):
+                out.append(name)
+        return out[:5]
+
+    def resolve_model(self, text: str) -> ModelResolution:
+        """A catalog model; else an estimate when the name carries its size ('Gemma 4 27B',
+        'some 120B MoE'); else unknown, with same-family names only."""
+        try:
+            m = self.find_model(text)
+        except UnknownModel as exc:
+            size = size_in_name(text)
+            if size is None:
+                return ModelResolution(text, "unknown", None, closest=tuple(exc.closest))
+            params_b, moe = size
+            m = self.parameter_model(params_b, name=text.strip(), moe=moe)
+            return ModelResolution(text, "estimated", m, params_b, tuple(exc.closest))
+        status: ResolutionStatus = "estimated" if m.generic else "found"
+        return ModelResolution(text, status, m, m.params_b)
 
     def find_configuration(self, text: str) -> Configuration:
         """A configuration by id ('4x-a100-sxm4'), label or '4x A100 SXM4'."""
@@ -202,19 +283,58 @@ class Catalog:
             return self.gpus[found]
         raise UnknownGpu(text, self._closest(key, self._gpu_keys, lambda i: i))
 
-    def parameter_model(self, params_b: float) -> ModelSpec:
-        """A generic dense model known only by its parameter count (no architecture, so no KV)."""
+    def parameter_model(
+        self, params_b: float, name: str | None = None, moe: bool = False
+    ) -> ModelSpec:
+        """A model known only by its parameter count. Weights = params x bytes; the KV cache is
+        estimated with the attention layout (layers, KV heads, head dim) of the catalog's
+        grouped-query-attention model nearest in size (MoE for an MoE, dense otherwise), which
+        `estimate_basis` names."""
         if not params_b > 0:
             raise ValueError("params_b must be positive")
         label = f"{params_b:g}B"
+        ref = self._reference_model(params_b, moe)
+        basis = None
+        arch: dict[str, Any] = {}
+        if ref is not None:
+            arch = {"layers": ref.layers, "kv_heads": ref.kv_heads, "head_dim": ref.head_dim}
+            kind = "MoE" if ref.is_moe else "dense"
+            basis = (
+                f"{ref.layers} layers x {ref.kv_heads} KV heads x head dim {ref.head_dim}, as "
+                f"{ref.name} ({ref.params_b:g}B), the catalog's {kind} grouped-query-attention "
+                "model nearest in size"
+            )
+            if moe:
+                basis += "; active parameters unknown, so speed assumes all are read per token"
+        shown = (
+            f"{name} (not in the catalog, {label} {'MoE' if moe else 'dense'}, estimated)"
+            if name
+            else f"{label} model (generic {'MoE' if moe else 'dense'}, parameter count only)"
+        )
         return ModelSpec(
             id=f"generic-{label.lower()}",
-            name=f"{label} model (generic dense, parameter count only)",
+            name=shown,
             params_b=params_b,
             native_precision="bf16",
             generic=True,
-            source="parameter count given by the user; architecture unknown",
+            estimate_basis=basis,
+            source="parameter count given by the user; attention layout estimated",
+            **arch,
         )
+
+    def _reference_model(self, params_b: float, moe: bool) -> ModelSpec | None:
+        """The catalog's GQA language model nearest in size (log scale), MoE or dense."""
+        import math
+
+        pool = [
+            m
+            for m in self.models.values()
+            if m.kind == "llm" and m.attention == "gqa" and m.has_architecture and not m.generic
+        ]
+        same = [m for m in pool if m.is_moe == moe] or pool
+        if not same:
+            return None
+        return min(same, key=lambda m: (abs(math.log(m.params_b / params_b)), m.params_b))
 
     # ---- relations
     def gpu_of(self, configuration: Configuration | str) -> Gpu:

@@ -172,7 +172,7 @@ def test_parameter_count_gives_a_generic_model(cat: Catalog, text: str) -> None:
     assert m.generic
     assert m.params_b == 34
     assert m.params == 34e9
-    assert not m.has_architecture
+    assert m.has_architecture and m.estimate_basis  # KV estimated, and it says from what
 
 
 def test_parameter_model_direct(cat: Catalog) -> None:

@@ -58,7 +58,10 @@ def test_shipped_datasets_cover_the_issue() -> None:
         assert needed in tags, needed
     assert sum(c.conversation is not None for c in cases) >= 5
     expected_tools = {t for c in cases for turn in c.turns() for t in turn.expect.tools}
-    missing = set(REGISTRY) - expected_tools
+    # tools the offline planner does not call yet (the composer switches to them later; the
+    # LLM already has them): no eval case can expect them until then
+    not_yet_planned = {"training_fit"}
+    missing = set(REGISTRY) - expected_tools - not_yet_planned
     assert not missing, f"no case expects these tools: {missing}"
     cited = {
         cit.split("#")[0] for c in cases for turn in c.turns() for cit in turn.expect.citations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -184,12 +185,19 @@ def test_serving_memory_per_card(cat: Catalog) -> None:
     assert custom.required_gb_per_card == pytest.approx(141.107412992)
 
 
-def test_generic_model_has_no_kv(cat: Catalog) -> None:
+def test_generic_model_kv_is_estimated_from_the_nearest_catalog_model(cat: Catalog) -> None:
     m = cat.find_model("34B")
     s = serving_memory(ServingInput(model=m, context_tokens=100_000))
     assert s.weights.weights_gb == pytest.approx(68.0)
-    assert s.kv_gb_per_card == 0
-    assert any("KV cache is not counted" in n for n in s.notes)
+    dense = [
+        x for x in cat.llm_models() if x.attention == "gqa" and not x.is_moe and x.has_architecture
+    ]
+    ref = min(dense, key=lambda x: abs(math.log(x.params_b / 34)))
+    per_token = 2 * ref.layers * ref.kv_heads * ref.head_dim * 2  # type: ignore[operator]
+    assert s.kv.kv_bytes_per_token == per_token
+    assert s.kv_gb_per_card == pytest.approx(per_token * 100_000 / 1e9)
+    assert m.estimate_basis and ref.name in m.estimate_basis
+    assert any("KV cache estimated" in n for n in s.notes)
 
 
 def test_training_memory_mixed_precision_adam(cat: Catalog) -> None:

@@ -295,6 +295,61 @@ def _float_or_none(tok: str) -> float | None:
         return None
 
 
+def judge_busbw(busbw_gb_s: float, link: Link) -> tuple[float, Status, str]:
+    """(ratio, status, message): a bus bandwidth against the link's rated per-direction rate
+    (>= 60 % ok, 30-60 % lower than expected, below that a defect)."""
+    ratio = busbw_gb_s / link.per_direction_gb_s
+    status: Status
+    if ratio >= 0.6:
+        status, msg = "ok", f"{ratio:.0%} of the {link.name} rate: healthy"
+    elif ratio >= 0.3:
+        status, msg = "warning", f"{ratio:.0%} of the {link.name} rate: lower than expected"
+    else:
+        status = "defect"
+        msg = (
+            f"{ratio:.0%} of the {link.name} rate: traffic is not using the link it should "
+            "(check topo -m)"
+        )
+    return ratio, status, msg
+
+
+class BusbwInput(_In):
+    busbw_gb_s: float = Field(gt=0, description="a measured all-reduce bus bandwidth, GB/s")
+    link: Link = Field(description="the link the cards run at")
+    cards: int = Field(default=2, ge=2, description="cards in the all-reduce")
+
+
+class BusbwResult(BaseModel):
+    inputs: BusbwInput
+    rated_gb_s: float = Field(description="the link's rate per direction = expected ring busbw")
+    guide_gb_s: float
+    ratio_to_rated: float
+    ring_factor: float = Field(description="2(n-1)/n for the node's cards")
+    algbw_gb_s: float = Field(description="the algorithm bandwidth that busbw implies")
+    status: Status
+    message: str
+    formula: str = (
+        "a healthy ring all-reduce reaches busbw close to the link's per-direction rate; "
+        "ratio = busbw / rated; algbw = busbw / (2(n-1)/n)"
+    )
+
+
+def check_busbw(inp: BusbwInput) -> BusbwResult:
+    """Judge one stated bus-bandwidth figure (no pasted output) against the node's link."""
+    ratio, status, msg = judge_busbw(inp.busbw_gb_s, inp.link)
+    factor = ring_factor(inp.cards)
+    return BusbwResult(
+        inputs=inp,
+        rated_gb_s=inp.link.per_direction_gb_s,
+        guide_gb_s=inp.link.bandwidth_gb_s,
+        ratio_to_rated=ratio,
+        ring_factor=factor,
+        algbw_gb_s=inp.busbw_gb_s / factor,
+        status=status,
+        message=msg,
+    )
+
+
 def check_all_reduce(inp: AllReduceInput) -> AllReduceResult:
     """Compare the measured peak bus bandwidth with the link's rated per-direction figure."""
     rows, ranks, avg = parse_all_reduce(inp.text)
@@ -302,18 +357,7 @@ def check_all_reduce(inp: AllReduceInput) -> AllReduceResult:
     best = max(big, key=lambda r: max(r.busbw_gb_s, r.in_place_busbw_gb_s or 0.0))
     peak = max(best.busbw_gb_s, best.in_place_busbw_gb_s or 0.0)
     rated = inp.link.per_direction_gb_s
-    ratio = peak / rated
-    status: Status
-    if ratio >= 0.6:
-        status, msg = "ok", f"{ratio:.0%} of the {inp.link.name} rate: healthy"
-    elif ratio >= 0.3:
-        status, msg = "warning", f"{ratio:.0%} of the {inp.link.name} rate: lower than expected"
-    else:
-        status = "defect"
-        msg = (
-            f"{ratio:.0%} of the {inp.link.name} rate: traffic is not using the link it should "
-            "(check topo -m)"
-        )
+    ratio, status, msg = judge_busbw(peak, inp.link)
     return AllReduceResult(
         inputs=inp,
         rows=rows,

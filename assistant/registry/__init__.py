@@ -19,7 +19,7 @@ The package:
   `REGISTRY` and `call_tool`;
 - `helpers`: model/configuration lookup, `_model_info`, `quote`, rounding;
 - one module per tool family: `fit`, `memory`, `prices`, `speed`, `interconnect`, `cards`,
-  `advice`, `diagnostics`, `capacity`, `nccl`.
+  `advice`, `diagnostics`, `capacity`, `nccl`, `training`.
 
 `@tool` registers a tool when its module is imported, so the import order below IS the tool
 order in `REGISTRY` (and in the LLM's tool list): keep it.
@@ -59,6 +59,7 @@ from assistant.registry.advice import AdviceArgs, purchase_advice
 from assistant.registry.diagnostics import TopologyArgs, check_topology_output
 from assistant.registry.capacity import CapacityArgs, capacity_check
 from assistant.registry.nccl import AllReduceOutputArgs, check_allreduce_output
+from assistant.registry.training import TrainingFitArgs, training_fit
 # isort: on
 
 __all__ = [
@@ -81,6 +82,7 @@ __all__ = [
     "ToolError",
     "ToolSpec",
     "TopologyArgs",
+    "TrainingFitArgs",
     "call_tool",
     "capacity_check",
     "card_facts",
@@ -97,4 +99,5 @@ __all__ = [
     "tensor_parallel_cost",
     "throughput_estimate",
     "tool",
+    "training_fit",
 ]

@@ -7,7 +7,14 @@ from typing import Any
 
 
 def _model(deps: Any, text: str) -> Any:
-    return deps.catalog.find_model(text)
+    """A catalog model; an estimate when the name carries its size ('Gemma 4 27B'); else
+    UnknownModel with same-family names only."""
+    from knowledge.catalog import UnknownModel
+
+    res = deps.catalog.resolve_model(text)
+    if res.model is None:
+        raise UnknownModel(text, list(res.closest))
+    return res.model
 
 
 def _configuration(deps: Any, text: str) -> Any:
@@ -49,7 +56,10 @@ def _assumptions(m: Any) -> list[str]:
     """What a result assumes about the model (models known only by their size)."""
     if not m.generic:
         return []
-    out = [f"{m.name}: only the parameter count ({m.params_b:g}B) is known."]
+    out = [
+        f"{m.name}: only the parameter count ({m.params_b:g}B) is known; weights = "
+        "parameters x bytes per weight."
+    ]
     if m.estimate_basis:
         out.append(f"KV cache estimated: {m.estimate_basis}.")
     else:
