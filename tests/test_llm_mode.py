@@ -426,11 +426,12 @@ def test_endpoint_down_gives_the_offline_answer(make_assistant: Callable[..., An
 def test_bad_tool_calls_go_back_to_the_model_as_errors(make_assistant: Callable[..., Any]) -> None:
     script = [
         tool_call("no_such_tool", {"x": 1}),
-        tool_call("fit_check", {"model": "Llama 9 900B"}),
-        text("I don't know Llama 9 900B; tell me its parameter count and I can size it."),
+        # a name without a size is unknown (one with a size, "Llama 9 900B", is estimated)
+        tool_call("fit_check", {"model": "GPT-5"}),
+        text("I don't know GPT-5; tell me its parameter count and I can size it."),
     ]
     with ScriptedLLMServer(script) as server:
-        answer = make_assistant(server).ask("Does Llama 9 900B fit on one H100?")
+        answer = make_assistant(server).ask("Does GPT-5 fit on one H100?")
     assert answer.mode == "llm", answer.notice
     assert [c.name for c in answer.tool_calls] == ["no_such_tool", "fit_check"]
     assert all("error" in c.result for c in answer.tool_calls)
@@ -438,7 +439,7 @@ def test_bad_tool_calls_go_back_to_the_model_as_errors(make_assistant: Callable[
     assert unknown_tool["content"].startswith("error: unknown tool 'no_such_tool'")
     assert (
         unknown_model["content"].startswith("error: ")
-        and "Llama 9 900B" in unknown_model["content"]
+        and "GPT-5" in unknown_model["content"]
     )
 
 
