@@ -97,10 +97,17 @@ class Assistant:
         return view
 
     def ask(
-        self, question: str, session_id: str | None = None, language: Language | None = None
+        self,
+        question: str,
+        session_id: str | None = None,
+        language: Language | None = None,
+        *,
+        max_chars: int | None = None,
     ) -> Answer:
-        """Answer one question (grounding-checked) and store the turn in the session."""
-        question = self._validate(question)
+        """Answer one question (grounding-checked) and store the turn in the session.
+        `max_chars` lets a surface that checked the parts itself allow a longer text (Slack: the
+        question within `max_question_chars`, pasted material within `max_pasted_chars`)."""
+        question = self._validate(question, max_chars)
         if session_id is not None:
             check_session_id(session_id)
         if language is not None and language not in ("de", "en"):
@@ -135,13 +142,13 @@ class Assistant:
 
     # ------------------------------------------------------------------ steps
 
-    def _validate(self, question: Any) -> str:
+    def _validate(self, question: Any, max_chars: int | None = None) -> str:
         if not isinstance(question, str):
             raise QuestionError("the question must be text")
         q = question.replace("\x00", "").strip()
         if not q:
             raise QuestionError("the question is empty")
-        limit = self.deps.settings.max_question_chars
+        limit = max_chars or self.deps.settings.max_question_chars
         if len(q) > limit:
             raise QuestionError(f"the question is too long ({len(q)} characters; at most {limit})")
         return q

@@ -146,8 +146,20 @@ class Settings(BaseSettings):
         default="https://slack.com/api/",
         description="Slack Web API base URL (tests point it at a local stub)",
     )
-    slack_thread_context_messages: int = Field(
-        default=20, description="earlier thread messages read as context for a mention"
+    slack_context_chars: int = Field(
+        default=6000,
+        description="characters of a thread's recent messages read as context for a mention "
+        "(the thread's opening message is always read; 0 = no thread context)",
+    )
+    slack_follow_up_minutes: float = Field(
+        default=10.0,
+        description="/sizing and DMs continue the previous turn only when the question is clearly "
+        "a follow-up asked within this many minutes; otherwise they start fresh",
+    )
+    max_pasted_chars: int = Field(
+        default=20_000,
+        description="pasted material (customer email, code blocks, tool output) a Slack message "
+        "may carry besides the question (which stays within max_question_chars)",
     )
 
     @property

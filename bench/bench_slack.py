@@ -138,7 +138,9 @@ def main() -> None:
         )
         ack = time.perf_counter() - start
         assert response.status_code == 200, response.text
-        stub.wait_for("chat.postMessage", channel=channel, timeout=60)
+        stub.wait_for(
+            "chat.update", channel=channel, timeout=60
+        )  # the answer replaces the placeholder
         return ack, time.perf_counter() - start
 
     slash(QUESTIONS[0])  # warm up (imports, first answer)

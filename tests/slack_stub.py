@@ -3,7 +3,8 @@
 A small HTTP server on a free loopback port. Point `WebClient(base_url=stub.base_url)` at it
 and use `stub.response_url("name")` as the `response_url` of slash commands. It records every
 call (method, parameters, headers) and answers like Slack: `auth.test`, `chat.postMessage`,
-`chat.postEphemeral`, `chat.update`, `conversations.replies` (from `stub.threads`), response
+`chat.postEphemeral`, `chat.update`, `conversations.replies` (from `stub.threads`, paged by
+`stub.page_size`), response
 URL posts, and `apps.connections.open` handing out a local WebSocket for Socket Mode
 (`stub.start_socket_mode()`, then `stub.send_envelope(...)`). Tests wait for calls with
 `stub.wait_for(...)` because answers are posted asynchronously after the acknowledgement.
@@ -32,6 +33,7 @@ class Call:
     headers: dict[str, str]
     path: str = ""
     at: float = field(default_factory=time.time)
+    reply: Any = None  # what the stub answered (e.g. the posted message's ts)
 
     @property
     def blocks(self) -> list[dict[str, Any]]:
@@ -48,6 +50,7 @@ class SlackStub:
         self._socket_server: Any = None
         self._sockets: list[Any] = []
         self.threads: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.page_size = 200  # conversations.replies page size (Slack's maximum)
         self._cond = threading.Condition()
         self._ts = itertools.count(1)
         stub = self
@@ -199,7 +202,7 @@ class SlackStub:
             request.end_headers()
             return
         with self._cond:
-            self.calls.append(Call(method, params, headers, url.path))
+            self.calls.append(Call(method, params, headers, url.path, reply=reply))
             self._cond.notify_all()
         payload = (reply if isinstance(reply, str) else json.dumps(reply)).encode()
         request.send_response(200)
@@ -243,5 +246,63 @@ class SlackStub:
             key = (params.get("channel", ""), params.get("ts", ""))
             if key not in self.threads:
                 return {"ok": False, "error": "thread_not_found"}
-            return {"ok": True, "messages": self.threads[key], "has_more": False}
+            start = int(params.get("cursor") or 0)
+            page = self.threads[key][start : start + self.page_size]
+            more = start + self.page_size < len(self.threads[key])
+            reply: dict[str, Any] = {"ok": True, "messages": page, "has_more": more}
+            if more:
+                reply["response_metadata"] = {"next_cursor": str(start + self.page_size)}
+            return reply
         return {"ok": False, "error": "unknown_method"}
+
+
+# --- material staff paste
+GERMAN_TOPO_QUESTION = (
+    "Der Kunde hat 8x H100 SXM5 gemietet und meldet, dass das Training deutlich langsamer ist"
+    " als erwartet, vor allem beim All-Reduce über alle acht Karten. Er hat uns diese Ausgabe"
+    " geschickt. Ist die Topologie in Ordnung?"
+)
+
+
+def topo_8x_h100(bad: tuple[str, str] = ("GPU2", "GPU5"), bad_label: str = "NV12") -> str:
+    """A full `nvidia-smi topo -m` of an 8 x H100 SXM5 node with 10 NICs and both legends
+    (2,501 characters), one card pair showing fewer NVLinks than the others."""
+    gpus = [f"GPU{i}" for i in range(8)]
+    nics = [f"NIC{i}" for i in range(10)]
+
+    def nic_path(nic: int, gpu: int) -> str:
+        return "PIX" if nic == gpu else ("NODE" if (nic < 4) == (gpu < 4) else "SYS")
+
+    lines = ["\t" + "\t".join(gpus + nics) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"]
+    for i, g in enumerate(gpus):
+        cells = [
+            " X " if i == j else (bad_label if {g, h} == set(bad) else "NV18")
+            for j, h in enumerate(gpus)
+        ]
+        cells += [nic_path(k, i) for k in range(10)]
+        affinity = "0-55,112-167\t0\t\tN/A" if i < 4 else "56-111,168-223\t1\t\tN/A"
+        lines.append(g + "\t" + "\t".join(cells) + "\t" + affinity)
+    for k, n in enumerate(nics):
+        cells = [nic_path(k, i) for i in range(8)]
+        cells += [" X " if k == m else ("PIX" if {k, m} == {8, 9} else "SYS") for m in range(10)]
+        lines.append(n + "\t" + "\t".join(cells))
+    lines += [
+        "",
+        "Legend:",
+        "",
+        "  X    = Self",
+        "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes"
+        " (e.g., QPI/UPI)",
+        "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host"
+        " Bridges within a NUMA node",
+        "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)",
+        "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host"
+        " Bridge)",
+        "  PIX  = Connection traversing at most a single PCIe bridge",
+        "  NV#  = Connection traversing a bonded set of # NVLinks",
+        "",
+        "NIC Legend:",
+        "",
+        *[f"  NIC{k}: mlx5_{k}" for k in range(10)],
+    ]
+    return "\n".join(lines)

@@ -225,6 +225,28 @@ def answer_posts(stub: SlackStub, method: str, count: int = 1, **match: Any) -> 
         time.sleep(0.05)
 
 
+def answers_in(stub: SlackStub, channel: str, count: int = 1) -> list[Call]:
+    """The answers in a channel, in order: the placeholder replaced in place (`chat.update`;
+    the result carries the placeholder's `thread_ts` and `ts`) or a message posted as such."""
+    deadline = time.monotonic() + 60
+    while True:
+        found = []
+        posts = stub.calls_to("chat.postMessage", channel=channel)
+        placed = {c.reply.get("ts"): c for c in posts if isinstance(c.reply, dict)}
+        for c in stub.calls:
+            if c.params.get("channel") != channel or "sizing_feedback_up" not in buttons(c.blocks):
+                continue
+            if c.method == "chat.update":
+                where = placed[c.params["ts"]].params
+                params = {**c.params, "thread_ts": where.get("thread_ts")}
+                found.append(Call("answer", params, c.headers, reply=c.reply))
+            elif c.method == "chat.postMessage":
+                found.append(Call("answer", {**c.params, "ts": c.reply["ts"]}, c.headers))
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
 def assert_cited(blocks: list[dict[str, Any]]) -> None:
     """Every [n] marker in the answer text is a link to the URL listed as source [n]."""
     texts = section_texts(blocks)
@@ -260,7 +282,7 @@ def sentinel_dm(server: LiveServer, stub: SlackStub) -> None:
             "ts": new_ts(),
         },
     )
-    assert answer_posts(stub, "chat.postMessage", channel=channel)
+    assert answers_in(stub, channel)
     time.sleep(0.3)
 
 
@@ -420,7 +442,7 @@ def test_mention_in_thread_answers_in_thread_with_thread_as_context(
         },
     )
     assert response.status_code == 200
-    post = answer_posts(stub, "chat.postMessage", channel="C0SUPPORT")[0]
+    post = answers_in(stub, "C0SUPPORT")[0]
     assert post.params["thread_ts"] == root  # in the thread
     replies = stub.calls_to("conversations.replies")
     assert replies and replies[0].params["ts"] == root
@@ -444,7 +466,7 @@ def test_top_level_mention_starts_a_thread(server: LiveServer, stub: SlackStub) 
             "ts": ts,
         },
     )
-    post = answer_posts(stub, "chat.postMessage", channel="C0TOP")[0]
+    post = answers_in(stub, "C0TOP")[0]
     assert post.params["thread_ts"] == ts
     assert not stub.calls_to("conversations.replies")  # nothing before it to read
 
@@ -478,9 +500,10 @@ def test_retries_and_duplicate_deliveries_are_answered_once(
         server, {**mention, "type": "message", "channel_type": "channel"}, event_id="EvDUP0002"
     )
     assert {r.status_code for r in (first, retry, again, as_message)} == {200}
-    assert answer_posts(stub, "chat.postMessage", channel="C0DUP")
+    assert answers_in(stub, "C0DUP")
     sentinel_dm(server, stub)
-    assert len(stub.calls_to("chat.postMessage", channel="C0DUP")) == 1
+    assert len(answers_in(stub, "C0DUP")) == 1
+    assert len(stub.calls_to("chat.postMessage", channel="C0DUP")) == 1  # one placeholder
 
 
 def test_bot_messages_never_trigger_the_bot(server: LiveServer, stub: SlackStub) -> None:
@@ -540,7 +563,7 @@ def test_direct_message_is_answered_in_the_conversation(
             "ts": new_ts(),
         },
     )
-    post = answer_posts(stub, "chat.postMessage", channel="D0ANNA")[0]
+    post = answers_in(stub, "D0ANNA")[0]
     assert post.params.get("thread_ts") is None  # a DM is answered in the conversation itself
     assert any(v.startswith("*$4,395*") for v in prices(post.blocks).values())
 
@@ -557,7 +580,7 @@ def test_pasted_topology_is_diagnosed(server: LiveServer, stub: SlackStub) -> No
             "ts": new_ts(),
         },
     )
-    post = answer_posts(stub, "chat.postMessage", channel="D0TOPO")[0]
+    post = answers_in(stub, "D0TOPO")[0]
     text = " ".join(section_texts(post.blocks))
     assert "NVLink" in text and ("NV12" in text or "NVSwitch" in text or "4" in text)
 
@@ -576,7 +599,7 @@ def test_follow_up_button_in_a_thread_answers_in_the_thread(
             "ts": ts,
         },
     )
-    post = answer_posts(stub, "chat.postMessage", channel="C0FOLLOW")[0]
+    post = answers_in(stub, "C0FOLLOW")[0]
     follow = [b for k, b in buttons(post.blocks).items() if k.startswith("sizing_follow_up_")]
     if not follow:
         pytest.skip("this answer suggested no follow-up")
@@ -593,7 +616,7 @@ def test_follow_up_button_in_a_thread_answers_in_the_thread(
             "is_ephemeral": False,
         },
     )
-    posts = answer_posts(stub, "chat.postMessage", count=2, channel="C0FOLLOW")
+    posts = answers_in(stub, "C0FOLLOW", count=2)
     assert len(posts) == 2 and posts[1].params["thread_ts"] == ts
     assert "<@U0ANNA>" in json.dumps(posts[1].blocks)
 
@@ -673,7 +696,7 @@ def test_button_on_a_long_channel_answer_is_accepted(
             "ts": ts,
         },
     )
-    post = answer_posts(stub, "chat.postMessage", channel="C0LONGMSG")[0]
+    post = answers_in(stub, "C0LONGMSG")[0]
     up = buttons(post.blocks)["sizing_feedback_up"]
     padding = [{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 2900}}] * 12
     message = {

@@ -113,13 +113,18 @@ def test_manifest_matches_the_bot() -> None:
     } <= scopes
 
 
-def test_thread_context_goes_first_and_is_trimmed_oldest_first() -> None:
-    from api.slack import with_context
+def test_thread_context_keeps_the_opening_then_the_most_recent_within_the_budget() -> None:
+    from api.slack.conversation import pick_context
 
-    assert with_context("which node?", [], 2000) == "which node?"
-    context = ["old " * 100, "customer wants Mixtral 8x7B for 20 concurrent users"]
-    assert with_context("which node?", context, 2000) == (
-        f"{context[0]}\n{context[1]}\n\nwhich node?"
-    )
-    trimmed = with_context("which node?", context, 120)
-    assert trimmed == f"{context[1]}\n\nwhich node?" and len(trimmed) <= 120
+    recent = ["old " * 100, "budget is $12,000 a month", "which node?"]
+    assert pick_context(recent, "customer email: Qwen2.5 72B", 1000) == [
+        "customer email: Qwen2.5 72B",
+        *recent,
+    ]
+    # over budget: the oldest of the recent messages go first; the opening always stays
+    assert pick_context(recent, "customer email: Qwen2.5 72B", 60) == [
+        "customer email: Qwen2.5 72B",
+        "budget is $12,000 a month",
+        "which node?",
+    ]
+    assert pick_context([], None, 100) == []

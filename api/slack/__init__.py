@@ -10,17 +10,21 @@
 See docs/slack.md for creating the Slack app from docs/slack-manifest.yaml.
 """
 
+import inspect
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Request
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.request.internals import parse_body
 from slack_sdk import WebClient
+from slack_sdk.signature import SignatureVerifier
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from api.slack.bolt_app import SlackBot
+from api.slack.conversation import Prompt
 from api.slack.socket_mode import SocketModeRunner
 from assistant.answer import Answer
 from assistant.settings import Settings
@@ -43,42 +47,79 @@ class SlackIntegration:
             self.socket_mode = None
 
 
-def with_context(question: str, context: list[str], max_chars: int) -> str:
-    """The question as the assistant sees it: the thread's earlier messages first, the question
-    last (so "which node?" after "customer wants Mixtral 8x7B for 20 users" is understood).
-    The oldest messages are dropped first to stay within the assistant's question limit."""
-    kept: list[str] = []
-    used = len(question) + 2
-    for message in reversed(context):
-        if used + len(message) + 1 > max_chars:
-            break
-        kept.insert(0, message)
-        used += len(message) + 1
-    if not kept:
-        return question
-    return "\n".join(kept) + "\n\n" + question
-
-
 def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
-    """The bot's `ask(question, session_id, context)` over `Assistant.ask`; answers (and
-    failures) are counted in the API's metrics with surface="slack" when given."""
+    """The bot's `ask(prompt, session_id, progress)` over `Assistant.ask`; answers (and
+    failures) are counted in the API's metrics with surface="slack" when given.
 
-    def ask(question: str, session_id: str, context: list[str]) -> Answer:
+    The Slack surface has checked the parts of the prompt itself (question ≤ `max_chars`,
+    pasted material ≤ `max_pasted_chars`), so the assistant may read the whole prompt. Progress
+    notes reach Slack when `Assistant.ask` takes a `progress` callback (the hook for LLM tool
+    progress; today's answer path has none, so Slack shows the placeholder until the answer)."""
+    takes_progress = _takes(getattr(assistant, "ask", None), "progress")
+
+    def ask(prompt: Prompt, session_id: str, progress: Any = None) -> Answer:
+        options: dict[str, Any] = {
+            "session_id": session_id,
+            "language": prompt.language,
+            "max_chars": max(len(prompt.text), max_chars),
+        }
+        if takes_progress and progress is not None:
+            options["progress"] = progress
         try:
-            answer: Answer = assistant.ask(
-                with_context(question, context, max_chars), session_id=session_id
-            )
+            answer: Answer = assistant.ask(prompt.text, **options)
         except Exception:
             if metrics is not None:
                 metrics.errors.labels(surface="slack").inc()
             raise
         if metrics is not None:
             metrics.record_answer(answer, "slack")
-        if context:  # show the question that was asked, not the thread around it
-            answer = answer.model_copy(update={"question": question})
+        if prompt.question and answer.question != prompt.question:
+            # show the question that was asked, not the thread and paste around it
+            answer = answer.model_copy(update={"question": prompt.question})
         return answer
 
     return ask
+
+
+def _takes(function: Any, parameter: str) -> bool:
+    try:
+        return parameter in inspect.signature(function).parameters
+    except (TypeError, ValueError):  # None, or a builtin without a signature
+        return False
+
+
+def describe_slots(slots: Any, catalog: Any) -> str | None:
+    """ "Llama 3.3 70B, FP8, 4 × NVIDIA H100 SXM5": what a session carries into the next turn."""
+    parts: list[str] = []
+    model = getattr(slots, "model", None)
+    if model:
+        spec = catalog.models.get(model) if catalog is not None else None
+        parts.append(spec.name if spec is not None else model)
+    elif getattr(slots, "unknown_model", None):
+        parts.append(str(slots.unknown_model))
+    elif getattr(slots, "params_b", None):
+        parts.append(f"{slots.params_b:g}B")
+    if getattr(slots, "precision", None):
+        parts.append(str(slots.precision).upper())
+    configs = list(getattr(slots, "configurations", []) or [])
+    if configs and catalog is not None and configs[0] in catalog.configurations:
+        parts.append(catalog.configurations[configs[0]].label)
+    return ", ".join(parts) or None
+
+
+def _session_describer(deps: Any, settings: Settings) -> Any:
+    sessions = getattr(deps, "sessions", None)
+    if sessions is None or not hasattr(sessions, "get"):
+        return None
+    catalog = getattr(deps, "catalog", None)
+
+    def describe(session_id: str) -> str | None:
+        session = sessions.get(session_id, max_turns=1)
+        if session is None or not session.turns:
+            return None
+        return describe_slots(session.slots, catalog)
+
+    return describe
 
 
 def _feedback_recorder(settings: Settings) -> Any:
@@ -141,16 +182,44 @@ def build_slack_bot(
             _feedback_recorder(settings),
             client,
             lookup_answer=_answer_lookup(deps, settings),
+            describe_session=_session_describer(deps, settings),
         )
     except Exception as error:  # auth.test failed: bad token, Slack unreachable
         log.error("Slack disabled: the bot token was not accepted (%s)", error)
         return None
 
 
-def _events_endpoint(bot: SlackBot) -> Any:
+def check_request(verifier: SignatureVerifier, body: bytes, headers: Any) -> Response | None:
+    """A clean 401/400 for what Bolt would turn into a 500: a timestamp that is not a number,
+    and (once the signature is valid) a body that is not UTF-8, not JSON where JSON is due, a
+    garbage `payload` form field, or JSON that is not an object. None: hand it to Bolt."""
+    timestamp = headers.get("x-slack-request-timestamp") or ""
+    signature = headers.get("x-slack-signature") or ""
+    if not timestamp.strip().isdigit():
+        return JSONResponse({"error": "invalid or missing X-Slack-Request-Timestamp"}, 401)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return JSONResponse({"error": "the body is not UTF-8"}, 400)
+    if not verifier.is_valid(body=text, timestamp=timestamp.strip(), signature=signature):
+        return JSONResponse({"error": "invalid signature"}, 401)
+    try:
+        parsed = parse_body(text, headers.get("content-type"))
+    except ValueError:
+        return JSONResponse({"error": "the body is not a valid Slack request"}, 400)
+    if not isinstance(parsed, dict):
+        return JSONResponse({"error": "the body is not a valid Slack request"}, 400)
+    return None
+
+
+def _events_endpoint(bot: SlackBot, signing_secret: str) -> Any:
+    verifier = SignatureVerifier(signing_secret)
+
     async def slack_events(request: Request) -> Response:
         """Slack's Events API, slash command and interactivity requests (signed)."""
         body = await request.body()
+        if refused := check_request(verifier, body, request.headers):
+            return refused
         # Bolt is synchronous: dispatch in a worker thread, never on the event loop
         bolt_response = await run_in_threadpool(bot.app.dispatch, to_bolt_request(request, body))
         return to_starlette_response(bolt_response)
@@ -167,9 +236,13 @@ def mount_slack(app: Any, deps: Any, assistant: Any, settings: Settings) -> Slac
     if bot is None:
         return None
     integration = SlackIntegration(bot=bot, http=settings.slack_signing_secret is not None)
-    if integration.http:
+    secret = settings.slack_signing_secret
+    if integration.http and secret is not None:
         app.add_api_route(
-            EVENTS_PATH, _events_endpoint(bot), methods=["POST"], include_in_schema=False
+            EVENTS_PATH,
+            _events_endpoint(bot, secret.get_secret_value()),
+            methods=["POST"],
+            include_in_schema=False,
         )
     if settings.slack_app_token is not None:
         integration.socket_mode = SocketModeRunner(
@@ -189,4 +262,11 @@ def mount_slack(app: Any, deps: Any, assistant: Any, settings: Settings) -> Slac
     return integration
 
 
-__all__ = ["EVENTS_PATH", "SlackIntegration", "build_slack_bot", "mount_slack"]
+__all__ = [
+    "EVENTS_PATH",
+    "SlackIntegration",
+    "build_slack_bot",
+    "describe_slots",
+    "make_ask",
+    "mount_slack",
+]

@@ -8,6 +8,7 @@ elements, 75 characters of button text, 2,000 of button value, 150 of plain_text
 
 import json
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -167,8 +168,43 @@ def citation_blocks(citations: list[Citation], language: str) -> list[dict[str, 
     return [_section(piece) for piece in split_mrkdwn(text, SECTION_TEXT_LIMIT)]
 
 
+# names in a suggested question: "Llama 3.3 70B", "Qwen2.5 72B", "L40S", "4 × NVIDIA B200"
+_NAME = re.compile(
+    r"\b(?:[A-Z][A-Za-z]*[- ]?\d[\w.]*(?:[- ]\d+(?:\.\d+)?[BbMm]\b)?|"
+    r"[A-Z][A-Za-z]+[- ]\d+(?:\.\d+)?[BbMm]\b)"
+)
+_NOT_A_SUBJECT = re.compile(r"^(?:[BF]P\d+|BF\d+|INT\d+|FP\d+|Q\d\w*|NV\d+|PCIe\w*|Gen\d)$", re.I)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def answer_subjects(answer: Answer) -> str:
+    """What the answer is about, squashed for matching: its text, question, priced
+    configurations and the arguments of the tool calls it made."""
+    parts = [answer.answer, answer.question]
+    parts += [f"{q.label} {q.configuration}" for q in answer.prices]
+    parts += [json.dumps(call.arguments, ensure_ascii=False) for call in answer.tool_calls]
+    return _squash(" ".join(parts))
+
+
+def relevant_follow_ups(answer: Answer) -> list[str]:
+    """The suggested next questions that stay on the answer's subject: every model or card a
+    suggestion names must appear in the answer (its text, prices or tool calls). "Do I need
+    NVLink for Llama 3.3 70B?" under a 2 × L40S price check is dropped; "And in FP8?" stays."""
+    subjects = answer_subjects(answer)
+    kept = []
+    for question in answer.follow_ups:
+        names = [n for n in _NAME.findall(question) if not _NOT_A_SUBJECT.match(n)]
+        if all(_squash(n) in subjects for n in names):
+            kept.append(question)
+    return kept
+
+
 def follow_up_block(answer: Answer) -> dict[str, Any] | None:
-    if not answer.follow_ups:
+    follow_ups = relevant_follow_ups(answer)
+    if not follow_ups:
         return None
     buttons = [
         _button(
@@ -176,7 +212,7 @@ def follow_up_block(answer: Answer) -> dict[str, Any] | None:
             f"{ACTION_FOLLOW_UP_PREFIX}{i}",
             json.dumps({"q": q[:1500], "s": answer.session_id}, ensure_ascii=False),
         )
-        for i, q in enumerate(answer.follow_ups[:MAX_FOLLOW_UPS])
+        for i, q in enumerate(follow_ups[:MAX_FOLLOW_UPS])
     ]
     return {"type": "actions", "block_id": "sizing_follow_ups", "elements": buttons}
 
@@ -193,10 +229,15 @@ def actions_block(answer: Answer, *, share: bool) -> dict[str, Any]:
     return {"type": "actions", "block_id": ACTIONS_BLOCK_ID, "elements": elements}
 
 
+_MARKER_RUN = re.compile(r"\s*(?:\[\d{1,3}\](?:,\s*)?)+(?![(|>])")
+
+
 def fallback_text(answer: Answer) -> str:
-    """The message's `text`: shown in notifications and by clients that cannot render blocks."""
+    """The message's `text`: shown in notifications and by clients that cannot render blocks.
+    Without citation markers ("[1]" means nothing in a notification)."""
     verdict, _ = _paragraphs(answer.answer)
-    return _truncate(to_mrkdwn(verdict), FALLBACK_TEXT_LIMIT) or "…"
+    text = _MARKER_RUN.sub("", to_mrkdwn(verdict)).strip()
+    return _truncate(text, FALLBACK_TEXT_LIMIT) or "…"
 
 
 def answer_blocks(
@@ -206,9 +247,11 @@ def answer_blocks(
     feedback: bool = True,
     show_question: bool = False,
     shared_by: str | None = None,
+    notes: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """All blocks for an answer, in order (may be more than one message's worth; see
-    `answer_messages`)."""
+    `answer_messages`). `notes` are mrkdwn lines shown above the answer (what context it
+    carried, who asked)."""
     lab = labels(answer.language)
     blocks: list[dict[str, Any]] = []
     if shared_by:
@@ -216,6 +259,7 @@ def answer_blocks(
     if show_question:
         question = escape(" ".join(answer.question.split()))
         blocks.append(_context(f"*{lab['question']}:* {_truncate(question, 500)}"))
+    blocks.extend(_context(note) for note in notes)
     verdict, rest = _paragraphs(answer.answer)
     for part in (verdict, rest):
         mrkdwn = link_markers(to_mrkdwn(part), answer.citations)
@@ -245,11 +289,17 @@ def answer_messages(
     feedback: bool = True,
     show_question: bool = False,
     shared_by: str | None = None,
+    notes: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """The answer as one or more Slack messages ({"text", "blocks"}), each within 50 blocks.
     The buttons and the footer always land in the last message."""
     blocks = answer_blocks(
-        answer, share=share, feedback=feedback, show_question=show_question, shared_by=shared_by
+        answer,
+        share=share,
+        feedback=feedback,
+        show_question=show_question,
+        shared_by=shared_by,
+        notes=notes,
     )
     text = fallback_text(answer)
     continued = labels(answer.language)["continued"]

@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -28,23 +29,37 @@ from api.slack.blocks import (
     answer_messages,
     notice_message,
 )
+from api.slack.conversation import (
+    ConversationIndex,
+    MemoryConversations,
+    Prompt,
+    Scope,
+    Scoper,
+    build_prompt,
+    pick_context,
+)
 from api.slack.dedupe import Deduplicator
 from api.slack.mrkdwn import escape, from_slack
 from assistant.answer import Answer
 from assistant.settings import Settings
+from assistant.situation import Situation, read_situation, split_reset
 
 log = logging.getLogger("sizing.slack")
 
 COMMAND = "/sizing"
+PROGRESS_MIN_INTERVAL_S = 1.0
+
+ProgressFn = Callable[[str], None]
 
 
 class AskFn(Protocol):
-    def __call__(self, question: str, session_id: str, context: list[str]) -> Answer:
-        """Answer `question` in session `session_id`; `context` holds earlier messages of the
-        Slack thread (oldest first) that the assistant has not seen yet."""
+    def __call__(self, prompt: Prompt, session_id: str, progress: ProgressFn | None) -> Answer:
+        """Answer `prompt` in session `session_id`; `progress(text)` may be called with short
+        progress notes (tool calls in LLM mode) when the assistant offers them."""
         ...
 
 
+DescribeFn = Callable[[str], "str | None"]
 RecordFeedbackFn = Callable[..., Any]
 
 _TEXTS = {
@@ -52,13 +67,21 @@ _TEXTS = {
         "help": (
             "*Ask the gpuserver.io sizing assistant*\n"
             "• `/sizing Does Llama 3.3 70B in BF16 fit on 4 x A100?` (only you see the answer;"
-            " *Share in channel* posts it)\n"
-            "• mention me in a channel: I answer in the thread and read the thread as context\n"
+            " *Share in channel* posts it). Each `/sizing` starts fresh; `/sizing and in FP8?`"
+            " right after an answer continues it\n"
+            "• mention me in a channel: I answer in the thread and read the thread as context"
+            " (its first message always)\n"
             "• send me a direct message\n"
-            "• paste `nvidia-smi topo -m` output and I diagnose the topology"
+            "• paste what the customer sent: a forwarded email (or quote it with `>`), "
+            "`nvidia-smi topo -m` output in a code block; put your question on top\n"
+            "• start with `new` to leave earlier context behind"
         ),
         "working": "⏳ Working on it: _{question}_",
-        "too_long": "That question is too long ({n} characters; at most {limit}).",
+        "placeholder": "⏳ Working on it…",
+        "too_long": "That question is too long ({n} characters; at most {limit}). Paste the"
+        " customer's email or tool output as a quote (`>`) or a code block: up to {pasted}"
+        " characters of that are fine.",
+        "pasted_too_long": "That is too much pasted material ({n} characters; at most {limit}).",
         "failed": "Sorry, I could not answer that just now. Please try again in a moment.",
         "thanks_up": "Thanks for the 👍, it is recorded.",
         "thanks_down": "Thanks for the 👎, it is recorded. What was wrong helps us most: reply in"
@@ -66,18 +89,30 @@ _TEXTS = {
         "feedback_failed": "Sorry, your feedback could not be stored.",
         "share_gone": "This answer is no longer available to share. Ask again with `/sizing`.",
         "asked_by": "<@{user}> asked: _{question}_",
+        "continuing": "↪ continuing: {what}",
+        "thread_read": "↪ read from the thread: the first message and {n} more",
+        "thread_read_first": "↪ read from the thread: the first message",
+        "plans": "📌 noted for later, not sized: {plans}",
     },
     "de": {
         "help": (
             "*Frag den Dimensionierungs-Assistenten von gpuserver.io*\n"
             "• `/sizing Passt Llama 3.3 70B in BF16 auf 4 x A100?` (nur du siehst die Antwort;"
-            " *Im Kanal teilen* postet sie)\n"
-            "• erwähne mich in einem Kanal: ich antworte im Thread (der Thread ist Kontext)\n"
+            " *Im Kanal teilen* postet sie). Jedes `/sizing` beginnt neu; `/sizing und in FP8?`"
+            " direkt nach einer Antwort setzt sie fort\n"
+            "• erwähne mich in einem Kanal: ich antworte im Thread (der Thread ist Kontext,"
+            " seine erste Nachricht immer)\n"
             "• schick mir eine Direktnachricht\n"
-            "• füge eine Ausgabe von `nvidia-smi topo -m` ein und ich werte die Topologie aus"
+            "• füge ein, was der Kunde geschickt hat: eine weitergeleitete E-Mail (oder als"
+            " Zitat mit `>`), `nvidia-smi topo -m` in einem Codeblock; deine Frage obendrüber\n"
+            "• beginne mit `neu`, um früheren Kontext hinter dir zu lassen"
         ),
         "working": "⏳ Einen Moment: _{question}_",
-        "too_long": "Die Frage ist zu lang ({n} Zeichen; höchstens {limit}). Bitte kürzen.",
+        "placeholder": "⏳ Einen Moment…",
+        "too_long": "Die Frage ist zu lang ({n} Zeichen; höchstens {limit}). Füge die E-Mail des"
+        " Kunden oder Tool-Ausgaben als Zitat (`>`) oder Codeblock ein: davon sind bis zu"
+        " {pasted} Zeichen in Ordnung.",
+        "pasted_too_long": "Das ist zu viel eingefügtes Material ({n} Zeichen; höchstens {limit}).",
         "failed": "Entschuldigung, das konnte ich gerade nicht beantworten. Bitte gleich nochmal.",
         "thanks_up": "Danke für das 👍, ist gespeichert.",
         "thanks_down": "Danke für das 👎, ist gespeichert. Was falsch war, hilft uns am meisten:"
@@ -85,6 +120,10 @@ _TEXTS = {
         "feedback_failed": "Entschuldigung, das Feedback konnte nicht gespeichert werden.",
         "share_gone": "Diese Antwort kann nicht mehr geteilt werden. Frag bitte neu mit `/sizing`.",
         "asked_by": "<@{user}> fragte: _{question}_",
+        "continuing": "↪ Fortsetzung: {what}",
+        "thread_read": "↪ aus dem Thread gelesen: die erste Nachricht und {n} weitere",
+        "thread_read_first": "↪ aus dem Thread gelesen: die erste Nachricht",
+        "plans": "📌 für später notiert, nicht berechnet: {plans}",
     },
 }
 
@@ -149,8 +188,59 @@ class AnswerCache:
             return self._items.get(message_id)
 
 
+class _Reply:
+    """Where an answer goes in a conversation: a placeholder ("working on it…") posted at once,
+    updated with progress notes and finally replaced in place by the answer (`chat.update`).
+    If the placeholder cannot be posted or updated, the answer is posted as a new message."""
+
+    def __init__(self, client: WebClient, channel: str, thread_ts: str | None) -> None:
+        self.client = client
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self.ts: str | None = None
+        self._last_progress = 0.0
+
+    def post(self, message: dict[str, Any]) -> str | None:
+        result = self.client.chat_postMessage(
+            channel=self.channel,
+            thread_ts=self.thread_ts,
+            unfurl_links=False,
+            unfurl_media=False,
+            **message,
+        )
+        return str(result.get("ts") or "") or None
+
+    def start(self, text: str) -> None:
+        try:
+            self.ts = self.post(notice_message(text))
+        except Exception as error:  # the answer is still posted afterwards
+            log.warning("slack: could not post the placeholder in %s: %s", self.channel, error)
+
+    def progress(self, text: str) -> None:
+        """A progress note in the placeholder (at most one update per second)."""
+        now = time.monotonic()
+        if self.ts is None or now - self._last_progress < PROGRESS_MIN_INTERVAL_S:
+            return
+        self._last_progress = now
+        try:
+            self.client.chat_update(channel=self.channel, ts=self.ts, **notice_message(text))
+        except Exception as error:
+            log.debug("slack: progress update failed: %s", error)
+
+    def finish(self, messages: list[dict[str, Any]]) -> None:
+        for i, message in enumerate(messages):
+            if i == 0 and self.ts is not None:
+                try:
+                    self.client.chat_update(channel=self.channel, ts=self.ts, **message)
+                    continue
+                except Exception as error:
+                    log.warning("slack: could not replace the placeholder: %s", error)
+            self.post(message)
+
+
 class SlackBot:
-    """The Bolt `App` with its listeners, and the state they share (dedupe, answer cache)."""
+    """The Bolt `App` with its listeners, and the state they share (dedupe, answer cache, the
+    current session of each thread / slash-command user / DM)."""
 
     def __init__(
         self,
@@ -160,14 +250,20 @@ class SlackBot:
         client: WebClient,
         *,
         lookup_answer: Callable[[str], Answer | None] | None = None,
+        describe_session: DescribeFn | None = None,
+        conversations: ConversationIndex | None = None,
         token_verification: bool = True,
     ) -> None:
         self.settings = settings
         self.lookup_answer = lookup_answer
+        self.describe_session = describe_session
         self.ask = ask
         self.record_feedback = record_feedback
         self.events = Deduplicator()
         self.answers = AnswerCache()
+        self.scoper = Scoper(
+            conversations or MemoryConversations(), settings.slack_follow_up_minutes * 60
+        )
         secret = settings.slack_signing_secret
         self.app = App(
             client=client,
@@ -213,87 +309,159 @@ class SlackBot:
 
     # ------------------------------------------------------------------ helpers
     def _ask_safely(
-        self, question: str, session_id: str, context: list[str] | None = None
+        self, prompt: Prompt, session_id: str, progress: ProgressFn | None = None
     ) -> Answer | None:
         try:
-            return self.ask(question, session_id, context or [])
+            return self.ask(prompt, session_id, progress)
         except Exception:
-            log.exception("slack: the assistant failed on %r", question[:200])
+            log.exception("slack: the assistant failed on %r", prompt.question[:200])
             return None
 
-    def _too_long(self, question: str) -> str | None:
-        limit = self.settings.max_question_chars
-        if len(question) > limit:
-            return texts(guess_language(question))["too_long"].format(n=len(question), limit=limit)
+    def _limit_message(self, situation: Situation) -> str | None:
+        """The 2,000-character limit applies to the question; pasted material (the customer's
+        email, code blocks, tool output) may be up to `max_pasted_chars`."""
+        limit, pasted = self.settings.max_question_chars, self.settings.max_pasted_chars
+        words = texts(situation.language)
+        if len(situation.question) > limit:
+            return words["too_long"].format(n=len(situation.question), limit=limit, pasted=pasted)
+        if situation.pasted_chars > pasted:
+            return words["pasted_too_long"].format(n=situation.pasted_chars, limit=pasted)
         return None
+
+    def _describe(self, session_id: str) -> str | None:
+        if self.describe_session is None:
+            return None
+        try:
+            return self.describe_session(session_id)
+        except Exception as error:
+            log.warning("slack: could not describe session %s: %s", session_id, error)
+            return None
+
+    def _notes(self, language: str, prompt: Prompt, continued: str | None) -> list[str]:
+        """One line saying what context the answer carried, and the customer's plans."""
+        words = texts(language)
+        notes = []
+        if continued:
+            notes.append(words["continuing"].format(what=escape(continued)))
+        elif prompt.context_messages > 1:
+            notes.append(words["thread_read"].format(n=prompt.context_messages - 1))
+        elif prompt.context_messages == 1:
+            notes.append(words["thread_read_first"])
+        if prompt.plans:
+            notes.append(words["plans"].format(plans=escape(" ".join(prompt.plans))))
+        return notes
 
     # ------------------------------------------------------------------ /sizing
     def _ack_command(self, ack: Callable[..., None], command: dict[str, Any]) -> None:
-        question = from_slack(command.get("text") or "")
-        language = guess_language(question)
-        if not question or question.lower() in ("help", "hilfe", "?"):
-            ack(**notice_message(texts(language)["help"]), response_type="ephemeral")
+        raw = from_slack(command.get("text") or "")
+        situation = read_situation(split_reset(raw)[1])
+        words = texts(situation.language if situation.language_detected else guess_language(raw))
+        if situation.empty or raw.lower() in ("help", "hilfe", "?"):
+            ack(**notice_message(words["help"]), response_type="ephemeral")
             return
-        if message := self._too_long(question):
+        if message := self._limit_message(situation):
             ack(**notice_message(message), response_type="ephemeral")
             return
-        short = escape(" ".join(question.split()))
+        shown = situation.question or situation.customer or situation.pasted[0].text
+        short = escape(" ".join(shown.split()))
         short = short if len(short) <= 200 else short[:199] + "…"
-        ack(text=texts(language)["working"].format(question=short), response_type="ephemeral")
+        ack(text=words["working"].format(question=short), response_type="ephemeral")
 
     def _answer_command(self, command: dict[str, Any], respond: Callable[..., Any]) -> None:
-        question = from_slack(command.get("text") or "")
-        if not question or question.lower() in ("help", "hilfe", "?") or self._too_long(question):
+        raw = from_slack(command.get("text") or "")
+        probe = read_situation(split_reset(raw)[1])
+        if probe.empty or raw.lower() in ("help", "hilfe", "?") or self._limit_message(probe):
             return  # the acknowledgement already answered
-        session = command_session_id(
+        base = command_session_id(
             command.get("team_id"), command.get("channel_id", ""), command.get("user_id", "")
         )
-        answer = self._ask_safely(question, session)
+        scope = self.scoper.for_recent(f"cmd:{base}", base, raw)
+        prompt = build_prompt(read_situation(scope.question))
+        continued = self._describe(scope.session_id)
+        last_progress = [0.0]
+
+        def progress(text: str) -> None:  # replaces the ⏳ message with the progress note
+            now = time.monotonic()
+            if now - last_progress[0] >= PROGRESS_MIN_INTERVAL_S:
+                last_progress[0] = now
+                respond(text=f"⏳ {text}", response_type="ephemeral", replace_original=True)
+
+        answer = self._ask_safely(prompt, scope.session_id, progress)
         if answer is None:
             respond(
-                **notice_message(texts(guess_language(question))["failed"]),
+                **notice_message(texts(probe.language)["failed"]),
                 response_type="ephemeral",
-                replace_original=False,
+                replace_original=True,
             )
             return
+        self.scoper.answered(scope)
         self.answers.put(answer)
-        for message in answer_messages(answer, share=True, show_question=True):
-            respond(**message, response_type="ephemeral", replace_original=False)
+        notes = self._notes(answer.language, prompt, continued)
+        messages = answer_messages(answer, share=True, show_question=True, notes=notes)
+        for i, message in enumerate(messages):  # the first replaces the ⏳ acknowledgement
+            respond(**message, response_type="ephemeral", replace_original=i == 0)
 
     # ------------------------------------------------------------------ mentions and DMs
     def _thread_context(
-        self, client: WebClient, channel: str, thread_ts: str, before_ts: str, bot_user_id: str
+        self,
+        client: WebClient,
+        channel: str,
+        thread_ts: str,
+        before_ts: str,
+        bot_user_id: str,
+        since_ts: str | None = None,
     ) -> list[str]:
-        """What people said in the thread since the bot's last reply there (oldest first), as
-        context for the question. The bot's own earlier answers in the thread are already in the
-        thread's session; other bots and messages that were questions to the bot are skipped."""
-        limit = self.settings.slack_thread_context_messages
-        if limit <= 0:
+        """The thread as context (oldest first): its opening message always, then the most
+        recent human messages since the bot's last reply there, within `slack_context_chars`.
+        Other bots' messages and earlier questions to the bot are skipped (the bot's own
+        answers are in the thread's session); after a "new" only messages from there on."""
+        budget = self.settings.slack_context_chars
+        if budget <= 0:
             return []
-        try:
-            reply = client.conversations_replies(channel=channel, ts=thread_ts, limit=200)
-        except Exception as error:  # missing scope, deleted thread: answer without context
-            log.warning("slack: could not read thread %s/%s: %s", channel, thread_ts, error)
-            return []
+        messages = self._replies(client, channel, thread_ts)
+        opening: str | None = None
         context: list[str] = []
         mention = f"<@{bot_user_id}"
-        for message in reply.get("messages") or []:
-            if _ts(message.get("ts")) >= _ts(before_ts):
+        for message in messages:
+            ts = _ts(message.get("ts"))
+            if ts >= _ts(before_ts) or (since_ts and ts < _ts(since_ts)):
                 continue
-            if message.get("user") == bot_user_id or (
-                message.get("bot_id") and message.get("bot_id") == self._bot_id(client)
-            ):
+            if self._is_own(message, client, bot_user_id):
                 context = []  # the bot answered up to here
                 continue
             if is_from_bot(message) or message.get("subtype"):
                 continue
             raw = message.get("text") or ""
-            if bot_user_id and mention in raw:
-                continue  # a question to the bot, answered (or being answered) on its own
             text = from_slack(raw, bot_user_id)
-            if text:
+            if not text:
+                continue
+            if since_ts is None and message.get("ts") == thread_ts:
+                opening = text[: self.settings.max_pasted_chars]
+            elif not (bot_user_id and mention in raw):  # questions to the bot: in the session
                 context.append(text)
-        return context[-limit:]
+        return pick_context(context, opening, budget)
+
+    def _replies(self, client: WebClient, channel: str, thread_ts: str) -> list[dict[str, Any]]:
+        """All messages of a thread (oldest first; paginated, at most 1,000)."""
+        messages: list[dict[str, Any]] = []
+        cursor: str | None = None
+        try:
+            while len(messages) < 1000:
+                reply = client.conversations_replies(
+                    channel=channel, ts=thread_ts, limit=200, cursor=cursor
+                )
+                messages += reply.get("messages") or []
+                cursor = (reply.get("response_metadata") or {}).get("next_cursor")
+                if not reply.get("has_more") or not cursor:
+                    break
+        except Exception as error:  # missing scope, deleted thread: answer without context
+            log.warning("slack: could not read thread %s/%s: %s", channel, thread_ts, error)
+        return messages
+
+    def _is_own(self, message: dict[str, Any], client: WebClient, bot_user_id: str) -> bool:
+        return message.get("user") == bot_user_id or bool(
+            message.get("bot_id") and message.get("bot_id") == self._bot_id(client)
+        )
 
     def _bot_id(self, client: WebClient) -> str | None:
         if not hasattr(self, "_cached_bot_id"):
@@ -302,6 +470,15 @@ class SlackBot:
             except Exception:
                 self._cached_bot_id = None
         return self._cached_bot_id
+
+    def _conversation_scope(
+        self, team: str | None, channel: str, thread_root: str | None, ts: str, question: str
+    ) -> Scope:
+        if thread_root:  # a thread: one conversation
+            base = thread_session_id(team, channel, thread_root)
+            return self.scoper.for_thread(f"thread:{base}", base, question, ts)
+        base = thread_session_id(team, channel, "dm")  # a DM outside threads: like /sizing
+        return self.scoper.for_recent(f"dm:{base}", base, question)
 
     def _answer_in_conversation(
         self,
@@ -319,38 +496,36 @@ class SlackBot:
         ts = event.get("ts", "")
         if not self.events.first_time(f"message:{channel}:{ts}"):
             return  # the same message arrived as app_mention and as message
-        question = from_slack(event.get("text") or "", bot_user_id)
+        raw = from_slack(event.get("text") or "", bot_user_id)
         in_thread = event.get("thread_ts")
-        reply_ts = in_thread or ts if threaded else in_thread
-        language = guess_language(question)
-
-        def post(message: dict[str, Any]) -> None:
-            client.chat_postMessage(
-                channel=channel,
-                thread_ts=reply_ts,
-                unfurl_links=False,
-                unfurl_media=False,
-                **message,
-            )
-
-        if not question:
-            post(notice_message(texts(language)["help"]))
-            return
-        if too_long := self._too_long(question):
-            post(notice_message(too_long))
-            return
+        reply = _Reply(client, channel, (in_thread or ts) if threaded else in_thread)
         team = body.get("team_id") or event.get("team")
-        session = thread_session_id(team, channel, in_thread or (ts if threaded else "dm"))
-        context_messages = (
-            self._thread_context(client, channel, in_thread, ts, bot_user_id) if in_thread else []
-        )
-        answer = self._ask_safely(question, session, context_messages)
-        if answer is None:
-            post(notice_message(texts(language)["failed"]))
+        thread_root = in_thread or (ts if threaded else None)
+        scope = self._conversation_scope(team, channel, thread_root, ts, raw)
+        situation = read_situation(scope.question)
+        words = texts(situation.language)
+        if situation.empty:
+            reply.post(notice_message(words["help"]))
             return
+        if too_long := self._limit_message(situation):
+            reply.post(notice_message(too_long))
+            return
+        reply.start(words["placeholder"])
+        earlier = (
+            self._thread_context(client, channel, in_thread, ts, bot_user_id, scope.since_ts)
+            if in_thread
+            else []
+        )
+        prompt = build_prompt(situation, [read_situation(text) for text in earlier])
+        continued = self._describe(scope.session_id)
+        answer = self._ask_safely(prompt, scope.session_id, _progress_note(reply.progress))
+        if answer is None:
+            reply.finish([notice_message(words["failed"])])
+            return
+        self.scoper.answered(scope)
         self.answers.put(answer)
-        for message in answer_messages(answer):
-            post(message)
+        notes = self._notes(answer.language, prompt, continued)
+        reply.finish(answer_messages(answer, notes=notes))
 
     def _answer_mention(
         self,
@@ -442,10 +617,12 @@ class SlackBot:
             return
         user = (body.get("user") or {}).get("id", "")
         container = body.get("container") or {}
-        answer = self._ask_safely(question, session)
+        prompt = build_prompt(read_situation(question))
+        language = guess_language(question)
         if container.get("is_ephemeral") or not container.get("channel_id"):
+            answer = self._ask_safely(prompt, session)
             if answer is None:
-                respond(**notice_message(texts(guess_language(question))["failed"]))
+                respond(**notice_message(texts(language)["failed"]), replace_original=False)
                 return
             self.answers.put(answer)
             for message in answer_messages(answer, share=True, show_question=True):
@@ -455,28 +632,24 @@ class SlackBot:
         thread_ts = (
             container.get("thread_ts") or message_info.get("thread_ts") or container["message_ts"]
         )
-        channel = container["channel_id"]
+        reply = _Reply(client, container["channel_id"], thread_ts)
+        reply.start(texts(language)["placeholder"])
+        answer = self._ask_safely(prompt, session, _progress_note(reply.progress))
         if answer is None:
-            client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread_ts,
-                **notice_message(texts(guess_language(question))["failed"]),
-            )
+            reply.finish([notice_message(texts(language)["failed"])])
             return
         self.answers.put(answer)
         asked = texts(answer.language)["asked_by"].format(user=user, question=escape(question))
-        for i, message in enumerate(answer_messages(answer)):
-            if i == 0:
-                message["blocks"].insert(
-                    0, {"type": "context", "elements": [{"type": "mrkdwn", "text": asked}]}
-                )
-            client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread_ts,
-                unfurl_links=False,
-                unfurl_media=False,
-                **message,
-            )
+        reply.finish(answer_messages(answer, notes=[asked]))
+
+
+def _progress_note(update: Callable[[str], None]) -> ProgressFn:
+    """Progress notes from the assistant shown as "⏳ <note>"."""
+
+    def progress(text: str) -> None:
+        update(f"⏳ {text}")
+
+    return progress
 
 
 def _ts(value: object) -> float:
