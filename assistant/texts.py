@@ -160,10 +160,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "PCIe-Karten wie nötig: mehr VRAM pro Dollar.",
     ),
     "nvlink_pipeline": (
-        "**Usually no — pipeline parallelism hands over once per micro-batch, not once per "
-        "layer, so PCIe keeps up.**",
-        "**Meist nein — Pipeline-Parallelismus übergibt einmal pro Mikro-Batch statt einmal "
-        "pro Layer, PCIe hält da mit.**",
+        "**No — pipeline parallelism usually doesn't need it: it hands over once per "
+        "micro-batch, not once per layer, so PCIe keeps up.**",
+        "**Nein — Pipeline-Parallelismus braucht es meist nicht: Er übergibt einmal pro "
+        "Mikro-Batch statt einmal pro Layer, PCIe hält da mit.**",
     ),
     "nvlink_diffusion_pcie": (
         "**PCIe — diffusion and rendering don't need NVLink.** Each card works on its own image "

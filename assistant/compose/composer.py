@@ -7,6 +7,7 @@ the claim the user asked about, in the user's polarity.
 from __future__ import annotations
 
 from assistant.compose.base import generic_name
+from assistant.compose.capability import CapabilityMixin
 from assistant.compose.cards import CardsMixin
 from assistant.compose.diagnostics import DiagnosticsMixin
 from assistant.compose.draft import Composed, Draft
@@ -33,21 +34,24 @@ class Composer(
     CardsMixin,
     GuidesMixin,
     NodesMixin,
+    CapabilityMixin,
 ):
     """The offline composer: one flow per kind of answer (the table), each in its mixin."""
 
     def compose(self, u: Query) -> Composed:
         d = Draft(self.deps, u.language)
-        if u.injection:
-            d.add(f"_{t(d.lang, 'injection')}_")
         flow = select(u)
         d.flow = flow.name
         if flow.filtered:
             d.filters = self._filters(u)
         self._constrained(d, u, flow.method)
+        if flow.filtered or flow.claim == "fits":
+            self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
             self._sized_by_name(d, u.unknown_model, u.params_b)
         answer_in_polarity(d, u, flow.claim)
+        if u.injection:  # after the answer: the first sentence answers the question
+            d.add(f"_{t(d.lang, 'injection')}_")
         return d.finish()
 
     @staticmethod

@@ -3,15 +3,18 @@
 A flow's lead answers one claim ("Do I need NVLink?" -> **No** …). When the user asked the
 converse ("Reicht PCIe?", "Is NVLink overkill?", "Can I avoid SXM?"), the same verdict is
 answered with the opposite word: "**Ja** — kein NVLink nötig", never "**Nein** — kein NVLink
-nötig" to "Reicht PCIe?".
+nötig" to "Reicht PCIe?". A yes/no question about a fit ("Does it fit on a single H200?",
+"Passt das auf eine Karte?") gets its yes or no first, decided by the fit tool's rows for the
+hardware asked about, whatever the flow's lead says next.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.compose.draft import Draft
-from assistant.nlu import Query
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.nlu.query import Claim
 
 # claims that are each other's negation
@@ -20,28 +23,77 @@ CONVERSE: dict[tuple[str, str], bool] = {
     ("pcie_enough", "nvlink_needed"): True,
 }
 _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
+_ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)
 _FLIP = {"Yes": "No", "No": "Yes", "Ja": "Nein", "Nein": "Ja"}
+_YES_NO_RX = re.compile(
+    r"^\W*(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage)\W+)?"
+    r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
+    r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
+    r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",
+    re.IGNORECASE,
+)
+
+
+def is_yes_no(question: str) -> bool:
+    return bool(_YES_NO_RX.search(question.strip()))
 
 
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
-    """Flip the lead's yes/no when the question asked the converse of the flow's claim."""
-    if flow_claim is None or u.claim is None:
+    """Flip the lead's yes/no when the question asked the converse of the flow's claim; give a
+    yes/no question about a fit its yes or no first."""
+    lead = _lead_index(d)
+    if lead is None:
         return
-    if not CONVERSE.get((flow_claim, u.claim)):
-        return
-    for i, para in enumerate(d.paras):
-        m = _LEAD_RX.match(para)
+    if flow_claim is not None and u.claim is not None and CONVERSE.get((flow_claim, u.claim)):
+        m = _LEAD_RX.match(d.paras[lead])
         if m:
-            d.paras[i] = m.group(1) + _FLIP[m.group(2)] + para[m.end() :]
-            return
-        if not para.startswith("_"):  # the injection notice may come first, nothing else
-            return
+            d.paras[lead] = m.group(1) + _FLIP[m.group(2)] + d.paras[lead][m.end() :]
+        return
+    if flow_claim == "fits" and is_yes_no(u.question) and not _ANY_LEAD_RX.match(d.paras[lead]):
+        verdict = fit_verdict(d, u)
+        if verdict is not None:
+            word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
+            d.paras[lead] = f"**{word}.** " + d.paras[lead]
+
+
+def _lead_index(d: Draft) -> int | None:
+    for i, para in enumerate(d.paras):
+        if not para.startswith("_"):  # notices in italics are not the lead
+            return i
+    return None
+
+
+def fit_verdict(d: Draft, u: Query) -> bool | None:
+    """Does the job fit the hardware the question names? From the first fit result's rows."""
+    rows = _fit_rows(d)
+    if not rows:
+        return None
+    cards = set(u.cards) | {c for f in u.card_families for c in CARD_FAMILIES[f]}
+    if u.configurations:
+        rows = [r for r in rows if r["configuration"] in u.configurations]
+    elif cards:
+        rows = [r for r in rows if r["gpu"] in cards]
+    elif u.count != 1 and not u.memory_gb:
+        return None  # nothing named: "does it fit?" has no single answer
+    if u.memory_gb:
+        rows = [r for r in rows if abs(float(r["memory_gb_per_card"]) - u.memory_gb) < 1]
+    if not rows:
+        return None
+    if u.count == 1 or u.memory_gb:
+        return any(r["verdict"] == "fits_one_card" for r in rows)
+    return any(r["verdict"] != "does_not_fit" for r in rows)
+
+
+def _fit_rows(d: Draft) -> list[dict[str, Any]]:
+    for call in d.calls:
+        if call.name == "fit_check":
+            return list(call.result.get("rows") or [])
+    return []
 
 
 def lead_polarity(text: str) -> bool | None:
     """True for a lead that starts with yes / ja, False for no / nein, None otherwise."""
-    m = _LEAD_RX.match(text.lstrip("_ \n")) or re.match(r"^\W*(Yes|No|Ja|Nein)\b", text)
+    m = _ANY_LEAD_RX.match(text.lstrip("_ \n*"))
     if not m:
         return None
-    word = m.group(m.lastindex or 1)
-    return word in ("Yes", "Ja")
+    return m.group(1).lower() in ("yes", "ja")

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assistant.compose.capability import asks_fp8_support
 from assistant.compose.intents import (
     _MOST_VRAM,
     _PER_TOKEN,
@@ -83,6 +84,7 @@ TABLE: tuple[Flow, ...] = (
         "_topology_described",
     ),
     Flow("allreduce_measured", lambda u: u.measured.busbw_gb_s is not None, "_allreduce_measured"),
+    Flow("fp8_support", asks_fp8_support, "_fp8_support"),
     Flow("card_facts", _asks_card_facts, "_card_facts"),
     Flow(
         "most_vram",

@@ -118,14 +118,27 @@ _MULTI_NODE_RX = re.compile(
 )
 
 
+_NODE_WORD_RX = re.compile(r"\b(?:nodes?|knoten|servers?|maschinen|machines|boxes|rechner)\b")
+_CONNECT_SEVERAL_RX = re.compile(
+    r"(?:connect|link|couple|combine|join|bridge|cluster|verbind|koppel|zusammenschalt|"
+    r"zusammenleg|kombinier)\w*\s+(?:\w+\s+)?(?:two|2|zwei|several|mehrere|both|beide|multiple)\b"
+)
+
+
 def find_nodes(folded: str, u: Query) -> None:
     """'two 8x H100 nodes', '16 GPUs', 'multi-node': a job bigger than one node."""
+    cards = _find_cards(folded)
     for m in _NODES_RX.finditer(folded):
+        if any(s <= m.start(1) < e for s, e, _ in cards):
+            continue  # "4090 nodes": a card name, not a count
         n = _to_int(m.group(1))
-        if n is not None and n >= 2 and m.group(1) not in ("a", "an"):
+        if n is not None and 2 <= n <= 64 and m.group(1) not in ("a", "an"):
             u.nodes = n
             break
-    if u.nodes is None and _MULTI_NODE_RX.search(folded):
+    if u.nodes is None and (
+        _MULTI_NODE_RX.search(folded)
+        or (_NODE_WORD_RX.search(folded) and _CONNECT_SEVERAL_RX.search(folded))
+    ):
         u.nodes = 2
     per_node = u.count or 8
     if u.nodes and u.nodes > 1:

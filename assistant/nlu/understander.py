@@ -27,6 +27,11 @@ from assistant.nlu.workloads import WorkloadMixin
 from tools.load import TRAFFIC_USERS, concurrent_sequences
 
 _NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
+# a result row of all_reduce_perf (size count type redop root time algbw busbw ...) or its summary
+_NCCL_TABLE_RX = re.compile(
+    r"^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|int\w*)\s|#\s*avg bus bandwidth\s*:",
+    re.M,
+)
 _TOPO_RX = re.compile(
     r"gpu0\s.*\n.*gpu1|(?:^|\s)(?:nv\d+|sys|pix|phb|pxb|node)\s+(?:nv\d+|sys|pix|"
     r"phb|pxb|node|x)\s",
@@ -68,8 +73,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         folded = _fold(text)
         u = Query(question=question, language=lang, language_detected=detected)
 
-        if _NCCL_RX.search(folded):
-            u.nccl_text = text
+        if _NCCL_RX.search(folded) and _NCCL_TABLE_RX.search(folded):
+            u.nccl_text = text  # pasted output; a figure named in prose is a measurement
         elif _TOPO_RX.search(folded):
             u.topo_text = text
         u.injection = bool(_INJECTION_RX.search(folded))
