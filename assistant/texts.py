@@ -378,6 +378,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "heißen, der Weg führt über PCIe (`SYS`: über die CPU-Sockel hinweg, der schlechteste "
         "Fall).",
     ),
+    "described_ok_nvlink": (
+        "**No — that is no defect: on {cfg} the cards are linked by NVLink, and `{label}` between "
+        "every pair is what the node should show.**",
+        "**Nein — das ist kein Defekt: Auf {cfg} sind die Karten über NVLink verbunden, und "
+        "`{label}` zwischen jedem Paar ist genau das, was der Knoten zeigen soll.**",
+    ),
     "described_ok": (
         "**No — that is no defect: on {cfg} the cards talk over PCIe, so `{label}` between them "
         "is what the node should show.** Only NVLink (SXM) nodes must show `NV#` for every pair.",

@@ -119,8 +119,15 @@ class CapabilityMixin(ComposerBase):
 
     def _fp8_note(self, d: Draft, u: Query) -> None:
         """After a sizing in FP8: the Ampere cards it named or recommended run FP8 weight-only."""
-        fit = next((c for c in d.calls if c.name in ("fit_check", "cheapest_fit")), None)
-        if fit is None or fit.result.get("precision") != "fp8":
+        fit = next(
+            (
+                c
+                for c in d.calls
+                if c.name in ("fit_check", "cheapest_fit") and c.result.get("precision") == "fp8"
+            ),
+            None,
+        )
+        if fit is None:
             return
         shown = set(d._prices)
         rows = fit.result.get("rows") or fit.result.get("cheapest") or []

@@ -72,7 +72,8 @@ class CardsMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "fit_example"))
 
     def _most_vram(self, d: Draft, u: Query) -> None:
-        pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
+        ids = d.filters.get("configurations") or list(self.deps.catalog.configurations)
+        pq = d.call("price_quote", configurations=ids)
         if not pq:
             self._price(d, u)
             return

@@ -105,41 +105,17 @@ class DiagnosticsMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
 
     def _topology_described(self, d: Draft, u: Query) -> None:
-        """A topology described in words: the label between all cards of a named node, judged by
-        check_topology_output on the matrix the words describe."""
+        """A topology described in words: the label between the cards of a named node, judged by
+        check_topology_output on the matrix the words describe. A card named without its form
+        factor ("8x H100") is judged for each variant of that size, SXM first."""
         m = _described_topo(u.question)
-        assert m is not None
-        label = m.group(1).upper()
-        cat = self.deps.catalog
-        cfg = u.configurations[0] if u.configurations else None
-        if cfg is None:
-            cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
-            same = [c for c in cat.configurations.values() if c.gpu in cards]
-            if u.count:
-                same = [c for c in same if c.count == u.count] or same
-            cfg = min(same, key=lambda c: (c.count, c.id)).id if same else None
-        n = cat.configurations[cfg].count if cfg else (u.count or 4)
-        n = max(n, 2)
-        names = [f"GPU{i}" for i in range(n)]
-        rows = ["\t" + "\t".join(names)]
-        for i, name in enumerate(names):
-            rows.append(name + "\t" + "\t".join(" X " if j == i else label for j in range(n)))
-        res = d.call("check_topology_output", text="\n".join(rows), configuration=cfg)
-        if res is None:
+        label = m.group(1).upper() if m else str(u.measured.topo_label)
+        judged = 0
+        for cfg in self._described_nodes(u)[:2]:
+            judged += self._judge_described(d, label, cfg)
+        if not judged:
             self._general(d, u)
             return
-        cfg_txt = d.link(cfg) if cfg else ""
-        if res["status"] == "ok":
-            d.add(
-                t(d.lang, "described_ok", label=label, cfg=cfg_txt) + d.cite("measure-it-yourself")
-            )
-        else:
-            want = res.get("expected_label") or "NV#"
-            d.add(
-                t(d.lang, "described_bad", label=label, cfg=cfg_txt, want=want)
-                + d.cite("measure-it-yourself")
-            )
-            d.add(t(d.lang, "topo_report"))
         legend = (
             self.deps.guides.section(NVLINK_GUIDE, "measure-it-yourself", d.lang, r"`SYS`")
             if self.deps.guides is not None
@@ -148,6 +124,46 @@ class DiagnosticsMixin(ComposerBase):
         if legend is not None:
             d.add(_excerpt(str(legend.text)) + d.cite_passage(legend))
         d.suggest(follow_up(d.lang, "topology"))
+
+    def _described_nodes(self, u: Query) -> list[str | None]:
+        cat = self.deps.catalog
+        nodes: list[str] = []
+        if u.configurations:
+            nodes = list(u.configurations)
+        else:
+            cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+            for card in cards:
+                same = [c for c in cat.configurations.values() if c.gpu == card]
+                if u.count:
+                    same = [c for c in same if c.count == u.count] or same
+                if same:
+                    nodes.append(min(same, key=lambda c: (c.count, c.id)).id)
+        kinds = {c: cat.links[cat.configurations[c].interconnect].kind for c in nodes}
+        ordered: list[str | None] = [*sorted(nodes, key=lambda c: kinds[c] != "nvlink")]
+        return ordered or [None]
+
+    def _judge_described(self, d: Draft, label: str, cfg: str | None) -> int:
+        cat = self.deps.catalog
+        n = max(cat.configurations[cfg].count if cfg else 4, 2)
+        names = [f"GPU{i}" for i in range(n)]
+        rows = ["\t" + "\t".join(names)]
+        for i, name in enumerate(names):
+            rows.append(name + "\t" + "\t".join(" X " if j == i else label for j in range(n)))
+        res = d.call("check_topology_output", text="\n".join(rows), configuration=cfg)
+        if res is None:
+            return 0
+        cfg_txt = d.link(cfg) if cfg else ""
+        if res["status"] == "ok":
+            key = "described_ok_nvlink" if res.get("node_kind") == "sxm" else "described_ok"
+            d.add(t(d.lang, key, label=label, cfg=cfg_txt) + d.cite("measure-it-yourself"))
+        else:
+            want = res.get("expected_label") or "NV#"
+            d.add(
+                t(d.lang, "described_bad", label=label, cfg=cfg_txt, want=want)
+                + d.cite("measure-it-yourself")
+            )
+            d.add(t(d.lang, "topo_report"))
+        return 1
 
     def _pair_msg(self, d: Draft, p: dict[str, Any], res: dict[str, Any]) -> str:
         label = p["label"]

@@ -10,7 +10,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase, generic_name
 from assistant.compose.draft import Draft
 from assistant.nlu import Query
-from assistant.texts import follow_up, gb, precision_label
+from assistant.texts import follow_up, precision_label
 
 PHRASES: dict[str, tuple[str, str]] = {
     "multi_node": (
@@ -59,12 +59,21 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Only configurations within your constraints are considered ({what}).",
         "Berücksichtigt sind nur Konfigurationen innerhalb Ihrer Vorgaben ({what}).",
     ),
+    "constraints_no_fit": (
+        "**No — nothing within your constraints ({what}) holds {model} in {precision}.**",
+        "**Nein — innerhalb Ihrer Vorgaben ({what}) hält keine Konfiguration {model} in "
+        "{precision}.**",
+    ),
     "constraints_outside": (
-        "Nothing within them holds it; the cheapest configuration that does:",
-        "Innerhalb dieser Vorgaben hält es keine; die günstigste Konfiguration, die es hält:",
+        "The cheapest configuration outside them that holds it:",
+        "Die günstigste Konfiguration außerhalb dieser Vorgaben, die es hält:",
+    ),
+    "constraints_lower_precision": (
+        "Within them it fits at a lower precision, in {precision}:",
+        "Innerhalb dieser Vorgaben passt es in geringerer Präzision, in {precision}:",
     ),
     "c_budget": ("your budget", "Ihr Budget"),
-    "c_memory": ("at least {gb} in total", "mindestens {gb} insgesamt"),
+    "c_memory": ("the total memory you need", "Ihr Mindestspeicher"),
     "c_exclude": ("without {cards}", "ohne {cards}"),
     "c_nvlink": ("NVLink nodes only", "nur NVLink-Knoten"),
     "c_pcie": ("PCIe nodes only", "nur PCIe-Knoten"),
@@ -101,8 +110,9 @@ class NodesMixin(ComposerBase):
         return {"configurations": allowed}
 
     def _constrained(self, d: Draft, u: Query, method: str) -> None:
-        """Run a filtered flow within the constraints; say what was left out, and when nothing
-        within them holds the job, the cheapest configuration outside them that does."""
+        """Run a filtered flow within the constraints. When nothing within them holds the job,
+        say so first, then where it fits within them at a lower precision, else the cheapest
+        configuration outside them that holds it."""
         allowed = d.filters.get("configurations")
         if allowed is None:
             getattr(self, method)(d, u)
@@ -113,23 +123,56 @@ class NodesMixin(ComposerBase):
             d.add(p(d.lang, "constraints_none", what=words))
             getattr(self, method)(d, u)
             return
+        if u.has_subject and not self._holds_any(d, u, allowed):
+            self._nothing_within(d, u, allowed, words)
+            return
         getattr(self, method)(d, u)
         d.add(p(d.lang, "constraints_considered", what=words))
-        if u.has_subject and not self._holds_within(d, allowed):
-            d.filters = {}
-            res = self._call_fit(d, u, sort="price")
+
+    def _holds_any(self, d: Draft, u: Query, allowed: list[str]) -> bool:
+        fit = self._call_fit(d, u, configurations=allowed)
+        d.calls.pop() if fit is not None else None  # only a probe: the flow calls again
+        return fit is None or any(r["verdict"] != "does_not_fit" for r in fit["rows"])
+
+    def _nothing_within(self, d: Draft, u: Query, allowed: list[str], words: str) -> None:
+        fit = self._call_fit(d, u, configurations=allowed)
+        assert fit is not None
+        d.add(
+            p(
+                d.lang,
+                "constraints_no_fit",
+                model=self._model_name(fit, d.lang),
+                precision=precision_label(fit["precision"]),
+                what=words,
+            )
+        )
+        self._numbers(d, fit)
+        if self._lower_precision_within(d, u, allowed):
+            return
+        d.filters = {}
+        res = self._call_fit(d, u, sort="price")
+        best = self._cheapest_row(res["rows"], ("fits_one_card", "split")) if res else None
+        if best is not None:
+            d.add(p(d.lang, "constraints_outside"))
+            d.bullets([self._row_line(d, best)])
+
+    def _lower_precision_within(self, d: Draft, u: Query, allowed: list[str]) -> bool:
+        """Nothing within the constraints holds it at this precision: the cheapest allowed
+        configuration that holds it in FP8, else in 4-bit AWQ."""
+        asked = u.precision or "bf16"
+        for precision in ("fp8", "awq"):
+            if precision == asked or (asked in ("fp8", "int8") and precision == "fp8"):
+                continue
+            if asked.startswith(("awq", "gptq", "gguf")):
+                return False
+            res = self._call_fit(
+                d, u.model_copy(update={"precision": precision}), configurations=allowed
+            )
             best = self._cheapest_row(res["rows"], ("fits_one_card", "split")) if res else None
             if best is not None:
-                d.add(p(d.lang, "constraints_outside"))
+                label = precision_label(precision)
+                d.add(p(d.lang, "constraints_lower_precision", precision=label))
                 d.bullets([self._row_line(d, best)])
-
-    @staticmethod
-    def _holds_within(d: Draft, allowed: list[str]) -> bool:
-        for call in d.calls:
-            if call.name not in ("fit_check", "cheapest_fit"):
-                continue
-            rows = call.result.get("rows") or call.result.get("cheapest") or []
-            if any(r["verdict"] != "does_not_fit" for r in rows):
                 return True
         return False
 
@@ -139,7 +182,7 @@ class NodesMixin(ComposerBase):
         if c.budget_usd_month:
             words.append(p(d.lang, "c_budget"))
         if c.min_total_memory_gb:
-            words.append(p(d.lang, "c_memory", gb=gb(d.lang, c.min_total_memory_gb)))
+            words.append(p(d.lang, "c_memory"))
         if c.exclude_cards:
             names = [self.deps.catalog.gpus[g].short_name for g in c.exclude_cards]
             words.append(p(d.lang, "c_exclude", cards=", ".join(names)))

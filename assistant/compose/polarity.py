@@ -21,6 +21,8 @@ from assistant.nlu.query import Claim
 CONVERSE: dict[tuple[str, str], bool] = {
     ("nvlink_needed", "pcie_enough"): True,
     ("pcie_enough", "nvlink_needed"): True,
+    ("defect", "healthy"): True,
+    ("healthy", "defect"): True,
 }
 _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
 _ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)

@@ -70,7 +70,7 @@ def _multi_node(u: Query) -> bool:
 
 TABLE: tuple[Flow, ...] = (
     Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste"),
-    Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "fits"),
+    Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "defect"),
     Flow("off_topic", lambda u: u.intent == "off_topic", "_off_topic"),
     Flow("multi_node", _multi_node, "_multi_node", filtered=True),
     Flow(
@@ -80,10 +80,16 @@ TABLE: tuple[Flow, ...] = (
     ),
     Flow(
         "topology_described",
-        lambda u: bool(_described_topo(u.question)) and _hardware(u),
+        lambda u: bool(_described_topo(u.question) or u.measured.topo_label) and _hardware(u),
         "_topology_described",
+        "defect",
     ),
-    Flow("allreduce_measured", lambda u: u.measured.busbw_gb_s is not None, "_allreduce_measured"),
+    Flow(
+        "allreduce_measured",
+        lambda u: u.measured.busbw_gb_s is not None,
+        "_allreduce_measured",
+        "defect",
+    ),
     Flow("fp8_support", asks_fp8_support, "_fp8_support"),
     Flow("card_facts", _asks_card_facts, "_card_facts"),
     Flow(
@@ -106,7 +112,12 @@ TABLE: tuple[Flow, ...] = (
     ),
     Flow("link_facts", lambda u: u.intent == "link_facts", "_link_facts"),
     Flow("tp_sync", lambda u: u.intent == "tp_sync", "_tp_sync"),
-    Flow("capacity", lambda u: u.intent == "capacity" and u.has_subject, "_capacity"),
+    Flow(
+        "capacity",
+        lambda u: u.intent == "capacity" and u.has_subject,
+        "_capacity",
+        filtered=True,
+    ),
     Flow(
         "compare_nodes",
         lambda u: (
@@ -114,11 +125,12 @@ TABLE: tuple[Flow, ...] = (
         ),
         "_compare_nodes",
     ),
-    Flow("compare_cards", _compares_cards, "_compare_nodes", "worth_it"),
+    Flow("compare_cards", _compares_cards, "_compare_nodes", "worth_it", filtered=True),
     Flow(
         "price_per_token",
         lambda u: u.intent == "price" and u.has_subject and bool(_PER_TOKEN.search(_q(u))),
         "_price_and_speed",
+        filtered=True,
     ),
     Flow(
         "vram_per_dollar",
@@ -136,12 +148,13 @@ TABLE: tuple[Flow, ...] = (
         "price_and_speed",
         lambda u: u.intent == "price" and "speed" in u.intents,
         "_price_and_speed",
+        filtered=True,
     ),
-    Flow("price", lambda u: u.intent == "price", "_price"),
+    Flow("price", lambda u: u.intent == "price", "_price", filtered=True),
     Flow("allreduce", lambda u: u.intent == "allreduce", "_allreduce"),
     Flow("topology_howto", lambda u: u.intent == "topology_howto", "_topology_howto"),
     Flow("nvlink", _nvlink_general, "_nvlink", "nvlink_needed"),
-    Flow("speed", lambda u: u.intent == "speed", "_speed"),
+    Flow("speed", lambda u: u.intent == "speed", "_speed", filtered=True),
     Flow(
         "compare_links_prices",
         lambda u: u.intent == "general" and len(u.configurations) >= 2 and not u.has_subject,
@@ -158,7 +171,13 @@ TABLE: tuple[Flow, ...] = (
         ),
         "_price",
     ),
-    Flow("fit_several", lambda u: u.intent == "fit" and len(u.models) > 1, "_fit_several", "fits"),
+    Flow(
+        "fit_several",
+        lambda u: u.intent == "fit" and len(u.models) > 1,
+        "_fit_several",
+        "fits",
+        filtered=True,
+    ),
     Flow("fit", lambda u: u.intent == "fit" and u.has_subject, "_fit_answer", "fits", True),
     Flow("hardware_memory", lambda u: u.intent == "fit" and _hardware(u), "_price"),
     Flow("ask_model", lambda u: u.intent == "fit", "_ask_model"),

@@ -236,6 +236,8 @@ def find_runtime(folded: str, u: Query) -> None:
             return
     if u.precision and u.precision.startswith("gguf"):
         u.runtime = "llama.cpp"
+    if u.runtime == "llama.cpp" and u.precision == "awq":
+        u.precision = "gguf-q4_k_m"  # "4-bit" in llama.cpp / Ollama is a GGUF 4-bit quant
 
 
 _BUSBW_RX = re.compile(
@@ -249,7 +251,13 @@ _TPS_RX = re.compile(
     r"(?:tok(?:ens?)?/s|tokens? (?:per|a|/) ?s(?:ec(?:ond)?)?|token pro sekunde|t/s)"
 )
 _PAIR_RX = re.compile(r"gpu\s*(\d)\s*(?:<->|↔|<>|-|–|to|and|und|zu|/|&)\s*(?:gpu\s*)?(\d)\b(?!\d)")
-_LABEL_RX = re.compile(r"\b(sys|phb|pix|pxb|node|nv\d{1,2})\b")
+# topo -m labels as printed (upper case, so "node" the word is not NODE the label)
+_LABEL_RX = re.compile(r"\b(SYS|PHB|PIX|PXB|NODE|NV\d{1,2})\b")
+_SHOWS_RX = re.compile(
+    r"\b(?:shows?|showing|displays?|reports?|says|see|seeing|zeigt|zeigen|steht|sehe|sehen|"
+    r"meldet|between|zwischen|topo)\b",
+    re.IGNORECASE,
+)
 
 
 def find_measurements(folded: str, u: Query) -> None:
@@ -262,10 +270,11 @@ def find_measurements(folded: str, u: Query) -> None:
         u.measured.tokens_per_s = float(m.group(1).replace(",", "."))
     if u.topo_text is None:
         pair = _PAIR_RX.search(folded)
-        label = _LABEL_RX.search(folded)
-        if pair and label:
-            u.measured.topo_pair = (int(pair.group(1)), int(pair.group(2)))
-            u.measured.topo_label = label.group(1).upper()
+        label = _LABEL_RX.search(u.question)
+        if label and (pair or _SHOWS_RX.search(u.question)):
+            u.measured.topo_label = label.group(1)
+            if pair:
+                u.measured.topo_pair = (int(pair.group(1)), int(pair.group(2)))
 
 
 # ---------------------------------------------------------------- the claim asked about
@@ -292,6 +301,16 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)",
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
+    (
+        "defect",
+        r"\b(?:broken|defect\w*|faulty|wrong|a problem|an issue|kaputt|defekt\w*|fehlerhaft|"
+        r"falsch|ein problem|kaputt)\b",
+    ),
+    (
+        "healthy",
+        r"\b(?:normal|correct|right|fine|ok|okay|expected|as it should|healthy|richtig|korrekt|"
+        r"in ordnung|erwartet|stimmt das|passt das|gesund|plausibel|plausible)\b",
+    ),
 )
 
 

@@ -115,8 +115,8 @@ def _find_cards(folded: str) -> list[tuple[int, int, str]]:
 _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
     (p, re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"))
     for p, rx in [
-        ("gguf-q4_k_m", r"(?:gguf[\s-]*)?q4[_\s-]?k[_\s-]?m|q4[_\s-]?k"),
-        ("gguf-q5_k_m", r"(?:gguf[\s-]*)?q5[_\s-]?k[_\s-]?m|q5[_\s-]?k"),
+        ("gguf-q4_k_m", r"(?:gguf[\s-]*)?q4[_\s-]?k[_\s-]?m|q4[_\s-]?k|q4(?:_0|_1)?"),
+        ("gguf-q5_k_m", r"(?:gguf[\s-]*)?q5[_\s-]?k[_\s-]?m|q5[_\s-]?k|q5(?:_0|_1)?"),
         ("gguf-q8_0", r"(?:gguf[\s-]*)?q8[_\s-]?0|q8"),
         ("awq", r"awq"),
         ("gptq", r"gptq"),

@@ -32,7 +32,9 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
         r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
         r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
-        r"echte[n]? nutzer",
+        r"echte[n]? nutzer|chat[\s-]?bot|chat service|chat-dienst|call[\s-]?cent(?:er|re)|"
+        r"support[\s-]?bot|kundenservice|customer service|saas|for our (?:app|product|users)|"
+        r"für unsere (?:app|kunden|nutzer)|live[\s-]?betrieb|rag service|rag-dienst",
     ),
     (
         "low_concurrency",
@@ -41,7 +43,10 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
         r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
         r"one user|ein nutzer|single stream|einzelne[rnm]? stream|"
-        r"(?:nur |only )?(?:einem|einen|one|a single) (?:nutzer|user|anwender)\b",
+        r"(?:nur |only )?(?:einem|einen|one|a single) (?:nutzer|user|anwender)\b|"
+        r"\bbatch[\s-]?(?:job|jobs|run|verarbeitung|inference)|offline[\s-]?(?:job|batch|"
+        r"inference|verarbeitung)|nightly|nächtlich|over night|über nacht|\bollama\b|lm studio|"
+        r"\blocal(?:ly)?\b|\blokal\b|for myself|für mich selbst|evaluation runs?|research",
     ),
     (
         "independent",
