@@ -437,10 +437,7 @@ def test_bad_tool_calls_go_back_to_the_model_as_errors(make_assistant: Callable[
     assert all("error" in c.result for c in answer.tool_calls)
     unknown_tool, unknown_model = (_tool_messages(server.requests[i])[-1] for i in (1, 2))
     assert unknown_tool["content"].startswith("error: unknown tool 'no_such_tool'")
-    assert (
-        unknown_model["content"].startswith("error: ")
-        and "GPT-5" in unknown_model["content"]
-    )
+    assert unknown_model["content"].startswith("error: ") and "GPT-5" in unknown_model["content"]
 
 
 def test_tool_rounds_are_bounded(make_assistant: Callable[..., Any]) -> None:
