@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import logging
 from collections.abc import AsyncIterator
@@ -15,12 +16,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware.cors import CORSMiddleware
 
 from api.concurrency import AnswerRunner, answer_concurrency
-from api.dependencies import AppState
+from api.dependencies import AppState, new_gate
 from api.metrics import Metrics, MetricsMiddleware
+from api.operations import attach, meter_embedder, open_stores, prune_periodically
 from api.ratelimit import RateLimiter
 from api.routes import catalog, chat, feedback, health, openai_compat, pages
 from api.security import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
-from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
 
 log = logging.getLogger("api")
@@ -42,8 +43,8 @@ def _start(app: FastAPI, state: AppState) -> None:
     from assistant.service import Assistant
 
     settings = state.settings
+    open_stores(state)
     try:
-        state.feedback = FeedbackStore.open(settings.data_dir)
         deps = build_deps(settings)
         assistant = Assistant(deps)
     except Exception as exc:  # a precise message at /readyz and in the log, never a traceback
@@ -52,6 +53,7 @@ def _start(app: FastAPI, state: AppState) -> None:
         return
     state.deps, state.assistant = deps, assistant
     _open_index(state)
+    meter_embedder(state)
     _mount_slack(app, state)
 
 
@@ -95,14 +97,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics=metrics,
         limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst),
         runner=AnswerRunner(answer_concurrency(settings.answer_concurrency, settings.llm_enabled)),
+        gate=new_gate(settings),
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(_start, app, state)
+        pruner = asyncio.create_task(prune_periodically(state))
         try:
             yield
         finally:
+            pruner.cancel()
             await run_in_threadpool(_stop, app)
 
     # /docs and /redoc with Swagger UI and ReDoc served from the fastapi-offline wheel
@@ -134,6 +139,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_age=600,
     )
     app.add_middleware(SecurityHeadersMiddleware)
+    attach(app, state)  # /metrics and docs exposure, store and breaker metrics (api.operations)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
 
     for module in (pages, chat, openai_compat, catalog, feedback, health):

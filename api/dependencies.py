@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
+from starlette.concurrency import run_in_threadpool
 
 from api.concurrency import AnswerRunner
+from api.fairness import CostLimiter, EmbedGate, current_client, retry_after_header
 from api.metrics import Metrics
 from api.ratelimit import RateLimiter
+from assistant.db import StorageError
 from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
+
+log = logging.getLogger("api")
 
 
 @dataclass
@@ -22,6 +28,8 @@ class AppState:
     metrics: Metrics
     limiter: RateLimiter
     runner: AnswerRunner
+    gate: EmbedGate
+    shared_limits: Any = None  # assistant.shared_state.RateBuckets (workers and replicas share)
     feedback: FeedbackStore | None = None
     deps: Any = None  # assistant.deps.Deps
     assistant: Any = None  # assistant.service.Assistant
@@ -51,7 +59,9 @@ def get_metrics(state: State) -> Metrics:
 
 def _require_ready(state: AppState) -> None:
     if not state.ready:
-        reason = state.startup_error or "still starting"
+        from api.readiness import redact_paths
+
+        reason = redact_paths(state.startup_error or "still starting", state.settings.data_dir)
         raise HTTPException(503, f"The assistant is not ready: {reason}")
 
 
@@ -71,29 +81,69 @@ def get_deps(state: State) -> Any:
 
 def get_feedback(state: State) -> FeedbackStore:
     if state.feedback is None:
-        raise HTTPException(503, f"Feedback storage is unavailable: {state.startup_error}")
+        reason = state.extras.get("feedback_error") or state.startup_error or "not open"
+        raise HTTPException(503, f"Feedback storage is unavailable: {reason}")
     return state.feedback
 
 
 def client_key(request: Request, settings: Settings) -> str:
-    if settings.trust_forwarded_for:
-        forwarded = request.headers.get("x-forwarded-for", "")
-        first = forwarded.split(",")[0].strip()
-        if first:
-            return first
-    return request.client.host if request.client else "unknown"
+    """The client's address. Behind `trusted_proxy_hops` proxies (trust_forwarded_for), the
+    address the nearest untrusted hop was seen from: X-Forwarded-For counted from the right
+    (each proxy appends the peer it saw; everything further left is written by the client)."""
+    peer = request.client.host if request.client else "unknown"
+    if not settings.trust_forwarded_for:
+        return peer
+    hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",")]
+    hops = [h for h in hops if h]
+    if len(hops) < settings.trusted_proxy_hops:
+        return peer  # did not come through all our proxies: the peer is the client
+    return hops[-settings.trusted_proxy_hops]
 
 
-def rate_limit(request: Request, state: State) -> None:
-    """Token bucket per client; refuses with 429 and Retry-After when the bucket is empty."""
-    wait = state.limiter.take(client_key(request, state.settings))
+def _take(state: AppState, key: str) -> float:
+    if state.shared_limits is None:
+        return state.limiter.take(key)
+    try:
+        return float(state.shared_limits.take(key))
+    except StorageError as exc:  # the shared store is down: fall back to this process's buckets
+        log.error("shared rate limit unavailable (%s): %s", exc.label, exc.detail)
+        return state.limiter.take(key)
+
+
+def _too_many(state: AppState, wait: float, reason: str, message: str) -> HTTPException:
+    state.metrics.rate_limited.inc()
+    state.metrics.shed.labels(reason=reason).inc()
+    retry = RateLimiter.retry_after_header(wait)
+    return HTTPException(429, message.format(retry=retry), headers={"Retry-After": retry})
+
+
+async def rate_limit(request: Request, state: State) -> None:
+    """Token bucket per client (shared by workers and replicas); 429 + Retry-After when empty.
+    Also names the client for the embedder's cost accounting (api.fairness)."""
+    key = client_key(request, state.settings)
+    current_client.set(key)
+    wait = await run_in_threadpool(_take, state, key)
     if wait > 0:
-        state.metrics.rate_limited.inc()
-        retry = RateLimiter.retry_after_header(wait)
+        raise _too_many(state, wait, "requests", "Too many requests; try again in {retry} s.")
+
+
+async def admit_answer(request: Request, state: State) -> None:
+    """Before an answer starts: refuse a client that used up its embedder budget (429) and shed
+    load when the embedder's queue is full (503), both with Retry-After."""
+    key = current_client.get() or client_key(request, state.settings)
+    wait = state.gate.limiter.wait(key)
+    if wait > 0:
+        raise _too_many(
+            state,
+            wait,
+            "cost",
+            "This client used its share of the search engine; try again in {retry} s.",
+        )
+    if state.gate.full():
+        state.metrics.shed.labels(reason="queue").inc()
+        retry = retry_after_header(state.gate.retry_after_s())
         raise HTTPException(
-            429,
-            f"Too many requests; try again in {retry} s.",
-            headers={"Retry-After": retry},
+            503, f"The assistant is busy; try again in {retry} s.", headers={"Retry-After": retry}
         )
 
 
@@ -104,3 +154,9 @@ DepsDep = Annotated[Any, Depends(get_deps)]
 FeedbackDep = Annotated[FeedbackStore, Depends(get_feedback)]
 RunnerDep = Annotated[AnswerRunner, Depends(get_runner)]
 RateLimited = Depends(rate_limit)
+Admitted = Depends(admit_answer)
+
+
+def new_gate(settings: Settings) -> EmbedGate:
+    limiter = CostLimiter(settings.embed_budget_s_per_minute)
+    return EmbedGate(settings.embed_concurrency, settings.embed_queue, limiter)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assistant.answer import Answer
@@ -58,6 +61,13 @@ class Metrics:
         self.rate_limited = Counter(
             "sizing_rate_limited", "Requests refused with 429", registry=self.registry
         )
+        self.shed = Counter(
+            "sizing_load_shed",
+            "Requests refused before answering, by reason (requests: rate limit, cost: embedder "
+            "budget used up, queue: embedder queue full)",
+            ["reason"],
+            registry=self.registry,
+        )
         for kind in ("number", "price", "citation"):
             self.violations.labels(kind=kind)
 
@@ -68,8 +78,23 @@ class Metrics:
         if answer.notice:
             self.fallbacks.labels(surface=surface).inc()
 
+    def watch(self, source: Callable[[], list[Metric]]) -> None:
+        """Export what `source` reports at each scrape (the app's stores, breaker, embedder)."""
+        self.registry.register(_Watched(source))
+
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _Watched(Collector):
+    def __init__(self, source: Callable[[], list[Metric]]) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self.source()
+
+    def describe(self) -> list[Metric]:
+        return []
 
 
 def _route_template(scope: Scope) -> str:

@@ -33,8 +33,20 @@ def continued_session(session_id: str | None, sessions: Any) -> str | None:
     return session_id
 
 
+def checked_text(text: str, field: str) -> str:
+    """422 for text that is not valid Unicode (a lone surrogate such as \\ud800 parses from
+    JSON but cannot be stored, logged or sent back as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise HTTPException(
+            422, f"{field}: the text contains an invalid character at position {exc.start}."
+        ) from None
+    return text
+
+
 def checked_question(text: str, settings: Settings, field: str = "message") -> str:
-    question = (text or "").strip()
+    question = checked_text((text or "").strip(), field)
     if not question:
         raise HTTPException(422, f"{field}: the question is empty.")
     if len(question) > settings.max_question_chars:

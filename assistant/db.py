@@ -171,6 +171,12 @@ class Transaction:
     def execute(self, statement: str, params: Sequence[Any] = ()) -> Any:
         return self.con.execute(self.db.sql(statement), tuple(params))
 
+    def lock_for_write(self) -> None:
+        """SQLite: take the write lock now (BEGIN IMMEDIATE), so read-then-write is atomic
+        across processes. PostgreSQL locks rows with SELECT ... FOR UPDATE instead."""
+        if self.db.dialect == "sqlite" and not self.con.in_transaction:
+            self.con.execute("BEGIN IMMEDIATE")
+
     def lock_for_migrations(self) -> None:
         if self.db.dialect == "postgresql":
             self.con.execute("SELECT pg_advisory_xact_lock(7310041)")

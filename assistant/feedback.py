@@ -22,6 +22,7 @@ store, never a full path).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -32,6 +33,8 @@ from pydantic import BaseModel, Field
 
 from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 from assistant.settings import Settings
+
+log = logging.getLogger("assistant.feedback")
 
 FEEDBACK_FILE = "feedback.sqlite3"
 MAX_COMMENT_CHARS = 2000
@@ -133,6 +136,12 @@ class FeedbackStore:
     def __init__(self, db: Database | Path) -> None:
         self.db: Database = db if isinstance(db, Database) else SQLiteDatabase(Path(db))
         self._lock = threading.Lock()
+        try:
+            self._migrate()
+        except StorageError as exc:  # reported at /readyz; each call tries again
+            log.error("feedback store cannot be opened (%s): %s", exc.label, exc.detail)
+
+    def _migrate(self) -> None:
         self.db.migrate("feedback", MIGRATIONS)
 
     @classmethod
@@ -161,6 +170,7 @@ class FeedbackStore:
         if comment is not None and len(comment) > MAX_COMMENT_CHARS:
             raise FeedbackError(f"comment is longer than {MAX_COMMENT_CHARS} characters")
         now = _iso(datetime.now(UTC))
+        self._migrate()
         with self._lock, self.db.transaction() as tx:
             tx.execute(
                 'INSERT INTO feedback (session_id, message_id, rating, comment, source, "user",'
@@ -178,6 +188,7 @@ class FeedbackStore:
         return _row(row)
 
     def get(self, session_id: str, message_id: str) -> Feedback | None:
+        self._migrate()
         with self.db.transaction() as tx:
             row = tx.execute(
                 f"SELECT {_COLUMNS} FROM feedback WHERE session_id = ? AND message_id = ?",
@@ -187,6 +198,7 @@ class FeedbackStore:
 
     def all(self, limit: int = 1000) -> list[Feedback]:
         """The newest `limit` votes, newest first."""
+        self._migrate()
         with self.db.transaction() as tx:
             rows = tx.execute(
                 f"SELECT {_COLUMNS} FROM feedback ORDER BY id DESC LIMIT ?", (limit,)
@@ -195,6 +207,7 @@ class FeedbackStore:
 
     def iter_all(self, batch: int = 500) -> Iterator[Feedback]:
         """Every vote, oldest first, read in batches (for exports of any size)."""
+        self._migrate()
         last = 0
         while True:
             with self.db.transaction() as tx:
@@ -209,6 +222,7 @@ class FeedbackStore:
             last = int(rows[-1][0])
 
     def summary(self) -> dict[str, int]:
+        self._migrate()
         with self.db.transaction() as tx:
             rows = tx.execute("SELECT rating, COUNT(*) FROM feedback GROUP BY rating").fetchall()
         counts = {int(r[0]): int(r[1]) for r in rows}
@@ -217,6 +231,7 @@ class FeedbackStore:
     def prune(self, older_than_s: float, now: datetime | None = None) -> int:
         """Delete votes older than `older_than_s` seconds; returns how many."""
         cutoff = (now or datetime.now(UTC)) - timedelta(seconds=older_than_s)
+        self._migrate()
         with self._lock, self.db.transaction() as tx:
             return int(
                 tx.execute("DELETE FROM feedback WHERE created_at < ?", (_iso(cutoff),)).rowcount

@@ -32,6 +32,7 @@ from typing import Any
 from assistant.answer import Answer, Citation, GroundingViolation, Language, PriceQuote
 from assistant.deps import Deps
 from assistant.lc_tools import ToolSession, build_tools, dispatch
+from assistant.llm_breaker import LLMDown, breaker_for, guarded_call
 from assistant.prompts import LANGUAGE_NAMES, regenerate_message, system_prompt, user_message
 
 log = logging.getLogger("assistant.llm")
@@ -333,7 +334,14 @@ def _converse(
     def call(model: Any) -> Any:
         if time.monotonic() > deadline:
             raise LLMUnavailable(f"no answer within {settings.llm_deadline_s:g} s")
-        return _invoke(model, messages, settings.llm_streaming, attempts)
+        try:  # circuit breaker + hard deadline (assistant.llm_breaker)
+            return guarded_call(
+                breaker_for(deps),
+                lambda: _invoke(model, messages, settings.llm_streaming, attempts),
+                deadline,
+            )
+        except LLMDown as exc:
+            raise LLMUnavailable(str(exc)) from exc
 
     bound = llm.bind_tools(tools)
     for _ in range(max(settings.llm_max_tool_rounds, 0)):
@@ -420,6 +428,8 @@ def answer_with_llm(
     llm = deps.llm
     if llm is None:
         return offline_answer_fn()
+    if breaker_for(deps).state == "open":  # known to be down: offline at once, no call
+        return _fallback(offline_answer_fn, language, "unavailable")
     session = ToolSession(language=language)
     deadline = time.monotonic() + deps.settings.llm_deadline_s
     try:

@@ -169,6 +169,7 @@ class SessionStore:
         self.db: Database = db if isinstance(db, Database) else SQLiteDatabase(Path(db))
         self.failures: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._last_failure: tuple[float, str] | None = None
         try:
             self._migrate()
         except StorageError as exc:  # e.g. a garbage file: answers go on without memory
@@ -192,6 +193,7 @@ class SessionStore:
     def _failed(self, operation: str, exc: StorageError) -> None:
         with self._lock:
             self.failures[operation] += 1
+            self._last_failure = (time.monotonic(), f"{exc.label}: {exc.detail}")
         log.error(
             "session store %s failed (%s): %s; answering without conversation memory",
             operation,
@@ -336,9 +338,24 @@ class SessionStore:
             sessions = tx.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,)).rowcount
         return {"sessions": int(sessions), "turns": int(turns)}
 
-    def check(self) -> dict[str, Any]:
-        """Readable and writable? (for /readyz; names the store, never a full path)"""
-        return self.db.check()
+    def check(self, window_s: float = 60.0) -> dict[str, Any]:
+        """Readable and writable, and no failed read or write in the last `window_s` seconds
+        (a partly corrupt file passes a probe but fails real turns)? For /readyz; names the
+        store, never a full path."""
+        report = self.db.check()
+        if report["ok"]:
+            try:
+                self._migrate()
+                with self.db.transaction() as tx:
+                    tx.execute(
+                        "SELECT answer_json FROM turns ORDER BY seq DESC LIMIT 20"
+                    ).fetchall()
+            except StorageError as exc:
+                return {"ok": False, "store": self.label, "error": exc.detail}
+        last = self._last_failure
+        if report["ok"] and last is not None and time.monotonic() - last[0] < window_s:
+            report = {"ok": False, "store": self.label, "error": f"recent failure: {last[1]}"}
+        return report
 
 
 class MemorySessionStore:

@@ -84,9 +84,14 @@ def serve(
         mode = f"LLM {settings.llm_model}" if llm else "offline (no OPENAI_API_KEY)"
         typer.echo(f"  mode         {mode}")
 
+    import os
+
     import uvicorn
 
     from cli.logs import setup_logging
+
+    # the app factory (in each worker) reads the bind address: /metrics is public only on loopback
+    os.environ["SIZING_HOST"] = host
 
     setup_logging(server=True)
     uvicorn.run(
@@ -96,6 +101,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=log_level.lower(),
-        proxy_headers=settings.trust_forwarded_for,
+        # X-Forwarded-For is read by the app, from the right (SIZING_TRUSTED_PROXY_HOPS)
+        proxy_headers=False,
         timeout_graceful_shutdown=5,
     )

@@ -9,9 +9,11 @@ file, the entry and the field. There is no half-loaded state.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -529,6 +531,7 @@ def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
                 entry=str(ident or i),
                 field=loc,
             ) from None
+        _check_numbers(record.model_dump(), where, entry, str(ident or i))
         if record.id in out:
             first = list(out).index(record.id) + 1
             raise CatalogError(
@@ -539,6 +542,39 @@ def _load_section(folder: Path, section: str, cls: type[T]) -> dict[str, T]:
             )
         out[record.id] = record
     return out
+
+
+MAX_PRICE_USD = 1_000_000  # a month of the largest node is a few ten thousand dollars
+MAX_CATALOG_NUMBER = 1e15  # parameter counts are the largest numbers (1e12 for the biggest)
+
+
+def _check_numbers(values: Any, where: str, entry: str, ident: str, path: str = "") -> None:
+    """Every number must be finite and plausible: `1e400` (infinity), `.nan` or a price of a
+    billion would load and then break (or mislead) every answer that touches the entry."""
+    if isinstance(values, dict):
+        for key, value in values.items():
+            _check_numbers(value, where, entry, ident, f"{path}.{key}" if path else str(key))
+        return
+    if isinstance(values, list | tuple):
+        for n, value in enumerate(values):
+            _check_numbers(value, where, entry, ident, f"{path}.{n}")
+        return
+    if isinstance(values, bool) or not isinstance(values, int | float | Decimal):
+        return
+    problem = None
+    if not math.isfinite(values):
+        problem = f"{values} is not a finite number"
+    elif "usd" in path.lower() and abs(values) > MAX_PRICE_USD:
+        problem = f"{values} is not a plausible price (more than {MAX_PRICE_USD:,} USD)"
+    elif abs(values) > MAX_CATALOG_NUMBER:
+        problem = f"{values} is implausibly large (more than {MAX_CATALOG_NUMBER:g})"
+    if problem:
+        raise CatalogError(
+            f"{where}: entry {entry}: field '{path}': {problem}",
+            file=where,
+            entry=ident,
+            field=path,
+        )
 
 
 def _entry_before_line(text: str, line: int) -> str | None:

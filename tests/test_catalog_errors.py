@@ -143,3 +143,21 @@ def test_empty_and_wrong_shape(folder: Path) -> None:
     assert "non-empty list" in str(_error(folder))
     (folder / "models.yaml").write_text("- id: x\n", encoding="utf-8")
     assert "top-level 'models:'" in str(_error(folder))
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("1e400", "finite number"),
+        (".nan", "finite number"),
+        ("2500000000", "not a plausible price"),
+    ],
+)
+def test_non_finite_and_absurd_prices_are_refused_at_load(
+    folder: Path, value: str, needle: str
+) -> None:
+    # issue 14, finding 6: 1e400 loaded as infinity and every question about it was a 500
+    _edit(folder, "configurations.yaml", _sub("usd_per_month: 290", f"usd_per_month: {value}"))
+    error = _error(folder)
+    assert needle in str(error)
+    assert "usd_per_month" in str(error) and "configurations.yaml" in str(error)

@@ -9,7 +9,14 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.dependencies import AssistantDep, MetricsDep, RateLimited, RunnerDep, SettingsDep
+from api.dependencies import (
+    Admitted,
+    AssistantDep,
+    MetricsDep,
+    RateLimited,
+    RunnerDep,
+    SettingsDep,
+)
 from api.questions import checked_question, checked_session_id, continued_session
 from api.sse import assistant_events, sse_events
 from assistant.answer import Answer
@@ -38,7 +45,7 @@ def wants_stream(request: Request) -> bool:
 @router.post(
     "/api/chat",
     response_model=Answer,
-    dependencies=[RateLimited],
+    dependencies=[RateLimited, Admitted],
     summary="Ask the sizing assistant",
     responses={
         200: {

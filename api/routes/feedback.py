@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from api.dependencies import FeedbackDep, RateLimited, State
+from api.questions import checked_text
+from assistant.db import StorageError
 from assistant.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, answer_exists
 
 router = APIRouter(tags=["feedback"])
@@ -29,6 +31,8 @@ class FeedbackRequest(BaseModel):
     summary="Rate an answer",
 )
 async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> Feedback:
+    for name in ("session_id", "message_id", "comment"):
+        checked_text(getattr(body, name) or "", name)
     sessions = getattr(state.deps, "sessions", None)
     known = await run_in_threadpool(answer_exists, sessions, body.session_id, body.message_id)
     if known is False:
@@ -44,3 +48,5 @@ async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> F
         )
     except FeedbackError as exc:
         raise HTTPException(422, str(exc)) from None
+    except StorageError as exc:  # names the store (file name or database), never a full path
+        raise HTTPException(503, f"Feedback could not be stored: {exc}") from None

@@ -13,8 +13,15 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api import openai_format as oa
 from api.conversation import stateless_assistant
-from api.dependencies import AssistantDep, MetricsDep, RateLimited, RunnerDep, SettingsDep
-from api.questions import checked_question
+from api.dependencies import (
+    Admitted,
+    AssistantDep,
+    MetricsDep,
+    RateLimited,
+    RunnerDep,
+    SettingsDep,
+)
+from api.questions import checked_question, checked_text
 from api.security import error_body
 from api.sse import assistant_events
 from assistant.answer import Answer, DoneEvent, ErrorEvent, TokenEvent
@@ -40,7 +47,7 @@ async def get_model(model_id: str) -> dict[str, Any]:
 
 @router.post(
     "/v1/chat/completions",
-    dependencies=[RateLimited],
+    dependencies=[RateLimited, Admitted],
     summary="OpenAI-compatible chat completion (the last user message is the question)",
 )
 async def chat_completions(
@@ -52,6 +59,8 @@ async def chat_completions(
 ) -> Any:
     if body.model != oa.MODEL_ID:
         raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
+    for n, message in enumerate(body.messages):
+        checked_text(message.text(), f"messages.{n}.content")
     question, history = oa.split_conversation(body.messages)
     question = checked_question(question, settings, field="messages")
     # stateless: the request's own messages are the history (never another conversation's)

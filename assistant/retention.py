@@ -1,0 +1,55 @@
+"""Retention: sessions and feedback older than `SIZING_RETENTION_DAYS` (default 90) are deleted,
+with rate-limit buckets that have refilled and Slack keys past their time to live.
+
+Run by `sizing db prune` and, every `SIZING_PRUNE_INTERVAL_S`, by the server itself. Idempotent:
+several replicas pruning the same PostgreSQL database at once is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from assistant.db import StorageError, open_database
+from assistant.feedback import FeedbackStore
+from assistant.sessions import SessionStore
+from assistant.settings import Settings
+from assistant.shared_state import RateBuckets, SeenKeys
+
+log = logging.getLogger("assistant.retention")
+
+DAY_S = 86_400.0
+
+
+def prune(
+    settings: Settings,
+    sessions: SessionStore | None = None,
+    feedback: FeedbackStore | None = None,
+    days: float | None = None,
+) -> dict[str, Any]:
+    """Delete what is older than the retention age; returns what was deleted per store (or the
+    store's error). `days=0` (or SIZING_RETENTION_DAYS=0) keeps sessions and feedback."""
+    days = settings.retention_days if days is None else days
+    report: dict[str, Any] = {"retention_days": days}
+    sessions = sessions or SessionStore.from_settings(settings)
+    feedback = feedback or FeedbackStore.from_settings(settings)
+    age = days * DAY_S
+    steps = {
+        "sessions": lambda: sessions.prune(age) if age > 0 else {"sessions": 0, "turns": 0},
+        "feedback": lambda: {"votes": feedback.prune(age) if age > 0 else 0},
+        "state": lambda: _prune_state(settings),
+    }
+    for name, step in steps.items():
+        try:
+            report[name] = step()
+        except StorageError as exc:
+            log.error("pruning %s failed (%s): %s", name, exc.label, exc.detail)
+            report[name] = {"error": str(exc)}
+    return report
+
+
+def _prune_state(settings: Settings) -> dict[str, int]:
+    db = open_database(settings, "state")
+    buckets = RateBuckets(db, settings.rate_limit_per_minute, settings.rate_limit_burst)
+    keys = SeenKeys(db, "slack")
+    return {"rate_buckets": buckets.prune(), "seen_keys": keys.prune()}

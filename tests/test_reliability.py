@@ -1,0 +1,257 @@
+"""Issue 14: degrade instead of fail, clean 4xx, honest /readyz, fair limits, exposure settings."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.register_assert_rewrite("tests.server")
+
+from api.dependencies import client_key  # noqa: E402
+from api.fairness import CostLimiter, EmbedderBusy, EmbedGate, current_client  # noqa: E402
+from api.readiness import _chroma_heartbeat, redact_paths  # noqa: E402
+from tests.server import LiveServer, make_settings  # noqa: E402
+
+pytest_plugins = ["tests.server"]
+
+GUIDE_Q = "Brauche ich NVLink für Tensor-Parallelismus?"
+
+
+def copy_data_dir(source: Path, dest: Path) -> Path:
+    shutil.copytree(source / "chroma", dest / "chroma")
+    return dest
+
+
+# --------------------------------------------------------------------------- finding 6: 4xx
+
+
+@pytest.mark.server
+def test_lone_surrogates_are_422_and_the_connection_lives_on(live_api: LiveServer) -> None:
+    bad = '{"message": "How much VRAM? \\ud800"}'
+    with httpx.Client(base_url=live_api.url, timeout=60) as client:
+        headers = {"content-type": "application/json"}
+        r = client.post("/api/chat", content=bad, headers=headers)
+        assert r.status_code == 422, r.text
+        assert "invalid character" in r.json()["error"]["message"]
+        v1 = '{"model": "sizing-assistant", "messages": [{"role": "user", "content": "a\\udfff"}]}'
+        assert client.post("/v1/chat/completions", content=v1, headers=headers).status_code == 422
+        ok = client.post("/api/chat", json={"message": GUIDE_Q})  # same keep-alive connection
+        assert ok.status_code == 200
+
+
+# ------------------------------------------------------- finding 4: degrade, never fail
+
+
+@pytest.mark.server
+def test_a_broken_session_store_costs_memory_not_answers(
+    api_data_dir: Path, tmp_path: Path, live_api_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = copy_data_dir(api_data_dir, tmp_path / "data")
+    (data / "sessions.sqlite3").write_bytes(b"this is not a database" * 100)
+    server = live_api_factory(make_settings(data))
+    with caplog.at_level(logging.ERROR, logger="assistant.sessions"):
+        for _ in range(3):
+            r = httpx.post(server.url + "/api/chat", json={"message": GUIDE_Q}, timeout=60)
+            assert r.status_code == 200, r.text
+            assert r.json()["citations"]
+    logged = [rec.getMessage() for rec in caplog.records]
+    assert any("sessions.sqlite3" in m for m in logged), logged
+    assert not any(str(tmp_path) in m for m in logged)
+    metrics = httpx.get(server.url + "/metrics", timeout=10).text
+    assert 'sizing_session_store_failures_total{operation="write"} 3.0' in metrics
+    ready = httpx.get(server.url + "/readyz", timeout=10)
+    assert ready.status_code == 503
+    check = ready.json()["checks"]["sessions"]
+    assert check["ok"] is False and check["store"] == "sessions.sqlite3"
+    assert str(tmp_path) not in ready.text
+
+
+@pytest.mark.server
+def test_readyz_notices_a_deleted_index_without_showing_paths(
+    api_data_dir: Path, tmp_path: Path, live_api_factory: Any
+) -> None:
+    data = copy_data_dir(api_data_dir, tmp_path / "data")
+    server = live_api_factory(make_settings(data))
+    assert httpx.get(server.url + "/readyz", timeout=10).status_code == 200
+    shutil.rmtree(data / "chroma")
+    ready = httpx.get(server.url + "/readyz", timeout=10)
+    assert ready.status_code == 503
+    assert ready.json()["checks"]["index"]["ok"] is False
+    assert str(tmp_path) not in ready.text and "/tmp" not in ready.text
+    # answers still come (keyword fallback or the opened snapshot)
+    r = httpx.post(server.url + "/api/chat", json={"message": GUIDE_Q}, timeout=60)
+    assert r.status_code == 200
+
+
+def test_chroma_server_down_is_reported() -> None:
+    problem = _chroma_heartbeat("http://127.0.0.1:9")
+    assert problem is not None and "unreachable" in problem
+
+
+def test_paths_are_redacted() -> None:
+    data = Path("/srv/sizing/.data")
+    text = "no guide index at /srv/sizing/.data/chroma: run `sizing index`; see /etc/x/y.conf"
+    out = redact_paths(text, data)
+    assert "/srv" not in out and "/etc" not in out
+    assert "chroma" in out and "y.conf" in out
+
+
+# ---------------------------------------------------- finding 5: trusted proxy hops
+
+
+class _Req:
+    def __init__(self, xff: str | None, peer: str = "10.0.0.5") -> None:
+        self.headers = {"x-forwarded-for": xff} if xff is not None else {}
+        self.client = type("C", (), {"host": peer})()
+
+
+def test_client_address_is_taken_from_the_right() -> None:
+    settings = make_settings(Path("/nonexistent"), trust_forwarded_for=True)
+    # the client wrote "1.1.1.1"; our one proxy appended the address it saw
+    assert client_key(_Req("1.1.1.1, 203.0.113.7"), settings) == "203.0.113.7"  # type: ignore[arg-type]
+    two = make_settings(Path("/x"), trust_forwarded_for=True, trusted_proxy_hops=2)
+    assert client_key(_Req("6.6.6.6, 203.0.113.7, 10.1.1.1"), two) == "203.0.113.7"  # type: ignore[arg-type]
+    assert client_key(_Req(None), settings) == "10.0.0.5"  # type: ignore[arg-type]
+    off = make_settings(Path("/x"))
+    assert client_key(_Req("1.1.1.1"), off) == "10.0.0.5"  # type: ignore[arg-type]
+
+
+@pytest.mark.server
+def test_a_spoofed_forwarded_for_does_not_bypass_the_limit(
+    api_settings: Any, live_api_factory: Any
+) -> None:
+    server = live_api_factory(
+        api_settings(trust_forwarded_for=True, rate_limit_per_minute=1, rate_limit_burst=3)
+    )
+    accepted = 0
+    for n in range(12):
+        r = httpx.get(
+            server.url + "/api/configurations",
+            headers={"X-Forwarded-For": f"198.51.100.{n}, 203.0.113.7"},
+            timeout=10,
+        )
+        assert r.status_code == 200
+        r = httpx.post(
+            server.url + "/api/fit",
+            json={"model": "llama-3.1-8b"},
+            headers={"X-Forwarded-For": f"198.51.100.{n}, 203.0.113.7"},
+            timeout=30,
+        )
+        accepted += r.status_code != 429
+    assert accepted == 3
+
+
+@pytest.mark.server
+def test_workers_on_one_data_folder_share_the_rate_limit(
+    api_data_dir: Path, tmp_path: Path, live_api_factory: Any
+) -> None:
+    data = copy_data_dir(api_data_dir, tmp_path / "data")
+    settings = make_settings(data, rate_limit_per_minute=1, rate_limit_burst=4)
+    one, two = live_api_factory(settings), live_api_factory(settings)
+    codes = []
+    for n in range(10):
+        server = (one, two)[n % 2]
+        r = httpx.post(server.url + "/api/fit", json={"model": "llama-3.1-8b"}, timeout=30)
+        codes.append(r.status_code)
+    assert codes.count(200) == 4 and codes.count(429) == 6, codes
+
+
+# ------------------------------------------------------- finding 2: embedder fairness
+
+
+def test_cost_limiter_charges_seconds_not_requests() -> None:
+    now = [0.0]
+    limiter = CostLimiter(6.0, clock=lambda: now[0])  # 6 s of embedder per minute
+    for _ in range(50):  # fifty cheap questions (20 ms each) are fine
+        assert limiter.wait("cheap") == 0
+        limiter.charge("cheap", 0.02)
+    assert limiter.wait("abuser") == 0
+    limiter.charge("abuser", 9.0)  # one 9-second embedding
+    assert limiter.wait("abuser") == pytest.approx(30.0)  # 3 s of debt at 0.1 s/s
+    now[0] = 31.0
+    assert limiter.wait("abuser") == 0
+
+
+def test_gate_sheds_when_full_and_serves_the_cheapest_client_first() -> None:
+    import threading
+
+    limiter = CostLimiter(6.0)
+    limiter.charge("abuser", 5.0)
+    gate = EmbedGate(concurrency=1, max_queue=2, limiter=limiter)
+    release = threading.Event()
+    order: list[str] = []
+
+    def job(client: str, wait: bool = False) -> None:
+        current_client.set(client)
+        gate.run(lambda: release.wait(5) if wait else order.append(client))
+
+    blocker = threading.Thread(target=job, args=("first", True))
+    blocker.start()
+    while not gate._active:
+        time.sleep(0.001)
+    threads = [threading.Thread(target=job, args=(c,)) for c in ("abuser", "polite")]
+    threads[0].start()
+    while gate.queued < 1:
+        time.sleep(0.001)
+    threads[1].start()
+    while gate.queued < 2:
+        time.sleep(0.001)
+    assert gate.full()
+    with pytest.raises(EmbedderBusy):
+        gate.run(lambda: None)  # a third waiter is refused at once
+    release.set()
+    for t in (blocker, *threads):
+        t.join(5)
+    assert order == ["polite", "abuser"]
+
+
+@pytest.mark.server
+def test_a_client_that_used_its_embedder_budget_gets_429(
+    api_settings: Any, live_api_factory: Any
+) -> None:
+    server = live_api_factory(
+        api_settings(trust_forwarded_for=True, embed_budget_s_per_minute=0.001)
+    )
+    long_text = " ".join(f"xq{n}zv{n * 7}" for n in range(150))  # new, non-dictionary text
+
+    def ask(client: str, text: str) -> httpx.Response:
+        return httpx.post(
+            server.url + "/api/chat",
+            json={"message": text},
+            headers={"X-Forwarded-For": client},
+            timeout=60,
+        )
+
+    assert ask("192.0.2.1", f"What is pipeline parallelism? {long_text}").status_code == 200
+    refused = ask("192.0.2.1", GUIDE_Q)
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert ask("192.0.2.2", GUIDE_Q).status_code == 200  # another client is not affected
+    metrics = httpx.get(server.url + "/metrics", timeout=10).text
+    assert 'sizing_load_shed_total{reason="cost"} 1.0' in metrics
+
+
+# ----------------------------------------------------------------- finding 9: exposure
+
+
+@pytest.mark.server
+def test_metrics_and_docs_exposure_follow_the_settings(
+    api_settings: Any, live_api_factory: Any
+) -> None:
+    public = live_api_factory(api_settings(host="0.0.0.0"))
+    assert httpx.get(public.url + "/metrics", timeout=10).status_code == 404
+    assert httpx.get(public.url + "/openapi.json", timeout=10).status_code == 200
+    locked = live_api_factory(
+        api_settings(host="0.0.0.0", metrics_token="s3cret", expose_docs=False)
+    )
+    assert httpx.get(locked.url + "/metrics", timeout=10).status_code == 401
+    auth = {"Authorization": "Bearer s3cret"}
+    assert httpx.get(locked.url + "/metrics", headers=auth, timeout=10).status_code == 200
+    for path in ("/docs", "/redoc", "/openapi.json"):
+        assert httpx.get(locked.url + path, timeout=10).status_code == 404
