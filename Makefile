@@ -8,7 +8,7 @@ RUN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test test-fast lint format index bench browser-deps clean help eval audit
+.PHONY: install serve test test-fast lint format index bench browser-deps pg-deps clean help eval audit
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -32,7 +32,12 @@ browser-deps:  ## Debian chromium + chromedriver for the widget tests (skipped w
 	  echo "installing chromium (Debian package) for the browser tests"; \
 	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
-test: install browser-deps  ## install everything and run the whole test suite
+pg-deps: install  ## a PostgreSQL for the scale-out tests: the pgserver wheel, else Debian's package
+	@$(RUN)/python -c "import pgserver" 2>/dev/null || command -v /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "installing postgresql (Debian package) for the scale-out tests"; \
+	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
+test: install browser-deps pg-deps  ## install everything and run the whole test suite
 	$(RUN)/pytest
 
 test-fast: install  ## unit tests only (no servers, no browser)
