@@ -1,0 +1,109 @@
+"""Issue 14, finding 2: one client sending new 2,000-character non-dictionary questions (within the
+request limit) must not starve the others. Prints the other clients' answers and p99 latency with
+and without the abusive client, with the embedder's fairness off (no budget, unbounded queue) and
+on (the defaults), as ratios against the run without abuse in the same process.
+
+    .venv/bin/python bench/bench_fairness.py [seconds-per-phase]     (default 15)
+
+Target: with fairness on, others keep >= 80 % of their throughput and p99 <= 2x normal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from api.app import create_app  # noqa: E402
+from tests.server import LiveServer, build_test_index, make_settings  # noqa: E402
+
+CLIENTS = 4
+ABUSE_PER_MINUTE = 12
+TOPICS = [
+    "What is pipeline parallelism?",
+    "How does the KV cache grow with context length?",
+    "Why does my training job hang at NCCL init?",
+    "What limits tokens per second when decoding?",
+]
+
+
+def normal_client(url: str, n: int, stop: float, latencies: list[float]) -> None:
+    counter = itertools.count()
+    with httpx.Client(base_url=url, timeout=60) as client:
+        while time.monotonic() < stop:
+            i = next(counter)
+            question = f"{TOPICS[i % len(TOPICS)]} ({n}-{i})"  # new text: a real embedding
+            start = time.perf_counter()
+            r = client.post(
+                "/api/chat", json={"message": question}, headers={"X-Forwarded-For": f"10.0.0.{n}"}
+            )
+            if r.status_code == 200:
+                latencies.append(time.perf_counter() - start)
+
+
+def abuser(url: str, stop: float) -> None:
+    rng = random.Random(7)
+    with httpx.Client(base_url=url, timeout=120) as client:
+        while time.monotonic() < stop:
+            words = " ".join(
+                "".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(4, 9)))
+                for _ in range(400)
+            )
+            text = f"What is pipeline parallelism? {words}"[:2000]
+            client.post("/api/chat", json={"message": text}, headers={"X-Forwarded-For": "10.6.6.6"})
+            time.sleep(60 / ABUSE_PER_MINUTE)
+
+
+def phase(url: str, seconds: float, abuse: bool) -> tuple[int, float]:
+    stop = time.monotonic() + seconds
+    latencies: list[float] = []
+    threads = [
+        threading.Thread(target=normal_client, args=(url, n, stop, latencies))
+        for n in range(CLIENTS)
+    ]
+    if abuse:
+        threads.append(threading.Thread(target=abuser, args=(url, stop)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    latencies.sort()
+    p99 = latencies[int(len(latencies) * 0.99) - 1] if latencies else float("nan")
+    return len(latencies), p99
+
+
+def main() -> None:
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 15.0
+    data = Path(tempfile.mkdtemp(prefix="bench-fair-"))
+    build_test_index(data)
+    base = dict(trust_forwarded_for=True, rate_limit_per_minute=0)
+    runs = {
+        "fairness off": make_settings(
+            data, embed_budget_s_per_minute=0, embed_queue=10_000, **base
+        ),
+        "fairness on": make_settings(data, **base),
+    }
+    for name, settings in runs.items():
+        with LiveServer(create_app(settings)) as server:
+            phase(server.url, 3, abuse=False)  # warm up
+            normal_n, normal_p99 = phase(server.url, seconds, abuse=False)
+            abused_n, abused_p99 = phase(server.url, seconds, abuse=True)
+        print(
+            f"{name:13}  others: {normal_n} answers, p99 {normal_p99 * 1000:.0f} ms  ->  "
+            f"with abuser {abused_n} answers ({abused_n / max(normal_n, 1):.0%}), "
+            f"p99 {abused_p99 * 1000:.0f} ms ({abused_p99 / normal_p99:.1f}x)"
+        )
+
+
+if __name__ == "__main__":
+    main()
