@@ -60,7 +60,9 @@ def abuser(url: str, stop: float) -> None:
                 for _ in range(400)
             )
             text = f"What is pipeline parallelism? {words}"[:2000]
-            client.post("/api/chat", json={"message": text}, headers={"X-Forwarded-For": "10.6.6.6"})
+            client.post(
+                "/api/chat", json={"message": text}, headers={"X-Forwarded-For": "10.6.6.6"}
+            )
             time.sleep(60 / ABUSE_PER_MINUTE)
 
 
