@@ -187,3 +187,30 @@ def test_check_allreduce_output_accepts_a_stated_busbw(
     assert res["link"]["id"] == "pcie-gen4-x16"
     with pytest.raises(ToolError, match="busbw_gb_s"):
         run(deps, "check_allreduce_output", configuration="4x-a100-pcie")
+
+
+# ---------------------------------------------------------------- typed results
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("fit_check", {"model": "Llama 3.3 70B", "max_price_usd_month": 100}),
+        ("cheapest_fit", {"model": "Llama 3.3 70B", "precision": "fp8"}),
+        ("training_fit", {"model": "Llama 3.1 8B", "method": "qlora"}),
+    ],
+)
+def test_typed_results_dump_to_the_recorded_dict(
+    deps: Deps, name: str, args: dict[str, Any]
+) -> None:
+    from pydantic import BaseModel
+
+    from assistant.registry.core import call_tool_typed
+
+    record, typed = call_tool_typed(deps, name, args)
+    assert isinstance(typed, BaseModel)
+    assert typed.model_dump(mode="json") == record.result
+    assert record.result == call_tool(deps, name, args).result
+    if name == "fit_check":  # optional keys stay out of the dict when empty
+        assert all("room" not in r for r in record.result["rows"])
+        assert "best_ignoring" in record.result["filters"]

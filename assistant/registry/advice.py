@@ -85,13 +85,13 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
                     concurrency=args.concurrency,
                 ),
             )
-            rows = fit["rows"]
+            rows = fit.rows
             # "fits on one card" as the rule means it: a one-card node holds it (or nothing but
             # one card of a big multi-card node does); a model that needs an H200 or B200 card,
             # which come only in 4/8-card nodes, is otherwise split across smaller cards
-            splits = [r["cards_needed"] for r in rows if r["verdict"] == "split"]
-            one_card = [r for r in rows if r["verdict"] == "fits_one_card"]
-            fits = any(r["count"] == 1 for r in one_card) or (bool(one_card) and not splits)
+            splits = [r.cards_needed for r in rows if r.verdict == "split" and r.cards_needed]
+            one_card = [r for r in rows if r.verdict == "fits_one_card"]
+            fits = any(r.count == 1 for r in one_card) or (bool(one_card) and not splits)
             if not fits and cards_needed is None:
                 cards_needed = min(splits) if splits else 9
     if fits is None:

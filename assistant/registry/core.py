@@ -7,9 +7,15 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from assistant.answer import ToolCall
 
@@ -40,6 +46,23 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ToolResult(BaseModel):
+    """Base of the typed tool results. `call_tool` records `model_dump(mode="json")`, the dict
+    every consumer reads; fields named in `_omit_when_none` are left out of it when None (optional
+    keys, as the dict results had them)."""
+
+    model_config = ConfigDict(extra="forbid")
+    _omit_when_none: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in self._omit_when_none:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
 def _norm_precision(v: Any) -> Any:
     if isinstance(v, str):
         key = v.strip().lower().replace(" ", "")
@@ -53,7 +76,7 @@ def _norm_precision(v: Any) -> Any:
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    fn: Callable[[Any, Any], dict[str, Any]]
+    fn: Callable[[Any, Any], Any]
     args_model: type[BaseModel]
     description: str
 
@@ -61,7 +84,7 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(fn: Callable[[Any, Any], dict[str, Any]]) -> Callable[[Any, Any], dict[str, Any]]:
+def tool(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     hints = typing.get_type_hints(fn)
     params = list(inspect.signature(fn).parameters)
     args_model = hints[params[1]]
@@ -75,7 +98,15 @@ def tool(fn: Callable[[Any, Any], dict[str, Any]]) -> Callable[[Any, Any], dict[
 
 
 def call_tool(deps: Any, name: str, arguments: dict[str, Any] | BaseModel) -> ToolCall:
-    """Validate, run and record one tool call. Raises ToolError on any problem."""
+    """Validate, run and record one tool call (`result`: the JSON dict). Raises ToolError."""
+    return call_tool_typed(deps, name, arguments)[0]
+
+
+def call_tool_typed(
+    deps: Any, name: str, arguments: dict[str, Any] | BaseModel
+) -> tuple[ToolCall, Any]:
+    """As `call_tool`, plus the tool's own result: its pydantic result model (a `ToolResult`)
+    where the tool declares one, else the dict."""
     spec = REGISTRY.get(name)
     if spec is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
@@ -96,4 +127,5 @@ def call_tool(deps: Any, name: str, arguments: dict[str, Any] | BaseModel) -> To
         raise ToolError(f"{name}: {exc}") from None
     except ValueError as exc:
         raise ToolError(f"{name}: {exc}") from None
-    return ToolCall(name=name, arguments=args.model_dump(exclude_none=True), result=result)
+    data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    return ToolCall(name=name, arguments=args.model_dump(exclude_none=True), result=data), result

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from assistant.registry.core import PrecisionArg, _Args, _norm_precision, tool
+from assistant.registry.core import PrecisionArg, ToolResult, _Args, _norm_precision, tool
 from assistant.registry.helpers import (
     _assumptions,
     _cards,
@@ -88,46 +88,107 @@ def _constraints(deps: Any, args: FitArgs, one_card: bool = False, link: str | N
     )
 
 
-def row_dict(r: Any) -> dict[str, Any]:
+class FitRow(ToolResult):
+    """One configurator row."""
+
+    _omit_when_none = frozenset({"room", "notes"})
+
+    configuration: str
+    label: str
+    gpu: str
+    count: int
+    memory_gb_per_card: float
+    total_memory_gb: float
+    usable_gb_per_card: float
+    verdict: str
+    cards_needed: int | None
+    required_gb_per_card: float
+    headroom_gb: float = Field(description="per card: usable - required")
+    headroom_total_gb: float
+    replicas: int
+    room: str | None = None
+    interconnect: str = Field(description="the link the cards run at")
+    sold_as: str
+    fp8_native: bool
+    usd_per_month: int | float
+    price_source: str
+    notes: list[str] | None = None
+
+
+class Relaxed(ToolResult):
+    constraint: str
+    value: str
+    row: FitRow
+
+
+class FiltersInfo(ToolResult):
+    _omit_when_none = frozenset({"emptied_by", "best_ignoring"})
+
+    applied: dict[str, str]
+    fitting: int
+    fitting_unfiltered: int
+    emptied_by: list[str] | None = None
+    best_ignoring: list[Relaxed] | None = None
+
+
+class FitCheckResult(ToolResult):
+    model: dict[str, Any]
+    precision: str
+    kv_precision: str
+    runtime: str
+    context_tokens: int
+    concurrency: int
+    weights_gb: float
+    kv_bytes_per_token: float
+    kv_gb: float
+    constants: dict[str, float]
+    counts: dict[str, int]
+    rows: list[FitRow]
+    filters: FiltersInfo
+    assumptions: list[str]
+    formula: str
+    notes: list[str]
+
+
+def fit_row(r: Any) -> FitRow:
     """One configurator row as the tools return it."""
-    return {
-        "configuration": r.configuration,
-        "label": r.label,
-        "gpu": r.gpu,
-        "count": r.count,
-        "memory_gb_per_card": r.memory_gb_per_card,
-        "total_memory_gb": r.total_memory_gb,
-        "usable_gb_per_card": _r(r.usable_gb_per_card),
-        "verdict": r.verdict,
-        "cards_needed": r.cards_needed,
-        "required_gb_per_card": _r(r.required_gb_per_card),
-        "headroom_gb": _r(r.headroom_gb_per_card),
-        "headroom_total_gb": _r(r.headroom_total_gb),
-        "replicas": r.replicas,
-        **({"room": r.room} if r.room else {}),
-        "interconnect": r.interconnect,
-        "sold_as": r.sold_as,
-        "fp8_native": r.fp8_native,
-        "usd_per_month": _money(r.usd_per_month),
-        "price_source": r.price_source,
-        **({"notes": r.notes} if r.notes else {}),
-    }
+    return FitRow(
+        configuration=r.configuration,
+        label=r.label,
+        gpu=r.gpu,
+        count=r.count,
+        memory_gb_per_card=r.memory_gb_per_card,
+        total_memory_gb=r.total_memory_gb,
+        usable_gb_per_card=_r(r.usable_gb_per_card),
+        verdict=r.verdict,
+        cards_needed=r.cards_needed,
+        required_gb_per_card=_r(r.required_gb_per_card),
+        headroom_gb=_r(r.headroom_gb_per_card),
+        headroom_total_gb=_r(r.headroom_total_gb),
+        replicas=r.replicas,
+        room=r.room,
+        interconnect=r.interconnect,
+        sold_as=r.sold_as,
+        fp8_native=r.fp8_native,
+        usd_per_month=_money(r.usd_per_month),
+        price_source=r.price_source,
+        notes=list(r.notes) or None,
+    )
 
 
-def filters_dict(f: Any) -> dict[str, Any]:
+def filters_info(f: Any) -> FiltersInfo:
     """The filter outcome: what was applied and, if nothing fitting is left, why."""
-    out: dict[str, Any] = {
-        "applied": f.applied,
-        "fitting": f.fitting,
-        "fitting_unfiltered": f.fitting_unfiltered,
-    }
-    if f.emptied_by:
-        out["emptied_by"] = f.emptied_by
-        out["best_ignoring"] = [
-            {"constraint": x.constraint, "value": x.value, "row": row_dict(x.row)}
+    return FiltersInfo(
+        applied=f.applied,
+        fitting=f.fitting,
+        fitting_unfiltered=f.fitting_unfiltered,
+        emptied_by=f.emptied_by or None,
+        best_ignoring=[
+            Relaxed(constraint=x.constraint, value=x.value, row=fit_row(x.row))
             for x in f.relaxations
         ]
-    return out
+        or None,
+    )
 
 
 def run_fit(deps: Any, args: FitArgs) -> tuple[Any, Any]:
@@ -152,7 +213,7 @@ def run_fit(deps: Any, args: FitArgs) -> tuple[Any, Any]:
 
 
 @tool
-def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
+def fit_check(deps: Any, args: FitArgs) -> FitCheckResult:
     """The configurator: does a model fit each rentable configuration?
 
     Per configuration: verdict 'fits_one_card', 'split' (across cards_needed cards) or
@@ -166,25 +227,25 @@ def fit_check(deps: Any, args: FitArgs) -> dict[str, Any]:
 
     m, res = run_fit(deps, args)
     filtered = apply_constraints(res.rows, _constraints(deps, args))
-    rows = [row_dict(r) for r in filtered.rows]
+    rows = [fit_row(r) for r in filtered.rows]
     counts = {"fits_one_card": 0, "split": 0, "does_not_fit": 0}
     for r in filtered.rows:
         counts[r.verdict] += 1
-    return {
-        "model": _model_info(m),
-        "precision": res.precision,
-        "kv_precision": args.kv_precision,
-        "runtime": res.runtime,
-        "context_tokens": args.context_tokens,
-        "concurrency": args.concurrency,
-        "weights_gb": _r(res.weights_gb),
-        "kv_bytes_per_token": res.kv_bytes_per_token,
-        "kv_gb": _r(res.kv_bytes_per_token * args.context_tokens * args.concurrency / 1e9),
-        "constants": res.constants,
-        "counts": counts,
-        "rows": rows,
-        "filters": filters_dict(filtered),
-        "assumptions": _assumptions(m),
-        "formula": res.formula,
-        "notes": res.notes,
-    }
+    return FitCheckResult(
+        model=_model_info(m),
+        precision=res.precision,
+        kv_precision=args.kv_precision,
+        runtime=res.runtime,
+        context_tokens=args.context_tokens,
+        concurrency=args.concurrency,
+        weights_gb=_r(res.weights_gb),
+        kv_bytes_per_token=res.kv_bytes_per_token,
+        kv_gb=_r(res.kv_bytes_per_token * args.context_tokens * args.concurrency / 1e9),
+        constants=res.constants,
+        counts=counts,
+        rows=rows,
+        filters=filters_info(filtered),
+        assumptions=_assumptions(m),
+        formula=res.formula,
+        notes=res.notes,
+    )

@@ -8,8 +8,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from assistant.registry.core import _Args, tool
-from assistant.registry.fit import FitArgs, _constraints, filters_dict, row_dict, run_fit
+from assistant.registry.core import ToolResult, _Args, tool
+from assistant.registry.fit import (
+    FiltersInfo,
+    FitArgs,
+    FitRow,
+    _constraints,
+    filters_info,
+    fit_row,
+    run_fit,
+)
 from assistant.registry.helpers import _assumptions, _configuration, _model_info, _money, _r
 
 
@@ -56,8 +64,27 @@ class CheapestArgs(FitArgs):
     )
 
 
+class CheapestFitResult(ToolResult):
+    _omit_when_none = frozenset({"cheapest_fp8_native"})
+
+    model: dict[str, Any]
+    precision: str
+    kv_precision: str
+    runtime: str
+    context_tokens: int
+    concurrency: int
+    weights_gb: float
+    interconnect: str
+    cheapest: list[FitRow]
+    fitting_configurations: int
+    cheapest_fp8_native: FitRow | None = None
+    filters: FiltersInfo
+    assumptions: list[str]
+    notes: list[str]
+
+
 @tool
-def cheapest_fit(deps: Any, args: CheapestArgs) -> dict[str, Any]:
+def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
     """The cheapest configurations (exact monthly price) on which a model fits: up to five, the
     cheapest first, with verdict, cards needed and price. Takes fit_check's filters (budget,
     node memory, excluded cards/configurations, link) plus one_card. If the filters leave
@@ -86,19 +113,19 @@ def cheapest_fit(deps: Any, args: CheapestArgs) -> dict[str, Any]:
                 else "; no card with native FP8 fits within these filters."
             )
         )
-    return {
-        "model": _model_info(m),
-        "precision": res.precision,
-        "kv_precision": args.kv_precision,
-        "runtime": res.runtime,
-        "context_tokens": args.context_tokens,
-        "concurrency": args.concurrency,
-        "weights_gb": _r(res.weights_gb),
-        "interconnect": args.interconnect,
-        "cheapest": [row_dict(r) for r in rows[:5]],
-        "fitting_configurations": len(rows),
-        **({"cheapest_fp8_native": row_dict(native)} if native else {}),
-        "filters": filters_dict(filtered),
-        "assumptions": _assumptions(m),
-        "notes": notes,
-    }
+    return CheapestFitResult(
+        model=_model_info(m),
+        precision=res.precision,
+        kv_precision=args.kv_precision,
+        runtime=res.runtime,
+        context_tokens=args.context_tokens,
+        concurrency=args.concurrency,
+        weights_gb=_r(res.weights_gb),
+        interconnect=args.interconnect,
+        cheapest=[fit_row(r) for r in rows[:5]],
+        fitting_configurations=len(rows),
+        cheapest_fp8_native=fit_row(native) if native else None,
+        filters=filters_info(filtered),
+        assumptions=_assumptions(m),
+        notes=notes,
+    )
