@@ -103,16 +103,18 @@ def renumber_citations(text: str, session: ToolSession) -> tuple[str, list[Citat
     Markers that point to no passage are left as they are (the grounding check reports them).
     """
     mapping: dict[int, int] = {}
-    citations: list[Citation] = []
+    by_url: dict[str, Citation] = {}  # one citation per passage: parts of one section share it
 
     def new_number(n: int) -> int | None:
         if n not in session.passages:
             return None
         if n not in mapping:
-            mapping[n] = len(mapping) + 1
-            citation = session.citation(n, as_n=mapping[n])
+            citation = session.citation(n, as_n=len(by_url) + 1)
             assert citation is not None
-            citations.append(citation)
+            cited = by_url.setdefault(citation.url or f"#{n}", citation)
+            if citation.quote not in cited.quote:
+                cited.quote += "\n…\n" + citation.quote
+            mapping[n] = cited.n
         return mapping[n]
 
     def replace(m: re.Match[str]) -> str:
@@ -122,7 +124,8 @@ def renumber_citations(text: str, session: ToolSession) -> tuple[str, list[Citat
             f"[{r}]" if r is not None else f"[{n}]" for n, r in zip(parts, renumbered, strict=True)
         )
 
-    return _MARKER.sub(replace, text), citations
+    text = re.sub(r"(\[\d+\])(?:\s?\1)+", r"\1", _MARKER.sub(replace, text))  # "[1][1]" -> "[1]"
+    return text, list(by_url.values())
 
 
 # --- catalog ---------------------------------------------------------------------------------

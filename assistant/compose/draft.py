@@ -135,13 +135,19 @@ class Draft:
             idx = int(m.group(1))
             if idx not in order:
                 order.append(idx)
-        number = {idx: n for n, idx in enumerate(order, 1)}
+        # one citation per passage (its URL): two parts of one section share a number
+        numbers: dict[str, int] = {}
+        number = {
+            idx: numbers.setdefault(str(self._passages[idx].url), len(numbers) + 1)
+            for idx in order
+        }
         text = re.sub(r"\x00(\d+)\x00", lambda m: f"[{number[int(m.group(1))]}]", text)
         text = re.sub(r"(\[\d+\])(?: \1)+", r"\1", text)  # "[1] [1]" -> "[1]"
-        citations = []
+        citations: dict[int, Citation] = {}
         for idx in order:
             p = self._passages[idx]
-            citations.append(
+            cited = citations.setdefault(
+                number[idx],
                 Citation(
                     n=number[idx],
                     guide=str(p.guide),
@@ -149,11 +155,13 @@ class Draft:
                     section=str(p.section),
                     url=str(p.url),
                     quote=str(p.text),
-                )
+                ),
             )
+            if str(p.text) not in cited.quote:
+                cited.quote += "\n…\n" + str(p.text)
         return Composed(
             text=text,
-            citations=citations,
+            citations=list(citations.values()),
             prices=list(self._prices.values()),
             tool_calls=self.calls,
             follow_ups=self.follow_ups,
