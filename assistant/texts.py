@@ -5,6 +5,7 @@ Phrases hold no figures of their own: every number is a placeholder filled from 
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -104,10 +105,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "weights_only": ("Weights: {weights} in {precision}.", "Gewichte: {weights} in {precision}."),
     "assumptions": (
-        "Assumptions: {context} tokens of context, {conc} concurrent sequence(s), "
+        "Assumptions: {context} tokens of context, {conc} concurrent {conc|sequence|sequences}, "
         "{util} of card memory usable (as vLLM), {overhead} runtime overhead per card.",
-        "Annahmen: {context} Token Kontext, {conc} gleichzeitige Sequenz(en), {util} des "
-        "Kartenspeichers nutzbar (wie vLLM), {overhead} Laufzeit-Overhead pro Karte.",
+        "Annahmen: {context} Token Kontext, {conc} gleichzeitige {conc|Sequenz|Sequenzen}, "
+        "{util} des Kartenspeichers nutzbar (wie vLLM), {overhead} Laufzeit-Overhead pro Karte.",
     ),
     "cfg_fits_one": (
         "{label}: fits on one card ({need} of {usable} per card).",
@@ -686,14 +687,15 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Token.**",
     ),
     "capacity_room": (
-        "KV-cache room: {room} per card over {tp} card(s), {tokens} tokens in all.",
-        "Platz für den KV-Cache: {room} pro Karte über {tp} Karte(n), zusammen {tokens} Token.",
+        "KV-cache room: {room} per card over {tp} {tp|card|cards}, {tokens} tokens in all.",
+        "Platz für den KV-Cache: {room} pro Karte über {tp} {tp|Karte|Karten}, "
+        "zusammen {tokens} Token.",
     ),
     "capacity_context": (
-        "Longest context for {conc} sequence(s): {max_ctx} tokens (the model's own limit: "
-        "{model_max}).",
-        "Längster Kontext für {conc} Sequenz(en): {max_ctx} Token (Grenze des Modells: "
-        "{model_max}).",
+        "Longest context for {conc} {conc|sequence|sequences}: {max_ctx} tokens "
+        "(the model's own limit: {model_max}).",
+        "Längster Kontext für {conc} {conc|Sequenz|Sequenzen}: {max_ctx} Token "
+        "(Grenze des Modells: {model_max}).",
     ),
     "capacity_none": (
         "**{model} in {precision} leaves no room for the KV cache on {label}:** the weights take "
@@ -995,9 +997,17 @@ PRECISION_LABEL = {
 }
 
 
+#: '{n|Sequenz|Sequenzen}' in a phrase: the singular when the value of n is 1, else the plural
+_PLURAL = re.compile(r"\{(\w+)\|([^|{}]*)\|([^|{}]*)\}")
+
+
 def t(lang: Language, key: str, **kw: Any) -> str:
     en, de = PHRASES[key]
-    return (de if lang == "de" else en).format(**kw)
+    text = _PLURAL.sub(
+        lambda m: m.group(2) if str(kw.get(m.group(1))).strip() == "1" else m.group(3),
+        de if lang == "de" else en,
+    )
+    return text.format(**kw)
 
 
 def follow_up(lang: Language, key: str, **kw: Any) -> str:

@@ -124,6 +124,9 @@ class Configuration(_Record):
 
     id: str = Field(description="stable id, e.g. 4x-a100-sxm4")
     label: str = Field(description="display label, e.g. 4 × NVIDIA A100 SXM4")
+    label_de: str | None = Field(
+        default=None, description="the label in German answers when it has words (default: label)"
+    )
     gpu: str = Field(description="card id (gpus.yaml)")
     count: int = Field(ge=1, le=8, description="cards in the node")
     interconnect: str = Field(description="link id between the cards, as the site sells the node")
@@ -141,6 +144,10 @@ class Configuration(_Record):
     @property
     def url_en(self) -> str:
         return self.url.replace("gpuserver.io/de/", "gpuserver.io/en/", 1)
+
+    def label_in(self, lang: str) -> str:
+        """The display label in an answer's language ('… (PCIe-Gen4-Gehäuse)' in German)."""
+        return self.label_de if lang == "de" and self.label_de else self.label
 
 
 class VramNeed(_Record):

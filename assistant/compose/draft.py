@@ -96,7 +96,7 @@ class Draft:
         url = c.url if self.lang == "de" else c.url_en
         self._prices[cid] = PriceQuote(
             configuration=c.id,
-            label=c.label,
+            label=c.label_in(self.lang),
             usd_per_month=c.usd_per_month,
             url=url,
             placeholder=c.placeholder,
@@ -109,10 +109,10 @@ class Draft:
     def link(self, cid: str) -> str:
         c = self.deps.catalog.configurations[cid]
         url = c.url if self.lang == "de" else c.url_en
-        return f"[{c.label}]({url})"
+        return f"[{c.label_in(self.lang)}]({url})"
 
     def label(self, cid: str) -> str:
-        return str(self.deps.catalog.configurations[cid].label)
+        return self.deps.catalog.configurations[cid].label_in(self.lang)
 
     def add(self, *parts: str) -> None:
         text = " ".join(p for p in parts if p)
@@ -138,8 +138,7 @@ class Draft:
         # one citation per passage (its URL): two parts of one section share a number
         numbers: dict[str, int] = {}
         number = {
-            idx: numbers.setdefault(str(self._passages[idx].url), len(numbers) + 1)
-            for idx in order
+            idx: numbers.setdefault(str(self._passages[idx].url), len(numbers) + 1) for idx in order
         }
         text = re.sub(r"\x00(\d+)\x00", lambda m: f"[{number[int(m.group(1))]}]", text)
         text = re.sub(r"(\[\d+\])(?: \1)+", r"\1", text)  # "[1] [1]" -> "[1]"
