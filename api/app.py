@@ -20,7 +20,7 @@ from api.dependencies import AppState, new_gate
 from api.metrics import Metrics, MetricsMiddleware
 from api.operations import attach, meter_embedder, open_stores, prune_periodically
 from api.ratelimit import RateLimiter
-from api.routes import catalog, chat, feedback, health, openai_compat, pages
+from api.routes import catalog, chat, feedback, feedback_review, health, openai_compat, pages
 from api.security import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
 from assistant.settings import Settings
 
@@ -142,7 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     attach(app, state)  # /metrics and docs exposure, store and breaker metrics (api.operations)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
 
-    for module in (pages, chat, openai_compat, catalog, feedback, health):
+    for module in (pages, chat, openai_compat, catalog, feedback, feedback_review, health):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

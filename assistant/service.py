@@ -39,6 +39,7 @@ from assistant.answer import (
 )
 from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError
+from assistant.price_notes import add_price_notes
 from assistant.sessions import (
     InvalidSessionId,
     Session,
@@ -118,6 +119,7 @@ class Assistant:
         answer = self._offline(understanding, sid)
         if self.deps.llm is not None:
             answer = self._llm(question, session, understanding.language, answer, sid)
+        answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
         self.sessions.save_turn(sid, answer, slots)
         return answer
 

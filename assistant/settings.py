@@ -66,6 +66,10 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_question_chars: int = 2000
+    feedback_api_token: SecretStr | None = Field(
+        default=None,
+        description="bearer token for GET /api/feedback (the site team's review); unset: 404",
+    )
     cors_origins: list[str] = ["https://gpuserver.io", "https://www.gpuserver.io"]
     max_request_bytes: int = Field(default=16_384, description="larger request bodies get 413")
     rate_limit_per_minute: float = Field(

@@ -32,7 +32,11 @@ def _fail(message: str, as_json: bool, code: int = 2) -> None:
 def eval_command(
     datasets: Annotated[
         list[Path] | None,
-        typer.Argument(help="question-set YAML files (evals/datasets/*.yaml)", show_default=False),
+        typer.Argument(
+            help="question-set YAML files (evals/datasets/*.yaml); or `diff A.json B.json`: "
+            "the answers that changed between two saved runs",
+            show_default=False,
+        ),
     ] = None,
     mode: Annotated[str, typer.Option(help="offline (no LLM) or llm")] = "offline",
     concurrency: Annotated[int, typer.Option(min=1, max=64, help="cases answered at once")] = 1,
@@ -84,6 +88,9 @@ def eval_command(
         return
     if explain_metrics:
         _print_metric_help(as_json)
+        return
+    if datasets and str(datasets[0]) == "diff":
+        _diff_command(list(datasets[1:]), report, as_json)
         return
     if not datasets:
         _fail("give at least one dataset, e.g. sizing eval evals/datasets/*.yaml", as_json)
@@ -150,6 +157,83 @@ def eval_command(
     grounding = result["metrics"]["grounding_violations"]
     if grounding or (min_pass_rate is not None and result["pass_rate"] < min_pass_rate):
         raise typer.Exit(1)
+
+
+def _load_report(path: Path, as_json: bool) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "cases" not in data:
+            raise ValueError("not a report.json (no 'cases')")
+    except (OSError, ValueError) as exc:
+        _fail(f"{path}: {exc}", as_json)
+    return data
+
+
+def _diff_command(paths: list[Path], report: Path | None, as_json: bool) -> None:
+    """`sizing eval diff A.json B.json`: what visitors read differently in run B."""
+    from evals.diff import diff_reports
+
+    if len(paths) != 2:
+        _fail("usage: sizing eval diff BASELINE.json CURRENT.json [--report DIR] [--json]", as_json)
+    diff = diff_reports(_load_report(paths[0], as_json), _load_report(paths[1], as_json))
+    if report is not None:
+        from evals.report import diff_page
+
+        try:
+            report.mkdir(parents=True, exist_ok=True)
+            (report / "diff.json").write_text(
+                json.dumps(diff, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+            (report / "diff.html").write_text(diff_page(diff), encoding="utf-8")
+        except OSError as exc:
+            _fail(f"--report {report}: {exc}", as_json)
+    if as_json:
+        typer.echo(json.dumps(diff, ensure_ascii=False))
+        return
+    from rich.console import Console
+
+    _print_answer_diff(Console(), diff)
+    if report is not None:
+        typer.echo(f"reports: {report / 'diff.html'}, {report / 'diff.json'}")
+
+
+def _print_answer_diff(console: Any, diff: dict[str, Any], limit: int = 40) -> None:
+    """Per changed case: the changed facts, then old and new answer side by side (deleted words
+    red and struck through, inserted words green)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from evals.diff import change_lines, word_diff
+
+    for c in diff["cases"][:limit]:
+        colour = "red" if "worse" in c["kinds"] else "cyan"
+        console.print(
+            f"[bold {colour}]{escape(c['id'])}[/bold {colour}] [dim]{', '.join(c['kinds'])} · "
+            f"{c['status_before']} → {c['status_after']}[/dim]",
+            highlight=False,
+        )
+        for f in c.get("failures", [])[:3]:
+            console.print(f"  [red]{escape(f)}[/red]", highlight=False)
+        for t in c["turns"]:
+            for line in change_lines(t):
+                console.print(f"  [yellow]{escape(line)}[/yellow]", highlight=False)
+            old, new = [], []
+            for op, text in word_diff(t["before"], t["after"]):
+                if op == "equal":
+                    old.append(escape(text))
+                    new.append(escape(text))
+                elif op == "delete":
+                    old.append(f"[red strike]{escape(text)}[/red strike]")
+                else:
+                    new.append(f"[green bold]{escape(text)}[/green bold]")
+            side = Table(show_header=True, expand=True, show_lines=False)
+            side.add_column("before", ratio=1, overflow="fold")
+            side.add_column("after", ratio=1, overflow="fold")
+            side.add_row("".join(old), "".join(new))
+            console.print(side)
+    if len(diff["cases"]) > limit:
+        console.print(f"… and {len(diff['cases']) - limit} more changed answers (--json)")
+    console.print(f"[bold]{escape(diff['summary_line'])}[/bold]", highlight=False)
 
 
 def _print_metric_help(as_json: bool) -> None:
@@ -256,6 +340,8 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
         for key in cmp["worse"]:
             v = cmp["metrics"][key]
             console.print(f"  [red]worse[/red] {key}: {v['baseline']} → {v['current']}")
+        if cmp.get("answers"):
+            _print_answer_diff(console, cmp["answers"], limit=15)
     if paths:
         console.print("reports: " + ", ".join(str(p) for p in paths.values()), highlight=False)
 

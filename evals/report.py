@@ -113,7 +113,11 @@ text-align:left;vertical-align:top}th{background:#f5f7fa}
 .ok{color:#11703a;font-weight:600}.bad{color:#b3261e;font-weight:600}.muted{color:#667085}
 .kpi{display:inline-block;margin:.3rem 1.2rem .3rem 0}.kpi b{display:block;font-size:1.4rem}
 details{border:1px solid #d8dde6;border-radius:6px;margin:.6rem 0;padding:.4rem .8rem}
-summary{cursor:pointer;font-weight:600}pre{white-space:pre-wrap;background:#f7f8fa;padding:.6rem;
+summary{cursor:pointer;font-weight:600}del{background:#fde2e1;color:#8a1c16}
+ins{background:#dcf5e3;color:#0b5a2a;text-decoration:none}mark{background:#fff3bf}
+table.side{width:100%;table-layout:fixed}table.side td{width:50%}
+.k{font-size:11px;border:1px solid #d8dde6;border-radius:3px;padding:0 .3rem;margin-left:.2rem}
+.k-worse{color:#b3261e;border-color:#b3261e}pre{white-space:pre-wrap;background:#f7f8fa;padding:.6rem;
 border-radius:4px;overflow-x:auto;font-size:12.5px}li.fail{color:#b3261e}
 """
 
@@ -175,6 +179,8 @@ def to_html(report: dict[str, Any]) -> str:
         )
     if report.get("compare"):
         parts.append(_compare_html(report["compare"]))
+        if report["compare"].get("answers"):
+            parts.append(diff_html(report["compare"]["answers"]))
     parts.append("<h2>Pass rate by tag</h2>")
     parts.append(tag_chart(report.get("by_tag", {})))
     failing = [c for c in report["cases"] if c["status"] in ("fail", "error")]
@@ -320,3 +326,64 @@ def tag_chart(by_tag: dict[str, dict[str, Any]]) -> str:
         )
     out.append("</svg>")
     return "".join(out)
+
+
+# --------------------------------------------------------------------------- answer diff (HTML)
+
+
+def diff_html(diff: dict[str, Any], limit: int = 200) -> str:
+    """What visitors will read differently: the summary line and, per changed case, the old and
+    new answer side by side with changed words, prices, verdicts, citations highlighted."""
+    from evals.diff import change_lines, word_diff
+
+    out = [
+        "<h2>What changes for visitors</h2>",
+        f'<p class="summary"><b>{escape(diff["summary_line"])}</b></p>',
+    ]
+    for c in diff["cases"][:limit]:
+        kinds = " ".join(f'<span class="k k-{escape(k)}">{escape(k)}</span>' for k in c["kinds"])
+        out.append(
+            f"<details{' open' if 'worse' in c['kinds'] else ''}><summary>{escape(c['id'])} "
+            f'{kinds} <span class="muted">{escape(str(c["status_before"]))} → '
+            f"{escape(str(c['status_after']))}</span></summary>"
+        )
+        for f in c.get("failures", [])[:4]:
+            out.append(f'<p class="bad">{escape(f)}</p>')
+        for t in c["turns"]:
+            out.append(f"<p><b>Q:</b> {escape(str(t['question']))}</p>")
+            lines = change_lines(t)
+            if lines:
+                out.append(
+                    '<ul class="changes">'
+                    + "".join(f"<li><mark>{escape(x)}</mark></li>" for x in lines)
+                    + "</ul>"
+                )
+            old, new = [], []
+            for op, text in word_diff(t["before"], t["after"]):
+                if op == "equal":
+                    old.append(escape(text))
+                    new.append(escape(text))
+                elif op == "delete":
+                    old.append(f"<del>{escape(text)}</del>")
+                else:
+                    new.append(f"<ins>{escape(text)}</ins>")
+            out.append(
+                '<table class="side"><tr><th>before</th><th>after</th></tr><tr>'
+                f"<td><pre>{''.join(old)}</pre></td><td><pre>{''.join(new)}</pre></td></tr></table>"
+            )
+        out.append("</details>")
+    if len(diff["cases"]) > limit:
+        out.append(f'<p class="muted">… and {len(diff["cases"]) - limit} more (report.json)</p>')
+    return "\n".join(out)
+
+
+def diff_page(diff: dict[str, Any]) -> str:
+    """A self-contained page for `sizing eval diff A.json B.json --report DIR`."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Sizing assistant: answers that changed</title><style>{_CSS}</style></head><body>"
+        "<h1>Answers that changed</h1>"
+        f'<p class="muted">baseline {escape(str(diff.get("baseline_created")))} → '
+        f"{escape(str(diff.get('current_created')))}</p>" + diff_html(diff) + "</body></html>\n"
+    )

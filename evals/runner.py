@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evals.checks import TurnChecks, check_turn
+from evals.diff import diff_reports, turn_facts
 from evals.schema import Case, Dataset
 
 REPORT_VERSION = 1
@@ -137,6 +138,7 @@ def _run_case(
                 "prices": {p.configuration: str(p.usd_per_month) for p in answer.prices},
                 "tool_calls": _tool_calls(answer, with_results=not checks.ok),
                 "latency_ms": round(latency, 2),
+                "facts": turn_facts(answer),
                 "checks": [c.as_dict() for c in checks.checks],
                 "citation_score": vars(checks.citations),
                 "grounding_violations": checks.grounding_violations,
@@ -237,6 +239,10 @@ def run_eval(
         "mode": options.mode,
         "datasets": dataset_names or [d.name for d in datasets],
         "concurrency": max(1, options.concurrency),
+        "catalog": {
+            "path": str(settings.catalog),
+            "prices": {k: str(v) for k, v in prices.items()},
+        },
         **summarise(results),
         "judge": judge_info,
         "timing": {
@@ -359,6 +365,7 @@ def compare(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]
         k for k, v in metrics.items() if (v["delta"] > 0) == (k in lower_is_better) and v["delta"]
     ]
     return {
+        "answers": diff_reports(baseline, current),
         "baseline_created": baseline.get("created"),
         "fixed": sorted(fixed),
         "broken": sorted(broken),
