@@ -1,5 +1,6 @@
 """Retention: sessions and feedback older than `SIZING_RETENTION_DAYS` (default 90) are deleted,
-with rate-limit buckets that have refilled and Slack keys past their time to live.
+with rate-limit buckets that have refilled, Slack keys past their time to live and Slack's
+record of which session a thread / slash-command user / DM continues (same age as sessions).
 
 Run by `sizing db prune` and, every `SIZING_PRUNE_INTERVAL_S`, by the server itself. Idempotent:
 several replicas pruning the same PostgreSQL database at once is harmless.
@@ -14,7 +15,7 @@ from assistant.db import StorageError, open_database
 from assistant.feedback import FeedbackStore
 from assistant.sessions import SessionStore
 from assistant.settings import Settings
-from assistant.shared_state import RateBuckets, SeenKeys
+from assistant.shared_state import SLACK_CONVERSATIONS, KeyValues, RateBuckets, SeenKeys
 
 log = logging.getLogger("assistant.retention")
 
@@ -37,7 +38,7 @@ def prune(
     steps = {
         "sessions": lambda: sessions.prune(age) if age > 0 else {"sessions": 0, "turns": 0},
         "feedback": lambda: {"votes": feedback.prune(age) if age > 0 else 0},
-        "state": lambda: _prune_state(settings),
+        "state": lambda: _prune_state(settings, age),
     }
     for name, step in steps.items():
         try:
@@ -48,8 +49,13 @@ def prune(
     return report
 
 
-def _prune_state(settings: Settings) -> dict[str, int]:
+def _prune_state(settings: Settings, age: float) -> dict[str, int]:
     db = open_database(settings, "state")
     buckets = RateBuckets(db, settings.rate_limit_per_minute, settings.rate_limit_burst)
     keys = SeenKeys(db, "slack")
-    return {"rate_buckets": buckets.prune(), "seen_keys": keys.prune()}
+    conversations = KeyValues(db, SLACK_CONVERSATIONS)
+    return {
+        "rate_buckets": buckets.prune(),
+        "seen_keys": keys.prune(),
+        "slack_conversations": conversations.prune(age) if age > 0 else 0,
+    }

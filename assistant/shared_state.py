@@ -1,5 +1,6 @@
-"""State that every API worker and replica must share: rate-limit buckets and the keys of events
-already handled (Slack de-duplication). In `state.sqlite3` under the data folder by default (shared
+"""State that every API worker and replica must share: rate-limit buckets, the keys of events
+already handled (Slack de-duplication) and small named values (which session a Slack user's slash
+commands, DMs and threads continue). In `state.sqlite3` under the data folder by default (shared
 by the workers of one machine), in PostgreSQL with SIZING_DATABASE_URL (shared by all replicas).
 
     buckets = RateBuckets(open_database(settings, "state"), per_minute=30, burst=10)
@@ -8,16 +9,24 @@ by the workers of one machine), in PostgreSQL with SIZING_DATABASE_URL (shared b
     seen = SeenKeys.from_settings(settings, namespace="slack", ttl_s=3600)
     if seen.first_time(event_id): ...             # atomic across processes and machines
 
+    values = KeyValues.from_settings(settings, namespace="slack-conversations")
+    values.put("cmd:slack-T1-C1-U1", {"session_id": "…", "at": 1700000000.0})
+    values.get("cmd:slack-T1-C1-U1")             # the dict, or None
+
 Times are wall-clock seconds (processes on several machines compare them).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 from assistant.db import Database, Migration, open_database
 from assistant.settings import Settings
+
+SLACK_CONVERSATIONS = "slack-conversations"  # KeyValues namespace of api/slack/conversation.py
 
 MIGRATIONS = [
     Migration(
@@ -32,7 +41,17 @@ MIGRATIONS = [
         "CREATE TABLE IF NOT EXISTS seen_keys (namespace TEXT NOT NULL, key TEXT NOT NULL, "
         "seen_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (namespace, key));"
         "CREATE INDEX IF NOT EXISTS seen_keys_by_age ON seen_keys(seen_at)",
-    )
+    ),
+    Migration(
+        2,
+        sqlite="CREATE TABLE IF NOT EXISTS key_values (namespace TEXT NOT NULL, key TEXT NOT NULL, "
+        "value TEXT NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (namespace, key));"
+        "CREATE INDEX IF NOT EXISTS key_values_by_age ON key_values(updated_at)",
+        postgresql="CREATE TABLE IF NOT EXISTS key_values (namespace TEXT NOT NULL, "
+        "key TEXT NOT NULL, value TEXT NOT NULL, updated_at DOUBLE PRECISION NOT NULL, "
+        "PRIMARY KEY (namespace, key));"
+        "CREATE INDEX IF NOT EXISTS key_values_by_age ON key_values(updated_at)",
+    ),
 ]
 
 
@@ -140,5 +159,49 @@ class SeenKeys:
             cur = tx.execute(
                 "DELETE FROM seen_keys WHERE namespace = ? AND seen_at < ?",
                 (self.namespace, self._clock() - self.ttl_s),
+            )
+            return int(cur.rowcount)
+
+
+class KeyValues:
+    """Small JSON values by key, per namespace; the last `put` wins (an upsert), so every worker
+    and replica reads what any of them wrote last."""
+
+    def __init__(
+        self, db: Database, namespace: str, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.db = db
+        self.namespace = namespace
+        self._clock = clock
+        db.migrate("state", MIGRATIONS)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, namespace: str) -> KeyValues:
+        return cls(open_database(settings, "state"), namespace)
+
+    def get(self, key: str) -> Any:
+        """The value last put under `key`, or None."""
+        with self.db.transaction() as tx:
+            row = tx.execute(
+                "SELECT value FROM key_values WHERE namespace = ? AND key = ?",
+                (self.namespace, key),
+            ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, key: str, value: Any) -> None:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "INSERT INTO key_values (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, "
+                "updated_at = excluded.updated_at",
+                (self.namespace, key, json.dumps(value), self._clock()),
+            )
+
+    def prune(self, older_than_s: float) -> int:
+        """Forget values not written for `older_than_s` seconds."""
+        with self.db.transaction() as tx:
+            cur = tx.execute(
+                "DELETE FROM key_values WHERE namespace = ? AND updated_at < ?",
+                (self.namespace, self._clock() - older_than_s),
             )
             return int(cur.rowcount)

@@ -3,18 +3,21 @@
 with the reason only when neither can start.
 
     postgres_url  (session fixture) -> "postgresql://..." on a unix socket or 127.0.0.1
+    pg_url        (per test) -> a fresh database on that server, dropped afterwards
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import secrets
 import shutil
 import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -83,3 +86,20 @@ def postgres_url() -> Iterator[str]:
     yield url
     subprocess.run(stop, capture_output=True)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(postgres_url: str) -> Iterator[str]:
+    """A fresh database on the session's PostgreSQL server, for one test."""
+    import psycopg
+
+    from assistant.db import close_shared
+
+    name = "t_" + secrets.token_hex(6)
+    with psycopg.connect(postgres_url, autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}")
+    parts = urlsplit(postgres_url)
+    yield urlunsplit(parts._replace(path="/" + name))
+    close_shared()
+    with psycopg.connect(postgres_url, autocommit=True) as con:
+        con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
@@ -21,7 +18,7 @@ import pytest
 pytest.register_assert_rewrite("tests.server")
 
 from assistant.answer import Answer  # noqa: E402
-from assistant.db import PostgresDatabase, close_shared  # noqa: E402
+from assistant.db import PostgresDatabase  # noqa: E402
 from assistant.feedback import FeedbackStore  # noqa: E402
 from assistant.sessions import SessionStore, Slots  # noqa: E402
 from assistant.shared_state import RateBuckets, SeenKeys  # noqa: E402
@@ -40,21 +37,6 @@ def _free_port() -> int:
 
 
 SIZING = [sys.executable, "-c", "from cli import main; main()"]
-
-
-@pytest.fixture
-def pg_url(postgres_url: str) -> Iterator[str]:
-    """A fresh database on the session's PostgreSQL server, for one test."""
-    import psycopg
-
-    name = "t_" + secrets.token_hex(6)
-    with psycopg.connect(postgres_url, autocommit=True) as con:
-        con.execute(f"CREATE DATABASE {name}")
-    parts = urlsplit(postgres_url)
-    yield urlunsplit(parts._replace(path="/" + name))
-    close_shared()
-    with psycopg.connect(postgres_url, autocommit=True) as con:
-        con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def _answer(sid: str, mid: str) -> Answer:

@@ -126,7 +126,7 @@ def _feedback_recorder(settings: Settings) -> Any:
     try:
         from assistant.feedback import FeedbackStore
 
-        return FeedbackStore.open(settings.data_dir).record
+        return FeedbackStore.from_settings(settings).record
     except Exception as error:
         log.warning("slack: feedback buttons cannot store votes: %s", error)
         return None
@@ -139,7 +139,7 @@ def _answer_lookup(deps: Any, settings: Settings) -> Any:
     try:
         from assistant.sessions import SessionStore
 
-        return SessionStore.in_data_dir(settings.data_dir).answer
+        return SessionStore.from_settings(settings).answer
     except Exception as error:
         log.warning("slack: stored answers cannot be looked up: %s", error)
         return None

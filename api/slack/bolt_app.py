@@ -35,12 +35,14 @@ from api.slack.conversation import (
     Prompt,
     Scope,
     Scoper,
+    StoredConversations,
     build_prompt,
     pick_context,
 )
-from api.slack.dedupe import Deduplicator
+from api.slack.dedupe import Deduplicator, SharedDeduplicator
 from api.slack.mrkdwn import escape, from_slack
 from assistant.answer import Answer
+from assistant.db import StorageError
 from assistant.settings import Settings
 from assistant.situation import Situation, read_situation, split_reset
 
@@ -238,6 +240,24 @@ class _Reply:
             self.post(message)
 
 
+def shared_state(
+    settings: Settings,
+) -> tuple[SharedDeduplicator | None, StoredConversations | None]:
+    """Event de-duplication and the conversation index in the shared state store (SQLite under
+    the data folder, or PostgreSQL with SIZING_DATABASE_URL). (None, None), with an error log
+    naming the store, when it cannot be opened: the bot then keeps both in process memory."""
+    try:
+        events = SharedDeduplicator.from_settings(settings)
+        return events, StoredConversations.from_settings(settings)
+    except StorageError as error:
+        log.error(
+            "slack: shared state store unavailable (%s); de-duplication and conversations are "
+            "per process until restart",
+            error,
+        )
+        return None, None
+
+
 class SlackBot:
     """The Bolt `App` with its listeners, and the state they share (dedupe, answer cache, the
     current session of each thread / slash-command user / DM)."""
@@ -252,6 +272,7 @@ class SlackBot:
         lookup_answer: Callable[[str], Answer | None] | None = None,
         describe_session: DescribeFn | None = None,
         conversations: ConversationIndex | None = None,
+        events: Deduplicator | SharedDeduplicator | None = None,
         token_verification: bool = True,
     ) -> None:
         self.settings = settings
@@ -259,10 +280,14 @@ class SlackBot:
         self.describe_session = describe_session
         self.ask = ask
         self.record_feedback = record_feedback
-        self.events = Deduplicator()
+        shared_events, shared_conversations = (
+            shared_state(settings) if events is None or conversations is None else (None, None)
+        )
+        self.events = events or shared_events or Deduplicator()
         self.answers = AnswerCache()
         self.scoper = Scoper(
-            conversations or MemoryConversations(), settings.slack_follow_up_minutes * 60
+            conversations or shared_conversations or MemoryConversations(),
+            settings.slack_follow_up_minutes * 60,
         )
         secret = settings.slack_signing_secret
         self.app = App(

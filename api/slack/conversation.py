@@ -9,21 +9,27 @@
   requirements come first (model, users, context, budget, plans), then other remarks, the pasted
   material, and the staff member's question last. The language comes from the prose.
 
-The session index is per process (`MemoryConversations`) behind the small `ConversationIndex`
-interface, so a shared store can replace it.
+The session index (`ConversationIndex`) is `StoredConversations`: a key-value table in the shared
+state store (`state.sqlite3` under the data folder, or PostgreSQL with SIZING_DATABASE_URL), so a
+follow-up continues after a restart and on any worker or replica. `MemoryConversations` (process
+memory) is for tests.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from assistant.answer import Language
+from assistant.db import StorageError
+from assistant.settings import Settings
+from assistant.shared_state import SLACK_CONVERSATIONS, KeyValues
 from assistant.situation import (
     REQUIREMENT_ORDER,
     Requirement,
@@ -32,6 +38,8 @@ from assistant.situation import (
     sort_sentences,
     split_reset,
 )
+
+log = logging.getLogger("sizing.slack")
 
 DEFAULT_QUESTION = {"en": "What should we offer them?", "de": "Was sollen wir anbieten?"}
 
@@ -73,6 +81,42 @@ class MemoryConversations:
             self._items.move_to_end(key)
             while len(self._items) > self._max:
                 self._items.popitem(last=False)
+
+
+class StoredConversations:
+    """The index in the shared state store (`assistant.shared_state.KeyValues`). A store that
+    cannot be read or written costs memory, not answers: `get` then says "no current session"
+    (the question starts fresh) and `put` is skipped, each with a log line naming the store."""
+
+    def __init__(self, values: KeyValues) -> None:
+        self.values = values
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> StoredConversations:
+        return cls(KeyValues.from_settings(settings, SLACK_CONVERSATIONS))
+
+    def get(self, key: str) -> Conversation | None:
+        try:
+            stored: Any = self.values.get(key)
+        except StorageError as error:
+            log.warning("slack: conversation index unreadable (%s), starting fresh", error)
+            return None
+        if not isinstance(stored, dict) or not stored.get("session_id"):
+            return None
+        return Conversation(
+            str(stored["session_id"]), float(stored.get("at") or 0.0), stored.get("since_ts")
+        )
+
+    def put(self, key: str, conversation: Conversation) -> None:
+        value = {
+            "session_id": conversation.session_id,
+            "at": conversation.at,
+            "since_ts": conversation.since_ts,
+        }
+        try:
+            self.values.put(key, value)
+        except StorageError as error:
+            log.warning("slack: conversation index not saved (%s)", error)
 
 
 @dataclass
@@ -209,6 +253,7 @@ __all__ = [
     "Prompt",
     "Scope",
     "Scoper",
+    "StoredConversations",
     "build_prompt",
     "pick_context",
 ]

@@ -2,20 +2,36 @@
 
 Slack re-sends an event (with `X-Slack-Retry-Num`) when it did not get a 200 within 3 seconds,
 and can deliver the same message twice (e.g. as `app_mention` and as `message`). Every delivery
-carries an `event_id`; a message is identified by channel + ts. This keeps the keys seen in the
-last `ttl_s` seconds (bounded in size) and says whether a key is new, atomically.
+carries an `event_id`; a message is identified by channel + ts.
+
+- `SharedDeduplicator` (what the bot uses): the keys live in the shared state store
+  (`assistant.shared_state.SeenKeys`, namespace "slack": `state.sqlite3` under the data folder, or
+  PostgreSQL with SIZING_DATABASE_URL), so two workers or replicas never answer one event twice.
+  If the store cannot be written, it falls back to the in-process memory for that key (logged):
+  an event may then be answered twice across workers, but it is never dropped.
+- `Deduplicator`: the keys seen in the last `ttl_s` seconds in process memory (bounded in size);
+  the fallback, and what tests without a store use.
 """
 
+import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from assistant.db import StorageError
+from assistant.settings import Settings
+from assistant.shared_state import SeenKeys
+
+log = logging.getLogger("sizing.slack")
+
+TTL_S = 3600.0
+
 
 class Deduplicator:
     def __init__(
         self,
-        ttl_s: float = 3600.0,
+        ttl_s: float = TTL_S,
         max_entries: int = 50_000,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -52,3 +68,22 @@ class Deduplicator:
             if now - seen_at < self.ttl_s:
                 break
             del self._seen[key]
+
+
+class SharedDeduplicator:
+    """`first_time(key)` decided by the shared store, atomically across processes and machines."""
+
+    def __init__(self, seen: SeenKeys) -> None:
+        self.seen = seen
+        self.fallback = Deduplicator(ttl_s=seen.ttl_s)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "SharedDeduplicator":
+        return cls(SeenKeys.from_settings(settings, "slack", TTL_S))
+
+    def first_time(self, key: str) -> bool:
+        try:
+            return self.seen.first_time(key)
+        except StorageError as error:
+            log.warning("slack: de-duplication store failed (%s); this process decides", error)
+            return self.fallback.first_time(key)
