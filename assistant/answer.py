@@ -39,10 +39,28 @@ class ToolCall(BaseModel):
     result: Any
 
 
+ViolationKind = Literal["number", "price", "citation", "verdict", "format"]
+
+
 class GroundingViolation(BaseModel):
-    kind: Literal["number", "price", "citation"]
+    kind: ViolationKind
     text: str = Field(description="the offending fragment of the answer")
     detail: str
+
+
+AttemptOutcome = Literal[
+    "accepted", "ungrounded", "wrong_language", "markup", "unavailable", "empty"
+]
+
+
+class LLMAttempt(BaseModel):
+    """One answer the LLM wrote (or failed to write), and why it was or was not shown."""
+
+    n: int = Field(description="1 for the first answer, 2 for the regenerated one")
+    outcome: AttemptOutcome
+    violations: list[GroundingViolation] = []
+    detail: str | None = Field(default=None, description="e.g. the wrong language, the error")
+    tool_calls: list[str] = Field(default=[], description="names of the tools called so far")
 
 
 class Answer(BaseModel):
@@ -58,7 +76,12 @@ class Answer(BaseModel):
     message_id: str
     notice: str | None = Field(default=None, description="e.g. 'LLM unavailable, offline answer'")
     violations: list[GroundingViolation] = Field(
-        default=[], description="grounding violations found (an answer shown has none)"
+        default=[],
+        description="grounding violations found (an answer shown has none); when an LLM answer "
+        "was not shown, the violations of its last attempt",
+    )
+    attempts: list[LLMAttempt] = Field(
+        default=[], description="LLM mode: every answer the model wrote and what became of it"
     )
 
 

@@ -1,187 +1,309 @@
-"""Grounding check: every figure an answer states must be traceable.
+"""Grounding check: every claim an answer makes must be traceable to a tool result or a passage.
 
-Rules (issue 4, item 4), checked on every answer in both modes:
+Claims are checked, not loose numbers (issue 13). The text is normalised first (Unicode NFKC,
+zero-width and bidi characters removed, number words before a currency: "one dollar" -> "1
+dollar", "zwei Euro" -> "2 Euro"). Then, sentence by sentence (a table row is a sentence):
 
-1. *price*: every monthly price stated ("$4,395/month", "4.395 $ pro Monat") equals the price of a
-   configuration listed in `answer.prices`, and every listed PriceQuote equals the catalog's price.
-   Any other dollar amount must occur in a money field of a tool result or in a cited passage.
-2. *number*: every number with a unit (GB, GiB, TB, GB/s, tokens/s, s, ms, $, ×, %) occurs in a
-   tool result or a cited passage. "4,395", "4.395" and "4395" are the same figure; a stated figure
-   may be rounded ("141 GB" for 141.1, "~18 tokens/s" for 18.3), never more than its last digit
-   allows.
-3. *citation*: every marker [n] points to a citation of the answer.
+1. *price*: an amount with a currency ($, USD, dollar, €, EUR, Euro, £, ...) or with a period
+   ("4.395/Monat"). A US-dollar amount equal to a catalog price is a price claim: it must be the
+   catalog price *of the configuration it is attached to* (the nearest configuration or card named
+   in its clause, table cell, column header or row), per month. Any other period (year, hour, day)
+   or currency is a violation unless a tool returned that figure for that period. Other dollar
+   amounts (differences, per card, per million tokens) must be in a money field of a tool result.
+   Amounts the user stated (a budget: "innerhalb Ihres Budgets von 2.000 $") are the user's.
+2. *verdict*: "fits / does not fit on <configuration>", "needs NVLink / no NVLink needed" and
+   "rule n" must agree with the tool results (fit_check / cheapest_fit rows, purchase_advice) for
+   that model, precision and configuration, or the sentence cites a guide passage.
+3. *number*: every number with a unit (GB, GB/s, tokens/s, s, ms, %, ×) occurs in a tool result,
+   in the user's own words, or in a passage *the sentence cites* (the paragraph's markers when the
+   sentence has none). Signs count ("-0.8 GB" matches `headroom_gb: -0.8`); a stated figure may be
+   rounded, never more than its last digit allows.
+4. *citation*: every marker [n] points to a citation of the answer.
 
-    violations = check_answer(answer, catalog_prices(catalog))
+Figures from earlier turns of the session count too: pass their `GroundingFacts` as `prior`.
+
+    violations = check_answer(answer, catalog_prices(catalog), prior=facts, user_text=questions)
 """
 
 from __future__ import annotations
 
 import bisect
-import contextlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from decimal import Decimal
+from functools import cached_property, lru_cache
 from typing import Any
 
-from assistant.answer import Answer, GroundingViolation
+from pydantic import BaseModel, Field
 
-# a number as people write it: 4,395 / 4.395 / 4395 / 141,1 / 0.16 / 1.800,5
-_NUM = r"(?<![\w.,/])(\d+(?:[.,]\d+)*)"
-_SP = r"[ \u00a0\u202f]?"
-_UNIT = (
-    r"(?P<unit>GB/s|GiB/s|TB/s|GB|GiB|TB|MB|"
-    r"(?:tokens?|token|tok)(?:/s|/sec| per second| pro Sekunde|/Sekunde)|"
-    r"ms|sec(?:onds?)?\b|Sekunden?\b|s\b|%|×|x\b|USD\b|\$|US-Dollar\b|dollars?\b)"
+from assistant.answer import Answer, GroundingViolation, ToolCall, ViolationKind
+
+SEARCH_TOOL = "search_guides"
+
+# --------------------------------------------------------------------------- normalisation
+
+_INVISIBLE_RX = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e]"
+)  # zero-width spaces and joiners, LRM/RLM, bidi embeddings, overrides and isolates
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "a": 1, "an": 1, "a single": 1,
+    "eins": 1, "ein": 1, "eine": 1, "einen": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,
+    "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+}  # fmt: skip
+_CURRENCY_WORD = (
+    r"(?:US[- ]?Dollars?|Dollars?|USD|Euros?|EUR|Cents?|Pounds?|Pfund|GBP|Franken|CHF|Yen|JPY)"
 )
-_NUMBER_UNIT_RX = re.compile(
-    _NUM + r"(?:" + _SP + r"[–-]" + _SP + r"(\d+(?:[.,]\d+)*))?" + r"[ \u00a0\u202f-]?" + _UNIT,
+_WORD_MONEY_RX = re.compile(
+    r"\b("
+    + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True))
+    + r")\s+(?="
+    + _CURRENCY_WORD
+    + r"\b)",
     re.IGNORECASE,
 )
-_DOLLAR_FIRST_RX = re.compile(r"(?:US\$|\$|USD" + _SP + r")" + _SP + r"(\d+(?:[.,]\d+)*)")
-_MONTHLY_RX = re.compile(
-    r"^\s*(?:USD|\$|US-Dollar|dollars?)?\s*(?:/|per|pro|a|im|je|each)\s*(?:month|monat|mo\b|mon\b)",
-    re.IGNORECASE,
-)
-# "4 × A100", "8x H200", "4 × 80 GB", "4x-a100-sxm4": a count, not a ratio
-_COUNT_AFTER_X_RX = re.compile(
-    r"^\s*(?:nvidia\s+)?(?:[a-z]{0,4}\d|rtx|gpu|karte|card|geforce|-[a-z]|\d)", re.IGNORECASE
-)
-_MARKER_RX = re.compile(r"\[(\d+)\](?!\()")
-_MONEY_KEY_RX = re.compile(r"usd|price|cost|dollar|preis", re.IGNORECASE)
 
 
-@lru_cache(maxsize=8192)
-def _candidates(text: str) -> tuple[tuple[Decimal, int], ...]:
-    return tuple(_number_candidates(text))
+@lru_cache(maxsize=2048)
+def normalise(text: str) -> str:
+    """NFKC ('＄' -> '$', non-breaking spaces -> ' '), invisible characters out, number words
+    before a currency as digits ('one dollar' -> '1 dollar')."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        if _INVISIBLE_RX.search(text):
+            text = _INVISIBLE_RX.sub("", text)
+    if _WORD_MONEY_RX.search(text):
+        text = _WORD_MONEY_RX.sub(lambda m: f"{_NUMBER_WORDS[m.group(1).lower()]} ", text)
+    return text
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+@lru_cache(maxsize=16384)
+def _float_candidates(text: str) -> tuple[tuple[float, int], ...]:
+    """Every value a written number may mean, with its decimal places (for rounding).
+
+    "4,395" -> 4395 and 4.395; "141,1" -> 141.1; "1.800,5" -> 1800.5; "0.16" -> 0.16.
+    """
+    if text.isdigit():
+        return ((float(text), 0),)
+    seps = [c for c in text if c in ".,"]
+    groups = re.split(r"[.,]", text)
+    out: list[tuple[float, int]] = []
+    if all(len(g) == 3 for g in groups[1:]) and len(set(seps)) == 1:
+        out.append((float("".join(groups)), 0))  # 4,395 / 1.800 / 1,234,567
+    if len(seps) == 1:
+        out.append((float(groups[0] + "." + groups[1]), len(groups[1])))
+    elif len(set(seps)) == 2:  # mixed: the last separator is the decimal mark (1.800,5)
+        whole, frac = text.rsplit(seps[-1], 1)
+        out.append((float(re.sub(r"[.,]", "", whole) + "." + frac), len(frac)))
+    return tuple(out)
 
 
 def number_candidates(text: str) -> list[tuple[Decimal, int]]:
-    """Every value a written number may mean, with its decimal places (for rounding).
-
-    "4,395" -> 4395 and 4.395; "141,1" -> 141.1; "1.800,5" -> 1800.5; "0.16" -> 0.16.
-    """
-    return list(_candidates(text.strip()))
-
-
-def _number_candidates(text: str) -> list[tuple[Decimal, int]]:
-    """Every value a written number may mean, with its decimal places (for rounding).
-
-    "4,395" -> 4395 and 4.395; "141,1" -> 141.1; "1.800,5" -> 1800.5; "0.16" -> 0.16.
-    """
-    text = text.strip()
-    out: list[tuple[Decimal, int]] = []
-    seps = re.findall(r"[.,]", text)
-    groups = re.split(r"[.,]", text)
-
-    def add(s: str, places: int) -> None:
-        with contextlib.suppress(InvalidOperation):  # the regex guarantees digits
-            out.append((Decimal(s), places))
-
-    if not seps:
-        add(text, 0)
-        return out
-    # all separators are thousands separators: 4,395 / 1.800 / 1,234,567
-    if all(len(g) == 3 for g in groups[1:]) and len(set(seps)) == 1:
-        add("".join(groups), 0)
-    if len(seps) == 1:
-        add(groups[0] + "." + groups[1], len(groups[1]))
-    elif len(set(seps)) == 2:
-        # mixed: the last separator is the decimal mark (1.800,5 / 4,157.50)
-        dec = seps[-1]
-        whole, frac = text.rsplit(dec, 1)
-        add(re.sub(r"[.,]", "", whole) + "." + frac, len(frac))
-    return out
-
-
-@dataclass
-class Sources:
-    """The figures an answer may state: from tool results and cited passages."""
-
-    numbers: list[Decimal] = field(default_factory=list)
-    money: list[Decimal] = field(default_factory=list)
-
-    def finish(self) -> Sources:
-        self.numbers = sorted(set(self.numbers))
-        self.money = sorted(set(self.money))
-        return self
-
-    @staticmethod
-    def _near(values: list[Decimal], value: Decimal, tol: Decimal) -> bool:
-        i = bisect.bisect_left(values, value - tol)
-        return i < len(values) and values[i] <= value + tol
-
-    def has(self, value: Decimal, places: int, *, money: bool = False) -> bool:
-        values = self.money if money else self.numbers
-        tol = Decimal(5) / (Decimal(10) ** (places + 1))
-        return self._near(values, value, tol)
+    """Every value a written number may mean, as Decimals with their decimal places."""
+    return [(Decimal(str(v)), p) for v, p in _float_candidates(text.strip())]
 
 
 _TEXT_NUMBER_RX = re.compile(r"(?<![\w])(\d+(?:[.,]\d+)*)")
 
 
-@lru_cache(maxsize=4096)
-def _text_numbers(text: str) -> tuple[Decimal, ...]:
-    out: list[Decimal] = []
+@lru_cache(maxsize=8192)
+def _text_numbers(text: str) -> tuple[float, ...]:
+    out: list[float] = []
     for raw in _TEXT_NUMBER_RX.findall(text):
-        out.extend(v for v, _ in _candidates(raw))
+        out.extend(v for v, _ in _float_candidates(raw))
     return tuple(out)
 
 
-def _add_text_numbers(text: str, into: list[Decimal]) -> None:
-    into.extend(_text_numbers(text))
+def _near(values: Sequence[float], value: float, places: int) -> bool:
+    tol = 0.5 * 10.0**-places + 1e-9
+    i = bisect.bisect_left(values, value - tol)
+    return i < len(values) and values[i] <= value + tol
 
 
-def _walk(value: Any, src: Sources, money: bool) -> None:
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, int | float | Decimal):
-        try:
-            d = Decimal(str(value))
-        except InvalidOperation:
-            return
-        src.numbers.append(d)
-        if money:
-            src.money.append(d)
-        return
+# --------------------------------------------------------------------------- facts
+
+
+class GroundingFacts(BaseModel):
+    """What tool results established, compactly (a session keeps one per turn for follow-ups).
+
+    verdicts: [model, precision, configuration, fits]; money: [tag, amount] with tag month,
+    hour, year, tokens or any (from the result key)."""
+
+    numbers: list[float] = Field(default_factory=list)
+    money: list[tuple[str, float]] = Field(default_factory=list)
+    configurations: list[str] = Field(default_factory=list)
+    models: list[tuple[str, str, float]] = Field(default_factory=list)  # id, name, params_b
+    verdicts: list[tuple[str, str, str, bool]] = Field(default_factory=list)
+    needs_nvlink: list[bool] = Field(default_factory=list)
+    rules: list[int] = Field(default_factory=list)
+
+    def merged(self, other: GroundingFacts | None) -> GroundingFacts:
+        if other is None:
+            return self
+        return GroundingFacts.model_construct(
+            numbers=sorted(set(self.numbers) | set(other.numbers)),
+            money=sorted(set(self.money) | set(other.money)),
+            configurations=sorted(set(self.configurations) | set(other.configurations)),
+            models=sorted(set(self.models) | set(other.models)),
+            verdicts=sorted(set(self.verdicts) | set(other.verdicts)),
+            needs_nvlink=sorted(set(self.needs_nvlink) | set(other.needs_nvlink)),
+            rules=sorted(set(self.rules) | set(other.rules)),
+        )
+
+
+_MONEY_KEY_RX = re.compile(r"usd|price|cost|dollar|preis", re.IGNORECASE)
+_FITS = {"fits_one_card": True, "split": True, "fits": True, "does_not_fit": False}
+
+
+def _money_tag(key: str) -> str:
+    k = key.lower()
+    for word, tag in (("month", "month"), ("hour", "hour"), ("year", "year"), ("token", "tokens")):
+        if word in k:
+            return tag
+    return "any"
+
+
+_JSON_NAME_RX = re.compile(r'"(?:name|label|short_name|id|model|query)": "[^"]*"')  # names, not figures
+_JSON_NUMBER_RX = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*")
+_JSON_MONEY_RX = re.compile(
+    r'"(\w*(?:usd|price|cost|dollar|preis)\w*)": (-?\d+(?:\.\d+)?)', re.IGNORECASE
+)
+_JSON_DOLLAR_RX = re.compile(r"\$\s?(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s?\$")
+_JSON_CONFIG_RX = re.compile(r'"(\d+x-[a-z0-9-]+)"')
+_JSON_ROW_RX = re.compile(
+    r'"configuration": "([^"]+)"[^{}]*?"(?:verdict|fit_verdict|fits)": "?(\w+)"?'
+)
+_JSON_NVLINK_RX = re.compile(r'"needs_nvlink": (true|false)')
+_JSON_RULE_RX = re.compile(r'"rule": \{[^{}]*?"number": (\d+)')
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    numbers: frozenset[float]
+    money: frozenset[tuple[str, float]]
+    configurations: frozenset[str]
+    rows: tuple[tuple[str, bool], ...]
+    needs_nvlink: frozenset[bool]
+    rules: frozenset[int]
+
+
+@lru_cache(maxsize=512)
+def _index_blob(blob: str) -> _Indexed:
+    """The figures of one tool result (as JSON text), found by C-speed regexes once."""
+    numbers: set[float] = set()
+    figures = _JSON_NAME_RX.sub("", blob) if '": "' in blob else blob
+    for raw in set(_JSON_NUMBER_RX.findall(figures)):
+        sign = -1.0 if raw.startswith("-") else 1.0
+        numbers.update(sign * v for v, _ in _float_candidates(raw.lstrip("-")))
+    money = {(_money_tag(k), float(v)) for k, v in _JSON_MONEY_RX.findall(blob)}
+    if "$" in blob:
+        for a, b in _JSON_DOLLAR_RX.findall(blob):
+            money.update(("any", v) for v, _ in _float_candidates(a or b))
+    rows = tuple(
+        (cid, _FITS.get(v, v == "true"))
+        for cid, v in _JSON_ROW_RX.findall(blob)
+        if v in _FITS or v in ("true", "false")
+    )
+    return _Indexed(
+        numbers=frozenset(numbers),
+        money=frozenset(money),
+        configurations=frozenset(_JSON_CONFIG_RX.findall(blob)),
+        rows=rows,
+        needs_nvlink=frozenset(v == "true" for v in _JSON_NVLINK_RX.findall(blob)),
+        rules=frozenset(int(n) for n in _JSON_RULE_RX.findall(blob)),
+    )
+
+
+def _blob(value: Any) -> str:
     if isinstance(value, str):
-        _add_text_numbers(value, src.numbers)
-        if money or "$" in value:
-            for m in re.finditer(r"\$\s?(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s?\$", value):
-                src.money.extend(v for v, _ in number_candidates(m.group(1) or m.group(2)))
-            if money:
-                _add_text_numbers(value, src.money)
-        return
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _walk(v, src, money or bool(_MONEY_KEY_RX.search(str(k))))
-        return
-    if isinstance(value, Iterable):
-        for v in value:
-            _walk(v, src, money)
-        return
-    if hasattr(value, "model_dump"):
-        _walk(value.model_dump(mode="json"), src, money)
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def collect_sources(answer: Answer) -> Sources:
-    src = Sources()
-    for call in answer.tool_calls:
+def _model_of(result: Any, arguments: Mapping[str, Any]) -> tuple[str, str, float] | None:
+    model = result.get("model") if isinstance(result, Mapping) else None
+    if isinstance(model, Mapping) and model.get("id"):
+        return (str(model["id"]), str(model.get("name") or ""), float(model.get("params_b") or 0))
+    name = arguments.get("model")
+    return (str(name).lower(), str(name), 0.0) if isinstance(name, str) else None
+
+
+def facts_of_calls(calls: Iterable[ToolCall]) -> GroundingFacts:
+    """Index tool results once: numbers, money by period, verdict rows, NVLink verdicts, rules.
+
+    Guide search results are passages, not tool figures: they count only where cited."""
+    numbers: set[float] = set()
+    money: set[tuple[str, float]] = set()
+    configs: set[str] = set()
+    models: set[tuple[str, str, float]] = set()
+    verdicts: set[tuple[str, str, str, bool]] = set()
+    nvlink: set[bool] = set()
+    rules: set[int] = set()
+    for call in calls:
+        if call.name == SEARCH_TOOL:
+            continue
         result = call.result
-        if isinstance(result, str):
-            with contextlib.suppress(ValueError):
-                result = json.loads(result)
-        _walk(result, src, money=False)
-        _walk(call.arguments, src, money=False)
-    for c in answer.citations:
-        _walk(c.quote, src, money=False)
-        for m in re.finditer(r"\$\s?(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s?\$", c.quote):
-            src.money.extend(v for v, _ in number_candidates(m.group(1) or m.group(2)))
-    for p in answer.prices:
-        src.money.append(p.usd_per_month)
-    return src.finish()
+        found = _index_blob(_blob(result))
+        args = _index_blob(_blob(call.arguments))
+        numbers |= found.numbers | args.numbers
+        money |= found.money
+        configs |= found.configurations | args.configurations
+        nvlink |= found.needs_nvlink
+        rules |= found.rules
+        model = _model_of(result, call.arguments)
+        if model is not None:
+            models.add(model)
+            precision = result.get("precision") if isinstance(result, Mapping) else None
+            precision = str(precision or call.arguments.get("precision") or "")
+            verdicts.update((model[0], precision, c, f) for c, f in found.rows)
+    return GroundingFacts.model_construct(
+        numbers=sorted(numbers),
+        money=sorted(money),
+        configurations=sorted(configs),
+        models=sorted(models),
+        verdicts=sorted(verdicts),
+        needs_nvlink=sorted(nvlink),
+        rules=sorted(rules),
+    )
+
+
+def facts_of(answer: Answer) -> GroundingFacts:
+    """The facts an answer's tool calls established (kept per turn by the session)."""
+    return facts_of_calls(answer.tool_calls)
+
+
+# --------------------------------------------------------------------------- the catalog
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    """Configuration prices plus what a mention in the text can resolve to."""
+
+    prices: dict[str, float]
+    gpu_of: dict[str, str]
+    count_of: dict[str, int]
+    alias_gpus: dict[str, frozenset[str]]
+    mention_rx: re.Pattern[str]
+    catalog_values: frozenset[float]
+
+    def configs(self, gpus: Iterable[str], count: int | None, gen: str | None) -> frozenset[str]:
+        wanted = set(gpus)
+        out = {
+            c
+            for c, g in self.gpu_of.items()
+            if g in wanted and (count is None or self.count_of[c] == count)
+        }
+        if gen == "gen4":
+            out = {c for c in out if c.endswith("-gen4")}
+        elif gen == "gen5":
+            out = {c for c in out if not c.endswith("-gen4")}
+        return frozenset(out)
 
 
 def catalog_prices(catalog: Any) -> dict[str, Decimal]:
@@ -190,111 +312,847 @@ def catalog_prices(catalog: Any) -> dict[str, Decimal]:
     return {cid: Decimal(str(c.usd_per_month)) for cid, c in configs.items()}
 
 
+_CONFIG_ID_RX = re.compile(r"^(\d+)x-(.+?)(-gen4)?$")
+_COUNT_WORDS = {
+    "one": 1, "a": 1, "an": 1, "single": 1, "a single": 1, "eine": 1, "einer": 1, "einem": 1,
+    "einen": 1, "ein": 1, "einzelne": 1, "einzelnen": 1, "einer einzelnen": 1,
+    "einer einzigen": 1, "einzige": 1, "two": 2, "zwei": 2, "four": 4, "vier": 4,
+    "eight": 8, "acht": 8,
+}  # fmt: skip
+
+
+def _aliases(gpu: str) -> dict[str, str]:
+    """Squashed alias -> regex for one card id ('a100-sxm4' -> 'a100sxm4', 'a100', 'sxm4')."""
+    tokens = gpu.split("-")
+    out = {"".join(tokens): r"[\s-]?".join(map(re.escape, tokens))}
+    if tokens[0] == "rtx" and len(tokens) > 1:
+        out[tokens[1]] = re.escape(tokens[1])  # '4090'
+    else:
+        out[tokens[0]] = re.escape(tokens[0])  # 'a100', 'h200'
+    if tokens[-1] == "pcie":  # 'the PCIe node' (not the link: 'PCIe Gen4 ×16', 'PCIe 5')
+        out["pcie"] = r"pcie(?![\s-]*(?:gen|x16|×16|\d|link|lane|slot|bus|switch))"
+    if len(tokens) > 1 and tokens[-1].startswith("sxm"):
+        out[tokens[-1]] = re.escape(tokens[-1])  # bare 'SXM4'
+        out["sxm"] = "sxm"
+        out["".join(tokens[:-1]) + "sxm"] = r"[\s-]?".join(map(re.escape, tokens[:-1])) + (
+            r"[\s-]?sxm"
+        )
+    return out
+
+
+@lru_cache(maxsize=16)
+def _price_book(items: tuple[tuple[str, Decimal], ...]) -> PriceBook:
+    prices: dict[str, float] = {}
+    gpu_of: dict[str, str] = {}
+    count_of: dict[str, int] = {}
+    alias_gpus: dict[str, set[str]] = {}
+    patterns: dict[str, str] = {}
+    for cid, price in items:
+        prices[cid] = float(price)
+        m = _CONFIG_ID_RX.match(cid)
+        if not m:
+            continue
+        count_of[cid], gpu_of[cid] = int(m.group(1)), m.group(2)
+        for alias, rx in _aliases(m.group(2)).items():
+            alias_gpus.setdefault(alias, set()).add(m.group(2))
+            patterns[alias] = rx
+    cards = "|".join(patterns[a] for a in sorted(patterns, key=len, reverse=True)) or "(?!)"
+    mention_rx = re.compile(
+        r"(?<![\w.])(?P<card>" + cards + r")(?![\w])(?P<gen>[\s-]*\(?(?:PCIe\s+)?Gen\s?[45])?",
+        re.IGNORECASE,
+    )
+    return PriceBook(
+        prices=prices,
+        gpu_of=gpu_of,
+        count_of=count_of,
+        alias_gpus={a: frozenset(g) for a, g in alias_gpus.items()},
+        mention_rx=mention_rx,
+        catalog_values=frozenset(prices.values()),
+    )
+
+
+def price_book(prices: Mapping[str, Decimal]) -> PriceBook:
+    return _price_book(tuple(sorted(prices.items())))
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    configs: frozenset[str]
+
+
+_COUNT_BEFORE_RX = re.compile(
+    r"(?:(?P<n>\d+)\s?[x×]\s?-?\s?|\b(?P<w>"
+    + "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True))
+    + r")\s+)(?:NVIDIA\s+)?(?:GeForce\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def mentions(book: PriceBook, text: str) -> list[Mention]:
+    """Configurations and cards named in the text ('4 × A100 SXM4', 'one RTX 4090', 'the H200'),
+    each with the configurations it can mean."""
+    out = []
+    for m in book.mention_rx.finditer(text):
+        alias = m.group("card").lower().replace(" ", "").replace("-", "")
+        gpus = book.alias_gpus.get(alias, frozenset())
+        start, count = m.start(), None
+        before = _COUNT_BEFORE_RX.search(text, max(0, start - 32), start)
+        if before:
+            start = before.start()
+            if before.group("n"):
+                count = int(before.group("n"))
+            else:
+                count = _COUNT_WORDS.get(re.sub(r"\s+", " ", before.group("w").lower()))
+        gen = m.group("gen")
+        gen_key = None if not gen else ("gen4" if gen.strip()[-1] == "4" else "gen5")
+        out.append(Mention(start, m.end(), book.configs(gpus, count, gen_key)))
+    return out
+
+
+# --------------------------------------------------------------------------- text structure
+
+
+@dataclass
+class Sentence:
+    start: int  # offset in the normalised text
+    text: str
+    cites: frozenset[int]
+    row_cells: list[tuple[int, int]] = field(default_factory=list)  # table row: cell spans
+    header: list[tuple[int, int, str]] = field(default_factory=list)  # column header cells
+    paragraph_before: str = ""  # text of the paragraph before this sentence
+
+
+_MARKER_RX = re.compile(r"\[(\d+)\](?!\()")
+_SENTENCE_END_RX = re.compile(r"(?<=[^\W\d_]|[)\]*%\"'`])[.!?]\**(?=\s+|$)")
+_TABLE_SEP_RX = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+
+
+def _markers(text: str) -> frozenset[int]:
+    return frozenset(int(n) for n in _MARKER_RX.findall(text)) if "[" in text else frozenset()
+
+
+def _cells(line: str, offset: int) -> list[tuple[int, int]]:
+    spans, pos = [], 0
+    for part in line.split("|"):
+        spans.append((offset + pos, offset + pos + len(part)))
+        pos += len(part) + 1
+    return spans
+
+
+def _table(lines: list[tuple[int, str]], cites: frozenset[int]) -> Iterator[Sentence]:
+    header: list[tuple[int, int, str]] = []
+    for i, (offset, line) in enumerate(lines):
+        if _TABLE_SEP_RX.match(line):
+            continue
+        cells = _cells(line, offset)
+        if i == 0:
+            header = [(s, e, line[s - offset : e - offset]) for s, e in cells]
+        yield Sentence(offset, line, _markers(line) or cites, row_cells=cells, header=header)
+
+
+def sentences(text: str) -> Iterator[Sentence]:
+    """Sentences with the markers they cite (their own, else their paragraph's); table rows."""
+    offset = 0
+    for block in re.split(r"(\n\s*\n)", text):
+        if not block.strip() or block.startswith("\n"):
+            offset += len(block)
+            continue
+        cites = _markers(block)
+        lines, pos = [], offset
+        for line in block.split("\n"):
+            lines.append((pos, line))
+            pos += len(line) + 1
+        table = [(o, ln) for o, ln in lines if ln.lstrip().startswith("|")]
+        if table:
+            yield from _table(table, cites)
+        seen = ""
+        for line_offset, line in lines:
+            if line.lstrip().startswith("|"):
+                continue
+            start = 0
+            for m in _SENTENCE_END_RX.finditer(line):
+                yield _sentence(line_offset + start, line[start : m.end()], cites, seen)
+                seen += line[start : m.end()] + " "
+                start = m.end()
+            if line[start:].strip():
+                yield _sentence(line_offset + start, line[start:], cites, seen)
+                seen += line[start:] + " "
+        offset += len(block)
+
+
+def _sentence(start: int, text: str, cites: frozenset[int], before: str) -> Sentence:
+    return Sentence(start, text, _markers(text) or cites, paragraph_before=before)
+
+
+_CLAUSE_SPLIT_RX = re.compile(
+    r";|,\s|:\s|\s[–—-]\s|\s(?:and|und|but|aber|while|whereas|während|whilst|vs\.?|versus|"
+    r"or|oder|sondern|however|jedoch)\s",
+    re.IGNORECASE,
+)
+
+
+def clause_bounds(text: str, pos: int) -> tuple[int, int]:
+    start, end = 0, len(text)
+    for m in _CLAUSE_SPLIT_RX.finditer(text):
+        if m.end() <= pos:
+            start = m.end()
+        elif m.start() >= pos:
+            end = m.start()
+            break
+    return start, end
+
+
+# --------------------------------------------------------------------------- claims
+
+_NUM = r"(?<![\w.,/])(\d+(?:[.,]\d+)*)"
+_SP = r"[ \u00a0\u202f]?"
+_UNIT = (
+    r"(?P<unit>GB/s|GiB/s|TB/s|GB|GiB|TB|MB|"
+    r"(?:tokens?|token|tok)(?:/s|/sec| per second| pro Sekunde|/Sekunde)|"
+    r"ms|sec(?:onds?)?\b|Sekunden?\b|s\b|%|×|x\b)"
+)
+_NUMBER_UNIT_RX = re.compile(
+    _NUM + r"(?:" + _SP + r"[–-]" + _SP + r"(\d+(?:[.,]\d+)*))?" + r"[ \u00a0\u202f-]?" + _UNIT,
+    re.IGNORECASE,
+)
+_COUNT_AFTER_X_RX = re.compile(
+    r"^\s*(?:nvidia\s+)?(?:[a-z]{0,4}\d|rtx|gpu|karte|card|geforce|-[a-z]|\d)", re.IGNORECASE
+)
+
+_USD = r"US\$|\$|USD|US-Dollars?|Dollars?"
+_OTHER = r"€|£|¥|₹|EUR|Euros?|GBP|Pounds?|Pfund|CHF|Franken|JPY|Yen|Cents?"
+_AMOUNT = r"(?P<num>\d+(?:[.,]\d+)*)(?P<k>\s?[kK]\b)?"
+_MONEY_RX = re.compile(
+    r"(?=\d|[$€£¥₹]|\b[UuEeGgPpCcFfJjYyDd])(?:(?:(?P<pre>" + _USD + "|" + _OTHER + r")\s?" + _AMOUNT + r")"
+    r"|(?:(?<![\w.,])(?P<num2>\d+(?:[.,]\d+)*)(?P<k2>\s?[kK]\b)?\s?"
+    r"(?P<post>(?:" + _USD + "|" + _OTHER + r")\b|[$€£¥₹]))"
+    r"|(?P<bare>(?<![\w.,$€£¥₹])\d+(?:[.,]\d+)*)(?=\s?(?:/|per\s|pro\s|im\s|je\s|a\s)"
+    r"\s?(?:month|monat|mo|year|jahr|yr|hour|stunde|h|hr|day|tag|week|woche)\b))",
+    re.IGNORECASE,
+)
+_PERIOD_AFTER_RX = re.compile(
+    r"\s*(?:(?:USD|US-Dollars?|Dollars?|EUR|Euros?)\b\s*)?"
+    r"(?:(?:/|per\s|pro\s|je\s)\s*(?:card|karte|gpu|GB)\b\s*)?"
+    r"(?:(?:/\s*|per\s+|pro\s+|je\s+|an?\s+|im\s+|in\s+the\s+|each\s+|every\s+|jeden\s+)"
+    r"(?P<p1>months?|monat|mo|mon|years?|jahr|yr|annum|hours?|stunde|std|hr|h|days?|tag|"
+    r"weeks?|woche)\b"
+    r"|(?P<p2>monthly|monatlich|yearly|annually|jährlich|hourly|stündlich|daily|täglich|weekly|"
+    r"wöchentlich)\b"
+    r"|(?:/\s*|per\s+|pro\s+|je\s+)(?P<p3>(?:1\s?)?(?:million|mio\.?|m)\s*(?:tokens?|token)))",
+    re.IGNORECASE,
+)
+_PERIOD_BEFORE_RX = re.compile(
+    r"(?P<p>per\s+(?:year|hour|day|week|annum)|pro\s+(?:jahr|stunde|tag|woche)|yearly|annual\w*|"
+    r"jährlich\w*|hourly|stündlich\w*|daily|täglich\w*|jahres\w+|stunden\w+|tages\w+)"
+    r"[^$€£¥\n]*$",
+    re.IGNORECASE,
+)
+_PERIODS = {
+    "month": "month", "months": "month", "monat": "month", "mo": "month", "mon": "month",
+    "monthly": "month", "monatlich": "month",
+    "year": "year", "years": "year", "jahr": "year", "yr": "year", "annum": "year",
+    "yearly": "year", "annually": "year", "jährlich": "year",
+    "hour": "hour", "hours": "hour", "stunde": "hour", "std": "hour", "hr": "hour", "h": "hour",
+    "hourly": "hour", "stündlich": "hour",
+    "day": "day", "days": "day", "tag": "day", "daily": "day", "täglich": "day",
+    "week": "week", "weeks": "week", "woche": "week", "weekly": "week", "wöchentlich": "week",
+}  # fmt: skip
+_USER_FRAME_RX = re.compile(
+    r"budget|limit|maxim|max\.|höchstens|bis\s+zu|up\s+to|under|unter|below|within|innerhalb|"
+    r"\byour\b|\byou\b|\bihr\w*|\bsie\b|genannt|angegeben|mentioned|stated|gesagt",
+    re.IGNORECASE,
+)
+_TRAINING_RX = re.compile(r"lora|fine-?tun|train|feinabstimm|nachtrainier", re.IGNORECASE)
+_RESPECTIVELY_RX = re.compile(r"respectively|jeweils|beziehungsweise|bzw\.", re.IGNORECASE)
+
+
+@dataclass
+class Context:
+    """Everything one check needs, indexed once."""
+
+    book: PriceBook
+    facts: GroundingFacts
+    numbers: list[float]
+    money: dict[str, list[float]]
+    user_numbers: list[float]  # every number the user wrote (budgets are framed: see below)
+    user_units: dict[str, list[float]]  # the user's figures with a unit, by kind of unit
+    passages: dict[int, list[float]]
+    passage_text: dict[int, str]
+    in_play: frozenset[float]  # prices of configurations the tools returned (or quoted)
+    training: bool  # a training question: fit rows (serving) do not judge its verdicts
+
+    def cited_numbers(self, cites: Iterable[int]) -> Iterator[list[float]]:
+        for n in cites:
+            values = self.passages.get(n)
+            if values:
+                yield values
+
+    @cached_property
+    def price_differences(self) -> frozenset[float]:
+        values = sorted(self.in_play)
+        return frozenset(b - a for i, a in enumerate(values) for b in values[i + 1 :])
+
+    def has_number(
+        self, value: float, places: int, signed: bool, cites: Iterable[int], unit: str
+    ) -> bool:
+        pools = [self.numbers, self.user_units.get(unit_kind(unit), []), *self.cited_numbers(cites)]
+        for pool in pools:
+            if _near(pool, value, places) or (
+                not signed and value != 0 and _near(pool, -value, places)
+            ):
+                return True
+        return False
+
+    def has_money(self, value: float, places: int, period: str, cites: Iterable[int]) -> bool:
+        tags = ("any", period) if period != "none" else tuple(self.money)
+        if any(_near(self.money.get(t, ()), value, places) for t in tags):
+            return True
+        return any(_near(pool, value, places) for pool in self.cited_numbers(cites))
+
+
+def _context(
+    answer: Answer, prices: Mapping[str, Decimal], prior: GroundingFacts | None, user_text: str
+) -> Context:
+    book = price_book(prices)
+    facts = facts_of(answer).merged(prior)
+    money: dict[str, list[float]] = {}
+    for tag, v in facts.money:
+        money.setdefault(tag, []).append(v)
+    for p in answer.prices:
+        money.setdefault("month", []).append(float(p.usd_per_month))
+    for values in money.values():
+        values.sort()
+    in_play = {book.prices[c] for c in facts.configurations if c in book.prices}
+    in_play |= {float(p.usd_per_month) for p in answer.prices}
+    user = normalise(f"{answer.question}\n{user_text}")
+    users = sorted(set(_text_numbers(user)))
+    user_units: dict[str, list[float]] = {}
+    for m in _NUMBER_UNIT_RX.finditer(user):
+        for raw in filter(None, (m.group(1), m.group(2))):
+            kind = unit_kind(m.group("unit"))
+            user_units.setdefault(kind, []).extend(v for v, _ in _float_candidates(raw))
+    for values in user_units.values():
+        values.sort()
+    passages = {c.n: sorted(set(_text_numbers(normalise(c.quote)))) for c in answer.citations}
+    return Context(
+        book=book,
+        facts=facts,
+        numbers=facts.numbers,
+        money=money,
+        user_numbers=users,
+        user_units=user_units,
+        passages=passages,
+        passage_text={c.n: c.quote for c in answer.citations},
+        in_play=frozenset(in_play),
+        training=bool(_TRAINING_RX.search(answer.question) or _TRAINING_RX.search(answer.answer)),
+    )
+
+
+def unit_kind(unit: str) -> str:
+    u = unit.lower()
+    if u.endswith("/s") and u[0] in "gtm":
+        return "bandwidth"
+    if u in ("gb", "gib", "tb", "mb"):
+        return "memory"
+    if u.startswith("tok"):
+        return "speed"
+    if u in ("%", "×", "x"):
+        return u.replace("×", "x")
+    return "time"
+
+
+def _v(kind: ViolationKind, text: str, detail: str) -> GroundingViolation:
+    return GroundingViolation(kind=kind, text=text.strip()[:80], detail=detail)
+
+
+# --- prices
+
+
+def _period(text: str, start: int, end: int) -> str:
+    m = _PERIOD_AFTER_RX.match(text, end)
+    if m:
+        if m.group("p3"):
+            return "tokens"
+        return _PERIODS.get((m.group("p1") or m.group("p2") or "").lower(), "month")
+    lo, _ = clause_bounds(text, start)
+    before = _PERIOD_BEFORE_RX.search(text[max(lo, start - 60) : start])
+    if before:
+        word = before.group("p").lower()
+        for key, tag in (("jahr", "year"), ("year", "year"), ("annu", "year"), ("stund", "hour"),
+                         ("hour", "hour"), ("tag", "day"), ("day", "day"), ("week", "week"),
+                         ("woche", "week")):  # fmt: skip
+            if key in word:
+                return tag
+    return "none"
+
+
+def _attached(sentence: Sentence, mentions_in: list[Mention], pos: int) -> Mention | None:
+    """The configuration a figure at `pos` (sentence-relative) belongs to."""
+    if sentence.row_cells:
+        return _attached_in_row(sentence, mentions_in, pos)
+    start, end = clause_bounds(sentence.text, pos)
+    before = [m for m in mentions_in if start <= m.start < pos]
+    if before:
+        return before[-1]
+    after = [m for m in mentions_in if pos <= m.start < end]
+    if after:
+        return after[0]
+    earlier = [m for m in mentions_in if m.start < pos]
+    return earlier[-1] if earlier else None
+
+
+def _attached_in_row(sentence: Sentence, mentions_in: list[Mention], pos: int) -> Mention | None:
+    """In a table row: a configuration in the same cell, else in the column header (caller),
+    else the first one named in the row."""
+    absolute = sentence.start + pos
+    for s, e in sentence.row_cells:
+        if s <= absolute <= e:
+            in_cell = [m for m in mentions_in if s <= sentence.start + m.start < e]
+            if in_cell:
+                return in_cell[0]
+    return None
+
+
+def _row_mention(sentence: Sentence, mentions_in: list[Mention]) -> Mention | None:
+    return mentions_in[0] if mentions_in else None
+
+
+def _header_mention(ctx: Context, sentence: Sentence, pos: int) -> Mention | None:
+    absolute = sentence.start + pos
+    for i, (s, e) in enumerate(sentence.row_cells):
+        if s <= absolute <= e and 0 < i < len(sentence.header):
+            found = mentions(ctx.book, sentence.header[i][2])
+            if found:
+                return found[0]
+    return None
+
+
+def _money_claims(text: str) -> Iterator[_Money]:
+    """(start, end, raw number, currency, k-suffix) of every amount."""
+    for m in _MONEY_RX.finditer(text):
+        if m.group("num"):
+            yield m.start(), m.end(), m.group("num"), m.group("pre"), m.group("k") or ""
+        elif m.group("num2"):
+            yield m.start(), m.end(), m.group("num2"), m.group("post"), m.group("k2") or ""
+        else:
+            yield m.start(), m.end(), m.group("bare"), "$", ""
+
+
+def _is_usd(currency: str) -> bool:
+    return bool(re.fullmatch(_USD, currency, re.IGNORECASE))
+
+
+def _check_money(
+    ctx: Context, s: Sentence, mentions_in: list[Mention], claims: list[_Money]
+) -> list[GroundingViolation]:
+    out: list[GroundingViolation] = []
+    for start, end, raw, currency, k in claims:
+        cands = [(v * 1000, 0) if k else (v, p) for v, p in _float_candidates(raw)]
+        fragment = s.text[start:end]
+        period = _period(s.text, start, end)
+        problem = _money_problem(ctx, s, mentions_in, start, cands, currency, period)
+        if problem:
+            after = _PERIOD_AFTER_RX.match(s.text, end)
+            out.append(_v("price", fragment + (after.group(0) if after else ""), problem))
+    return out
+
+
+def _users_amount(ctx: Context, s: Sentence, start: int, cands: list[tuple[float, int]]) -> bool:
+    if not any(_near(ctx.user_numbers, v, p) for v, p in cands):
+        return False
+    lo, hi = clause_bounds(s.text, start)
+    return bool(_USER_FRAME_RX.search(s.text[max(lo, start - 40) : min(hi, start + 40)]))
+
+
+def _money_problem(
+    ctx: Context,
+    s: Sentence,
+    mentions_in: list[Mention],
+    start: int,
+    cands: list[tuple[float, int]],
+    currency: str,
+    period: str,
+) -> str | None:
+    if _users_amount(ctx, s, start, cands):
+        return None
+    if not _is_usd(currency):
+        return f"an amount in {currency}: the catalog prices are in US dollars per month"
+    if period not in ("none", "month"):
+        if any(ctx.has_money(v, p, period, s.cites) for v, p in cands):
+            return None
+        return f"a price per {period}: the catalog prices are per month, and no tool returned it"
+    catalog = [v for v, p in cands if p <= 0 and v in ctx.book.catalog_values]
+    if catalog:
+        return _catalog_price_problem(ctx, s, mentions_in, start, catalog)
+    if any(ctx.has_money(v, p, period, s.cites) for v, p in cands):
+        return None
+    if any(p <= 0 and v in ctx.price_differences for v, p in cands):
+        return None  # the difference between two prices the tools returned
+    return "dollar amount found in no tool result, price quote or cited passage"
+
+
+def _catalog_price_problem(
+    ctx: Context, s: Sentence, mentions_in: list[Mention], start: int, values: list[float]
+) -> str | None:
+    mention = _attached(s, mentions_in, start)
+    if mention is None and s.row_cells:
+        mention = _header_mention(ctx, s, start) or _row_mention(s, mentions_in)
+    if mention is None:
+        mention = _last_mention(ctx, s)
+    if mention is None:
+        if any(v in ctx.in_play for v in values):
+            return None
+        return "a catalog price of a configuration no tool returned"
+    allowed = {ctx.book.prices[c] for c in mention.configs}
+    if any(v in allowed for v in values):
+        return None
+    if _RESPECTIVELY_RX.search(s.text):
+        every = {ctx.book.prices[c] for m in mentions_in for c in m.configs}
+        if any(v in every for v in values):
+            return None
+    named = s.text[mention.start : mention.end] if mention.end <= len(s.text) else "it"
+    return f"not the catalog price of the configuration it is attached to ({named.strip()})"
+
+
+def _last_mention(ctx: Context, s: Sentence) -> Mention | None:
+    if not s.paragraph_before:
+        return None
+    found = mentions(ctx.book, s.paragraph_before)
+    if not found:
+        return None
+    last = found[-1]
+    return Mention(len(s.text) + 1, len(s.text) + 1, last.configs)
+
+
+# --- numbers with units
+
+
+def _is_count(text: str, m: re.Match[str]) -> bool:
+    unit = m.group("unit")
+    if unit in ("×", "x", "X") and _COUNT_AFTER_X_RX.match(text[m.end() : m.end() + 12]):
+        return True
+    return unit in ("x", "X") and m.group(0)[-2:-1].isspace()
+
+
+def _sign(text: str, start: int) -> int:
+    """-1 / +1 for a written sign ('-0.8 GB', '+7.88 GB', '−7,88 GB'), 0 for none."""
+    if start == 0 or text[start - 1] not in "-−+":
+        return 0
+    if start > 1 and text[start - 2] not in " (:=\t|~≈":
+        return 0  # '2-4 GB' is a range
+    return 1 if text[start - 1] == "+" else -1
+
+
+def _check_numbers(
+    ctx: Context, s: Sentence, text: str, units: list[re.Match[str]], money: list[_Money]
+) -> list[GroundingViolation]:
+    out = []
+    for m in units:
+        rel = m.start() - s.start
+        if any(a <= rel < b for a, b, *_ in money) or _is_count(text, m):
+            continue
+        unit = m.group("unit")
+        raws = [m.group(1)] + ([m.group(2)] if m.group(2) else [])
+        for i, raw in enumerate(raws):
+            sign = _sign(text, m.start()) if i == 0 else 0
+            signed = sign != 0
+            cands = [(-v if sign < 0 else v, p) for v, p in _float_candidates(raw)]
+            if not _number_ok(ctx, s, cands, unit, signed):
+                out.append(
+                    _v("number", m.group(0), f"{raw} {unit} found in no tool result or cited "
+                       "passage (nor in the user's words)")
+                )  # fmt: skip
+    return out
+
+
+def _number_ok(
+    ctx: Context, s: Sentence, cands: list[tuple[float, int]], unit: str, signed: bool
+) -> bool:
+    for v, p in cands:
+        if ctx.has_number(v, p, signed, s.cites, unit):
+            return True
+        if unit.lower() == "ms" and ctx.has_number(v / 1000, p + 3, signed, s.cites, unit):
+            return True
+        if unit == "%" and ctx.has_number(v / 100, p + 2, signed, s.cites, unit):
+            return True
+    return False
+
+
+# --- verdicts
+
+_CONDITIONAL_RX = re.compile(
+    r"\b(?:if|unless|whether|wenn|falls|sofern|ob|would|würde|könnte|could|might)\b|\?",
+    re.IGNORECASE,
+)
+_FIT_NEG_RX = re.compile(
+    r"\b(?:does\s+not|doesn't|do\s+not|don't|won't|will\s+not|cannot|can't|can\s+not|no\s+longer)"
+    r"\s+(?:\w+\s+)?(?:fit|run)|\b(?:passt|passen|läuft|laufen)\b[^.;]{0,40}?\b(?:nicht|keine?\w*)"
+    r"\b|\btoo\s+(?:big|large|small)\b|\bzu\s+(?:groß|klein)\b|\bnicht\s+(?:genug|ausreichend)\b|"
+    r"\bnot\s+enough\b|\bno\s+single\b|\bdoes\s+not\s+hold\b|\bexceeds?\b|\bübersteigt\b",
+    re.IGNORECASE,
+)
+_FIT_POS_RX = re.compile(
+    r"\b(?:fits?|passt|passen|runs?\s+on|läuft\s+auf|laufen\s+auf)\b",
+    re.IGNORECASE,
+)
+_NVLINK_NEG_RX = re.compile(
+    r"\b(?:no|not|kein\w*|nicht|without\s+needing)\b[^.;]{0,25}?\bNVLink\b[^.;]{0,20}?"
+    r"\b(?:need|needed|necessary|required|nötig|notwendig|erforderlich|brauch\w*|benötig\w*)|"
+    r"\b(?:don't|do\s+not|doesn't|does\s+not|braucht|brauchen|benötigt|benötigen|need)\s+"
+    r"(?:\w+\s+){0,2}?(?:kein\w*|no)\s+NVLink\b|\bNVLink\s+(?:is|ist|wird)\s+(?:not|nicht)\s+"
+    r"(?:\w+\s+)?(?:needed|necessary|required|nötig|notwendig|erforderlich|gebraucht)\b|"
+    r"\b(?:don't|do\s+not|doesn't|does\s+not)\s+need\s+NVLink\b",
+    re.IGNORECASE,
+)
+_NVLINK_POS_RX = re.compile(
+    r"\b(?:need|needs|require|requires|braucht|brauchen|benötigt|benötigen)\s+(?:\w+\s+)?NVLink\b|"
+    r"\b(?:NVLink\s+(?:is|ist|wird)|(?:is|ist|wird)\s+NVLink)\s+(?:\w+\s+)?(?:needed|necessary|"
+    r"required|nötig|notwendig|erforderlich|gebraucht|worth\s+it)\b",
+    re.IGNORECASE,
+)
+_RULE_RX = re.compile(r"\b(?:rule|Regel)\s*(?:#|Nr\.?\s*)?(\d{1,2})\b", re.IGNORECASE)
+_SIZE_RX = re.compile(r"(?<![\w.×])(\d+(?:[.,]\d+)?)\s?B\b")
+_PRECISION_RX = re.compile(
+    r"\b(fp32|bf16|fp16|fp8|int8|int4|awq|gptq|q4_k_m|q5_k_m|q8_0)\b", re.IGNORECASE
+)
+_PRECISION_NAMES = {"int4": "awq", "q4_k_m": "gguf-q4_k_m", "q5_k_m": "gguf-q5_k_m",
+                    "q8_0": "gguf-q8_0"}  # fmt: skip
+
+
+def _models_in(ctx: Context, clause: str) -> set[str] | None:
+    """Model ids the clause names (None: it names none, so every model the tools saw)."""
+    low = clause.lower()
+    named = {mid for mid, name, _ in ctx.facts.models if name and name.lower() in low}
+    sizes = [float(x.replace(",", ".")) for x in _SIZE_RX.findall(clause)]
+    if not named and not sizes:
+        return None
+    for mid, name, params in ctx.facts.models:
+        for size in sizes:
+            if f"{size:g}b" in name.lower().replace(" ", "") or (params and round(params) == size):
+                named.add(mid)
+    return named
+
+
+def _verdict_problem(ctx: Context, s: Sentence, clause: str, mentions_in: list[Mention]) -> str:
+    negative = bool(_FIT_NEG_RX.search(clause))
+    configs = frozenset().union(*(m.configs for m in mentions_in))
+    models = _models_in(ctx, clause)
+    precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in _PRECISION_RX.findall(clause)}
+    relevant = [
+        fits
+        for mid, prec, cid, fits in ctx.facts.verdicts
+        if cid in configs
+        and (models is None or mid in models)
+        and (not precisions or prec in precisions)
+    ]
+    if not relevant:
+        if s.cites:
+            return ""
+        return "a fit verdict no tool returned for that model and configuration"
+    if negative and False not in relevant:
+        return "says it does not fit, but the tool result says it fits"
+    if not negative and True not in relevant:
+        return "says it fits, but the tool result says it does not fit"
+    return ""
+
+
+def _check_verdicts(
+    ctx: Context, s: Sentence, mentions_in: list[Mention]
+) -> list[GroundingViolation]:
+    out = []
+    text = s.text
+    for lo, hi in _clauses(text):
+        clause = text[lo:hi]
+        if _CONDITIONAL_RX.search(clause):
+            continue
+        if not ctx.training and (_FIT_POS_RX.search(clause) or _FIT_NEG_RX.search(clause)):
+            inside = [m for m in mentions_in if lo <= m.start < hi]
+            if inside:
+                problem = _verdict_problem(ctx, s, clause, inside)
+                if problem:
+                    out.append(_v("verdict", clause, problem))
+        out.extend(_nvlink_problem(ctx, s, clause))
+    out.extend(_rule_problems(ctx, s))
+    return out
+
+
+_VERDICT_CLAUSE_RX = re.compile(
+    r";|,\s(?:but|aber|while|whereas|während|jedoch|however)\s|\s(?:but|aber|sondern|and|und)\s",
+    re.IGNORECASE,
+)
+
+
+def _clauses(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for m in _VERDICT_CLAUSE_RX.finditer(text):
+        yield start, m.start()
+        start = m.end()
+    yield start, len(text)
+
+
+def _nvlink_problem(ctx: Context, s: Sentence, clause: str) -> list[GroundingViolation]:
+    if "nvlink" not in clause.lower():
+        return []
+    negative = bool(_NVLINK_NEG_RX.search(clause))
+    if not negative and not _NVLINK_POS_RX.search(clause):
+        return []
+    known = ctx.facts.needs_nvlink
+    if not known:
+        return [] if s.cites else [_v("verdict", clause, "an NVLink verdict no tool returned")]
+    if (not negative) in known:
+        return []
+    said = "no NVLink needed" if negative else "NVLink needed"
+    return [_v("verdict", clause, f"says {said}, but the tool result says the opposite")]
+
+
+def _rule_problems(ctx: Context, s: Sentence) -> list[GroundingViolation]:
+    out = []
+    for m in _RULE_RX.finditer(s.text):
+        n = int(m.group(1))
+        if n in ctx.facts.rules:
+            continue
+        if any(re.search(rf"\b{n}\b", ctx.passage_text.get(c, "")) for c in s.cites):
+            continue
+        out.append(_v("verdict", m.group(0), f"rule {n} is not the rule the tools gave"))
+    return out
+
+
+# --------------------------------------------------------------------------- the check
+
+
 def _strip_code(text: str) -> str:
-    """Code blocks and inline code are quoted commands, not claims: blank them out."""
-    text = re.sub(r"```.*?```", lambda m: " " * len(m.group(0)), text, flags=re.S)
-    text = re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group(0)), text)
-    # link targets are URLs, not figures
-    return re.sub(r"\]\((?:[^)]*)\)", lambda m: " " * len(m.group(0)), text)
+    """Fenced code blocks are quoted commands: blank them out (inline code stays: a price in
+    backticks is still a price). Link targets are URLs, not figures."""
+    if "```" in text:
+        text = re.sub(r"```.*?```", lambda m: " " * len(m.group(0)), text, flags=re.S)
+    if "](" in text:
+        text = re.sub(r"\]\((?:[^)]*)\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)
+    return text.replace("`", " ") if "`" in text else text
 
 
-def check_answer(answer: Answer, prices: Mapping[str, Decimal]) -> list[GroundingViolation]:
-    """All grounding violations of an answer (empty list: the answer may be shown)."""
-    violations: list[GroundingViolation] = []
-    text = _strip_code(answer.answer)
-    src = collect_sources(answer)
-    listed = {p.usd_per_month for p in answer.prices}
-
-    # --- price quotes against the catalog
+def _quote_violations(answer: Answer, prices: Mapping[str, Decimal]) -> list[GroundingViolation]:
+    out = []
     for p in answer.prices:
         if p.configuration not in prices:
-            violations.append(
-                GroundingViolation(
-                    kind="price",
-                    text=p.configuration,
-                    detail=f"{p.configuration} is not a configuration in the catalog",
-                )
+            out.append(
+                _v("price", p.configuration, f"{p.configuration} is not a configuration")
             )
         elif Decimal(p.usd_per_month) != prices[p.configuration]:
-            violations.append(
-                GroundingViolation(
-                    kind="price",
-                    text=f"{p.configuration}: ${p.usd_per_month}",
-                    detail=f"the catalog price of {p.configuration} is ${prices[p.configuration]}",
+            out.append(
+                _v(
+                    "price",
+                    f"{p.configuration}: ${p.usd_per_month}",
+                    f"the catalog price of {p.configuration} is ${prices[p.configuration]}",
                 )
             )
+    return out
 
-    seen_spans: list[tuple[int, int]] = []
 
-    def dollar(span: tuple[int, int], raw: str, fragment: str) -> None:
-        seen_spans.append(span)
-        cands = number_candidates(raw)
-        after = text[span[1] : span[1] + 24]
-        if _MONTHLY_RX.match(after) or re.match(r"\s*(?:/|per|pro)\s*(?:month|monat)", after, re.I):
-            if not any(v in listed for v, _ in cands):
-                violations.append(
-                    GroundingViolation(
-                        kind="price",
-                        text=fragment + after.split("\n")[0][:12],
-                        detail="monthly price that matches no configuration listed in prices",
-                    )
-                )
-            return
-        if not any(src.has(v, places, money=True) for v, places in cands):
-            violations.append(
-                GroundingViolation(
-                    kind="price",
-                    text=fragment,
-                    detail="dollar amount found in no tool result, price quote or cited passage",
-                )
-            )
-
-    for m in _DOLLAR_FIRST_RX.finditer(text):
-        dollar((m.start(), m.end()), m.group(1), m.group(0))
-
-    for m in _NUMBER_UNIT_RX.finditer(text):
-        unit = m.group("unit")
-        if any(s <= m.start() < e for s, e in seen_spans):
-            continue
-        if unit.lower() in ("$", "usd", "us-dollar", "dollar", "dollars"):
-            dollar((m.start(), m.end()), m.group(1), m.group(0))
-            continue
-        if unit in ("×", "x", "X") and _COUNT_AFTER_X_RX.match(text[m.end() : m.end() + 12]):
-            continue
-        if unit in ("x", "X") and m.group(0)[-2:-1].isspace():
-            continue  # "4 x A100"-style count written with a spaced x
-        raws = [m.group(1)] + ([m.group(2)] if m.group(2) else [])
-        for raw in raws:
-            cands = number_candidates(raw)
-            ok = any(src.has(v, places) for v, places in cands)
-            if not ok and unit.lower() == "ms":
-                ok = any(src.has(v / 1000, places + 3) for v, places in cands)
-            if not ok and unit == "%":
-                ok = any(src.has(v / 100, places + 2) for v, places in cands)
-            if not ok:
-                violations.append(
-                    GroundingViolation(
-                        kind="number",
-                        text=m.group(0),
-                        detail=f"{raw} {unit} found in no tool result or cited passage",
-                    )
-                )
-
-    # --- citation markers
+def _citation_violations(answer: Answer) -> list[GroundingViolation]:
     numbers = {c.n for c in answer.citations}
-    for m in _MARKER_RX.finditer(answer.answer):
-        n = int(m.group(1))
-        if n not in numbers:
-            violations.append(
-                GroundingViolation(
-                    kind="citation", text=m.group(0), detail=f"marker [{n}] has no citation"
-                )
-            )
-    for c in answer.citations:
-        if not c.quote.strip():
-            violations.append(
-                GroundingViolation(
-                    kind="citation", text=f"[{c.n}]", detail="citation without a quoted passage"
-                )
-            )
-    return violations
+    out = [
+        _v("citation", m.group(0), f"marker [{m.group(1)}] has no citation")
+        for m in _MARKER_RX.finditer(answer.answer)
+        if int(m.group(1)) not in numbers
+    ]
+    out += [
+        _v("citation", f"[{c.n}]", "citation without a quoted passage")
+        for c in answer.citations
+        if not c.quote.strip()
+    ]
+    return out
+
+
+_VERDICT_HINT_RX = re.compile(
+    r"nvlink|\bfit|\bpass|\bläuf|\blauf|\bruns?\b|\brule\b|\bregel\b|too\s|\bzu\s|"
+    r"enough|genug|exceed|übersteig",
+    re.IGNORECASE,
+)
+_DIGIT_RX = re.compile(r"\d")
+
+
+@dataclass
+class _Claims:
+    money: list[_Money] = field(default_factory=list)
+    units: list[re.Match[str]] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+
+
+def check_answer(
+    answer: Answer,
+    prices: Mapping[str, Decimal],
+    *,
+    prior: GroundingFacts | None = None,
+    user_text: str = "",
+) -> list[GroundingViolation]:
+    """All grounding violations of an answer (empty list: the answer may be shown).
+
+    `prior`: facts from earlier turns of the session; `user_text`: the user's earlier messages
+    (the current question is `answer.question`). Every regex runs once over the whole text;
+    claims are then grouped by sentence."""
+    violations = _quote_violations(answer, prices)
+    text = _strip_code(normalise(answer.answer))
+    money = list(_money_claims(text)) if _DIGIT_RX.search(text) else []
+    units = list(_NUMBER_UNIT_RX.finditer(text)) if _DIGIT_RX.search(text) else []
+    verdicty = _VERDICT_HINT_RX.search(text) is not None
+    if money or units or verdicty:
+        ctx = _context(answer, prices, prior, user_text)
+        sents = list(sentences(text))
+        claims = _group(ctx, text, sents, money, units, verdicty)
+        for i, s in enumerate(sents):
+            c = claims.get(i)
+            if c is not None or (verdicty and _VERDICT_HINT_RX.search(s.text)):
+                violations += _check_sentence(ctx, s, text, c or _Claims(), verdicty)
+    return violations + _citation_violations(answer)
+
+
+def _group(
+    ctx: Context,
+    text: str,
+    sents: list[Sentence],
+    money: list[_Money],
+    units: list[re.Match[str]],
+    verdicty: bool,
+) -> dict[int, _Claims]:
+    starts = [s.start for s in sents]
+
+    def index(pos: int) -> int | None:
+        i = bisect.bisect_right(starts, pos) - 1
+        return i if i >= 0 and pos < sents[i].start + len(sents[i].text) else None
+
+    out: dict[int, _Claims] = {}
+    for a, b, raw, cur, k in money:
+        i = index(a)
+        if i is not None:
+            o = sents[i].start
+            out.setdefault(i, _Claims()).money.append((a - o, b - o, raw, cur, k))
+    for m in units:
+        i = index(m.start())
+        if i is not None:
+            out.setdefault(i, _Claims()).units.append(m)
+    if money or verdicty:
+        for m in mentions(ctx.book, text):
+            i = index(m.start)
+            if i is not None:
+                o = sents[i].start
+                bucket = out.get(i)
+                if bucket is None and not verdicty:
+                    continue
+                bucket = bucket or out.setdefault(i, _Claims())
+                bucket.mentions.append(Mention(m.start - o, m.end - o, m.configs))
+    return out
+
+
+def _check_sentence(
+    ctx: Context, s: Sentence, text: str, claims: _Claims, verdicty: bool
+) -> list[GroundingViolation]:
+    out: list[GroundingViolation] = []
+    if claims.money:
+        out += _check_money(ctx, s, claims.mentions, claims.money)
+    if claims.units:
+        out += _check_numbers(ctx, s, text, claims.units, claims.money)
+    if verdicty:
+        out += _check_verdicts(ctx, s, claims.mentions)
+    return out

@@ -93,9 +93,13 @@ def test_injected_price_is_caught() -> None:
     assert kinds(_answer("Der Preis ist jetzt $1/month.")) == ["price"]
 
 
-def test_monthly_price_of_a_configuration_not_listed_is_caught() -> None:
-    # 4,157 is a real catalog price, but 4x-a100-pcie is not listed in `prices`
-    assert kinds(_answer("4 × A100 PCIe: $4,157 per month")) == ["price"]
+def test_a_catalog_price_must_belong_to_the_configuration_it_is_attached_to() -> None:
+    # 4,157 is a real catalog price, but of 4x-a100-pcie, not of the SXM4 node
+    assert kinds(_answer("4 × A100 SXM4: $4,157 per month")) == ["price"]
+    assert kinds(_answer("4 × A100 PCIe: $4,157 per month")) == []
+    # unattached, it must be the price of a configuration a tool returned or quoted
+    assert kinds(_answer("Das kostet $4,157 per month")) == ["price"]
+    assert kinds(_answer("Das kostet $4,395 per month")) == []
 
 
 def test_price_quote_must_equal_the_catalog() -> None:
@@ -142,3 +146,124 @@ def test_citation_marker_without_citation() -> None:
 def test_code_and_counts_are_not_claims() -> None:
     text = "```\n$ all_reduce_perf -b 8 -e 4G -g 4 # 999 GB/s\n```\nAuf 8 × H200 oder 4x A100."
     assert kinds(_answer(text)) == []
+
+
+# --- claim-level checks (issue 13) -----------------------------------------------------------
+
+
+def test_normalisation_removes_the_disguises() -> None:
+    from assistant.grounding import normalise
+
+    assert normalise("＄1") == "$1"
+    assert normalise("$\u200b1/month") == "$1/month"
+    assert normalise("$\u202e1\u202c") == "$1"
+    assert normalise("one dollar") == "1 dollar"
+    assert normalise("zwei Euro") == "2 Euro"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4 × A100 SXM4 costs `$1/month`.",
+        "4 × A100 SXM4 costs €4,395/month.",
+        "4 × A100 SXM4 costs one dollar a month.",
+        "4 × A100 SXM4 costs $\u200b1/month.",
+        "4 × A100 SXM4 costs ＄1/month.",
+        "The SXM4 costs $4,157/month.",
+        "4 × A100 SXM4 costs $4,395 per year.",
+    ],
+)
+def test_disguised_and_misattached_prices_are_caught(text: str) -> None:
+    assert "price" in kinds(_answer(text))
+
+
+def test_signed_figures_match_signed_tool_results() -> None:
+    fit = ToolCall(name="fit_check", arguments={}, result={"headroom_gb": -0.8})
+    assert kinds(_answer("Headroom -0.8 GB.", tool_calls=[fit])) == []
+    assert kinds(_answer("It is 0.8 GB short.", tool_calls=[fit])) == []
+    assert kinds(_answer("Headroom +0.8 GB.", tool_calls=[fit])) == ["number"]
+
+
+def test_the_users_budget_is_not_an_unsourced_price() -> None:
+    answer = _answer(
+        "4 × A100 SXM4 für $4,395/Monat liegt über Ihrem Budget von 2.000 $.",
+        question="Was passt in mein Budget von 2.000 $ im Monat?",
+    )
+    assert kinds(answer) == []
+    # ... but it is never the price of a configuration
+    stated = _answer("4 × A100 SXM4 kostet 2.000 $ im Monat.", question=answer.question)
+    assert kinds(stated) == ["price"]
+
+
+def test_a_figure_must_be_in_the_passage_the_sentence_cites() -> None:
+    two = [
+        Citation(n=1, guide="g", title="t", section="a", url="u", quote="SDXL needs about 8 GB."),
+        Citation(n=2, guide="g", title="t", section="b", url="u", quote="FLUX needs 24 GB."),
+    ]
+    assert kinds(_answer("FLUX needs 24 GB [2].", citations=two)) == []
+    assert kinds(_answer("FLUX needs 24 GB [1].", citations=two)) == ["number"]
+
+
+def test_previous_turns_tool_results_count_in_a_follow_up() -> None:
+    from assistant.grounding import facts_of_calls
+
+    before = [ToolCall(name="price_quote", arguments={}, result={"quotes": [
+        {"configuration": "4x-a100-pcie", "usd_per_month": 4157}]})]  # fmt: skip
+    text = "4 × A100 SXM4: $4,395/Monat, $238 mehr als 4 × A100 PCIe mit $4,157/Monat."
+    prior = facts_of_calls(before)
+    assert check_answer(_answer(text), PRICES, prior=prior) == []
+
+
+def test_a_verdict_must_agree_with_the_tool_result() -> None:
+    fit = ToolCall(
+        name="fit_check",
+        arguments={"model": "Llama 3.3 70B"},
+        result={
+            "model": {"id": "llama-3.3-70b", "name": "Llama 3.3 70B", "params_b": 70.55},
+            "precision": "bf16",
+            "rows": [
+                {"configuration": "1x-rtx-4090", "verdict": "does_not_fit"},
+                {"configuration": "4x-a100-sxm4", "verdict": "split"},
+            ],
+        },
+    )
+    prices = {**PRICES, "1x-rtx-4090": Decimal(390)}
+
+    def verdict_kinds(text: str) -> list[str]:
+        return [v.kind for v in check_answer(_answer(text, tool_calls=[fit]), prices)]
+
+    assert verdict_kinds("70B BF16 fits on one RTX 4090.") == ["verdict"]
+    assert verdict_kinds("Llama 3.3 70B does not fit on one RTX 4090.") == []
+    assert verdict_kinds("Llama 3.3 70B fits on 4 × A100 SXM4.") == []
+    assert verdict_kinds("Llama 3.3 70B does not fit on 4 × A100 SXM4.") == ["verdict"]
+
+
+def test_grounding_corpus_has_no_false_acceptance_and_few_false_rejections() -> None:
+    """The committed corpus (tests/grounding_corpus): every wrong answer must be rejected; the
+    share of correct answers rejected is reported (and kept at or below 2 %)."""
+    from assistant.deps import build_deps
+    from assistant.grounding import catalog_prices
+    from assistant.settings import Settings
+    from tests.grounding_corpus import load_corpus
+
+    prices = catalog_prices(build_deps(Settings()).catalog)
+    cases = load_corpus()
+    correct = [c for c in cases if c.kind == "correct"]
+    wrong = [c for c in cases if c.kind == "wrong"]
+    assert len(correct) >= 100 and len(wrong) >= 100
+    assert {c.answer.language for c in correct} == {"de", "en"}
+
+    def violations(case: object) -> list[object]:
+        return list(
+            check_answer(case.answer, prices, prior=case.prior, user_text=case.user_text)  # type: ignore[attr-defined]
+        )
+
+    accepted = [f"{c.id} ({c.trick})" for c in wrong if not violations(c)]
+    rejected = [c.id for c in correct if violations(c)]
+    rate = len(rejected) / len(correct)
+    print(
+        f"\ngrounding corpus: {len(wrong)} wrong, {len(accepted)} accepted (false acceptance); "
+        f"{len(correct)} correct, {len(rejected)} rejected = {rate:.1%} false rejection {rejected}"
+    )
+    assert accepted == [], f"wrong answers accepted: {accepted}"
+    assert rate <= 0.02, f"false rejections: {rejected}"
