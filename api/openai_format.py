@@ -109,6 +109,8 @@ def sizing_extra(answer: Answer) -> dict[str, Any]:
             "prices",
             "follow_ups",
             "notice",
+            "violations",
+            "attempts",
         },
     )
 

@@ -49,7 +49,7 @@ class GroundingViolation(BaseModel):
 
 
 AttemptOutcome = Literal[
-    "accepted", "ungrounded", "wrong_language", "markup", "unavailable", "empty"
+    "accepted", "ungrounded", "wrong_language", "markup", "truncated", "unavailable", "empty"
 ]
 
 
@@ -105,9 +105,18 @@ class DoneEvent(BaseModel):
     answer: Answer
 
 
+class ProgressEvent(BaseModel):
+    """LLM mode: a tool call started or finished (shown while the answer is being made)."""
+
+    type: Literal["progress"] = "progress"
+    tool: str
+    stage: Literal["started", "finished"]
+    message: str = Field(description="e.g. 'checking 41 configurations…'")
+
+
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
     message: str
 
 
-StreamEvent = TokenEvent | CitationEvent | PricesEvent | DoneEvent | ErrorEvent
+StreamEvent = TokenEvent | CitationEvent | PricesEvent | DoneEvent | ErrorEvent | ProgressEvent

@@ -42,6 +42,7 @@ from pydantic import BaseModel, Field
 from assistant.answer import Answer, GroundingViolation, ToolCall, ViolationKind
 
 SEARCH_TOOL = "search_guides"
+_Money = tuple[int, int, str, str, str]  # start, end, written number, currency, 'k' suffix
 
 # --------------------------------------------------------------------------- normalisation
 
@@ -169,7 +170,9 @@ def _money_tag(key: str) -> str:
     return "any"
 
 
-_JSON_NAME_RX = re.compile(r'"(?:name|label|short_name|id|model|query)": "[^"]*"')  # names, not figures
+_JSON_NAME_RX = re.compile(
+    r'"(?:name|label|short_name|id|model|query)": "[^"]*"'
+)  # names, not figures
 _JSON_NUMBER_RX = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*")
 _JSON_MONEY_RX = re.compile(
     r'"(\w*(?:usd|price|cost|dollar|preis)\w*)": (-?\d+(?:\.\d+)?)', re.IGNORECASE
@@ -226,6 +229,22 @@ def _blob(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+_BLOBS: dict[int, tuple[ToolCall, str]] = {}
+
+
+def _blob_of(call: ToolCall) -> str:
+    """The JSON text of a call's result, made once per call (the check and the session both
+    index it; tool calls are not changed after they are made)."""
+    hit = _BLOBS.get(id(call))
+    if hit is not None and hit[0] is call:
+        return hit[1]
+    blob = _blob(call.result)
+    if len(_BLOBS) >= 256:
+        _BLOBS.clear()
+    _BLOBS[id(call)] = (call, blob)
+    return blob
+
+
 def _model_of(result: Any, arguments: Mapping[str, Any]) -> tuple[str, str, float] | None:
     model = result.get("model") if isinstance(result, Mapping) else None
     if isinstance(model, Mapping) and model.get("id"):
@@ -249,7 +268,7 @@ def facts_of_calls(calls: Iterable[ToolCall]) -> GroundingFacts:
         if call.name == SEARCH_TOOL:
             continue
         result = call.result
-        found = _index_blob(_blob(result))
+        found = _index_blob(_blob_of(call))
         args = _index_blob(_blob(call.arguments))
         numbers |= found.numbers | args.numbers
         money |= found.money
@@ -525,7 +544,13 @@ _USD = r"US\$|\$|USD|US-Dollars?|Dollars?"
 _OTHER = r"€|£|¥|₹|EUR|Euros?|GBP|Pounds?|Pfund|CHF|Franken|JPY|Yen|Cents?"
 _AMOUNT = r"(?P<num>\d+(?:[.,]\d+)*)(?P<k>\s?[kK]\b)?"
 _MONEY_RX = re.compile(
-    r"(?=\d|[$€£¥₹]|\b[UuEeGgPpCcFfJjYyDd])(?:(?:(?P<pre>" + _USD + "|" + _OTHER + r")\s?" + _AMOUNT + r")"
+    r"(?=\d|[$€£¥₹]|\b[UuEeGgPpCcFfJjYyDd])(?:(?:(?P<pre>"
+    + _USD
+    + "|"
+    + _OTHER
+    + r")\s?"
+    + _AMOUNT
+    + r")"
     r"|(?:(?<![\w.,])(?P<num2>\d+(?:[.,]\d+)*)(?P<k2>\s?[kK]\b)?\s?"
     r"(?P<post>(?:" + _USD + "|" + _OTHER + r")\b|[$€£¥₹]))"
     r"|(?P<bare>(?<![\w.,$€£¥₹])\d+(?:[.,]\d+)*)(?=\s?(?:/|per\s|pro\s|im\s|je\s|a\s)"
@@ -1036,9 +1061,7 @@ def _quote_violations(answer: Answer, prices: Mapping[str, Decimal]) -> list[Gro
     out = []
     for p in answer.prices:
         if p.configuration not in prices:
-            out.append(
-                _v("price", p.configuration, f"{p.configuration} is not a configuration")
-            )
+            out.append(_v("price", p.configuration, f"{p.configuration} is not a configuration"))
         elif Decimal(p.usd_per_month) != prices[p.configuration]:
             out.append(
                 _v(
@@ -1133,15 +1156,15 @@ def _group(
         if i is not None:
             out.setdefault(i, _Claims()).units.append(m)
     if money or verdicty:
-        for m in mentions(ctx.book, text):
-            i = index(m.start)
+        for found in mentions(ctx.book, text):
+            i = index(found.start)
             if i is not None:
                 o = sents[i].start
                 bucket = out.get(i)
                 if bucket is None and not verdicty:
                     continue
                 bucket = bucket or out.setdefault(i, _Claims())
-                bucket.mentions.append(Mention(m.start - o, m.end - o, m.configs))
+                bucket.mentions.append(Mention(found.start - o, found.end - o, found.configs))
     return out
 
 

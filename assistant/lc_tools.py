@@ -17,6 +17,7 @@ import json
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.tools import StructuredTool
@@ -269,3 +270,166 @@ def tool_schemas(tools: Iterable[StructuredTool]) -> list[dict[str, Any]]:
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
     return [convert_to_openai_tool(t) for t in tools]
+
+
+# --- the lean prompt: compact schemas, only the tools a question can need ---------------------
+#
+# The full schemas (above; snapshotted in tests/__snapshots__/test_tool_schemas.ambr) are 16.7k
+# characters, about 4.6k tokens with the system prompt: minutes of prompt processing for a small
+# model on a CPU. What the model is sent instead: a one-line description per tool, arguments with
+# their type (enums only when short), the meanings shared by several tools stated once in the
+# system prompt (`assistant.prompts.SHARED_ARGUMENTS`), and only the tools the question can need.
+
+COMPACT_DESCRIPTIONS: dict[str, str] = {
+    "fit_check": "Does a model fit each configuration (or the ones named)? Verdict, GB per card, "
+    "headroom, price.",
+    "memory_need": "Memory a model needs (weights, KV cache, overhead; per card when split). "
+    "training/adapter: fine-tuning memory.",
+    "price_quote": "Exact monthly USD prices of configurations, and their differences.",
+    "cheapest_fit": "Cheapest configurations a model fits on (up to 5), optionally NVLink-only, "
+    "PCIe-only or one card.",
+    "throughput_estimate": "Single-stream tokens/s of a model on a configuration and USD per "
+    "million tokens (conservative).",
+    "interconnect_facts": "Card-to-card link of configurations: NVLink/PCIe generation, GB/s, "
+    "topology.",
+    "tensor_parallel_cost": "Time per token spent on tensor-parallel all-reduces on a node.",
+    "gradient_allreduce_time": "Gradient all-reduce time per training step over links (PCIe vs "
+    "NVLink).",
+    "card_facts": "Card specs: memory, usable share, bandwidth, FP8, NVLink, nodes and prices.",
+    "purchase_advice": "The guide's purchase rule (1-5): one card, PCIe or NVLink/SXM, with the "
+    "section to cite.",
+    "check_topology_output": "Read pasted `nvidia-smi topo -m` output and judge the links.",
+    "capacity_check": "Longest context and most concurrent sequences a model gets on one "
+    "configuration.",
+    "check_allreduce_output": "Read pasted all_reduce_perf output: bus bandwidth vs the link's "
+    "rating.",
+    SEARCH_TOOL: "Search the site's guides; returns numbered passages [n] to cite.",
+}
+
+SHARED_ARGS = {"model", "precision", "configuration", "configurations", "context_tokens",
+               "concurrency"}  # fmt: skip
+MAX_ARG_DESCRIPTION = 40
+TOOLS_BUDGET_CHARS = 4200  # compact schemas of the tools offered (about 1,050 tokens)
+MAX_ENUM = 5
+
+BASE_TOOLS = ("fit_check", "cheapest_fit", "price_quote", SEARCH_TOOL)
+_TOOL_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        r"fast|schnell|speed|tempo|tokens?/s|token/s|throughput|durchsatz|latenc|million tokens",
+        ("throughput_estimate",),
+    ),
+    (
+        r"nvlink|sxm|pcie|interconnect|tensor|parallel|traffic|verkehr|buy|kauf|worth|lohnt|"
+        r"rule|regel|train|fine-?tun|lora",
+        ("purchase_advice", "interconnect_facts", "tensor_parallel_cost"),
+    ),
+    (
+        r"memory|speicher|vram|\bgb\b|kv|cache|train|fine-?tun|lora|fp8|awq|gptq|q4|q8|int8|"
+        r"int4|quant",
+        ("memory_need",),
+    ),
+    (
+        r"users?\b|nutzer|concurren|gleichzeitig|context|kontext|sequen|requests|anfragen",
+        ("capacity_check",),
+    ),
+    (r"all-?reduce|gradient|nccl|busbw|all_reduce_perf", ("gradient_allreduce_time",
+                                                           "check_allreduce_output")),
+    (r"topo|nvidia-smi|\bNV\d|PHB|PXB|SYS\b", ("check_topology_output",)),
+    (r"bandwidth|bandbreite|spec|datenblatt|which cards?|welche karte|how much vram does|"
+     r"wie viel vram hat|card|karte", ("card_facts",)),
+]  # fmt: skip
+
+
+def select_tools(
+    question: str, history: Iterable[Any] = (), budget_chars: int = TOOLS_BUDGET_CHARS
+) -> list[str]:
+    """The tools a question can need: the base tools, then those its keywords (or the previous
+    user turn's) point to, in keyword order, while their compact schemas fit the budget.
+    Returned in registry order."""
+    import json
+    import re
+
+    from assistant.registry import REGISTRY
+
+    last_user = ""
+    for turn in history:
+        role = turn.get("role") if isinstance(turn, dict) else getattr(turn, "role", None)
+        if role == "user":
+            content = turn.get("content") if isinstance(turn, dict) else None
+            last_user = str(content or "")
+    text = f"{question}\n{last_user}"
+    wanted = list(BASE_TOOLS)
+    for pattern, names in _TOOL_KEYWORDS:
+        if re.search(pattern, text, re.IGNORECASE):
+            wanted += [n for n in names if n not in wanted]
+    sizes = {n: len(json.dumps(s, ensure_ascii=False)) for n, s in _compact_schemas().items()}
+    chosen: list[str] = []
+    used = 0
+    for name in wanted:
+        if name in sizes and used + sizes[name] <= budget_chars:
+            chosen.append(name)
+            used += sizes[name]
+    return [name for name in [*REGISTRY, SEARCH_TOOL] if name in chosen]
+
+
+@lru_cache(maxsize=1)
+def _compact_schemas() -> dict[str, dict[str, Any]]:
+    from assistant.registry import REGISTRY
+
+    search = RegistryTool(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchGuidesArgs, _search)
+    return {spec.name: compact_schema(spec) for spec in [*registry_tools(REGISTRY), search]}
+
+
+def _compact_type(schema: dict[str, Any]) -> dict[str, Any]:
+    options: list[dict[str, Any]] = [
+        s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"
+    ]
+    chosen: dict[str, Any] = options[0] if options else {"type": "string"}
+    out: dict[str, Any] = {"type": chosen.get("type", "string")}
+    if chosen.get("type") == "array":
+        item: dict[str, Any] = chosen.get("items", {}) or {}
+        out["items"] = {"type": item.get("type", "string")}
+        if item.get("enum") and len(item["enum"]) <= MAX_ENUM:
+            out["items"]["enum"] = item["enum"]
+    if chosen.get("enum") and len(chosen["enum"]) <= MAX_ENUM:
+        out["enum"] = chosen["enum"]
+    return out
+
+
+def _compact_property(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    out = _compact_type(schema)
+    description = str(schema.get("description") or "")
+    if name not in SHARED_ARGS and description and "enum" not in out:
+        short = description.split(";")[0].split(" (e.g.")[0].split(", e.g.")[0]
+        if len(short) > MAX_ARG_DESCRIPTION:
+            short = short[: MAX_ARG_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
+        out["description"] = short
+    return out
+
+
+def compact_schema(spec: RegistryTool) -> dict[str, Any]:
+    """One tool in OpenAI's function format, compact (see the comment above)."""
+    full = spec.args_model.model_json_schema()
+    properties = {
+        name: _compact_property(name, prop) for name, prop in full.get("properties", {}).items()
+    }
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if full.get("required"):
+        parameters["required"] = list(full["required"])
+    description = COMPACT_DESCRIPTIONS.get(spec.name) or spec.description.split("\n\n")[0]
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": description, "parameters": parameters},
+    }
+
+
+def bound_tools(deps: Deps, session: ToolSession, names: Iterable[str]) -> list[dict[str, Any]]:
+    """The compact schemas of the chosen tools, for `llm.bind_tools` (the model's calls are run
+    by `dispatch`, which knows every tool: a call to one not offered still works)."""
+    from assistant.registry import REGISTRY
+
+    specs = registry_tools(REGISTRY)
+    session.tool_names = {spec.name for spec in specs}
+    chosen = set(names)
+    search = RegistryTool(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchGuidesArgs, _search)
+    return [compact_schema(spec) for spec in [*specs, search] if spec.name in chosen]

@@ -29,11 +29,23 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from assistant.answer import Answer, Citation, GroundingViolation, Language, PriceQuote
+from assistant.answer import (
+    Answer,
+    AttemptOutcome,
+    Citation,
+    GroundingViolation,
+    Language,
+    LLMAttempt,
+    PriceQuote,
+    ProgressEvent,
+)
 from assistant.deps import Deps
-from assistant.lc_tools import ToolSession, build_tools, dispatch
 from assistant.llm_breaker import LLMDown, breaker_for, guarded_call
+from assistant.grounding import GroundingFacts
+from assistant.lc_tools import ToolSession, bound_tools, dispatch, select_tools
 from assistant.prompts import LANGUAGE_NAMES, regenerate_message, system_prompt, user_message
+
+Progress = Callable[[ProgressEvent], None]
 
 log = logging.getLogger("assistant.llm")
 
@@ -224,10 +236,39 @@ def language_problem(text: str, language: Language) -> str | None:
     return None
 
 
-def check(deps: Deps, answer: Answer) -> list[GroundingViolation]:
+def check(
+    deps: Deps, answer: Answer, prior: GroundingFacts | None = None, user_text: str = ""
+) -> list[GroundingViolation]:
     from assistant.grounding import catalog_prices, check_answer
 
-    return list(check_answer(answer, catalog_prices(deps.catalog)))
+    return list(
+        check_answer(answer, catalog_prices(deps.catalog), prior=prior, user_text=user_text)
+    )
+
+
+# tool-call markup or raw JSON instead of an answer (small local models do this when the tools
+# are withdrawn, or when their chat template's tool parser does not match)
+_MARKUP_RX = re.compile(
+    r"</?(?:tools?|tool_calls?|tool_response|function_calls?|functions?|invoke|parameter)\b[^>]*>"
+    r"|<\|(?:python_tag|tool_calls?|im_start|im_end|eot_id|start_header_id|eom_id)\|>"
+    r"|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|<function=|```(?:json|tool_code|tool_call)?\s*\{\s*\"name\""
+    r"|\{\s*\"(?:name|tool|function)\"\s*:\s*\"\w+\"\s*,\s*\"(?:arguments|parameters|args)\"",
+    re.IGNORECASE,
+)
+
+
+def markup_problem(text: str) -> str | None:
+    """Why a model text is not an answer: tool-call markup, or nothing but JSON."""
+    if _MARKUP_RX.search(text):
+        return "the answer contains tool-call markup, not an answer"
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    if stripped[:1] in "{[":
+        try:
+            json.loads(stripped)
+        except ValueError:
+            return None
+        return "the answer is JSON, not an answer"
+    return None
 
 
 # --- the model loop ---------------------------------------------------------------------------
@@ -292,13 +333,45 @@ def _invoke(model: Any, messages: list[Any], streaming: bool, attempts: int) -> 
     raise LLMUnavailable(f"malformed response: {type(last).__name__}: {last}") from last
 
 
-def _run_tools(deps: Deps, session: ToolSession, ai: Any) -> list[Any]:
+_PROGRESS = {
+    "search_guides": ("searching the guides…", "durchsuche die Guides…"),
+    "fit_check": ("checking {n} configurations…", "prüfe {n} Konfigurationen…"),
+    "cheapest_fit": ("checking {n} configurations…", "prüfe {n} Konfigurationen…"),
+    "price_quote": ("looking up prices…", "suche Preise heraus…"),
+    "throughput_estimate": ("estimating the speed…", "schätze die Geschwindigkeit…"),
+    "memory_need": ("computing the memory…", "berechne den Speicher…"),
+    "capacity_check": ("checking the capacity…", "prüfe die Kapazität…"),
+}
+
+
+def progress_message(deps: Deps, tool: str, args: dict[str, Any], language: str | None) -> str:
+    en, de = _PROGRESS.get(tool, ("running {tool}…", "führe {tool} aus…"))
+    n = len(args.get("configurations") or []) or len(_configurations(deps))
+    return (de if language == "de" else en).format(n=n, tool=tool)
+
+
+def _notify(progress: Progress | None, event: ProgressEvent) -> None:
+    if progress is None:
+        return
+    try:
+        progress(event)
+    except Exception:  # a listener never breaks an answer
+        log.exception("progress listener failed")
+
+
+def _run_tools(
+    deps: Deps, session: ToolSession, ai: Any, progress: Progress | None = None
+) -> list[Any]:
     from langchain_core.messages import ToolMessage
 
     replies = []
     for call in ai.tool_calls:
-        content = dispatch(deps, session, call["name"], dict(call.get("args") or {}))
-        replies.append(ToolMessage(content=content, tool_call_id=call["id"], name=call["name"]))
+        name, args = call["name"], dict(call.get("args") or {})
+        message = progress_message(deps, name, args, session.language)
+        _notify(progress, ProgressEvent(tool=name, stage="started", message=message))
+        content = dispatch(deps, session, name, args)
+        _notify(progress, ProgressEvent(tool=name, stage="finished", message=message))
+        replies.append(ToolMessage(content=content, tool_call_id=call["id"], name=name))
     for bad in getattr(ai, "invalid_tool_calls", None) or []:
         replies.append(
             ToolMessage(
@@ -322,6 +395,18 @@ def _final_text(ai: Any) -> str:
     return text.strip()
 
 
+class Truncated(ValueError):
+    """The model hit its token limit: the text is unfinished."""
+
+
+def _finished_text(ai: Any) -> str:
+    text = _final_text(ai)
+    finish = (getattr(ai, "response_metadata", None) or {}).get("finish_reason")
+    if finish == "length":
+        raise Truncated(text)
+    return text
+
+
 def _converse(
     deps: Deps,
     session: ToolSession,
@@ -329,6 +414,7 @@ def _converse(
     tools: list[Any],
     messages: list[Any],
     deadline: float,
+    progress: Progress | None = None,
 ) -> str:
     """Run tool rounds until the model answers in text; returns the answer text."""
     settings = deps.settings
@@ -351,15 +437,15 @@ def _converse(
         ai = call(bound)
         messages.append(ai)
         if not ai.tool_calls and not getattr(ai, "invalid_tool_calls", None):
-            text = _final_text(ai)
+            text = _finished_text(ai)
             if not text:
                 raise LLMUnavailable("the model returned an empty answer")
             return text
-        messages.extend(_run_tools(deps, session, ai))
+        messages.extend(_run_tools(deps, session, ai, progress))
     # rounds used up: ask for the answer without tools
     ai = call(llm)
     messages.append(ai)
-    text = _final_text(ai)
+    text = _finished_text(ai)
     if not text:
         raise LLMUnavailable("the model returned no answer after the tool rounds")
     return text
@@ -382,26 +468,95 @@ def _build_answer(
     )
 
 
-def _fallback(offline_answer_fn: Callable[[], Answer], language: Language, reason: str) -> Answer:
+def _fallback(
+    offline_answer_fn: Callable[[], Answer],
+    language: Language,
+    reason: str,
+    attempts: list[LLMAttempt],
+) -> Answer:
+    """The offline answer with a notice, the LLM attempts made and the violations of the last
+    one (so every surface can tell why the LLM answer was not shown)."""
     offline = offline_answer_fn()
     notice = NOTICES[reason].get(offline.language or language) or NOTICES[reason]["en"]
-    return offline.model_copy(update={"notice": notice})
-
-
-def _with_follow_ups(answer: Answer, offline_answer_fn: Callable[[], Answer]) -> Answer:
-    """Suggested next questions come from the deterministic understanding of the question (the
-    offline answer, which the service has already composed)."""
-    try:
-        offline = offline_answer_fn()
-    except Exception:  # follow-ups are a nicety; never lose the answer over them
-        log.exception("offline follow-ups failed")
-        return answer
-    return answer.model_copy(
-        update={
-            "follow_ups": list(offline.follow_ups),
-            "session_id": answer.session_id or offline.session_id,
-        }
+    last = next((a.violations for a in reversed(attempts) if a.violations), [])
+    return offline.model_copy(
+        update={"notice": notice, "attempts": attempts, "violations": list(last)}
     )
+
+
+def _short_label(deps: Deps, config_id: str) -> str:
+    cfg = _configurations(deps).get(config_id)
+    label = str(getattr(cfg, "label", None) or config_id)
+    label = re.sub(r"\s*\(PCIe Gen4 chassis\)", " Gen4", label.replace("NVIDIA ", ""))
+    return re.sub(r"(\d+) × ", r"\1x ", label)
+
+
+_FOLLOW_UPS = {
+    "speed": ("How fast is {m} on {c}?", "Wie schnell ist {m} auf {c}?"),
+    "nvlink": ("Do I need NVLink for {m} on {c}?", "Brauche ich NVLink für {m} auf {c}?"),
+    "fit": ("Does {m} fit on {c}?", "Passt {m} auf {c}?"),
+    "fp8": ("How much VRAM does {m} need in FP8?", "Wie viel VRAM braucht {m} in FP8?"),
+    "price": ("What does {c} cost?", "Was kostet {c}?"),
+}
+
+
+def _model_named(deps: Deps, text: str) -> str | None:
+    models = getattr(deps.catalog, "models", None) or {}
+    found = [
+        (text.find(str(m.name)), str(m.name))
+        for m in models.values()
+        if getattr(m, "name", None) and str(m.name) in text
+    ]
+    return min(found)[1] if found else None
+
+
+def _used(deps: Deps, answer: Answer) -> tuple[str | None, list[str]]:
+    """The model and the configurations the shown answer's tool calls were about (configurations
+    the text names first); the model may also be one the answer names."""
+    model = None
+    for call in answer.tool_calls:
+        result = call.result if isinstance(call.result, dict) else {}
+        named = result.get("model")
+        if isinstance(named, dict) and named.get("name"):
+            model = model or str(named["name"])
+    model = model or _model_named(deps, answer.answer)
+    blob = json.dumps(
+        [c.result for c in answer.tool_calls if c.name != "search_guides"], default=str
+    )
+    configs = [c for c in _configurations(deps) if c in blob]
+    squashed = _squash(answer.answer)
+    named_first = sorted(configs, key=lambda c: _squash(_short_label(deps, c)) not in squashed)
+    return model, named_first
+
+
+def follow_ups_for(deps: Deps, answer: Answer, limit: int = 3) -> list[str]:
+    """Next questions derived from what the shown LLM answer used: its tool calls, model and
+    configurations (not from the offline understanding of the question)."""
+    model, configs = _used(deps, answer)
+    de = answer.language == "de"
+    used = {c.name for c in answer.tool_calls}
+    kinds: list[str] = []
+    if model and configs:
+        kinds += [k for k in ("speed", "nvlink", "fit") if not _already(k, used)]
+    if model and "memory_need" not in used:
+        kinds.append("fp8")
+    if configs and "price_quote" not in used:
+        kinds.append("price")
+    out: list[str] = []
+    for i, kind in enumerate(kinds):
+        c = _short_label(deps, configs[min(i, len(configs) - 1)]) if configs else ""
+        q = _FOLLOW_UPS[kind][1 if de else 0].format(m=model, c=c)
+        if q.lower() != answer.question.lower() and q not in out:
+            out.append(q)
+    return out[:limit]
+
+
+def _already(kind: str, used: set[str]) -> bool:
+    return {
+        "speed": "throughput_estimate" in used,
+        "nvlink": "purchase_advice" in used or "tensor_parallel_cost" in used,
+        "fit": "fit_check" in used or "cheapest_fit" in used,
+    }[kind]
 
 
 def _log_violations(stage: str, question: str, violations: Iterable[GroundingViolation]) -> None:
@@ -417,65 +572,131 @@ def _log_violations(stage: str, question: str, violations: Iterable[GroundingVio
         )
 
 
+def _judge(
+    deps: Deps,
+    session: ToolSession,
+    question: str,
+    language: Language,
+    text: str,
+    n: int,
+    prior: GroundingFacts | None,
+    user_text: str,
+) -> tuple[Answer | None, LLMAttempt]:
+    """One attempt: the answer if it may be shown, and the record of the attempt."""
+    names = [c.name for c in session.tool_calls]
+    markup = markup_problem(text)
+    if markup:
+        return None, LLMAttempt(n=n, outcome="markup", detail=markup, tool_calls=names)
+    answer = _build_answer(deps, session, question, language, text)
+    violations = check(deps, answer, prior, user_text)
+    if violations:
+        _log_violations("first answer" if n == 1 else "regenerated answer", question, violations)
+        attempt = LLMAttempt(n=n, outcome="ungrounded", violations=violations, tool_calls=names)
+        return None, attempt
+    wrong_language = language_problem(answer.answer, language)
+    if wrong_language:
+        log.warning("LLM answer language (attempt %d): %s", n, wrong_language)
+        return None, LLMAttempt(
+            n=n, outcome="wrong_language", detail=wrong_language, tool_calls=names
+        )
+    return answer, LLMAttempt(n=n, outcome="accepted", tool_calls=names)
+
+
+_REASONS: dict[AttemptOutcome, str] = {
+    "ungrounded": "ungrounded",
+    "wrong_language": "language",
+    "markup": "ungrounded",
+    "truncated": "ungrounded",
+}
+
+
+def _attempt_text(
+    deps: Deps,
+    session: ToolSession,
+    llm: Any,
+    tools: list[Any],
+    messages: list[Any],
+    deadline: float,
+    progress: Progress | None,
+) -> tuple[str | None, str | None]:
+    """(text, None) or (None, why it is unfinished) for one model answer."""
+    try:
+        return _converse(deps, session, llm, tools, messages, deadline, progress), None
+    except Truncated as cut:
+        log.warning("LLM answer cut off at the token limit: %r", str(cut)[-80:])
+        return None, "the answer was cut off at the token limit (unfinished)"
+
+
 def answer_with_llm(
     deps: Deps,
     question: str,
     history: Sequence[Any],
     language: Language,
     offline_answer_fn: Callable[[], Answer],
+    *,
+    prior: GroundingFacts | None = None,
+    user_text: str = "",
+    progress: Progress | None = None,
 ) -> Answer:
-    """The LLM-mode answer (mode="llm"), or the offline answer with a `notice` when the LLM is
-    unavailable or its answer fails the grounding check twice. Never raises for LLM failures."""
+    """The LLM-mode answer (mode="llm"), or the offline answer with a `notice`, the `attempts`
+    made and the last attempt's `violations` when the LLM is unavailable or its answer fails the
+    checks twice (tool-call markup, JSON, an unfinished text, ungrounded, other language).
+    `prior`/`user_text`: the session's earlier facts and questions (follow-ups may use them);
+    `progress`: called when a tool call starts and finishes. Never raises for LLM failures."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     llm = deps.llm
     if llm is None:
         return offline_answer_fn()
     if breaker_for(deps).state == "open":  # known to be down: offline at once, no call
-        return _fallback(offline_answer_fn, language, "unavailable")
+        down = LLMAttempt(n=1, outcome="unavailable", detail="circuit breaker open")
+        return _fallback(offline_answer_fn, language, "unavailable", [down])
     session = ToolSession(language=language)
     deadline = time.monotonic() + deps.settings.llm_deadline_s
+    attempts: list[LLMAttempt] = []
     try:
-        tools = build_tools(deps, session)
+        tools = bound_tools(deps, session, select_tools(question, history))
         messages: list[Any] = [
             SystemMessage(system_prompt(language)),
             *_history_messages(history),
             HumanMessage(user_message(question)),
         ]
-        text = _converse(deps, session, llm, tools, messages, deadline)
-        answer = _build_answer(deps, session, question, language, text)
-        violations = check(deps, answer)
-        wrong_language = language_problem(answer.answer, language)
-        if not violations and not wrong_language:
-            return _with_follow_ups(answer, offline_answer_fn)
-        _log_violations("first answer", question, violations)
-        if wrong_language:
-            log.warning("LLM answer language (first answer): %s", wrong_language)
-        messages.append(
-            HumanMessage(regenerate_message(violations, language, extra=wrong_language))
-        )
-        text = _converse(deps, session, llm, tools, messages, deadline)
-        answer = _build_answer(deps, session, question, language, text)
-        violations = check(deps, answer)
-        wrong_language = language_problem(answer.answer, language)
-        if not violations and not wrong_language:
-            return _with_follow_ups(answer, offline_answer_fn)
-        _log_violations("regenerated answer", question, violations)
-        if violations:
-            return _fallback(offline_answer_fn, language, "ungrounded")
-        log.warning("LLM answer language (regenerated answer): %s", wrong_language)
-        return _fallback(offline_answer_fn, language, "language")
+        for n in (1, 2):
+            text, unfinished = _attempt_text(
+                deps, session, llm, tools, messages, deadline, progress
+            )
+            if text is None:
+                attempt = LLMAttempt(n=n, outcome="truncated", detail=unfinished)
+                shown = None
+            else:
+                shown, attempt = _judge(
+                    deps, session, question, language, text, n, prior, user_text
+                )
+            attempts.append(attempt)
+            if shown is not None:
+                return shown.model_copy(
+                    update={"follow_ups": follow_ups_for(deps, shown), "attempts": attempts}
+                )
+            if n == 1:
+                extra = attempt.detail if attempt.outcome != "ungrounded" else None
+                messages.append(
+                    HumanMessage(regenerate_message(attempt.violations, language, extra=extra))
+                )
+        return _fallback(offline_answer_fn, language, _REASONS[attempts[-1].outcome], attempts)
     except LLMUnavailable as exc:
         log.warning(
             "LLM unavailable, answering offline: %s",
             exc,
             extra={"short": "LLM unreachable, answered offline (-v for details)"},
         )
-        return _fallback(offline_answer_fn, language, "unavailable")
+        attempts.append(LLMAttempt(n=len(attempts) + 1, outcome="unavailable", detail=str(exc)))
+        return _fallback(offline_answer_fn, language, "unavailable", attempts)
     except Exception as exc:  # never a traceback for the user
         log.exception(
             "LLM mode failed, answering offline: %s",
             exc,
             extra={"short": "LLM failed, answered offline (-v for details)"},
         )
-        return _fallback(offline_answer_fn, language, "unavailable")
+        detail = f"{type(exc).__name__}: {exc}"
+        attempts.append(LLMAttempt(n=len(attempts) + 1, outcome="unavailable", detail=detail))
+        return _fallback(offline_answer_fn, language, "unavailable", attempts)

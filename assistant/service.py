@@ -21,9 +21,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+import queue
 import re
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from assistant.answer import (
@@ -34,6 +36,7 @@ from assistant.answer import (
     GroundingViolation,
     Language,
     PricesEvent,
+    ProgressEvent,
     StreamEvent,
     TokenEvent,
 )
@@ -104,10 +107,12 @@ class Assistant:
         language: Language | None = None,
         *,
         max_chars: int | None = None,
+        progress: Callable[[ProgressEvent], None] | None = None,
     ) -> Answer:
         """Answer one question (grounding-checked) and store the turn in the session.
         `max_chars` lets a surface that checked the parts itself allow a longer text (Slack: the
-        question within `max_question_chars`, pasted material within `max_pasted_chars`)."""
+        question within `max_question_chars`, pasted material within `max_pasted_chars`).
+        `progress` (LLM mode): called when a tool call starts and finishes."""
         question = self._validate(question, max_chars)
         if session_id is not None:
             check_session_id(session_id)
@@ -118,9 +123,11 @@ class Assistant:
         understanding, slots = self._understand(question, session, language)
         answer = self._offline(understanding, sid)
         if self.deps.llm is not None:
-            answer = self._llm(question, session, understanding.language, answer, sid)
+            answer = self._llm(question, session, understanding.language, answer, sid, progress)
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
-        self.sessions.save_turn(sid, answer, slots)
+        from assistant.grounding import facts_of
+
+        self.sessions.save_turn(sid, answer, slots, facts=facts_of(answer))
         return answer
 
     def stream(
@@ -132,6 +139,9 @@ class Assistant:
         question = self._validate(question)
         if session_id is not None:
             check_session_id(session_id)
+        if self.deps.llm is not None:
+            yield from self._stream_with_progress(question, session_id, language)
+            return
         try:
             answer = self.ask(question, session_id=session_id, language=language)
         except InvalidRequest:
@@ -141,6 +151,32 @@ class Assistant:
             yield ErrorEvent(message="The assistant failed to answer; please try again.")
             return
         yield from answer_events(answer)
+
+    def _stream_with_progress(
+        self, question: str, session_id: str | None, language: Language | None
+    ) -> Iterator[StreamEvent]:
+        """LLM mode: ProgressEvents while the tools run, then the checked answer's events."""
+        events: queue.Queue[StreamEvent | Answer | BaseException] = queue.Queue()
+
+        def work() -> None:
+            try:
+                events.put(self.ask(question, session_id, language, progress=events.put))
+            except BaseException as exc:  # handed to the consumer below
+                events.put(exc)
+
+        threading.Thread(target=work, name="llm-answer", daemon=True).start()
+        while True:
+            item = events.get()
+            if isinstance(item, Answer):
+                yield from answer_events(item)
+                return
+            if isinstance(item, InvalidRequest):
+                raise item
+            if isinstance(item, BaseException):
+                log.error("answer failed: %s", item, exc_info=item)
+                yield ErrorEvent(message="The assistant failed to answer; please try again.")
+                return
+            yield item
 
     # ------------------------------------------------------------------ steps
 
@@ -224,15 +260,29 @@ class Assistant:
         language: Language,
         offline: Answer,
         session_id: str,
+        progress: Callable[[ProgressEvent], None] | None = None,
     ) -> Answer:
+        from assistant.grounding import GroundingFacts
         from assistant.llm_answer import answer_with_llm
 
         history: list[dict[str, str]] = []
+        prior = GroundingFacts()
         for turn in session.turns if session else []:
             history.append({"role": "user", "content": turn.question})
             history.append({"role": "assistant", "content": turn.answer})
+            prior = prior.merged(turn.facts)
+        earlier = "\n".join(t.question for t in session.turns) if session else ""
         try:
-            answer = answer_with_llm(self.deps, question, history, language, lambda: offline)
+            answer = answer_with_llm(
+                self.deps,
+                question,
+                history,
+                language,
+                lambda: offline,
+                prior=prior,
+                user_text=earlier,
+                progress=progress,
+            )
         except Exception as exc:  # the LLM path promises not to raise; belt and braces
             log.exception("LLM mode failed: %s", exc)
             return offline

@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 from assistant.answer import Answer, Language
 from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 from assistant.errors import InvalidRequest
+from assistant.grounding import GroundingFacts
 from assistant.settings import Settings
 
 log = logging.getLogger("assistant.sessions")
@@ -92,6 +93,13 @@ CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session_id, seq)
         postgresql="CREATE INDEX IF NOT EXISTS turns_by_message ON turns(message_id);"
         "CREATE INDEX IF NOT EXISTS sessions_by_age ON sessions(updated_at)",
     ),
+    # what each turn's tool results established (GroundingFacts JSON), for follow-ups in LLM
+    # mode: the stored answer keeps no tool results (issue 13)
+    Migration(
+        3,
+        sqlite="ALTER TABLE turns ADD COLUMN facts TEXT",
+        postgresql="ALTER TABLE turns ADD COLUMN IF NOT EXISTS facts TEXT",
+    ),
 ]
 
 
@@ -132,6 +140,9 @@ class Turn(BaseModel):
     language: Language
     mode: str
     created_at: float
+    facts: GroundingFacts | None = Field(
+        default=None, description="what the turn's tool results established (for follow-ups)"
+    )
 
 
 class Session(BaseModel):
@@ -223,7 +234,7 @@ class SessionStore:
             if row is None:
                 return None
             rows = tx.execute(
-                "SELECT message_id, question, answer, language, mode, created_at FROM turns "
+                "SELECT message_id, question, answer, language, mode, created_at, facts FROM turns "
                 "WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
                 (session_id, max_turns),
             ).fetchall()
@@ -235,6 +246,7 @@ class SessionStore:
                 language=r[3],
                 mode=r[4],
                 created_at=r[5],
+                facts=GroundingFacts.model_validate_json(r[6]) if r[6] else None,
             )
             for r in reversed(rows)
         ]
@@ -257,19 +269,23 @@ class SessionStore:
             return False
         return row is not None
 
-    def save_turn(self, session_id: str, answer: Answer, slots: Slots) -> bool:
+    def save_turn(
+        self, session_id: str, answer: Answer, slots: Slots, facts: GroundingFacts | None = None
+    ) -> bool:
         """Append a turn and replace the session's slots (creating the session if new). False
         (logged, counted) when the store cannot be written: the answer still goes out."""
         check_session_id(session_id)
         try:
             self._migrate()
-            self._save(session_id, answer, slots)
+            self._save(session_id, answer, slots, facts)
         except StorageError as exc:
             self._failed("write", exc)
             return False
         return True
 
-    def _save(self, session_id: str, answer: Answer, slots: Slots) -> None:
+    def _save(
+        self, session_id: str, answer: Answer, slots: Slots, facts: GroundingFacts | None
+    ) -> None:
         now = time.time()
         with self.db.transaction() as tx:
             tx.execute(
@@ -280,7 +296,7 @@ class SessionStore:
             )
             tx.execute(
                 "INSERT INTO turns (session_id, message_id, created_at, question, answer, "
-                "language, mode, answer_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "language, mode, answer_json, facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     answer.message_id,
@@ -290,6 +306,7 @@ class SessionStore:
                     answer.language,
                     answer.mode,
                     compact_answer_json(answer),
+                    facts.model_dump_json() if facts is not None else None,
                 ),
             )
 
@@ -372,7 +389,9 @@ class MemorySessionStore:
             return None
         return session.model_copy(update={"turns": session.turns[-max_turns:]})
 
-    def save_turn(self, session_id: str, answer: Answer, slots: Slots) -> bool:
+    def save_turn(
+        self, session_id: str, answer: Answer, slots: Slots, facts: GroundingFacts | None = None
+    ) -> bool:
         session = self.sessions.setdefault(session_id, Session(id=session_id))
         session.language = answer.language
         session.slots = slots
@@ -384,6 +403,7 @@ class MemorySessionStore:
                 language=answer.language,
                 mode=answer.mode,
                 created_at=time.time(),
+                facts=facts,
             )
         )
         self.answers[answer.message_id] = answer

@@ -1,4 +1,4 @@
-"""BASELINE for bench/bench_grounding.py: the grounding check as it was before issue 13 (number-level).
+"""BASELINE for bench/bench_grounding.py: the number-level check from before issue 13.
 
 Grounding check: every figure an answer states must be traceable.
 

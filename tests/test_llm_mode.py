@@ -569,18 +569,18 @@ def test_tool_results_reach_the_model_as_compact_tables() -> None:
 
 def test_answer_in_the_wrong_language_is_regenerated(make_assistant: Callable[..., Any]) -> None:
     script = [
-        text("Pipeline parallelism does not need NVLink, because only activations travel."),
-        text("Pipeline-Parallelismus braucht kein NVLink, weil nur Aktivierungen wandern."),
+        text("Pipeline parallelism only passes activations from one stage to the next."),
+        text("Pipeline-Parallelismus reicht nur Aktivierungen von Stufe zu Stufe weiter."),
     ]
     with ScriptedLLMServer(script) as server:
         answer = make_assistant(server).ask("Brauche ich NVLink für Pipeline-Parallelismus?")
     assert answer.mode == "llm", answer.notice
-    assert answer.answer.startswith("Pipeline-Parallelismus braucht")
+    assert answer.answer.startswith("Pipeline-Parallelismus reicht")
     assert "not German" in server.requests[1]["messages"][-1]["content"]
 
 
 def test_answer_twice_in_the_wrong_language_falls_back(make_assistant: Callable[..., Any]) -> None:
-    english = text("Pipeline parallelism does not need NVLink, because only activations travel.")
+    english = text("Pipeline parallelism only passes activations from one stage to the next.")
     with ScriptedLLMServer([english, english]) as server:
         answer = make_assistant(server).ask("Brauche ich NVLink für Pipeline-Parallelismus?")
     assert len(server.requests) == 2
@@ -608,3 +608,141 @@ def test_deadline_stops_further_calls(make_assistant: Callable[..., Any]) -> Non
         answer = make_assistant(server, llm_deadline_s=0.5).ask("What does 4x A100 SXM4 cost?")
     assert len(server.requests) == 1
     assert answer.mode == "offline" and answer.notice
+
+
+# --- issue 13: attempts and violations, markup, the lean prompt, progress, follow-ups ---------
+
+
+def test_a_fallback_lists_the_attempts_and_their_violations(
+    make_assistant: Callable[..., Any],
+) -> None:
+    script = [
+        tool_call("price_quote", {"configurations": ["4x-a100-sxm4"]}),
+        text("4 × A100 SXM4 costs €4,395/month."),
+        text("The SXM4 costs $4,157/month."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("What does 4x A100 SXM4 cost?")
+    assert answer.mode == "offline" and answer.notice
+    assert [a.outcome for a in answer.attempts] == ["ungrounded", "ungrounded"]
+    assert answer.attempts[0].violations[0].kind == "price"
+    assert answer.attempts[0].tool_calls == ["price_quote"]
+    assert answer.violations and answer.violations == answer.attempts[1].violations
+    dumped = answer.model_dump(mode="json")
+    assert dumped["violations"] and len(dumped["attempts"]) == 2
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<tools>{"name": "cheapest_fit", "arguments": {"model": "Llama 3.1 8B"}}</tools>',
+        '<tool_call>\n{"name": "fit_check", "arguments": {"model": "Llama 3.1 8B"}}\n</tool_call>',
+        '{"name": "fit_check", "arguments": {"model": "Llama 3.1 8B"}}',
+        '```json\n{"verdict": "fits"}\n```',
+    ],
+)
+def test_tool_call_markup_is_never_shown(make_assistant: Callable[..., Any], markup: str) -> None:
+    with ScriptedLLMServer([text(markup), text(markup)]) as server:
+        answer = make_assistant(server).ask("Does Llama 3.1 8B fit on one L4?")
+    assert answer.mode == "offline" and answer.notice
+    assert "<tool" not in answer.answer and '"arguments"' not in answer.answer
+    assert [a.outcome for a in answer.attempts] == ["markup", "markup"]
+    assert "markup" in server.requests[1]["messages"][-1]["content"] or "JSON" in (
+        server.requests[1]["messages"][-1]["content"]
+    )
+
+
+def test_markup_then_a_real_answer_is_shown(make_assistant: Callable[..., Any]) -> None:
+    script = [
+        text('<tools>{"name": "fit_check", "arguments": {}}</tools>'),
+        tool_call("fit_check", {"model": "Llama 3.1 8B", "configurations": ["1x-l4"]}),
+        text("Yes, Llama 3.1 8B fits on one L4 (19.73 GB of 21.6 GB usable)."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("Does Llama 3.1 8B fit on one L4?")
+    assert answer.mode == "llm", answer.attempts
+    assert [a.outcome for a in answer.attempts] == ["markup", "accepted"]
+
+
+def test_first_request_is_lean(make_assistant: Callable[..., Any]) -> None:
+    """System prompt + tool schemas of the first call <= 1,500 tokens (chars / 4)."""
+    import json
+
+    questions = [
+        "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?",
+        "How fast is Llama 3.3 70B on 4x A100 and how much VRAM for 32k context, 20 users?",
+        "My all_reduce_perf shows 20 GB/s busbw on 8x H100 SXM5, nvidia-smi topo says NV18. "
+        "Is the bandwidth of the card OK, and what does it cost?",
+    ]
+    for question in questions:
+        with ScriptedLLMServer([text("ok")]) as server:
+            make_assistant(server).ask(question)
+        first = server.requests[0]
+        system = first["messages"][0]["content"]
+        tools = json.dumps(first["tools"], ensure_ascii=False)
+        tokens = (len(system) + len(tools)) / 4
+        print(f"\nfirst request: {len(first['tools'])} tools, ~{tokens:.0f} tokens: {question}")
+        assert tokens <= 1500, question
+        assert {"fit_check", "price_quote", "search_guides"} <= {
+            t["function"]["name"] for t in first["tools"]
+        }
+
+
+def test_a_tool_not_offered_still_runs(make_assistant: Callable[..., Any]) -> None:
+    script = [
+        tool_call("card_facts", {"cards": ["h200"]}),
+        text("The H200 has 141 GB."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("Does Llama 3.1 8B fit on one L4?")
+    assert answer.mode == "llm", answer.attempts
+    assert "error" not in answer.tool_calls[0].result
+
+
+def test_stream_reports_tool_progress(make_assistant: Callable[..., Any]) -> None:
+    from assistant.answer import DoneEvent, ProgressEvent
+
+    script = [PRICE_CALL, SEARCH_CALL, text(ROUND_TRIP_DE)]
+    with ScriptedLLMServer(script) as server:
+        events = list(make_assistant(server).stream(QUESTION_DE))
+    progress = [e for e in events if isinstance(e, ProgressEvent)]
+    assert [(e.tool, e.stage) for e in progress] == [
+        ("price_quote", "started"),
+        ("price_quote", "finished"),
+        ("search_guides", "started"),
+        ("search_guides", "finished"),
+    ]
+    assert progress[2].message == "durchsuche die Guides…"
+    first_token = next(i for i, e in enumerate(events) if e.type == "token")
+    assert first_token > events.index(progress[-1]), "the text only once it passed the check"
+    assert isinstance(events[-1], DoneEvent) and events[-1].answer.mode == "llm"
+
+
+def test_follow_ups_come_from_what_the_answer_used(make_assistant: Callable[..., Any]) -> None:
+    script = [
+        tool_call("throughput_estimate", {"model": "Llama 3.3 70B", "configuration": "4x-h200"}),
+        text("Llama 3.3 70B on 4 × H200: see the estimate."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask("How fast is Llama 3.3 70B on 4x H200?")
+    assert answer.mode == "llm", answer.attempts
+    assert answer.follow_ups
+    assert all("Llama 3.3 70B" in q or "4x H200" in q for q in answer.follow_ups)
+    assert not any(q.startswith("How fast") for q in answer.follow_ups), "already answered"
+
+
+def test_a_follow_up_may_use_the_previous_turns_tool_results(
+    make_assistant: Callable[..., Any],
+) -> None:
+    script = [
+        tool_call("price_quote", {"configurations": ["4x-a100-pcie"]}),
+        text("4 × A100 PCIe: $4,157/month."),
+        tool_call("price_quote", {"configurations": ["4x-a100-sxm4"]}),
+        text("4 × A100 SXM4: $4,395/month, $238 more than 4 × A100 PCIe ($4,157/month)."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        assistant = make_assistant(server)
+        first = assistant.ask("What does 4x A100 PCIe cost?")
+        second = assistant.ask("and the SXM4?", session_id=first.session_id)
+    assert second.mode == "llm", second.attempts
+    assert second.violations == []
