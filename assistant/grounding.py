@@ -483,12 +483,12 @@ def sentences(text: str) -> Iterator[Sentence]:
         for line in block.split("\n"):
             lines.append((pos, line))
             pos += len(line) + 1
-        table = [(o, ln) for o, ln in lines if ln.lstrip().startswith("|")]
+        table = [(o, ln) for o, ln in lines if ln.lstrip("> \t").startswith("|")]
         if table:
             yield from _table(table, cites)
         seen = ""
         for line_offset, line in lines:
-            if line.lstrip().startswith("|"):
+            if line.lstrip("> \t").startswith("|"):
                 continue
             start = 0
             for m in _SENTENCE_END_RX.finditer(line):

@@ -497,6 +497,8 @@ _FOLLOW_UPS = {
     "fit": ("Does {m} fit on {c}?", "Passt {m} auf {c}?"),
     "fp8": ("How much VRAM does {m} need in FP8?", "Wie viel VRAM braucht {m} in FP8?"),
     "price": ("What does {c} cost?", "Was kostet {c}?"),
+    "vram": ("How much VRAM does the {card} have?", "Wie viel VRAM hat die {card}?"),
+    "cheapest": ("What is the cheapest node for {m}?", "Was ist der günstigste Knoten für {m}?"),
 }
 
 
@@ -540,12 +542,17 @@ def follow_ups_for(deps: Deps, answer: Answer, limit: int = 3) -> list[str]:
         kinds += [k for k in ("speed", "nvlink", "fit") if not _already(k, used)]
     if model and "memory_need" not in used:
         kinds.append("fp8")
+    if model and not configs and "cheapest_fit" not in used:
+        kinds.append("cheapest")
     if configs and "price_quote" not in used:
         kinds.append("price")
+    if configs and not model and "card_facts" not in used:
+        kinds.append("vram")
     out: list[str] = []
     for i, kind in enumerate(kinds):
         c = _short_label(deps, configs[min(i, len(configs) - 1)]) if configs else ""
-        q = _FOLLOW_UPS[kind][1 if de else 0].format(m=model, c=c)
+        card = re.sub(r"^\d+x ", "", c)
+        q = _FOLLOW_UPS[kind][1 if de else 0].format(m=model, c=c, card=card)
         if q.lower() != answer.question.lower() and q not in out:
             out.append(q)
     return out[:limit]

@@ -263,3 +263,19 @@ class ScriptedLLMServer:
         out.append(chunk({}, finish))
         out.append("data: [DONE]\n\n")
         return "".join(out)
+
+
+# --- replayed transcripts ---------------------------------------------------------------------
+
+
+def replay_steps(responses: list[dict[str, Any]]) -> list[Step]:
+    """Recorded model responses (the reply format of ../shared/tools/llm_relay.py:
+    {"content": "..."} or {"tool_calls": [{"name": ..., "arguments": {...}}]}) as script steps."""
+    steps = []
+    for response in responses:
+        calls = response.get("tool_calls")
+        if calls:
+            steps.append(tool_calls(*[(c["name"], dict(c.get("arguments") or {})) for c in calls]))
+        else:
+            steps.append(text(str(response.get("content") or "")))
+    return steps

@@ -647,8 +647,9 @@ def test_tool_call_markup_is_never_shown(make_assistant: Callable[..., Any], mar
     assert answer.mode == "offline" and answer.notice
     assert "<tool" not in answer.answer and '"arguments"' not in answer.answer
     assert [a.outcome for a in answer.attempts] == ["markup", "markup"]
-    assert "markup" in server.requests[1]["messages"][-1]["content"] or "JSON" in (
-        server.requests[1]["messages"][-1]["content"]
+    assert (
+        "markup" in server.requests[1]["messages"][-1]["content"]
+        or "JSON" in (server.requests[1]["messages"][-1]["content"])
     )
 
 
