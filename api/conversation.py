@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from assistant.answer import Answer
+from assistant.grounding import GroundingFacts
 from assistant.sessions import MemorySessionStore, Session, Slots, new_session_id
 
 log = logging.getLogger("api")
@@ -30,10 +31,12 @@ class RequestSessions:
     def get(self, session_id: str, max_turns: int = 20) -> Session | None:
         return self.memory.get(session_id, max_turns)
 
-    def save_turn(self, session_id: str, answer: Answer, slots: Slots) -> bool:
-        self.memory.save_turn(session_id, answer, slots)
+    def save_turn(
+        self, session_id: str, answer: Answer, slots: Slots, facts: GroundingFacts | None = None
+    ) -> bool:
+        self.memory.save_turn(session_id, answer, slots, facts)
         saver = getattr(self.persistent, "save_turn", None)
-        return bool(saver(session_id, answer, slots)) if saver else True
+        return bool(saver(session_id, answer, slots, facts)) if saver else True
 
     def answer(self, message_id: str) -> Answer | None:
         return self.memory.answer(message_id)
