@@ -303,6 +303,8 @@ COMPACT_DESCRIPTIONS: dict[str, str] = {
     "configuration.",
     "check_allreduce_output": "Read pasted all_reduce_perf output: bus bandwidth vs the link's "
     "rating.",
+    "training_fit": "Which configurations hold a training job (full, LoRA or QLoRA fine-tuning) "
+    "of a model, with price.",
     SEARCH_TOOL: "Search the site's guides; returns numbered passages [n] to cite.",
 }
 
@@ -328,6 +330,7 @@ _TOOL_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
         r"int4|quant",
         ("memory_need",),
     ),
+    (r"train|fine-?tun|lora|qlora|finetun|nachtrain", ("training_fit",)),
     (
         r"users?\b|nutzer|concurren|gleichzeitig|context|kontext|sequen|requests|anfragen",
         ("capacity_check",),

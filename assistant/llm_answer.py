@@ -40,9 +40,9 @@ from assistant.answer import (
     ProgressEvent,
 )
 from assistant.deps import Deps
-from assistant.llm_breaker import LLMDown, breaker_for, guarded_call
 from assistant.grounding import GroundingFacts
 from assistant.lc_tools import ToolSession, bound_tools, dispatch, select_tools
+from assistant.llm_breaker import LLMDown, breaker_for, guarded_call
 from assistant.prompts import LANGUAGE_NAMES, regenerate_message, system_prompt, user_message
 
 Progress = Callable[[ProgressEvent], None]

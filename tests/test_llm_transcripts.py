@@ -94,25 +94,25 @@ RECORDED = sorted(p for p in HERE.glob("*.json") if p.name != "hostile.json")
 
 @pytest.fixture(scope="module")
 def replay_assistant(api_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """An Assistant over a scripted server that replays transcripts; real retrieval index."""
+    """An Assistant over a scripted server that replays transcripts; the real guide index (of
+    the API tests' data folder), its own session store."""
+    import dataclasses
+
     from assistant.deps import build_deps
     from assistant.service import Assistant
     from assistant.settings import Settings
+    from knowledge.retrieval import open_retriever
 
     server = ScriptedLLMServer([]).start()
-    sessions = tmp_path_factory.mktemp("replay-sessions")
     settings = Settings(
-        data_dir=api_data_dir,
+        data_dir=tmp_path_factory.mktemp("replay-data"),
         openai_api_key="test-key",
         openai_base_url=server.base_url,
         llm_model="scripted-model",
         llm_timeout_s=5.0,
         llm_max_retries=0,
     )
-    deps = build_deps(settings)
-    from assistant.sessions import SessionStore
-
-    deps.sessions = SessionStore.in_data_dir(sessions)
+    deps = dataclasses.replace(build_deps(settings), index=open_retriever(api_data_dir))
     yield server, Assistant(deps)
     server.stop()
 
