@@ -265,6 +265,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**None of the nodes you named holds {model} in {precision}.**",
         "**Keiner der genannten Knoten hält {model} in {precision}.**",
     ),
+    "speed_fastest": (
+        "**{label} is the fastest of them: about {tps} tokens/s** (single stream).",
+        "**{label} ist der schnellste davon: etwa {tps} Token/s** (einzelner Stream).",
+    ),
     "compare_title_model": (
         "**{model} in {precision} on the nodes you named:**",
         "**{model} in {precision} auf den genannten Knoten:**",

@@ -88,6 +88,7 @@ class DiagnosticsMixin(ComposerBase):
             key = "topo_info"
         else:
             key = "topo_ok" if res["status"] == "ok" else "topo_bad"
+            d.verdict = res["status"] != "ok"  # the claim "defect"
         d.add(t(d.lang, key, cfg=cfg_txt, summary=summary) + d.cite("measure-it-yourself"))
         bad = [p for p in pairs if p["status"] != "ok"]
         lines = [

@@ -56,6 +56,7 @@ class Draft:
     _passage_keys: dict[tuple[str, str], int] = field(default_factory=dict)
     _prices: dict[str, PriceQuote] = field(default_factory=dict)
     flow: str = ""  # the flow-table row writing this answer
+    verdict: bool | None = None  # the flow's answer to its yes/no claim, when it has one
     # the question's constraints as tool filters (budget, minimum memory, exclusions): every
     # fit_check / cheapest_fit call of a filtered flow carries them
     filters: dict[str, Any] = field(default_factory=dict)

@@ -134,13 +134,10 @@ class InterconnectMixin(ComposerBase):
     def _allreduce_measured(self, d: Draft, u: Query) -> None:
         """'busbw around 22 GB/s on 4x L40S, normal?': judged against the node's link."""
         cfg = u.configurations[0] if u.configurations else None
+        busbw = u.measured.busbw_gb_s
         res = (
-            d.call(
-                "check_allreduce_output",
-                busbw_gb_s=u.measured.busbw_gb_s,
-                configuration=cfg,
-            )
-            if cfg
+            d.call("check_allreduce_output", text=_as_all_reduce_perf(busbw), configuration=cfg)
+            if cfg and busbw
             else None
         )
         if cfg is None:
@@ -154,6 +151,7 @@ class InterconnectMixin(ComposerBase):
         """A measured bus bandwidth (pasted or in words) against the node's rated link."""
         cfg = u.configurations[0]
         key = {"ok": "nccl_ok", "warning": "nccl_low"}.get(res["status"], "nccl_bad")
+        d.verdict = res["status"] != "ok"  # the claim "defect"
         d.add(
             t(
                 d.lang,
@@ -226,3 +224,11 @@ class InterconnectMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
         if example:
             d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.1 405B"))
+
+
+def _as_all_reduce_perf(busbw: float) -> str:
+    """A bus bandwidth the user read off all_reduce_perf, as the one result row the tool reads
+    (a large message, in place and out of place alike): the figure judged is the user's own."""
+    bw = f"{busbw:g}"
+    row = f"8589934592 2147483648 float sum -1 100000.0 {bw} {bw} 0 100000.0 {bw} {bw} 0"
+    return "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n" + row

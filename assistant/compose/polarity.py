@@ -41,21 +41,29 @@ def is_yes_no(question: str) -> bool:
 
 
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
-    """Flip the lead's yes/no when the question asked the converse of the flow's claim; give a
-    yes/no question about a fit its yes or no first."""
+    """The lead's yes/no answers the claim as the user asked it: flipped when the question asked
+    the converse of the flow's claim, and given first (from the flow's verdict, or the fit rows)
+    when a yes/no question got a lead without one."""
     lead = _lead_index(d)
-    if lead is None:
+    if lead is None or flow_claim is None:
         return
-    if flow_claim is not None and u.claim is not None and CONVERSE.get((flow_claim, u.claim)):
-        m = _LEAD_RX.match(d.paras[lead])
-        if m:
+    converse = u.claim is not None and CONVERSE.get((flow_claim, u.claim), False)
+    m = _LEAD_RX.match(d.paras[lead])
+    if m:
+        if converse:
             d.paras[lead] = m.group(1) + _FLIP[m.group(2)] + d.paras[lead][m.end() :]
         return
-    if flow_claim == "fits" and is_yes_no(u.question) and not _ANY_LEAD_RX.match(d.paras[lead]):
+    if _ANY_LEAD_RX.match(d.paras[lead]) or not (is_yes_no(u.question) or u.claim):
+        return
+    verdict = d.verdict
+    if verdict is None and flow_claim == "fits":
         verdict = fit_verdict(d, u)
-        if verdict is not None:
-            word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
-            d.paras[lead] = f"**{word}.** " + d.paras[lead]
+    if verdict is None:
+        return
+    if converse:
+        verdict = not verdict
+    word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
+    d.paras[lead] = f"**{word}.** " + d.paras[lead]
 
 
 def _lead_index(d: Draft) -> int | None:

@@ -180,6 +180,7 @@ class PricesMixin(ComposerBase):
         else:
             d.add(t(d.lang, "compare_title_model", model=model, precision=prec))
         lead_at = len(d.paras) - 1
+        topic = self._cite_topic_guides(d, u, fit)
         costs: dict[str, float] = {}
         lines = []
         for cid in cids:
@@ -202,6 +203,17 @@ class PricesMixin(ComposerBase):
         d.bullets(lines)
         if len(cids) > 2 or not (len(cids) == 2 and diff):
             d.paras[lead_at] = self._compare_verdict(d, rows, costs, model, prec)
+        d.paras[lead_at] += topic
+        key = "weights_only" if not self._is_image(fit) else "image_need"
+        d.add(
+            t(
+                d.lang,
+                key,
+                weights=gb(d.lang, fit["weights_gb"]),
+                need=gb(d.lang, fit["weights_gb"]),
+                precision=prec,
+            )
+        )
         if self._is_image(fit):
             self._image_room(d, [rows[c] for c in cids if c in rows], fit["rows"])
         if any(c in ("4x-a100-pcie", "4x-a100-sxm4") for c in cids):

@@ -43,6 +43,8 @@ class SpeedMixin(ComposerBase):
             if targets:
                 d.add(t(d.lang, "speed_pick"))
         any_split = False
+        lead_at = len(d.paras)
+        speeds: dict[str, float] = {}
         for r in targets:
             if r["verdict"] == "does_not_fit":
                 d.add(
@@ -64,6 +66,7 @@ class SpeedMixin(ComposerBase):
             )
             if not tput:
                 continue
+            speeds[r["configuration"]] = float(tput["tokens_per_s"])
             split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
             any_split = any_split or tput["cards"] > 1
             d.add(
@@ -86,6 +89,7 @@ class SpeedMixin(ComposerBase):
                         cost=usd(tput["usd_per_million_tokens"]),
                     )
                 )
+        self._fastest(d, speeds, lead_at)
         d.add(
             t(d.lang, "speed_floor")
             + d.cite("same-job-both-ways", contains=r"konservativ|conservative")
@@ -111,6 +115,19 @@ class SpeedMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "cheapest", model=model))
 
     # ---- capacity: longest context, most sequences
+    def _fastest(self, d: Draft, speeds: dict[str, float], at: int) -> None:
+        """Two or more nodes timed: the fastest first, and the yes/no of "is the first one named
+        faster than the second?"."""
+        if len(speeds) < 2:
+            return
+        order = list(speeds)
+        best = max(order, key=lambda c: (speeds[c], c))
+        d.paras.insert(
+            at,
+            t(d.lang, "speed_fastest", label=d.link(best), tps=tokens(d.lang, speeds[best])),
+        )
+        d.verdict = speeds[order[0]] > speeds[order[1]]  # the claim "faster"
+
     def _capacity(self, d: Draft, u: Query) -> None:
         fit = self._call_fit(d, u)
         if fit is None or self._is_image(fit):

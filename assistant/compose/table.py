@@ -154,7 +154,7 @@ TABLE: tuple[Flow, ...] = (
     Flow("allreduce", lambda u: u.intent == "allreduce", "_allreduce"),
     Flow("topology_howto", lambda u: u.intent == "topology_howto", "_topology_howto"),
     Flow("nvlink", _nvlink_general, "_nvlink", "nvlink_needed"),
-    Flow("speed", lambda u: u.intent == "speed", "_speed", filtered=True),
+    Flow("speed", lambda u: u.intent == "speed", "_speed", "faster", filtered=True),
     Flow(
         "compare_links_prices",
         lambda u: u.intent == "general" and len(u.configurations) >= 2 and not u.has_subject,

@@ -68,6 +68,7 @@ Claim = Literal[
     "pcie_enough",  # "Reicht PCIe?", "Is NVLink overkill?", "Can I avoid SXM?"
     "fits",  # "Does it fit?", "70B on a single H200?"
     "worth_it",  # "Is the B200 worth it over the H200?"
+    "faster",  # "Is the RTX 4090 faster than the L4?"
     "defect",  # "Is that broken?", "Ein Defekt?"
     "healthy",  # "Is that normal / correct?", "Passt das?"
 ]

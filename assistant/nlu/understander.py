@@ -23,6 +23,7 @@ from assistant.nlu.language import detect_language
 from assistant.nlu.lexicon import _fold, _norm_alias
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
+from assistant.nlu.typos import correct_typos
 from assistant.nlu.workloads import WorkloadMixin
 from tools.load import TRAFFIC_USERS, concurrent_sequences
 
@@ -68,6 +69,9 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     def understand(self, question: str, language: Language | None = None) -> Query:
         text = question.strip()
         lang, detected = detect_language(text)
+        corrected = correct_typos(_fold(text))
+        if corrected != _fold(text):
+            text = corrected  # "nvlnk", "lama": read as the domain words they misspell
         if language is not None:
             lang, detected = language, True
         folded = _fold(text)

@@ -1,0 +1,123 @@
+"""Typos in the words that carry a sizing question ("nvlnk", "lama", "bandwith", "mistal"):
+each letter token that is not a domain word but is one edit or so away from exactly one is read
+as that word. German and English inflections are left alone (a token that extends a domain word
+or that a domain word extends is not a typo: "parallele", "günstigsten").
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher, get_close_matches
+from functools import lru_cache
+
+# the words whose misspelling changes what a question asks (models, links, formats, intents)
+DOMAIN_WORDS = [
+    "nvlink",
+    "nvswitch",
+    "pcie",
+    "nvidia",
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen",
+    "deepseek",
+    "gemma",
+    "falcon",
+    "ollama",
+    "vllm",
+    "tensor",
+    "parallelism",
+    "pipeline",
+    "quantization",
+    "quantisation",
+    "quantisierung",
+    "inference",
+    "inferenz",
+    "training",
+    "finetuning",
+    "throughput",
+    "durchsatz",
+    "cheapest",
+    "günstigste",
+    "billigste",
+    "context",
+    "kontext",
+    "budget",
+    "bandwidth",
+    "bandbreite",
+    "topology",
+    "topologie",
+    "allreduce",
+    "gguf",
+    "gptq",
+    "awq",
+    "diffusion",
+    "flux",
+    "sdxl",
+    "blackwell",
+    "hopper",
+    "ampere",
+    "geforce",
+    "tokens",
+    "latency",
+    "speicher",
+    "memory",
+    "grafikspeicher",
+    "vram",
+]
+_VOCAB = frozenset(DOMAIN_WORDS)
+# real words one edit away from a domain word: never "corrected"
+COMMON_WORDS = frozenset(
+    [
+        "difference",
+        "different",
+        "conference",
+        "reference",
+        "preference",
+        "interference",
+        "concurrent",
+        "current",
+        "table",
+        "stable",
+        "latent",
+        "talent",
+        "sensor",
+        "shopper",
+        "sampler",
+        "decent",
+        "recent",
+        "training",
+        "trainings",
+        "ample",
+        "sample",
+        "example",
+        "memo",
+        "mentor",
+        "lender",
+        "render",
+    ]
+)
+_TOKEN_RX = re.compile(r"[a-zäöüß]{4,}")
+CUTOFF = 0.8
+
+
+@lru_cache(maxsize=4096)
+def _fix(token: str) -> str:
+    if token in _VOCAB or token in COMMON_WORDS:
+        return token
+    hits = get_close_matches(token, DOMAIN_WORDS, n=2, cutoff=CUTOFF)
+    if not hits:
+        return token
+    best = hits[0]
+    if best.startswith(token) or token.startswith(best):
+        return token  # an inflection or a cut word, not a typo
+    if SequenceMatcher(None, token, best).ratio() <= CUTOFF:
+        return token
+    if len(hits) > 1 and SequenceMatcher(None, token, hits[1]).ratio() > CUTOFF:
+        return token  # two words equally close: don't guess
+    return best
+
+
+def correct_typos(folded: str) -> str:
+    """The folded question with misspelt domain words replaced (same text otherwise)."""
+    return _TOKEN_RX.sub(lambda m: _fix(m.group(0)), folded)
