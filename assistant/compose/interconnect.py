@@ -136,7 +136,7 @@ class InterconnectMixin(ComposerBase):
         cfg = u.configurations[0] if u.configurations else None
         busbw = u.measured.busbw_gb_s
         res = (
-            d.call("check_allreduce_output", text=_as_all_reduce_perf(busbw), configuration=cfg)
+            d.call("check_allreduce_output", busbw_gb_s=busbw, configuration=cfg)
             if cfg and busbw
             else None
         )
@@ -225,10 +225,3 @@ class InterconnectMixin(ComposerBase):
         if example:
             d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.1 405B"))
 
-
-def _as_all_reduce_perf(busbw: float) -> str:
-    """A bus bandwidth the user read off all_reduce_perf, as the one result row the tool reads
-    (a large message, in place and out of place alike): the figure judged is the user's own."""
-    bw = f"{busbw:g}"
-    row = f"8589934592 2147483648 float sum -1 100000.0 {bw} {bw} 0 100000.0 {bw} {bw} 0"
-    return "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n" + row
