@@ -384,15 +384,15 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Fall).",
     ),
     "described_ok_nvlink": (
-        "**No — that is no defect: on {cfg} the cards are linked by NVLink, and `{label}` between "
+        "**No — nothing is wrong: on {cfg} the cards are linked by NVLink, and `{label}` between "
         "every pair is what the node should show.**",
-        "**Nein — das ist kein Defekt: Auf {cfg} sind die Karten über NVLink verbunden, und "
+        "**Nein — hier ist nichts kaputt: Auf {cfg} sind die Karten über NVLink verbunden, und "
         "`{label}` zwischen jedem Paar ist genau das, was der Knoten zeigen soll.**",
     ),
     "described_ok": (
-        "**No — that is no defect: on {cfg} the cards talk over PCIe, so `{label}` between them "
+        "**No — nothing is wrong: on {cfg} the cards talk over PCIe, so `{label}` between them "
         "is what the node should show.** Only NVLink (SXM) nodes must show `NV#` for every pair.",
-        "**Nein — das ist kein Defekt: Auf {cfg} sprechen die Karten über PCIe, `{label}` "
+        "**Nein — hier ist nichts kaputt: Auf {cfg} sprechen die Karten über PCIe, `{label}` "
         "zwischen ihnen ist also genau das, was der Knoten zeigen soll.** Nur NVLink-Knoten (SXM) "
         "müssen für jedes Paar `NV#` zeigen.",
     ),

@@ -61,6 +61,10 @@ class TurnChecks:
     checks: list[Check] = field(default_factory=list)
     citations: CitationScore = field(default_factory=CitationScore)
     grounding_violations: int = 0
+    # a yes/no question: does the first sentence answer it, without contradicting itself?
+    # (None: not a yes/no question). A metric, not a pass/fail check of the case.
+    first_sentence: bool | None = None
+    first_sentence_detail: str = ""
 
     @property
     def ok(self) -> bool:
@@ -340,6 +344,10 @@ def check_turn(
         f"expected {language}, answer.language={answer.language}, text looks {detected or '?'}",
     )
 
+    out.first_sentence, out.first_sentence_detail = first_sentence(
+        getattr(answer, "question", ""), text
+    )
+
     # verdict
     spec = expect.verdict_spec()
     if spec is not None:
@@ -409,6 +417,36 @@ def check_turn(
     if expect.no_tools:
         out.add("tools", not names, "no tool calls" + (f"; called: {names}" if names else ""))
     return out
+
+
+_NEGATIVE_FIT = re.compile(
+    r"\b(?:does not fit|doesn't fit|not enough|no configuration|passt\b[^.]*\bnicht|"
+    r"reicht nicht|keine konfiguration)",
+    re.IGNORECASE,
+)
+_POSITIVE_FIT = re.compile(r"\b(?:fits (?:on|here)|passt\b(?![^.]*\bnicht))", re.IGNORECASE)
+
+
+def first_sentence(question: str, text: str) -> tuple[bool | None, str]:
+    """A yes/no question's answer starts with yes or no (ja/nein), or asks back; and its first
+    sentence does not contradict that word ("Yes — … does not fit")."""
+    from assistant.compose.polarity import is_yes_no, lead_polarity
+
+    if not is_yes_no(question):
+        return None, "not a yes/no question"
+    lead = text.strip().split("\n")[0]
+    sentence = re.split(r"(?<=[.!?:])\s", lead.replace("**", ""), maxsplit=2)
+    first = " ".join(sentence[:2]) if len(sentence[0]) < 12 else sentence[0]
+    polarity = lead_polarity(text)
+    if polarity is None:
+        if first.rstrip().endswith("?"):
+            return True, "asks back"
+        return False, f"no yes/no first: {first[:80]!r}"
+    if polarity and _NEGATIVE_FIT.search(first):
+        return False, f"yes, then a negative: {first[:80]!r}"
+    if not polarity and _POSITIVE_FIT.search(first) and not _NEGATIVE_FIT.search(first):
+        return False, f"no, then a positive: {first[:80]!r}"
+    return True, "answered first"
 
 
 _NOT_CONTAIN = "does not contain {!r}"

@@ -60,6 +60,12 @@ METRIC_HELP: dict[str, MetricHelp] = {
         "contains / pattern / forbidden phrase checks that hold",
         "wording a case relies on changed; check whether the meaning changed too",
     ),
+    "first_sentence_answers": MetricHelp(
+        "yes/no questions whose answer starts with yes or no (ja/nein), or asks back, and whose "
+        "first sentence does not contradict that word",
+        "visitors must read on to learn the verdict, or the first word says the opposite of "
+        "the sentence after it",
+    ),
     "latency_ms_p50": MetricHelp(
         "median answer time per turn", "high: answers got slower (a bench tells by how much)"
     ),

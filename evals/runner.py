@@ -142,6 +142,8 @@ def _run_case(
                 "checks": [c.as_dict() for c in checks.checks],
                 "citation_score": vars(checks.citations),
                 "grounding_violations": checks.grounding_violations,
+                "first_sentence": checks.first_sentence,
+                "first_sentence_detail": checks.first_sentence_detail,
                 "_answer": answer,
             }
         )
@@ -266,9 +268,13 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     grounding = 0
     latencies: list[float] = []
     tool_turns = [0, 0]
+    yes_no = [0, 0]
     for r in results:
         for t in r["turns"]:
             latencies.append(t["latency_ms"])
+            if t.get("first_sentence") is not None:
+                yes_no[1] += 1
+                yes_no[0] += bool(t["first_sentence"])
             grounding += t.get("grounding_violations", 0)
             for k, v in (t.get("citation_score") or {}).items():
                 cit[k] += v
@@ -295,6 +301,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "language_match": acc("language"),
         "tool_call_correctness": _ratio(*tool_turns),
         "phrase_accuracy": acc("contains", "pattern", "forbidden"),
+        "first_sentence_answers": _ratio(*yes_no),
         "latency_ms_p50": _round(_percentile(latencies, 0.5)),
         "latency_ms_p95": _round(_percentile(latencies, 0.95)),
         "latency_ms_mean": _round(statistics.fmean(latencies)) if latencies else None,

@@ -12,6 +12,7 @@ from assistant.nlu import Query
 
 _TOPICS = {
     "awq-vs-gptq-vs-fp8": r"\b(?:awq|gptq|gguf|quanti[sz]\w*|fp8|bf16|fp16|int4|int8|4-bit|vllm|"
+    r"kv[\s-]*cache|"
     r"w8a16|q4_k_m|q8_0)\b",
     "mixture-of-experts": r"\b(?:moe|mixture|experts?|expert\w*|active param\w*|aktive\w* param\w*|"
     r"deepseek|mixtral|qwen3|mla)\b",

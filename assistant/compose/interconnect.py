@@ -69,6 +69,10 @@ class InterconnectMixin(ComposerBase):
         yes_no = re.match(
             r"\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b", q
         )
+        named = _named_links(u.question)
+        if nodes and named:
+            # "Is the H100 PCIe a Gen5 card?", "A100 SXM4 mit NVLink 4?": the link it really runs
+            d.verdict = all(n["link"]["id"] == named[0] for n in nodes)
         one_link = len(nodes) >= 2 and len({n["link"]["id"] for n in nodes}) == 1
         if one_link:
             info = nodes[0]["link"]
@@ -81,7 +85,13 @@ class InterconnectMixin(ComposerBase):
                 )
                 + d.cite("interconnects")
             )
-        elif nodes and len(kinds) == 1 and yes_no and re.search(r"nvlink|sxm", q):
+        elif (
+            nodes
+            and len(kinds) == 1
+            and yes_no
+            and re.search(r"nvlink|sxm", q)
+            and d.verdict is None  # a named generation ("NVLink 4?") is answered by its verdict
+        ):
             # "Do H200s have NVLink?": answer it first
             key = "link_yes_nvlink" if kinds == {True} else "link_no_nvlink"
             d.add(t(d.lang, key) + d.cite("interconnects"))
@@ -224,4 +234,3 @@ class InterconnectMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
         if example:
             d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.1 405B"))
-

@@ -28,7 +28,8 @@ _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
 _ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)
 _FLIP = {"Yes": "No", "No": "Yes", "Ja": "Nein", "Nein": "Ja"}
 _YES_NO_RX = re.compile(
-    r"^\W*(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage)\W+)?"
+    r"^\W*(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|and|und|also|so|"
+    r"aber|but|ok|okay|then|dann)\W+)?"
     r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",

@@ -422,6 +422,7 @@ class PricesMixin(ComposerBase):
         model = self._model_name(res, d.lang)
         prec = precision_label(res["precision"])
         rows = res["cheapest"]
+        d.verdict = bool(rows)  # "Can I rent X?": something holds it
         if not rows:
             d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
             return
@@ -441,6 +442,7 @@ class PricesMixin(ComposerBase):
             )
             + " "
             + d.price(top["configuration"])
+            + self._cite_topic_guides(d, u, res)
         )
         more = [
             f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): "

@@ -69,7 +69,7 @@ def _multi_node(u: Query) -> bool:
 
 
 TABLE: tuple[Flow, ...] = (
-    Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste"),
+    Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste", "defect"),
     Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "defect"),
     Flow("off_topic", lambda u: u.intent == "off_topic", "_off_topic"),
     Flow("multi_node", _multi_node, "_multi_node", filtered=True),
@@ -110,7 +110,7 @@ TABLE: tuple[Flow, ...] = (
         "fits",
         filtered=True,
     ),
-    Flow("link_facts", lambda u: u.intent == "link_facts", "_link_facts"),
+    Flow("link_facts", lambda u: u.intent == "link_facts", "_link_facts", "link_is"),
     Flow("tp_sync", lambda u: u.intent == "tp_sync", "_tp_sync"),
     Flow(
         "capacity",
@@ -143,7 +143,7 @@ TABLE: tuple[Flow, ...] = (
         lambda u: not u.has_subject and bool(_PRICE_SOURCE.search(_q(u))),
         "_price_sources",
     ),
-    Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", filtered=True),
+    Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", "fits", filtered=True),
     Flow(
         "price_and_speed",
         lambda u: u.intent == "price" and "speed" in u.intents,

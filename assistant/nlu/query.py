@@ -69,6 +69,7 @@ Claim = Literal[
     "fits",  # "Does it fit?", "70B on a single H200?"
     "worth_it",  # "Is the B200 worth it over the H200?"
     "faster",  # "Is the RTX 4090 faster than the L4?"
+    "link_is",  # "Is the H100 PCIe a Gen5 card?": the link named is the one it runs
     "defect",  # "Is that broken?", "Ein Defekt?"
     "healthy",  # "Is that normal / correct?", "Passt das?"
 ]
