@@ -43,10 +43,10 @@ test: install browser-deps pg-deps  ## install everything and run the whole test
 test-fast: install  ## unit tests only (no servers, no browser)
 	$(RUN)/pytest -m "not browser and not server and not slow"
 
-lint: install  ## ruff (lint + format check) and mypy on tools/, assistant/ and cli/
+lint: install  ## ruff (lint + format check) and mypy on every package
 	$(RUN)/ruff check .
 	$(RUN)/ruff format --check .
-	$(RUN)/mypy tools assistant cli
+	$(RUN)/mypy tools knowledge assistant api evals cli
 
 format: install
 	$(RUN)/ruff format .

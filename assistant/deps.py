@@ -14,21 +14,35 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.settings import Settings
+
+if TYPE_CHECKING:
+    from assistant.passages import GuideSections
+    from assistant.sessions import SessionStore
+    from knowledge.catalog import Catalog
+
+
+class Retriever(Protocol):
+    """What the assistant needs of the guide index."""
+
+    def search(self, query: str, *args: Any, **kwargs: Any) -> list[Any]: ...
+
 
 log = logging.getLogger("assistant.deps")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Deps:
+    """Built once at the edge and never changed (frozen); `extras` holds process caches."""
+
     settings: Settings
-    catalog: Any  # knowledge.catalog.Catalog (issue 2)
-    index: Any  # knowledge retriever (issue 3): .search(query, k, language, guide) -> [Passage]
-    llm: Any = None  # langchain ChatOpenAI when an LLM is configured (issue 4)
-    guides: Any = None  # assistant.passages.GuideSections: exact sections by (guide, anchor, lang)
-    sessions: Any = None  # assistant.sessions.SessionStore
+    catalog: Catalog
+    index: Retriever | None  # .search(query, k, language, guide) -> [Passage]; lazy
+    llm: Any = None  # langchain ChatOpenAI when an LLM is configured
+    guides: GuideSections | None = None  # exact guide sections by (guide, anchor, lang)
+    sessions: SessionStore | None = None
     extras: dict[str, Any] = field(default_factory=dict)  # caches (e.g. the NLU's alias index)
 
     def warm(self) -> bool:

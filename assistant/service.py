@@ -69,13 +69,14 @@ FALLBACK_TEXT = {
 
 class Assistant:
     def __init__(self, deps: Deps) -> None:
-        self.deps = deps
-        if getattr(deps, "guides", None) is None:
+        if deps.guides is None:
             from assistant.passages import GuideSections
 
-            deps.guides = GuideSections.load(deps.settings.guides_dir)
-        if getattr(deps, "sessions", None) is None:
-            deps.sessions = SessionStore.from_settings(deps.settings)
+            deps = dataclasses.replace(deps, guides=GuideSections.load(deps.settings.guides_dir))
+        if deps.sessions is None:
+            deps = dataclasses.replace(deps, sessions=SessionStore.from_settings(deps.settings))
+        assert deps.sessions is not None
+        self.deps = deps
         self.sessions: SessionStore = deps.sessions
         from assistant.compose import Composer
         from assistant.nlu import Understander

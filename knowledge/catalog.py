@@ -562,11 +562,12 @@ def _check_numbers(values: Any, where: str, entry: str, ident: str, path: str = 
     if isinstance(values, bool) or not isinstance(values, int | float | Decimal):
         return
     problem = None
+    magnitude = abs(float(values))
     if not math.isfinite(values):
         problem = f"{values} is not a finite number"
-    elif "usd" in path.lower() and abs(values) > MAX_PRICE_USD:
+    elif "usd" in path.lower() and magnitude > MAX_PRICE_USD:
         problem = f"{values} is not a plausible price (more than {MAX_PRICE_USD:,} USD)"
-    elif abs(values) > MAX_CATALOG_NUMBER:
+    elif magnitude > MAX_CATALOG_NUMBER:
         problem = f"{values} is implausibly large (more than {MAX_CATALOG_NUMBER:g})"
     if problem:
         raise CatalogError(

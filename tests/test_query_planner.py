@@ -175,3 +175,80 @@ def test_follow_ups_keep_the_constraints(assistant: Any, deps: Any) -> None:
     assert calls and calls[0].arguments.get("precision") == "fp8"
     allowed = calls[0].arguments["configurations"]
     assert all(deps.catalog.configurations[c].usd_per_month <= 3000 for c in allowed)
+
+
+# ---- the first word, verdicts of flows, capability, measurements, typos (issue 12)
+
+
+@pytest.mark.parametrize(
+    ("question", "yes"),
+    [
+        ("Does Llama 3.1 8B fit on a single L4?", True),
+        ("Passt Llama 3.3 70B in BF16 auf eine einzelne H100?", False),
+        ("Und passt Llama 3.1 8B auf eine L4?", True),
+        ("Does the A100 support FP8?", False),
+        ("Unterstützt die H100 FP8?", True),
+        ("We see about 22 GB/s busbw on our 4x L40S, is that normal?", True),
+        ("Our 8x H100 SXM5 only reaches 95 GB/s busbw, is that a defect?", True),
+        ("nvidia-smi topo -m on our 4x A100 SXM4 shows NV12 everywhere, correct?", True),
+        ("Is the RTX 4090 faster than the L4 for Llama 3.1 8B?", True),
+        ("Is the H100 PCIe a Gen5 card?", True),
+    ],
+)
+def test_a_yes_no_question_gets_its_answer_first(assistant: Any, question: str, yes: bool) -> None:
+    a = assistant.ask(question)
+    assert lead_polarity(a.answer) is yes, a.answer[:160]
+    assert not a.violations
+
+
+def test_fp8_support_comes_from_the_card_facts(assistant: Any, deps: Any) -> None:
+    a = assistant.ask("Can the RTX A6000 do FP8?")
+    facts = _calls(a, "card_facts")
+    assert facts and facts[0].result["cards"][0]["fp8_native"] is False
+    assert any("awq-vs-gptq-vs-fp8" in c.url for c in a.citations)
+
+
+def test_fp8_on_ampere_gets_the_weight_only_note(assistant: Any) -> None:
+    a = assistant.ask("Does Llama 3.3 70B in FP8 fit on 4x A100 SXM4?")
+    assert "W8A16" in a.answer
+    assert any("awq-vs-gptq-vs-fp8" in c.url for c in a.citations)
+
+
+def test_a_busbw_in_words_is_judged_by_the_tool(assistant: Any) -> None:
+    a = assistant.ask("busbw around 22 GB/s on 4x L40S, normal?")
+    check = _calls(a, "check_allreduce_output")
+    assert check and check[0].arguments["busbw_gb_s"] == 22
+    assert check[0].arguments["configuration"] == "4x-l40s"
+
+
+def test_an_ambiguous_node_is_judged_for_each_variant(assistant: Any) -> None:
+    a = assistant.ask("GPU0 to GPU5 shows SYS on my 8x H100, is that broken?")
+    judged = [c.arguments.get("configuration") for c in _calls(a, "check_topology_output")]
+    assert judged[0] == "8x-h100-sxm5" and len(judged) == 2
+
+
+def test_typos_in_domain_words_are_read_as_the_words(nlu: Understander) -> None:
+    q = nlu.understand("do i need nvlnk for lama 3.3 70b?")
+    assert q.intent == "nvlink" and q.model == "llama-3.3-70b"
+    assert nlu.understand("What is the difference between AWQ and GPTQ?").intent != "fit"
+
+
+def test_nothing_within_the_budget_tries_a_lower_precision(assistant: Any, deps: Any) -> None:
+    a = assistant.ask("Mixtral 8x7B for max 1500 $ a month?")
+    assert lead_polarity(a.answer) is False  # nothing holds it in BF16 within the budget
+    fits = [c for c in _calls(a, "fit_check") if c.arguments.get("precision") == "fp8"]
+    assert fits and all(
+        deps.catalog.configurations[c].usd_per_month <= 1500
+        for c in fits[0].arguments["configurations"]
+    )
+    assert a.prices and all(p.usd_per_month <= 1500 for p in a.prices)
+
+
+def test_first_sentence_metric() -> None:
+    from evals.checks import first_sentence
+
+    assert first_sentence("Does it fit?", "**Yes.** It fits on one card.")[0] is True
+    assert first_sentence("Does it fit?", "**Yes — it does not fit here.**")[0] is False
+    assert first_sentence("Does it fit?", "It depends on the card.")[0] is False
+    assert first_sentence("Which model?", "Anything.")[0] is None
+    assert first_sentence("Passt das?", "Welches Modell meinen Sie?")[0] is True

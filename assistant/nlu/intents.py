@@ -42,6 +42,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"(?:nvlink|pcie|link)[\s-]*(?:generation|version|gen\b)|"
         r"(?:which|what|welche[nrs]?) (?:nvlink|pcie)|(?:run|runs|läuft|laufen) .{0,30}"
         r"(?:pcie|nvlink)|(?:pcie|pci-e)\s*(?:gen)?\s*[345]\b|"
+        r"\bgen\s*[345]\s*(?:card|karte|gpu|slot|device)|"
         r"which link|what link|welche verbindung|welcher link|which interconnect|welcher "
         r"interconnect|gb/s|how fast is (?:nvlink|pcie)|wie schnell ist (?:nvlink|pcie)",
         "tp_sync": r"synchroni[sz]ations?|abgleiche|all-?reduces? per token|syncs? per token|"
