@@ -9,7 +9,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase, generic_name
 from assistant.compose.draft import Draft
-from assistant.nlu import Query
+from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, precision_label
 
 PHRASES: dict[str, tuple[str, str]] = {
@@ -184,12 +184,20 @@ class NodesMixin(ComposerBase):
         if c.min_total_memory_gb:
             words.append(p(d.lang, "c_memory"))
         if c.exclude_cards:
-            names = [self.deps.catalog.gpus[g].short_name for g in c.exclude_cards]
-            words.append(p(d.lang, "c_exclude", cards=", ".join(names)))
+            words.append(p(d.lang, "c_exclude", cards=", ".join(self._card_names(c.exclude_cards))))
         link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
         if link:
             words.append(p(d.lang, "c_" + link))
         return ", ".join(words)
+
+    def _card_names(self, cards: list[str]) -> list[str]:
+        """'H100' for both H100s, else each card's short name."""
+        names, left = [], list(cards)
+        for family, members in CARD_FAMILIES.items():
+            if set(members) <= set(left):
+                names.append(family.upper())
+                left = [c for c in left if c not in members]
+        return names + [self.deps.catalog.gpus[g].short_name for g in left]
 
     def _multi_node(self, d: Draft, u: Query) -> None:
         what = (
