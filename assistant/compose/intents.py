@@ -138,7 +138,7 @@ def _asks_card_facts(u: Query) -> bool:
 _MOST_VRAM = re.compile(
     r"most (?:vram|memory|gpu memory)|(?:meiste[nr]?|größte[nr]?|grösste[nr]?) "
     r"(?:vram|speicher|grafikspeicher)|(?:largest|biggest|most powerful|beefiest|strongest) "
-    r"(?:vram|memory|node|server|machine|box|configuration|config|setup)|"
+    r"(?:\w+ )?(?:vram|memory|node|server|machine|box|configuration|config|setup)|"
     r"(?:größte[nrs]?|grösste[nrs]?|stärkste[nrs]?|mächtigste[nrs]?) (?:knoten|server|maschine|"
     r"konfiguration|system)"
 )

@@ -245,6 +245,15 @@ class PricesMixin(ComposerBase):
             self._split_rules(d, u, advice, n, with_also=False)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
 
+    def _cheapest_with_room(self, d: Draft, u: Query, top: dict[str, Any]) -> None:
+        """An image/video model on the cheapest card that only just holds it: the guide's
+        warning and the cheapest node with room to spare."""
+        full = self._call_fit(d, u)
+        if full is None:
+            return
+        same = [r for r in full["rows"] if r["configuration"] == top["configuration"]]
+        self._image_room(d, same, full["rows"])
+
     def _compare_verdict(
         self,
         d: Draft,
@@ -444,6 +453,8 @@ class PricesMixin(ComposerBase):
             + d.price(top["configuration"])
             + self._cite_topic_guides(d, u, res)
         )
+        if res["model"]["kind"] != "llm":
+            self._cheapest_with_room(d, u, top)
         more = [
             f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): "
             f"{d.price(r['configuration'])}"

@@ -22,6 +22,7 @@ from assistant.nlu.lexicon import (
     _to_int,
 )
 from assistant.nlu.query import CARD_FAMILIES, Query
+from assistant.nlu.typos import DOMAIN_WORDS
 
 
 class EntityMixin:
@@ -68,6 +69,10 @@ class EntityMixin:
         if params:
             u.params_b = _number(params[0].group(1))
             u.model_mention = params[0].group(0).strip()
+            return
+        named = _named_model(original)
+        if named is not None:
+            u.unknown_model = named  # "Does Command R+ fit on 2x A100?": a name, no size
 
     def _closest(self, mention: str) -> list[str]:
         """Known models of the same family (a 'Claude 3' has no close relative here)."""
@@ -236,6 +241,67 @@ class EntityMixin:
         if m:
             raw = next(g for g in m.groups() if g)
             u.concurrency = int(raw)
+
+
+# "Does Command R+ fit on ...", "Passt Yi Lightning auf ...", "Can I run Grok 2 on ...": a
+# capitalised name where the model goes, which the catalog does not know and which carries no size
+_NAME = r"(?P<name>[A-Z][\w.+-]*(?:\s+(?:[A-Z0-9][\w.+-]*|\+))*)"
+_NAMED_MODEL_RX = (
+    re.compile(r"^\W*(?i:does|do|will|would|can|could)\s+" + _NAME + r"\s+(?i:fit|run|work)"),
+    re.compile(r"\b(?i:run|serve|host|deploy|load)\s+" + _NAME + r"\s+(?i:on|auf|with|in)\b"),
+    re.compile(
+        r"^\W*(?i:passt|passen|läuft|laufen)\s+(?i:das\s+|ein\s+)?" + _NAME + r"\s+(?i:auf|in)\b"
+    ),
+)
+_NOT_A_NAME = {
+    "it",
+    "this",
+    "that",
+    "es",
+    "das",
+    "dies",
+    "mein",
+    "my",
+    "our",
+    "unser",
+    "i",
+    "we",
+    "the",
+    "a",
+    "an",
+    "one",
+    "ein",
+    "eine",
+    "you",
+    "sie",
+    "they",
+    "sxm",
+    "cuda",
+    "nccl",
+    "docker",
+    "kubernetes",
+    "multi",
+    "mixture",
+}
+
+
+def _named_model(original: str) -> str | None:
+    for rx in _NAMED_MODEL_RX:
+        m = rx.search(original)
+        if not m:
+            continue
+        name = m.group("name").strip()
+        first = name.split()[0].lower()
+        if (
+            first in _NOT_A_NAME
+            or first in DOMAIN_WORDS
+            or _find_cards(name.lower())
+            or any(rx.search(name.lower()) for _, rx in _PRECISION_RX)
+            or len(name) < 3
+        ):
+            continue
+        return name
+    return None
 
 
 def _inside_card(folded: str, pos: int) -> bool:
