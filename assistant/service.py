@@ -340,6 +340,24 @@ _REFERS_TO_NODE = re.compile(
 )
 
 
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|which|how|why|when|where|who|can|could|does|do|is|are|will|would|should|"
+    r"was|welche[rsnm]?|wie|warum|wieso|wann|wo|wer|kann|passt|reicht|ist|sind|brauche|gibt)\b",
+    re.IGNORECASE,
+)
+
+
+def _answers_our_question(u: Any, prev: Slots) -> bool:
+    """A statement, not a question, after a sizing turn: the user answering what we asked."""
+    return (
+        bool(prev.intent)
+        and prev.intent in ("nvlink", "cheapest", "speed", "capacity", "price")
+        and "?" not in u.question
+        and not _QUESTION_START.search(u.question)
+        and u.intent in ("fit", "general")
+    )
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
@@ -347,6 +365,11 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     new_subject = bool(u.model or u.params_b or u.unknown_model)
     names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
     follow = u.follow_up or not new_subject
+    if not follow and _answers_our_question(u, prev):
+        # "Für Llama 3.3 70B in BF16, Produktivbetrieb mit vielen Nutzern." after we asked:
+        # a statement that supplies what was missing continues the previous question
+        follow = True
+        u = u.model_copy(update={"intents": [str(prev.intent)], "follow_up": True})
     if not follow:
         if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
             # "How fast is Llama 3.3 70B on it?" after a price question: the same node

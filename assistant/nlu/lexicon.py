@@ -12,6 +12,8 @@ _NUMBER_WORDS = {
     "ein": 1,
     "eine": 1,
     "einer": 1,
+    "ner": 1,  # colloquial: "auf ner L40S"
+    "nem": 1,
     "einem": 1,
     "einen": 1,
     "eins": 1,
@@ -76,7 +78,7 @@ def _fold(text: str) -> str:
 # --------------------------------------------------------------------------- cards
 
 _CARD_RX: list[tuple[str, re.Pattern[str]]] = [
-    (cid, re.compile(r"(?<![a-z0-9])" + rx + r"(?![a-z0-9])"))
+    (cid, re.compile(r"(?<![a-z0-9])" + rx + r"(?:ern|er|en|n)?(?![a-z0-9])"))
     for cid, rx in [
         ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?sxm4?"),
         ("a100-pcie", r"a100[\s-]*(?:80\s*gb[\s-]*)?pcie"),
