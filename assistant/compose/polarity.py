@@ -37,8 +37,13 @@ _YES_NO_RX = re.compile(
 )
 
 
+_ALTERNATIVES_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)", re.IGNORECASE)
+
+
 def is_yes_no(question: str) -> bool:
-    return bool(_YES_NO_RX.search(question.strip()))
+    """'Does it fit?', 'Passt das?' — not 'Should I use A or B?' (that asks which)."""
+    q = question.strip()
+    return bool(_YES_NO_RX.search(q)) and not _ALTERNATIVES_RX.search(q)
 
 
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:

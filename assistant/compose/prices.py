@@ -201,7 +201,9 @@ class PricesMixin(ComposerBase):
                         costs[cid] = float(tput["usd_per_million_tokens"])
             lines.append(line + " " + d.price(cid))
         d.bullets(lines)
-        if len(cids) > 2 or not (len(cids) == 2 and diff):
+        if len(cids) == 2:
+            d.verdict = _first_wins(cids, rows, costs)  # "Is the B200 worth it over the H200?"
+        if len(cids) > 2 or not (len(cids) == 2 and diff) or u.claim == "worth_it":
             d.paras[lead_at] = self._compare_verdict(d, rows, costs, model, prec)
         d.paras[lead_at] += topic
         key = "weights_only" if not self._is_image(fit) else "image_need"
@@ -506,3 +508,15 @@ class PricesMixin(ComposerBase):
         if top.get("price_source") == "placeholder":
             d.add(t(d.lang, "placeholder_note"))
         self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
+
+
+def _first_wins(cids: list[str], rows: dict[str, Any], costs: dict[str, float]) -> bool | None:
+    """Is the first node named the better one for the model: it holds it and the other does not,
+    or both hold it and the first costs less per million tokens."""
+    a, b = cids
+    holds = {c: c in rows and rows[c]["verdict"] != "does_not_fit" for c in cids}
+    if holds[a] != holds[b]:
+        return holds[a]
+    if holds[a] and a in costs and b in costs:
+        return costs[a] < costs[b]
+    return None

@@ -150,7 +150,7 @@ TABLE: tuple[Flow, ...] = (
         "_price_and_speed",
         filtered=True,
     ),
-    Flow("price", lambda u: u.intent == "price", "_price", filtered=True),
+    Flow("price", lambda u: u.intent == "price", "_price", "fits", filtered=True),
     Flow("allreduce", lambda u: u.intent == "allreduce", "_allreduce"),
     Flow("topology_howto", lambda u: u.intent == "topology_howto", "_topology_howto"),
     Flow("nvlink", _nvlink_general, "_nvlink", "nvlink_needed"),
