@@ -42,6 +42,9 @@ class Composer(
         d = Draft(self.deps, u.language)
         flow = select(u)
         d.flow = flow.name
+        d.sizing = {
+            k: v for k, v in (("runtime", u.runtime), ("kv_precision", u.kv_precision)) if v
+        }
         if flow.filtered:
             d.filters = self._filters(u)
         self._constrained(d, u, flow.method)

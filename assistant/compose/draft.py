@@ -20,6 +20,8 @@ log = logging.getLogger("assistant.compose")
 NVLINK_GUIDE = "nvlink-vs-pcie"
 # the tools whose configurations the question's constraints filter
 FILTERED_TOOLS = ("fit_check", "cheapest_fit")
+# the tools that size memory: the question's runtime and KV-cache precision go to each of them
+RUNTIME_TOOLS = ("fit_check", "cheapest_fit", "capacity_check", "memory_need")
 # the model of the guide's own speed table (nvlink-vs-pcie#same-job-both-ways)
 EXAMPLE_MODEL = "llama-3.3-70b"
 # the subsection each "link does not matter" case and the warning come from (both languages)
@@ -60,12 +62,15 @@ class Draft:
     # the question's constraints as tool filters (budget, minimum memory, exclusions): every
     # fit_check / cheapest_fit call of a filtered flow carries them
     filters: dict[str, Any] = field(default_factory=dict)
+    sizing: dict[str, Any] = field(default_factory=dict)  # runtime, kv_precision as asked
 
     # ---- tools
     def call(self, name: str, **arguments: Any) -> dict[str, Any] | None:
         args = {k: v for k, v in arguments.items() if v is not None}
         if name in FILTERED_TOOLS and self.filters and "configurations" not in args:
             args = {**args, **self.filters}
+        if name in RUNTIME_TOOLS:
+            args = {**self.sizing, **args}
         try:
             record = call_tool(self.deps, name, args)
         except ToolError as exc:

@@ -229,7 +229,15 @@ _RUNTIME_RX = (
 )
 
 
+_KV_FP8_RX = re.compile(
+    r"(?:fp8|8[\s-]?bit)[\s-]*kv|kv[\s-]*cache\w*\s*(?:in|als|as|=|:|auf)?\s*fp8|"
+    r"kv[\s-]*cache[\s-]*dtype\s*=?\s*fp8"
+)
+
+
 def find_runtime(folded: str, u: Query) -> None:
+    if _KV_FP8_RX.search(folded):
+        u.kv_precision = "fp8"
     for name, rx in _RUNTIME_RX:
         if re.search(rx, folded):
             u.runtime = name  # type: ignore[assignment]

@@ -160,6 +160,7 @@ class Query(BaseModel):
     )
     constraints: Constraints = Field(default_factory=Constraints)
     runtime: Runtime | None = Field(default=None, description="llama.cpp / Ollama / GGUF, vLLM")
+    kv_precision: Literal["fp8"] | None = Field(default=None, description="'FP8 KV cache'")
     nodes: int | None = Field(
         default=None, description="servers asked for together ('two nodes', '16 GPUs')"
     )
