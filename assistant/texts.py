@@ -269,6 +269,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{label} is the fastest of them: about {tps} tokens/s** (single stream).",
         "**{label} ist der schnellste davon: etwa {tps} Token/s** (einzelner Stream).",
     ),
+    "capacity_context_lead": (
+        "**{model} in {precision} on {label}: up to {max_ctx} tokens of context "
+        "({conc} {conc|sequence|sequences} at once).**",
+        "**{model} in {precision} auf {label}: bis zu {max_ctx} Token Kontext "
+        "({conc} {conc|Sequenz|Sequenzen} gleichzeitig).**",
+    ),
     "compare_title_model": (
         "**{model} in {precision} on the nodes you named:**",
         "**{model} in {precision} auf den genannten Knoten:**",

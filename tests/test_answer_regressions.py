@@ -1031,12 +1031,23 @@ def test_a_large_number_ending_a_follow_up_is_not_a_card_count(assistant: Assist
 
 def test_worth_it_over_compares_the_two_cards(assistant: Assistant, deps: Deps) -> None:
     """qa-sweep: "Is the B200 worth it over the H200 for DeepSeek V3?" got "Yes, it fits here"
-    (a different question); it is the comparison: both nodes priced and timed, cheaper first."""
+    (a different question); it is the comparison: both nodes priced and timed. Issue 12: its
+    yes/no comes first, by the criterion it names (cost per million tokens), then the winner."""
     a = assistant.ask("Is the B200 worth it over the H200 for DeepSeek V3?")
     text = _ok(a, "en")
-    speeds = {c.arguments["configuration"] for c in a.tool_calls if c.name == "throughput_estimate"}
-    gpus = {deps.catalog.configurations[c].gpu for c in speeds}
-    assert gpus == {"b200", "h200"}
-    pq = call_tool(deps, "price_quote", {"configurations": sorted(speeds)}).result
-    label = deps.catalog.configurations[pq["cheapest"]].label
-    assert text.startswith(f"**[{label}]") and not text.startswith("**Yes")
+    cost = {
+        deps.catalog.configurations[c.arguments["configuration"]].gpu: c.result[
+            "usd_per_million_tokens"
+        ]
+        for c in a.tool_calls
+        if c.name == "throughput_estimate"
+    }
+    assert set(cost) == {"b200", "h200"}
+    b200_wins = cost["b200"] < cost["h200"]
+    assert text.startswith("**Yes.**" if b200_wins else "**No.**"), text[:80]
+    winner = next(
+        c.label
+        for c in deps.catalog.configurations.values()
+        if c.gpu == ("b200" if b200_wins else "h200") and c.label in text.split("\n")[0]
+    )
+    assert "per million" in text.split("\n")[0] and winner

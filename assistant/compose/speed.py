@@ -4,10 +4,18 @@ and how many sequences or how long a context fit beside the weights.
 
 from __future__ import annotations
 
+import re
+
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
+
+# "what's the max context …", "wie lang darf der Kontext sein": the longest context leads
+_ASKS_CONTEXT = re.compile(
+    r"(?:max\w*|longest|längste\w*|how (?:long|much)|wie (?:lang|viel)\w*)\b.{0,25}"
+    r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
+)
 
 
 class SpeedMixin(ComposerBase):
@@ -169,8 +177,18 @@ class SpeedMixin(ComposerBase):
                     )
                 )
                 continue
-            d.add(
+            lead = (
                 t(
+                    d.lang,
+                    "capacity_context_lead",
+                    model=model,
+                    precision=prec,
+                    label=label,
+                    max_ctx=num(d.lang, cap["max_context_capped"]),
+                    conc=cap["concurrency"],
+                )
+                if _ASKS_CONTEXT.search(u.question.lower())
+                else t(
                     d.lang,
                     "capacity_lead",
                     model=model,
@@ -179,9 +197,8 @@ class SpeedMixin(ComposerBase):
                     n=cap["max_concurrency"],
                     ctx=num(d.lang, ctx),
                 )
-                + " "
-                + d.price(r["configuration"])
             )
+            d.add(lead + " " + d.price(r["configuration"]))
             d.bullets(
                 [
                     t(
