@@ -275,6 +275,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} in {precision} auf {label}: bis zu {max_ctx} Token Kontext "
         "({conc} {conc|Sequenz|Sequenzen} gleichzeitig).**",
     ),
+    "node_models_lead": (
+        "**{label} holds {n} of the catalog's models in their native precision; the largest:**",
+        "**{label} fasst {n} Modelle des Katalogs in ihrer nativen Präzision; die größten:**",
+    ),
+    "node_models_too_big": (
+        "Too big for it at that precision: {names}. In FP8 or 4-bit some of them fit.",
+        "In dieser Präzision zu groß dafür: {names}. In FP8 oder 4 Bit passen manche davon.",
+    ),
     "compare_title_model": (
         "**{model} in {precision} on the nodes you named:**",
         "**{model} in {precision} auf den genannten Knoten:**",

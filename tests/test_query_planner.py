@@ -13,6 +13,7 @@ from assistant.compose.table import TABLE
 from assistant.deps import Deps, build_deps
 from assistant.nlu import Understander
 from assistant.nlu.constraints import find_budget, find_min_memory, find_users
+from assistant.registry import call_tool
 from assistant.service import Assistant
 from assistant.settings import Settings
 from tools.load import concurrent_sequences
@@ -252,3 +253,29 @@ def test_first_sentence_metric() -> None:
     assert first_sentence("Does it fit?", "It depends on the card.")[0] is False
     assert first_sentence("Which model?", "Anything.")[0] is None
     assert first_sentence("Passt das?", "Welches Modell meinen Sie?")[0] is True
+
+
+def test_what_can_i_run_on_a_node_lists_the_models_it_holds(assistant: Any, deps: Any) -> None:
+    a = assistant.ask("I have 2x L40S, what can I run on it?")
+    res = _calls(a, "models_for_configuration")
+    assert res and res[0].arguments["configuration"] == "2x-l40s"
+    holds = {r["model"] for r in res[0].result["fits"]}
+    fit = [
+        m
+        for m in deps.catalog.models
+        if m in holds
+        for row in [
+            call_tool(deps, "fit_check", {"model": m, "configurations": ["2x-l40s"]}).result[
+                "rows"
+            ][0]
+        ]
+        if row["verdict"] != "does_not_fit"
+    ]
+    assert sorted(fit) == sorted(holds)  # every model listed really fits, says fit_check
+    assert "llama-3.3-70b" not in holds
+
+
+def test_a_max_context_question_leads_with_the_context(assistant: Any) -> None:
+    a = assistant.ask("What's the max context for Llama 3.1 8B on an L4?")
+    cap = _calls(a, "capacity_check")[0].result
+    assert f"{cap['max_context_capped']:,} tokens of context" in a.answer.split("\n")[0]

@@ -9,13 +9,62 @@ import re
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.texts import follow_up, gb, num, t
+from assistant.texts import follow_up, gb, num, precision_label, t
 
 
 class CardsMixin(ComposerBase):
     """What a card or node has."""
 
     # ---- card specs
+    def _node_models(self, d: Draft, u: Query) -> None:
+        """The catalog's models one named node holds (native precision unless asked)."""
+        cfg = self._one_node(u)
+        res = (
+            d.call(
+                "models_for_configuration",
+                configuration=cfg,
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+            )
+            if cfg
+            else None
+        )
+        if res is None or cfg is None:
+            self._price(d, u)
+            return
+        d.add(
+            t(d.lang, "node_models_lead", label=d.link(cfg), n=len(res["fits"]))
+            + " "
+            + d.price(cfg)
+        )
+        lines = []
+        for r in res["fits"][:8]:
+            how = (
+                t(d.lang, "v_fits_one")
+                if r["verdict"] == "fits_one_card"
+                else t(d.lang, "v_split", n=r["cards_needed"])
+            )
+            need = gb(d.lang, r["required_gb_per_card"])
+            lines.append(f"{r['name']} ({precision_label(r['precision'])}): {how}, {need}")
+        d.bullets(lines)
+        if res["too_big"]:
+            d.add(t(d.lang, "node_models_too_big", names=", ".join(res["too_big"][:6])))
+            d.suggest(follow_up(d.lang, "fp8"))
+        d.suggest(follow_up(d.lang, "speed", label=d.label(cfg)))
+
+    def _one_node(self, u: Query) -> str | None:
+        """The configuration a question names, or the smallest node of the card it names."""
+        if u.configurations:
+            return u.configurations[0]
+        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+        same = [
+            c
+            for c in self.deps.catalog.configurations.values()
+            if c.gpu in cards and (u.count is None or c.count == u.count)
+        ]
+        return min(same, key=lambda c: (c.count, c.id)).id if same else None
+
     def _card_facts(self, d: Draft, u: Query) -> None:
         cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
         mem = u.memory_gb
@@ -101,3 +150,18 @@ class CardsMixin(ComposerBase):
                 )
             )
         d.suggest(follow_up(d.lang, "fit_example"))
+
+
+_WHAT_RUNS = re.compile(
+    r"what (?:can|could|will|would) (?:i|we|you) (?:run|serve|host|load|fit|put)|"
+    r"which models?\b.{0,30}\b(?:fit|run|work|go)|what (?:models? )?(?:fits?|runs?)\b|"
+    r"welche modelle?\b|was (?:kann|könnte|lässt sich|passt|läuft)\b.{0,40}"
+    r"(?:laufen|betreiben|darauf|drauf|damit|auf (?:dem|der|den|ihm|ihr|ihnen))|"
+    r"was passt (?:auf|in|drauf)|was läuft (?:auf|darauf|drauf)"
+)
+
+
+def asks_node_models(u: Query) -> bool:
+    """'I have 2x L40S, what can I run on it?', 'Welche Modelle passen auf eine RTX 4090?'."""
+    hardware = bool(u.configurations or u.cards or u.card_families)
+    return hardware and not u.has_subject and bool(_WHAT_RUNS.search(u.question.lower()))

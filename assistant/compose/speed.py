@@ -13,7 +13,7 @@ from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
 # "what's the max context …", "wie lang darf der Kontext sein": the longest context leads
 _ASKS_CONTEXT = re.compile(
-    r"(?:max\w*|longest|längste\w*|how (?:long|much)|wie (?:lang|viel)\w*)\b.{0,25}"
+    r"(?:max\w*|longest|längste\w*|how long|wie lang\w*)\b.{0,25}"
     r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
 )
 

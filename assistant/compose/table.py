@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.compose.capability import asks_fp8_support
+from assistant.compose.cards import asks_node_models
 from assistant.compose.intents import (
     _MOST_VRAM,
     _PER_TOKEN,
@@ -91,6 +92,7 @@ TABLE: tuple[Flow, ...] = (
         "defect",
     ),
     Flow("fp8_support", asks_fp8_support, "_fp8_support"),
+    Flow("node_models", asks_node_models, "_node_models"),
     Flow("card_facts", _asks_card_facts, "_card_facts"),
     Flow(
         "most_vram",

@@ -60,6 +60,7 @@ from assistant.registry.diagnostics import TopologyArgs, check_topology_output
 from assistant.registry.capacity import CapacityArgs, capacity_check
 from assistant.registry.nccl import AllReduceOutputArgs, check_allreduce_output
 from assistant.registry.training import TrainingFitArgs, training_fit
+from assistant.registry.node_models import NodeModelsArgs, models_for_configuration
 # isort: on
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "LinkArgs",
     "LinkId",
     "MemoryArgs",
+    "NodeModelsArgs",
     "PrecisionArg",
     "PriceArgs",
     "TensorParallelArgs",
@@ -93,6 +95,7 @@ __all__ = [
     "gradient_allreduce_time",
     "interconnect_facts",
     "memory_need",
+    "models_for_configuration",
     "price_quote",
     "purchase_advice",
     "quote",
