@@ -4,7 +4,7 @@ Registered through catalog_cmds, which keeps the panel's order.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -61,21 +61,25 @@ def advice_cmd(
     from tools.advice import AdviceInput, purchase_advice
     from tools.fit import Requirement, fit_configurations
 
-    configs = [_config(cat, config, as_json)] if config else list(cat.configurations.values())
-    try:
-        fit = fit_configurations(
-            Requirement(model=m, precision=prec, context_tokens=context, concurrency=concurrency),
-            configs,
-            cat.gpus,
-        )
-    except ValueError as exc:
-        _fail(str(exc).splitlines()[0], as_json)
-    fits_one = any(r.verdict == "fits_one_card" for r in fit.rows)
-    needed = [r.cards_needed for r in fit.rows if r.cards_needed]
-    cards_needed: int | None = min(needed) if needed else 9  # fits in no node: > 8 cards
+    workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")
+    if config:  # judged against that configuration's card
+        try:
+            fit = fit_configurations(
+                Requirement(
+                    model=m, precision=prec, context_tokens=context, concurrency=concurrency
+                ),
+                [_config(cat, config, as_json)],
+                cat.gpus,
+            )
+        except ValueError as exc:
+            _fail(str(exc).splitlines()[0], as_json)
+        fits_one = any(r.verdict == "fits_one_card" for r in fit.rows)
+        needed = [r.cards_needed for r in fit.rows if r.cards_needed]
+        cards_needed: int | None = min(needed) if needed else 9  # fits in no node: > 8 cards
+    else:  # the registry's decision, the one `sizing ask` and the LLM get
+        fits_one, cards_needed = _registry_case(cat, m.id, prec, context, concurrency, workload)
     if m.kind != "llm":
         cards_needed = None  # image and video jobs are not split
-    workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")
     res = purchase_advice(
         AdviceInput(
             fits_one_card=fits_one,
@@ -103,3 +107,24 @@ def advice_cmd(
     for item in res.also:
         con.print(f"- {getattr(item, text)} ({item.url(language)})")
     con.print("why: " + "; ".join(res.reasons))
+
+
+def _registry_case(
+    cat: Any, model: str, precision: str | None, context: int, concurrency: int, workload: str
+) -> tuple[bool, int | None]:
+    """(fits on one card, cards one job needs) as the registry's purchase_advice decides it: a
+    one-card node must hold the model ("fits on one card" is something you can rent)."""
+    from assistant.deps import Deps
+    from assistant.registry import call_tool
+    from assistant.settings import Settings
+
+    deps = Deps(settings=Settings(), catalog=cat, index=None)
+    args = {
+        "model": model,
+        "precision": precision,
+        "context_tokens": context,
+        "concurrency": concurrency,
+        "workload": workload,
+    }
+    res = call_tool(deps, "purchase_advice", {k: v for k, v in args.items() if v is not None})
+    return bool(res.result["fits_one_card"]), res.result["cards_needed"]

@@ -279,3 +279,32 @@ def test_a_max_context_question_leads_with_the_context(assistant: Any) -> None:
     a = assistant.ask("What's the max context for Llama 3.1 8B on an L4?")
     cap = _calls(a, "capacity_check")[0].result
     assert f"{cap['max_context_capped']:,} tokens of context" in a.answer.split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("model", "traffic", "question"),
+    [
+        ("Llama 3.3 70B", "high", "Do I need NVLink for Llama 3.3 70B for real traffic?"),
+        ("Llama 3.1 8B", "low", "Do I need NVLink for Llama 3.1 8B?"),
+        ("Llama 3.3 70B", "low", "Do I need NVLink for Llama 3.3 70B for just a few users?"),
+    ],
+)
+def test_cli_advice_agrees_with_ask(
+    assistant: Any, model: str, traffic: str, question: str
+) -> None:
+    """Issue 12, item 11: `sizing advice` and `sizing ask` give the same rule for the same job."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    out = CliRunner().invoke(app, ["advice", model, "--traffic", traffic, "--json"])
+    assert out.exit_code == 0, out.output
+    cli_rule = json.loads(out.output)["rule"]["number"]
+    rules = {
+        c.result["rule"]["number"]
+        for c in assistant.ask(question).tool_calls
+        if c.name == "purchase_advice" and c.result.get("rule")
+    }
+    assert rules == {cli_rule}
