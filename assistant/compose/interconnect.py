@@ -69,10 +69,7 @@ class InterconnectMixin(ComposerBase):
         yes_no = re.match(
             r"\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b", q
         )
-        named = _named_links(u.question)
-        if nodes and named:
-            # "Is the H100 PCIe a Gen5 card?", "A100 SXM4 mit NVLink 4?": the link it really runs
-            d.verdict = all(n["link"]["id"] == named[0] for n in nodes)
+        d.verdict = _named_link_verdict(u, nodes)
         one_link = len(nodes) >= 2 and len({n["link"]["id"] for n in nodes}) == 1
         if one_link:
             info = nodes[0]["link"]
@@ -234,3 +231,12 @@ class InterconnectMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
         if example:
             d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.1 405B"))
+
+
+def _named_link_verdict(u: Query, nodes: list[dict[str, Any]]) -> bool | None:
+    """'Is the H100 PCIe a Gen5 card?', 'A100 SXM4 mit NVLink 4?': is the link named the one the
+    node's cards really run at (None when no link is named)."""
+    named = _named_links(u.question)
+    if not nodes or not named:
+        return None
+    return all(n["link"]["id"] == named[0] for n in nodes)

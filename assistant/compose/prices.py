@@ -182,25 +182,7 @@ class PricesMixin(ComposerBase):
         lead_at = len(d.paras) - 1
         topic = self._cite_topic_guides(d, u, fit)
         costs: dict[str, float] = {}
-        lines = []
-        for cid in cids:
-            r = rows.get(cid)
-            if r is None:
-                continue
-            line = self._row_line(d, r, with_price=False)
-            if r["verdict"] != "does_not_fit" and not self._is_image(fit):
-                tput = d.call(
-                    "throughput_estimate",
-                    model=self._model_arg(u),
-                    configuration=cid,
-                    precision=u.precision,
-                )
-                if tput:
-                    line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
-                    if tput.get("usd_per_million_tokens") is not None:
-                        costs[cid] = float(tput["usd_per_million_tokens"])
-            lines.append(line + " " + d.price(cid))
-        d.bullets(lines)
+        d.bullets([self._compared_line(d, u, rows[c], fit, costs) for c in cids if c in rows])
         if len(cids) == 2:
             d.verdict = _first_wins(cids, rows, costs)  # "Is the B200 worth it over the H200?"
         if len(cids) > 2 or not (len(cids) == 2 and diff) or u.claim == "worth_it":
@@ -246,6 +228,30 @@ class PricesMixin(ComposerBase):
             )
             self._split_rules(d, u, advice, n, with_also=False)
         d.suggest(follow_up(d.lang, "nvlink", model=model))
+
+    def _compared_line(
+        self,
+        d: Draft,
+        u: Query,
+        r: dict[str, Any],
+        fit: dict[str, Any],
+        costs: dict[str, float],
+    ) -> str:
+        """One compared node: fit, speed (and its cost per million tokens into `costs`), price."""
+        cid = r["configuration"]
+        line = self._row_line(d, r, with_price=False)
+        if r["verdict"] != "does_not_fit" and not self._is_image(fit):
+            tput = d.call(
+                "throughput_estimate",
+                model=self._model_arg(u),
+                configuration=cid,
+                precision=u.precision,
+            )
+            if tput:
+                line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
+                if tput.get("usd_per_million_tokens") is not None:
+                    costs[cid] = float(tput["usd_per_million_tokens"])
+        return line + " " + d.price(cid)
 
     def _cheapest_with_room(self, d: Draft, u: Query, top: dict[str, Any]) -> None:
         """An image/video model on the cheapest card that only just holds it: the guide's
@@ -377,32 +383,31 @@ class PricesMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "nvlink_example"))
 
     # ---- cheapest
+    def _cheapest_without_model(self, d: Draft, u: Query) -> None:
+        """'The cheapest node (with NVLink / within my constraints)': no model to size."""
+        configs = self.deps.catalog.configurations
+        ids = list(d.filters.get("configurations") or configs)
+        q = u.question.lower()
+        nvlink = bool(re.search(r"nvlink|\bsxm", q)) and not u.constraints.exclude_link
+        if nvlink:
+            links = self.deps.catalog.links
+            ids = [c for c in ids if links[configs[c].interconnect].kind == "nvlink"]
+        pq = d.call("price_quote", configurations=ids) if ids else None
+        if pq and pq.get("cheapest"):
+            cid = pq["cheapest"]
+            key = "cheapest_within" if d.filters else "cheapest_catalog"
+            key = "cheapest_catalog_nvlink" if nvlink else key
+            d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
+        if d.filters and pq:
+            more = sorted(ids, key=lambda c: configs[c].usd_per_month)[1:3]
+            d.bullets([f"{d.link(c)}: {d.price(c)}" for c in more])
+            d.suggest(follow_up(d.lang, "fit_example"))
+            return
+        self._ask_model(d, u)
+
     def _cheapest(self, d: Draft, u: Query) -> None:
         if not u.has_subject:
-            configs = self.deps.catalog.configurations
-            ids = list(d.filters.get("configurations") or configs)
-            q = u.question.lower()
-            nvlink = bool(re.search(r"nvlink|\bsxm", q)) and not u.constraints.exclude_link
-            if nvlink:
-                links = self.deps.catalog.links
-                ids = [c for c in ids if links[configs[c].interconnect].kind == "nvlink"]
-            pq = d.call("price_quote", configurations=ids) if ids else None
-            if pq and pq.get("cheapest"):
-                cid = pq["cheapest"]
-                key = (
-                    "cheapest_catalog_nvlink"
-                    if nvlink
-                    else "cheapest_within"
-                    if d.filters
-                    else "cheapest_catalog"
-                )
-                d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
-            if d.filters and pq:
-                more = [c for c in sorted(ids, key=lambda c: configs[c].usd_per_month)][1:3]
-                d.bullets([f"{d.link(c)}: {d.price(c)}" for c in more])
-                d.suggest(follow_up(d.lang, "fit_example"))
-                return
-            self._ask_model(d, u)
+            self._cheapest_without_model(d, u)
             return
         # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind
         q = u.question.lower()
