@@ -308,3 +308,31 @@ def test_cli_advice_agrees_with_ask(
         if c.name == "purchase_advice" and c.result.get("rule")
     }
     assert rules == {cli_rule}
+
+
+def test_constraints_and_a_model_without_hardware_get_the_cheapest_within(
+    assistant: Any, deps: Any
+) -> None:
+    """'X, nothing with H100 or H200, has to be NVLink': a pick within the constraints."""
+    a = assistant.ask(
+        "Llama 3.3 70B, but please nothing with H100 or H200, and it has to be NVLink"
+    )
+    call = _calls(a, "cheapest_fit")[0]
+    allowed = call.arguments["configurations"]
+    cat = deps.catalog
+    assert allowed and not {cat.configurations[c].gpu for c in allowed} & {
+        "h100-pcie",
+        "h100-sxm5",
+        "h200",
+    }
+    assert all(cat.links[cat.configurations[c].interconnect].kind == "nvlink" for c in allowed)
+    assert a.prices[0].configuration in allowed
+
+
+def test_card_classes_and_soft_negations_exclude(nlu: Understander) -> None:
+    q = nlu.understand("Max 5k a month, no Ampere cards, for Qwen2.5 72B with 20 users")
+    assert set(q.constraints.exclude_cards) == {"a100-pcie", "a100-sxm4", "rtx-a6000"}
+    q = nlu.understand("We'd prefer not to use consumer cards for Llama 3.3 70B, 30 agents")
+    assert set(q.constraints.exclude_cards) == {"rtx-4090", "rtx-5090"} and q.users == 30
+    q = nlu.understand("we want to serve Llama 3.1 70B")  # "want" is not the Wan model
+    assert q.unknown_model == "Llama 3.1 70B" and q.params_b == 70

@@ -22,6 +22,7 @@ from assistant.compose.intents import (
     _asks_card_facts,
     _described_topo,
 )
+from assistant.compose.polarity import is_yes_no
 from assistant.nlu import Query
 from assistant.nlu.query import Claim
 
@@ -62,6 +63,28 @@ def _nvlink_general(u: Query) -> bool:
         u.intent == "general"
         and bool(set(u.workloads) - {"diffusion", "rendering"})
         and not u.has_subject
+    )
+
+
+_RECOMMEND = re.compile(
+    r"\b(?:suggest|recommend|advise|offer|propose|empfehl\w*|vorschlag\w*|schlagen sie|"
+    r"anbieten|bieten wir|what (?:should|would|do) (?:we|i|you) (?:rent|take|get|pick|offer))"
+)
+
+
+def _constrained_pick(u: Query) -> bool:
+    """'Llama 3.3 70B, nothing with H100, has to be NVLink', 'Max 5k, no Ampere, for Qwen 72B —
+    what do you suggest?': a model and constraints but no card named is a request for the
+    cheapest configuration within them."""
+    asks_pick = bool(_RECOMMEND.search(_q(u))) or (
+        u.constraints.active() and u.claim is None and not is_yes_no(u.question)
+    )
+    return (
+        u.has_subject
+        and asks_pick
+        and not _hardware(u)
+        and u.intent in ("fit", "general", "nvlink", "price")
+        and not u.explain
     )
 
 
@@ -146,6 +169,7 @@ TABLE: tuple[Flow, ...] = (
         "_price_sources",
     ),
     Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", "fits", filtered=True),
+    Flow("constrained_pick", _constrained_pick, "_cheapest", "fits", filtered=True),
     Flow(
         "price_and_speed",
         lambda u: u.intent == "price" and "speed" in u.intents,

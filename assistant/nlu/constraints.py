@@ -87,7 +87,8 @@ def find_min_memory(folded: str) -> float | None:
 _USERS_RX = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?\s*(?:\w+\s+)?"
     r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeiter\w*|"
-    r"employees|seats|clients|anwender\w*|leute)\b"
+    r"employees|seats|clients|anwender\w*|leute|agents?|staff|team members|kollegen|"
+    r"developers|devs|entwickler\w*|students|studenten)\b"
 )
 _CONCURRENT_RX = re.compile(
     r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit"
@@ -150,7 +151,9 @@ def find_nodes(folded: str, u: Query) -> None:
 # ---------------------------------------------------------------- exclusions and links
 
 _NEG_BEFORE = re.compile(
-    r"(?:\bno|\bnot|without|except|excluding|other than|but not|never|\bkein\w*|\bnicht|\bohne|"
+    r"(?:\bnot (?:to )?(?:use|using|want|rent|take|have)|\bno|\bnot|without|except|excluding|"
+    r"other than|but not|never|nothing with|none of|"
+    r"avoid(?:ing)?|\bkein\w*|\bnicht|\bohne|"
     r"außer|ausser|ausgenommen|abgesehen von|statt|instead of|anstelle)\s+(?:(?:the|an?|any|"
     r"die|der|den|das|eine?[nmr]?|mit)\s+)?(?:\d+\s*x?\s*)?$"
 )
@@ -171,20 +174,44 @@ _REQUIRE_LINK = (
     (
         "nvlink",
         r"(?:nvlink|sxm)[\s-]*(?:nodes?|knoten|server|only|pflicht)|(?:only|nur|with|mit)\s+"
-        r"(?:nvlink|sxm)|(?:must|muss|has to|soll)\s+(?:have\s+|haben\s+)?(?:nvlink|sxm)",
+        r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|soll|sollte)\s+(?:have\s+|haben\s+|"
+        r"be\s+|sein\s+|use\s+)?(?:nvlink|sxm)",
     ),
     ("pcie", r"pcie[\s-]*(?:nodes?|knoten|only)|(?:only|nur)\s+pcie"),
 )
 
 
+# card classes people exclude by name ("no Ampere cards", "not consumer GPUs")
+CARD_CLASSES: dict[str, tuple[str, ...]] = {
+    r"ampere": ("a100-pcie", "a100-sxm4", "rtx-a6000"),
+    r"hopper": ("h100-pcie", "h100-sxm5", "h200"),
+    r"blackwell": ("b200", "rtx-5090"),
+    r"ada(?: lovelace)?": ("l4", "l40s", "rtx-4090"),
+    r"consumer|gaming|geforce|endkunden|spiele": ("rtx-4090", "rtx-5090"),
+}
+# "no H100 or H200", "ohne A100, H100 und H200": the negation covers the whole list
+_LIST_JOIN = re.compile(
+    r"^\s*(?:,|/|or|and|oder|und|nor|noch|&)\s*(?:(?:the|an?|die|der|eine?)\s+)?$"
+)
+
+
 def find_exclusions(folded: str, u: Query) -> None:
-    """'no H100', 'ohne 4090', 'H100 is out', 'without NVLink': filters, and the excluded cards
-    are not the cards asked about."""
+    """'no H100', 'ohne 4090', 'H100 is out', 'without NVLink', 'no Ampere cards': filters, and
+    the excluded cards are not the cards asked about."""
     excluded: list[str] = []
+    previous_end = -1
     for start, end, cid in _find_cards(folded):
         before = folded[max(0, start - 40) : start]
-        if _NEG_BEFORE.search(before) or _NEG_AFTER.match(folded[end : end + 40]):
+        listed = previous_end >= 0 and bool(_LIST_JOIN.match(folded[previous_end:start]))
+        if _NEG_BEFORE.search(before) or _NEG_AFTER.match(folded[end : end + 40]) or listed:
             excluded += list(CARD_FAMILIES.get(cid, (cid,)))
+            previous_end = end
+        else:
+            previous_end = -1
+    for word, cards in CARD_CLASSES.items():
+        m = re.search(rf"\b(?:{word})\b", folded)
+        if m and _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]):
+            excluded += list(cards)
     if excluded:
         c = u.constraints
         c.exclude_cards = sorted(set(excluded))

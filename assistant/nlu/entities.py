@@ -56,7 +56,10 @@ class EntityMixin:
         if best is not None:
             u.model, u.model_mention = best[1], best[2]
             return
-        family = _FAMILY_RX.search(folded)
+        family = next(
+            (f for f in _FAMILY_RX.finditer(folded) if re.search(r"\d", f.group(2) or "")),
+            None,
+        )
         params = [m for m in _PARAMS_RX.finditer(folded) if not _inside_card(folded, m.start())]
         if family and family.group(2) and re.search(r"\d", family.group(2)):
             mention = (family.group(1) + family.group(2)).strip(" -.:?")
