@@ -336,3 +336,19 @@ def test_card_classes_and_soft_negations_exclude(nlu: Understander) -> None:
     assert set(q.constraints.exclude_cards) == {"rtx-4090", "rtx-5090"} and q.users == 30
     q = nlu.understand("we want to serve Llama 3.1 70B")  # "want" is not the Wan model
     assert q.unknown_model == "Llama 3.1 70B" and q.params_b == 70
+
+
+@pytest.mark.parametrize(
+    ("question", "yes"),
+    [
+        ("Do four 24 GB cards add up to 96 GB for FLUX?", False),
+        ("Do MoE models need more VRAM than dense ones?", True),
+        ("Do MoE models need less VRAM than dense ones?", False),
+    ],
+)
+def test_a_guide_section_that_settles_a_yes_no_question_answers_it_first(
+    assistant: Any, question: str, yes: bool
+) -> None:
+    a = assistant.ask(question)
+    assert lead_polarity(a.answer) is yes
+    assert a.citations  # the section that settles it is cited

@@ -17,6 +17,14 @@ from assistant.compose.intents import _PINNED, _topic_guide
 from assistant.nlu import Query
 from assistant.texts import follow_up, t
 
+# a pinned guide section that settles a yes/no question, and its answer: "Do four 24 GB cards
+# add up to 96 GB for FLUX?" — no, each card holds the whole model; "Do MoE models need more
+# memory than dense ones?" — yes, every expert is in memory
+PINNED_VERDICTS: dict[tuple[str, str], bool] = {
+    ("gpu-for-flux-sdxl", "many-cards"): False,
+    ("mixture-of-experts", "short-answer"): True,
+}
+
 
 class GuidesMixin(ComposerBase):
     """Answers from the guides, and the answers that ask back."""
@@ -101,6 +109,15 @@ class GuidesMixin(ComposerBase):
         q = question.lower()
         for rx, guide, anchor, contains in _PINNED:
             if re.search(rx, q):
+                # the section's own answer to a yes/no question it settles
+                verdict = PINNED_VERDICTS.get((guide, anchor))
+                if verdict is not None and re.search(
+                    r"\b(?:less|fewer|smaller|lower|weniger|"
+                    r"kleiner|geringer)\b",
+                    q,
+                ):
+                    verdict = not verdict  # "Do MoE models need *less* memory?"
+                d.verdict = verdict if verdict is not None else d.verdict
                 named = re.search(r"deepseek|mixtral|qwen", q)
                 if anchor == "total-vs-active" and named:
                     contains = named.group(0)  # the paragraph about the model asked about

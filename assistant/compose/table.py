@@ -127,7 +127,7 @@ TABLE: tuple[Flow, ...] = (
         "_most_vram",
         filtered=True,
     ),
-    Flow("explain", lambda u: u.explain, "_general"),
+    Flow("explain", lambda u: u.explain, "_general", "guide"),
     Flow(
         "adapter_cheapest",
         lambda u: u.intent in ("cheapest", "price") and u.adapter is not None and u.has_subject,
@@ -207,7 +207,7 @@ TABLE: tuple[Flow, ...] = (
     Flow("fit", lambda u: u.intent == "fit" and u.has_subject, "_fit_answer", "fits", True),
     Flow("hardware_memory", lambda u: u.intent == "fit" and _hardware(u), "_price"),
     Flow("ask_model", lambda u: u.intent == "fit", "_ask_model"),
-    Flow("general", lambda u: True, "_general"),
+    Flow("general", lambda u: True, "_general", "guide"),
 )
 
 

@@ -70,6 +70,7 @@ Claim = Literal[
     "worth_it",  # "Is the B200 worth it over the H200?"
     "faster",  # "Is the RTX 4090 faster than the L4?"
     "link_is",  # "Is the H100 PCIe a Gen5 card?": the link named is the one it runs
+    "guide",  # a yes/no question a guide section settles
     "defect",  # "Is that broken?", "Ein Defekt?"
     "healthy",  # "Is that normal / correct?", "Passt das?"
 ]
