@@ -358,6 +358,31 @@ def _answers_our_question(u: Any, prev: Slots) -> bool:
     )
 
 
+_VARIANT_RX = re.compile(r"\b(pcie|sxm)\b(?:[\s-]*(?:variant\w*|version|one|twin|node|knoten))?")
+
+
+def _swap_variant(u: Any, update: dict[str, Any], catalog: Any) -> bool:
+    """'und die PCIe-Variante?' after 4x A100 SXM4: the same node with the other link (its twin
+    in the catalog); nothing else changes."""
+    m = _VARIANT_RX.search(u.question.lower())
+    configs = update.get("configurations")
+    if not m or not configs or u.cards or u.card_families or u.configurations:
+        return False
+    want = m.group(1)
+    swapped = []
+    for cid in configs:
+        twin = (
+            re.sub(r"-sxm\d?$", "-pcie", cid) if want == "pcie" else re.sub(r"-pcie$", "-sxm", cid)
+        )
+        match = [c for c in catalog.configurations if c == twin or c.startswith(twin)]
+        swapped.append(match[0] if match else cid)
+    if swapped == configs:
+        return False
+    update["configurations"] = swapped
+    update["cards"] = [catalog.configurations[c].gpu for c in swapped]
+    return True
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
@@ -437,7 +462,10 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             if cid in catalog.configurations and cid not in configs:
                 configs.append(cid)
         update.update(count=count, configurations=configs)
+    swapped = _swap_variant(u, update, catalog)
     intents = list(u.intents)
+    if swapped and prev.intent:
+        intents = [str(prev.intent)]  # the same question about the other variant
     # a follow-up ("und 8x?") or an answer to our clarifying question ("only a few users")
     # that supplies a slot but asks nothing new continues the previous question
     supplies_slot = not new_subject and bool(

@@ -352,3 +352,31 @@ def test_a_guide_section_that_settles_a_yes_no_question_answers_it_first(
     a = assistant.ask(question)
     assert lead_polarity(a.answer) is yes
     assert a.citations  # the section that settles it is cited
+
+
+def test_the_other_variant_follow_up_swaps_the_node(assistant: Any) -> None:
+    first = assistant.ask("Was kostet 4x A100 SXM4?")
+    then = assistant.ask("und die PCIe-Variante?", session_id=first.session_id)
+    assert [p.configuration for p in then.prices] == ["4x-a100-pcie"]
+
+
+@pytest.mark.parametrize(
+    ("question", "flow", "yes"),
+    [
+        ("A100 SXM4 mit NVLink 4?", "link_facts", False),
+        ("qwen3 32b fp8 auf l40s?", "fit", True),
+        ("Can four 24 GB cards act as 96 GB for one FLUX model?", "explain", False),
+    ],
+)
+def test_elliptical_yes_no_questions(
+    assistant: Any, nlu: Understander, question: str, flow: str, yes: bool
+) -> None:
+    assert assistant.composer.plan(nlu.understand(question)).name == flow
+    assert lead_polarity(assistant.ask(question).answer) is yes
+
+
+def test_two_nvlink_nodes_are_compared_not_an_nvlink_question(
+    assistant: Any, nlu: Understander
+) -> None:
+    q = nlu.understand("8x H100 or 8x H200 for DeepSeek V3?")
+    assert assistant.composer.plan(q).name == "compare_cards"

@@ -82,7 +82,9 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
     ),
     (
         r"(?:\badd up\b|\baddier\w*|\bzusammenzähl\w*|\bsummier\w*|\bcombine[ds]?\b|"
-        r"\bpool(?:ed)?\b).{0,60}(?:flux|sdxl|diffusion|image|bild|video|wan)|"
+        r"\bpool(?:ed)?\b|\b(?:act|work|behave|count)s? as (?:one|a single|\d+ ?gb)|"
+        r"\bas one (?:big )?(?:card|gpu)|wie eine (?:große |einzige )?karte|"
+        r"zusammen(?:legen|schalten|gelegt)).{0,60}(?:flux|sdxl|diffusion|image|bild|video|wan)|"
         r"(?:flux|sdxl|diffusion|image|bild|video|wan).{0,60}(?:\badd up\b|\baddier\w*|"
         r"\bzusammenzähl\w*|\bsummier\w*|\bcombine[ds]?\b|\bpool(?:ed)?\b)",
         "gpu-for-flux-sdxl",

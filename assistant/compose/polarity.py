@@ -40,10 +40,37 @@ _YES_NO_RX = re.compile(
 _ALTERNATIVES_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)", re.IGNORECASE)
 
 
+_WH_RX = re.compile(
+    r"^\W*(?:what|which|how|why|when|where|who|whose|was|welche\w*|wie|warum|wieso|weshalb|"
+    r"wann|wo|wer|wieviel\w*)\b",
+    re.IGNORECASE,
+)
+
+
+# "und 8x?", "what about FP8?", "price of 8x-h100-sxm5?": a follow-up or a figure asked, not a
+# yes/no question
+_NOT_ELLIPTICAL_RX = re.compile(
+    r"^\W*(?:and|und|what about|how about|also|oder|or)\b|\b(?:cost|costs|price|prices|preis\w*|"
+    r"kost\w*|much|many|viel\w*|fast|schnell|speed|tempo|tokens?/s|token/s|cheapest|best|most|"
+    r"günstigst\w*|billigst\w*|beste\w*|meiste\w*|what|which|how|welche\w*|wie|was)\b",
+    re.IGNORECASE,
+)
+
+
 def is_yes_no(question: str) -> bool:
-    """'Does it fit?', 'Passt das?' — not 'Should I use A or B?' (that asks which)."""
+    """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
+    single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
     q = question.strip()
-    return bool(_YES_NO_RX.search(q)) and not _ALTERNATIVES_RX.search(q)
+    if _ALTERNATIVES_RX.search(q):
+        return False
+    elliptical = (
+        q.endswith("?")
+        and len(q) <= 80
+        and "\n" not in q
+        and not _WH_RX.search(q)
+        and not _NOT_ELLIPTICAL_RX.search(q)
+    )
+    return bool(_YES_NO_RX.search(q)) or elliptical
 
 
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:

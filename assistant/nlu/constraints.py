@@ -343,7 +343,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     ),
     (
         "healthy",
-        r"\b(?:normal|correct|right|fine|ok|okay|expected|as it should|healthy|richtig|korrekt|"
+        r"\b(?:normal|correct|right|fine|ok|okay|good|alright|expected|as it should|healthy|"
+        r"richtig|korrekt|gut|"
         r"in ordnung|erwartet|stimmt das|passt das|gesund|plausibel|plausible)\b",
     ),
 )

@@ -69,6 +69,7 @@ _EXPLAIN_RX = re.compile(
     r"\bwie funktionier|\bexplain\b|\berklär|\bactive param|\baktive[n]? param|"
     r"\b(?:support|unterstütz)\w*\b.{0,20}\bfp8|\bfp8\b.{0,20}\b(?:support|unterstütz)|"
     r"\badd up\b|\baddier|\bzusammenzähl|\breally reach|\bin practice\b|\btatsächlich\b|"
+    r"\b(?:act|work|behave)s? as (?:one|a single|\d+ ?gb)|\bas one (?:big )?(?:card|gpu)|"
     r"\bby default\b|\bstandardmäßig\b|memory bandwidth|speicherbandbreite|"
     r"\bwas heißt\b|\bwas heisst\b|\bwofür steht\b|\bstands? for\b|\bbedeutet\b|"
     r"\bhow many (?:experts|active)|\bwie viele (?:experten|aktive)|"
@@ -93,7 +94,8 @@ _STRONG_EXPLAIN_RX = re.compile(
 _CONCEPT_RX = re.compile(
     r"kv[\s-]*cache|\bactive\b|\baktive|expert|experten|\bmla\b|latent|quanti[sz]|format|"
     r"all-to-all|attention|router|routing|calibration|kalibrier|embedding|lm_head|scale|"
-    r"add up|addier|zusammenzähl|summier|combine|\bpool|"
+    r"add up|addier|zusammenzähl|summier|combine|\bpool|\b(?:act|work|behave)s? as (?:one|a single|"
+    r"\d+ ?gb)|\bas one (?:big )?(?:card|gpu)|"
     r"\bmoe\b|mixture[\s-]of[\s-]experts|\bdense\b|\bdichte[nms]?\b"
 )
 # intents a "what is ..." question still means literally
@@ -125,6 +127,9 @@ _INJECTION_RX = re.compile(
     r"reveal your|zeige? deine? (?:anweisungen|instruktionen)|<\s*/?\s*system|\[inst\]|"
     r"###\s*instruction|as an admin|als admin",
 )
+
+# a link named with its generation: "NVLink 4", "PCIe Gen5", "PCIe 4.0", "Gen4"
+_LINK_GENERATION_RX = re.compile(r"nvlink\s*[345]\b|(?:pcie|pci-e)?\s*gen\s*[345]\b|pcie\s*[345]")
 
 _FOLLOW_UP_RX = re.compile(
     r"^\s*(?:and|und|what about|wie (?:sieht es|ist es) (?:mit|bei)|how about|und wie|und was|und "
@@ -259,10 +264,23 @@ class IntentMixin:
             len(u.configurations) >= 2
             and u.has_subject
             and not any(hits[k] for k in ("price", "cheapest", "speed", "capacity", "allreduce"))
-            and self._link_kinds(u.configurations) != {"pcie"}
+            and self._link_kinds(u.configurations) == {"pcie", "nvlink"}
+            and len(
+                {re.sub(r"^\d+x-|-(?:pcie|sxm\d?)(?:-gen4)?$", "", c) for c in u.configurations}
+            )
+            == 1
         ):
             # "Is 4x A100 PCIe or 4x A100 SXM4 better for Llama 3.3 70B?": the same job both ways
+            # (two NVLink nodes, "8x H100 or 8x H200?", are a comparison, not a link question)
             hits["nvlink"] = True
+        if (
+            (u.cards or u.card_families)
+            and not u.has_subject
+            and _LINK_GENERATION_RX.search(folded)
+            and not any(hits[k] for k in ("allreduce", "price", "cheapest", "speed", "capacity"))
+        ):
+            # "A100 SXM4 mit NVLink 4?", "Is the L40S on PCIe Gen5?": the link that card runs
+            hits["link_facts"], hits["nvlink"] = True, False
         if hits["cheapest"] and hits["price"] and not u.has_subject and not u.workloads:
             # "what's cheaper, 4x A100 PCIe or SXM4?" is a price comparison
             hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", folded))
