@@ -494,22 +494,26 @@ class PricesMixin(ComposerBase):
             if res["model"]["kind"] == "llm"
             else t(d.lang, "image_need", need=gb(d.lang, res["weights_gb"]), precision=prec)
         )
+        # a one-card node among the cheapest holds it: the guide's case is "fits on one card",
+        # even when two smaller cards cost less (never "too big for one card" beside it)
+        one = next((r for r in rows if r["verdict"] == "fits_one_card" and r["count"] == 1), None)
+        fits_one = top["verdict"] == "fits_one_card" or one is not None
+        cards_needed = top["cards_needed"] if not fits_one else None
         advice = self._advice(
             d,
-            fits_one_card=top["verdict"] == "fits_one_card",
-            cards_needed=top["cards_needed"] if top["verdict"] == "split" else None,
+            fits_one_card=fits_one,
+            cards_needed=cards_needed,
             workload="training"
             if self._training(u)
             else ("image_video" if res["model"]["kind"] != "llm" else "llm_serving"),
             traffic="high" if "traffic" in w else "low",
         )
-        self._split_rules(
-            d,
-            u,
-            advice,
-            top["cards_needed"] if top["verdict"] == "split" else None,
-            with_also=False,
+        bridge = (
+            t(d.lang, "rule_bridge_one_card", label=d.link(one["configuration"]))
+            if one is not None and top["verdict"] != "fits_one_card"
+            else ""
         )
+        self._split_rules(d, u, advice, cards_needed, lead=bridge, with_also=False)
         if top.get("price_source") == "placeholder":
             d.add(t(d.lang, "placeholder_note"))
         self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
