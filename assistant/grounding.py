@@ -983,6 +983,25 @@ def _verdict_problem(ctx: Context, s: Sentence, clause: str, mentions_in: list[M
     return ""
 
 
+@lru_cache(maxsize=1)
+def _rule_texts() -> tuple[str, ...]:
+    """The guide's purchase rules as the tools state them (English and German)."""
+    from tools.advice import RULES
+
+    return tuple(t.lower() for r in RULES.values() for t in (r.text_en, r.text_de))
+
+
+def _quotes_cited(ctx: Context, s: Sentence, clause: str) -> bool:
+    """The clause quotes a cited passage or states one of the guide's purchase rules ("One model
+    too big for one card, …", cited): the guide's words, not a verdict about these rows."""
+    words = re.sub(r"^.*?:\s*", "", clause.strip()).strip(" .;:*").lower()
+    if len(words) < 20 or not s.cites:
+        return False
+    if any(words in ctx.passage_text.get(c, "").lower() for c in s.cites):
+        return True
+    return any(words in rule for rule in _rule_texts())
+
+
 def _check_verdicts(
     ctx: Context, s: Sentence, mentions_in: list[Mention]
 ) -> list[GroundingViolation]:
@@ -990,7 +1009,7 @@ def _check_verdicts(
     text = s.text
     for lo, hi in _clauses(text):
         clause = text[lo:hi]
-        if _CONDITIONAL_RX.search(clause):
+        if _CONDITIONAL_RX.search(clause) or _quotes_cited(ctx, s, clause):
             continue
         if not ctx.training and (_FIT_POS_RX.search(clause) or _FIT_NEG_RX.search(clause)):
             inside = [m for m in mentions_in if lo <= m.start < hi]

@@ -177,7 +177,3 @@ class Query(BaseModel):
     @property
     def has_subject(self) -> bool:
         return bool(self.model or self.params_b or self.unknown_model)
-
-
-# the name the first build used for `Query`
-Understanding = Query
