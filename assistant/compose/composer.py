@@ -61,6 +61,8 @@ class Composer(
     def _sized_by_name(d: Draft, name: str, params_b: float) -> None:
         """ "Gemma 3 27B": not in the catalog, sized from the parameter count in its name; the
         answer calls it by its name and says how it was sized."""
+        if f"{params_b:g}b" not in name.lower().replace(" ", ""):
+            return  # the size came from elsewhere in the question ("34B … Llama 9 900B")
         generic = generic_name(f"{params_b:g}B model", d.lang)
         d.paras = [para.replace(generic, name) for para in d.paras]
         d.add(t(d.lang, "sized_by_name", name=name, params=f"{params_b:g}"))
