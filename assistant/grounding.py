@@ -963,6 +963,8 @@ def _models_in(ctx: Context, clause: str) -> set[str] | None:
 def _verdict_problem(ctx: Context, s: Sentence, clause: str, mentions_in: list[Mention]) -> str:
     negative = bool(_FIT_NEG_RX.search(clause))
     configs = frozenset().union(*(m.configs for m in mentions_in))
+    if not configs:
+        return ""  # "welche Konfiguration ein Modell passt": no configuration named, no verdict
     models = _models_in(ctx, clause)
     precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in _PRECISION_RX.findall(clause)}
     relevant = [
