@@ -908,7 +908,8 @@ def _number_ok(
 # --- verdicts
 
 _CONDITIONAL_RX = re.compile(
-    r"\b(?:if|unless|whether|wenn|falls|sofern|ob|would|würde|könnte|could|might)\b|\?",
+    r"\b(?:if|unless|whether|wenn|falls|sofern|ob|would|würde|könnte|could|might|"
+    r"which|welche[rsnm]?|auf welche\w*)\b|\?",
     re.IGNORECASE,
 )
 _FIT_NEG_RX = re.compile(
