@@ -10,7 +10,13 @@ from typing import Any
 from sse_starlette import ServerSentEvent
 
 from api.concurrency import AnswerRunner
-from assistant.answer import Answer, DoneEvent, ErrorEvent, StreamEvent
+from assistant.answer import (
+    DONE_WITHOUT_TOOL_RESULTS,
+    Answer,
+    DoneEvent,
+    ErrorEvent,
+    StreamEvent,
+)
 from assistant.errors import InvalidRequest
 
 log = logging.getLogger("api")
@@ -18,9 +24,11 @@ log = logging.getLogger("api")
 GENERIC_STREAM_ERROR = "The assistant could not finish this answer. Please try again."
 
 
-def encode_event(event: StreamEvent) -> ServerSentEvent:
-    """`event: <type>` and one JSON `data:` line with the event itself ({"type": ..., ...})."""
-    return ServerSentEvent(data=event.model_dump_json(), event=event.type, sep="\n")
+def encode_event(event: StreamEvent, tool_results: bool = True) -> ServerSentEvent:
+    """`event: <type>` and one JSON `data:` line with the event itself ({"type": ..., ...});
+    without tool_results the done event's tool calls carry names and arguments only."""
+    exclude = None if tool_results or event.type != "done" else DONE_WITHOUT_TOOL_RESULTS
+    return ServerSentEvent(data=event.model_dump_json(exclude=exclude), event=event.type, sep="\n")
 
 
 async def assistant_events(
@@ -51,9 +59,11 @@ async def assistant_events(
         yield ErrorEvent(message=GENERIC_STREAM_ERROR)
 
 
-async def sse_events(events: AsyncIterator[StreamEvent]) -> AsyncIterator[ServerSentEvent]:
+async def sse_events(
+    events: AsyncIterator[StreamEvent], tool_results: bool = True
+) -> AsyncIterator[ServerSentEvent]:
     async for event in events:
-        yield encode_event(event)
+        yield encode_event(event, tool_results)
 
 
 def parse_sse(text: str) -> list[dict[str, Any]]:

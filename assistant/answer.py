@@ -36,7 +36,10 @@ class PriceQuote(BaseModel):
 class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any]
-    result: Any
+    result: Any = Field(
+        default=None,
+        description="the tool's result; /api/chat sends it only with ?include=tool_calls",
+    )
 
 
 ViolationKind = Literal["number", "price", "citation", "verdict", "format"]
@@ -83,6 +86,11 @@ class Answer(BaseModel):
     attempts: list[LLMAttempt] = Field(
         default=[], description="LLM mode: every answer the model wrote and what became of it"
     )
+
+
+# what /api/chat leaves out of an Answer unless asked: the tool results (~80 % of its bytes)
+WITHOUT_TOOL_RESULTS: dict[str, Any] = {"tool_calls": {"__all__": {"result"}}}
+DONE_WITHOUT_TOOL_RESULTS: dict[str, Any] = {"answer": WITHOUT_TOOL_RESULTS}
 
 
 class TokenEvent(BaseModel):

@@ -12,13 +12,18 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+import numpy as np
 
 from knowledge.embeddings import Embedder
 from knowledge.guide_parser import Chunk, Corpus, load_corpus
@@ -308,6 +313,101 @@ def build_index(
     if client is None:
         client = open_client(data_dir, chroma_url)
     report = sync_collection(client, corpus, embedder, rebuild=rebuild, progress=progress)
+    if not chroma_url:
+        generation = store_generation(data_dir)
+        snap = snapshot_path(data_dir)
+        if generation and (report.changed or snapshot_generation(snap) != generation):
+            collection = get_collection(client)
+            if collection is not None:
+                write_snapshot(collection_rows(collection), snap)
     report.location = location(data_dir, chroma_url)
     report.seconds = round(time.perf_counter() - start, 3)
     return report
+
+
+# --- the snapshot: what a retriever reads, without importing chromadb ---------------------------
+#
+# Importing chromadb costs more than a whole `sizing ask`, and reading 14.5k passages through it
+# holds ~400 MB. The embedded store therefore keeps beside it one .npz with everything a retriever
+# reads (ids, texts, metadata, vectors) and the collection's generation; `store_generation` reads
+# the live generation from Chroma's SQLite file (read-only), so a retriever knows whether the
+# snapshot is current without chromadb. Any doubt (no file, other generation, unreadable) falls
+# back to reading the collection through chromadb, which rewrites the snapshot.
+
+SNAPSHOT = "guides-snapshot.npz"
+
+
+def snapshot_path(data_dir: Path) -> Path:
+    return Path(data_dir) / "chroma" / SNAPSHOT
+
+
+def store_generation(data_dir: Path) -> str | None:
+    """The guides collection's generation in the embedded store, or None (no store, no
+    collection, or a Chroma schema this query does not know)."""
+    db = Path(data_dir) / "chroma" / "chroma.sqlite3"
+    if not db.exists():
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2)) as con:
+            row = con.execute(
+                "SELECT m.str_value FROM collections c JOIN collection_metadata m"
+                " ON m.collection_id = c.id WHERE c.name = ? AND m.key = 'generation'",
+                (COLLECTION,),
+            ).fetchone()
+    except sqlite3.Error:
+        return None
+    return str(row[0]) if row and row[0] else None
+
+
+def collection_rows(collection: Any) -> dict[str, Any]:
+    """What a retriever needs of a collection: metadata, ids, documents, metadatas, vectors."""
+    got = collection.get(include=["documents", "metadatas", "embeddings"])
+    rows = got["embeddings"]
+    vectors = (
+        np.asarray(rows, dtype=np.float32)
+        if rows is not None and len(rows)
+        else np.zeros((0, 0), np.float32)
+    )
+    return {
+        "metadata": dict(collection.metadata or {}),
+        "ids": list(got["ids"]),
+        "documents": [d or "" for d in got["documents"] or []],
+        "metadatas": [dict(m or {}) for m in got["metadatas"] or []],
+        "vectors": vectors,
+    }
+
+
+def write_snapshot(rows: dict[str, Any], path: Path) -> None:
+    """Write rows (from collection_rows) atomically; texts and metadata as one JSON blob."""
+    text = json.dumps(
+        {k: rows[k] for k in ("metadata", "ids", "documents", "metadatas")}, ensure_ascii=False
+    )
+    tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex[:8]}.tmp.npz")
+    np.savez(
+        tmp,
+        generation=np.array(str(rows["metadata"].get("generation") or "")),
+        payload=np.frombuffer(text.encode(), dtype=np.uint8),
+        vectors=rows["vectors"],
+    )
+    tmp.replace(path)
+
+
+def snapshot_generation(path: Path) -> str | None:
+    try:
+        with np.load(path) as data:
+            return str(data["generation"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def read_snapshot(path: Path, generation: str) -> dict[str, Any] | None:
+    """The rows of the snapshot at path if it is of `generation`, else None."""
+    try:
+        with np.load(path) as data:
+            if str(data["generation"]) != generation:
+                return None
+            rows: dict[str, Any] = json.loads(data["payload"].tobytes().decode())
+            rows["vectors"] = np.asarray(data["vectors"], dtype=np.float32)
+    except (OSError, KeyError, ValueError):
+        return None
+    return rows

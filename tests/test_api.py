@@ -76,6 +76,29 @@ def test_chat_answers_in_english_when_asked(live_api: LiveServer) -> None:
     assert all("/en/guides/" in c["url"] for c in answer["citations"])
 
 
+def test_tool_results_are_opt_in(live_api: LiveServer) -> None:
+    question = "Passt Llama 3.1 70B in FP8 auf 2 × H100?"
+    default = chat(live_api, question)
+    assert default.status_code == 200, default.text
+    calls = default.json()["tool_calls"]
+    assert calls and all(c["name"] and "arguments" in c for c in calls)
+    assert all("result" not in c for c in calls)
+    assert Answer.model_validate(default.json()).tool_calls[0].result is None
+    assert len(default.content) <= 4096, len(default.content)
+    full = httpx.post(
+        live_api.url + "/api/chat",
+        params={"include": "tool_calls"},
+        json={"message": question},
+        timeout=60,
+    ).json()
+    assert [c["name"] for c in full["tool_calls"]] == [c["name"] for c in calls]
+    assert all(c["result"] is not None for c in full["tool_calls"])
+    bad = httpx.post(
+        live_api.url + "/api/chat", params={"include": "everything"}, json={"message": question}
+    )
+    assert bad.status_code == 422
+
+
 # --------------------------------------------------------------------------- chat (SSE)
 
 
@@ -93,6 +116,8 @@ def test_chat_streams_server_sent_events(live_api: LiveServer) -> None:
     events = parse_sse(body)
     kinds = [e["event"] for e in events]
     assert kinds[-1] == "done", kinds
+    calls = events[-1]["data"]["answer"]["tool_calls"]
+    assert calls and all("result" not in c for c in calls)  # opt-in, as for JSON
     assert kinds.count("token") >= 2, "the answer arrives in several chunks"
     assert "error" not in kinds
     for event in events:

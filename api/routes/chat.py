@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
@@ -19,7 +19,7 @@ from api.dependencies import (
 )
 from api.questions import checked_question, checked_session_id, continued_session
 from api.sse import assistant_events, sse_events
-from assistant.answer import Answer
+from assistant.answer import WITHOUT_TOOL_RESULTS, Answer
 
 router = APIRouter(tags=["chat"])
 
@@ -36,6 +36,12 @@ class ChatRequest(BaseModel):
     language: Literal["de", "en"] | None = Field(
         default=None, description="answer language; detected from the question when absent"
     )
+
+
+INCLUDE_DOC = (
+    "'tool_calls': also send each tool call's result (names and arguments are always sent; "
+    "the results are most of an answer's bytes, so they are opt-in)"
+)
 
 
 def wants_stream(request: Request) -> bool:
@@ -67,11 +73,13 @@ async def chat(
     settings: SettingsDep,
     metrics: MetricsDep,
     runner: RunnerDep,
+    include: Literal["tool_calls"] | None = Query(default=None, description=INCLUDE_DOC),
 ) -> Response:
     question = checked_question(body.message, settings)
     checked_session_id(body.session_id)
     sessions = getattr(assistant, "sessions", None)
     session_id = await run_in_threadpool(continued_session, body.session_id, sessions)
+    tool_results = include == "tool_calls"
     if wants_stream(request):
         events = assistant_events(
             lambda: assistant.stream(question, session_id=session_id, language=body.language),
@@ -80,7 +88,7 @@ async def chat(
             on_error=lambda _msg: metrics.errors.labels(surface="sse").inc(),
         )
         return EventSourceResponse(
-            sse_events(events),
+            sse_events(events, tool_results),
             ping=settings.sse_ping_s,
             sep="\n",
             headers={"X-Accel-Buffering": "no"},
@@ -90,4 +98,5 @@ async def chat(
     )
     metrics.record_answer(answer, "chat")
     # already a validated Answer: serialise it once (response_model documents the schema)
-    return Response(answer.model_dump_json(), media_type="application/json")
+    exclude = None if tool_results else WITHOUT_TOOL_RESULTS
+    return Response(answer.model_dump_json(exclude=exclude), media_type="application/json")
