@@ -281,7 +281,7 @@ def report(results: dict[int, dict[str, Any]], q: dict[str, Any]) -> None:
             f"{ratio(ours['p50_ms'], peer['p50_ms'])}"
         )
     else:
-        print("LangChain peer: langchain-chroma not installed (pip install langchain-chroma to compare)")
+        print("LangChain peer: not installed (pip install langchain-chroma to compare)")
 
 
 def main() -> None:
