@@ -577,7 +577,11 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
         got: set[Any] = set()
         for c in calls:
             res = c.result if isinstance(c.result, dict) else {}
-            rows = [r for r in res.get("rows", []) + res.get("cheapest", []) if isinstance(r, dict)]
+            # fit_check / cheapest_fit rows ("cheapest" is an id in price_quote's result)
+            listed = [res.get("rows"), res.get("cheapest")]
+            rows = [
+                r for part in listed if isinstance(part, list) for r in part if isinstance(r, dict)
+            ]
             got = {r.get("verdict") for r in rows if r.get("configuration") == configuration}
             if got:
                 break

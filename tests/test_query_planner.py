@@ -380,3 +380,21 @@ def test_two_nvlink_nodes_are_compared_not_an_nvlink_question(
 ) -> None:
     q = nlu.understand("8x H100 or 8x H200 for DeepSeek V3?")
     assert assistant.composer.plan(q).name == "compare_cards"
+
+
+def test_a_verdict_check_reads_past_price_quote_results() -> None:
+    """evals: price_quote's `cheapest` is an id, not rows; a verdict check must not crash on it."""
+    from types import SimpleNamespace
+
+    from evals.checks import _verdict
+
+    calls = [
+        SimpleNamespace(name="price_quote", result={"cheapest": "4x-l40s", "quotes": []}),
+        SimpleNamespace(
+            name="fit_check",
+            result={"rows": [{"configuration": "4x-l40s", "verdict": "split"}]},
+        ),
+    ]
+    answer = SimpleNamespace(answer="**Yes.** It fits.", tool_calls=calls, language="en")
+    _, detail = _verdict("split", "4x-l40s", answer, "en")  # raised TypeError before
+    assert "no fit result" not in detail
