@@ -270,6 +270,34 @@ def _run_with_progress(loaded: Any, settings: Any, options: Any, total: int, run
     return result
 
 
+def _print_llm(console: Any, result: dict[str, Any]) -> None:
+    """--mode llm: answers the model wrote that were shown vs offline fallbacks (and why), and the
+    violations the grounding check caught in rejected attempts (never shown, so not counted in
+    the grounding metric above); then each case that fell back."""
+    from rich.markup import escape
+
+    s = result["llm"]
+    why = ", ".join(f"{k} {v}" for k, v in s["fallback_reasons"].items()) or "none"
+    kinds = ", ".join(f"{k} {v}" for k, v in s["rejected_violations_by_kind"].items())
+    console.print(
+        f"LLM: {s['shown']} of {s['turns']} answers shown, {s['fallbacks']} fell back "
+        f"({why}); {s['rejected_violations']} violations in rejected attempts"
+        + (f" ({kinds})" if kinds else "")
+        + f"; {s['tool_calls_per_turn']} tool calls per answer; latency p50 "
+        f"{s['latency_ms_p50']} ms, p95 {s['latency_ms_p95']} ms",
+        highlight=False,
+    )
+    for x in result["cases"]:
+        c = x.get("llm") or {}
+        if c.get("fallbacks") or c.get("rejected_violations"):
+            console.print(
+                f"  [yellow]{escape(x['id'])}[/yellow]: {c['shown']} shown, {c['fallbacks']} "
+                f"fell back, {c['rejected_violations']} violations rejected, "
+                f"{c['tool_calls']} tool calls",
+                highlight=False,
+            )
+
+
 def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -314,6 +342,8 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
         )
     else:
         console.print(f"[dim]LLM-judged metrics: {judge.get('note', 'skipped')}[/dim]")
+    if result.get("llm"):
+        _print_llm(console, result)
     failing = [x for x in result["cases"] if x["status"] in ("fail", "error")]
     for x in failing:
         console.print(f"[red]✗ {x['id']}[/red]", markup=True, highlight=False)

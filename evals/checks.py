@@ -325,8 +325,12 @@ def check_turn(
     calls = list(answer.tool_calls)
     names = [c.name for c in calls]
 
-    # grounding: violations the assistant recorded, and an independent re-check of the answer
-    violations = list(answer.violations) + check_answer(answer, catalog_prices)
+    # grounding: violations the assistant recorded, and an independent re-check of the answer.
+    # When an LLM answer was not shown (attempts, offline mode), `answer.violations` are the
+    # rejected attempt's, not the shown answer's: the runner reports them apart (`llm`).
+    fell_back = bool(getattr(answer, "attempts", None)) and answer.mode != "llm"
+    recorded = [] if fell_back else list(answer.violations)
+    violations = recorded + check_answer(answer, catalog_prices)
     withheld = bool(answer.notice and "grounding" in answer.notice.lower())
     out.grounding_violations = len(violations) + (1 if withheld and not violations else 0)
     if violations or withheld:

@@ -95,8 +95,53 @@ def _tool_calls(answer: Any, with_results: bool) -> list[dict[str, Any]]:
     return out
 
 
+def llm_turn(answer: Any) -> dict[str, Any]:
+    """LLM mode: was the model's answer shown or did the turn fall back to the offline answer;
+    the attempts and the violations of the rejected ones (never counted as the shown answer's)."""
+    attempts = list(answer.attempts)
+    shown = answer.mode == "llm"
+    rejected = [a for a in attempts if a.outcome != "accepted"]
+    last = attempts[-1] if attempts else None
+    if shown:
+        tools = [c.name for c in answer.tool_calls]
+    else:
+        tools = list(last.tool_calls) if last is not None else []
+    return {
+        "shown": shown,
+        "reason": None if shown else (last.outcome if last is not None else "not_asked"),
+        "attempts": [
+            {
+                "n": a.n,
+                "outcome": a.outcome,
+                "violations": [v.model_dump() for v in a.violations],
+                "detail": a.detail,
+                "tool_calls": list(a.tool_calls),
+            }
+            for a in attempts
+        ],
+        "rejected_violations": sum(len(a.violations) for a in rejected),
+        "tool_calls": tools,
+    }
+
+
+def _llm_case(turns: list[dict[str, Any]]) -> dict[str, int]:
+    llm = [t["llm"] for t in turns if t.get("llm")]
+    return {
+        "shown": sum(x["shown"] for x in llm),
+        "fallbacks": sum(not x["shown"] for x in llm),
+        "rejected_violations": sum(x["rejected_violations"] for x in llm),
+        "tool_calls": sum(len(x["tool_calls"]) for x in llm),
+    }
+
+
 def _run_case(
-    assistant: Any, case: Case, dataset: str, prices: dict[str, Decimal], deps: Any = None
+    assistant: Any,
+    case: Case,
+    dataset: str,
+    prices: dict[str, Decimal],
+    deps: Any = None,
+    *,
+    llm: bool = False,
 ) -> dict[str, Any]:
     turns_out: list[dict[str, Any]] = []
     session: str | None = None
@@ -144,6 +189,7 @@ def _run_case(
                 "grounding_violations": checks.grounding_violations,
                 "first_sentence": checks.first_sentence,
                 "first_sentence_detail": checks.first_sentence_detail,
+                **({"llm": llm_turn(answer)} if llm else {}),
                 "_answer": answer,
             }
         )
@@ -151,7 +197,7 @@ def _run_case(
         status = "xpass" if all_ok else "xfail"
     else:
         status = "pass" if all_ok else ("error" if error else "fail")
-    return {
+    out = {
         "id": case.id,
         "dataset": dataset,
         "tags": list(case.tags),
@@ -168,6 +214,9 @@ def _run_case(
         "turns": turns_out,
         "latency_ms": round(sum(t["latency_ms"] for t in turns_out), 2),
     }
+    if llm:
+        out["llm"] = _llm_case(turns_out)
+    return out
 
 
 def run_eval(
@@ -198,7 +247,9 @@ def run_eval(
         lock = threading.Lock()
 
         def one(job: tuple[Case, str]) -> dict[str, Any]:
-            res = _run_case(assistant, job[0], job[1], prices, deps)
+            res = _run_case(
+                assistant, job[0], job[1], prices, deps, llm=options.mode == "llm"
+            )
             if on_case is not None:
                 with lock:
                     on_case(res)
@@ -327,13 +378,50 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         d: {"passed": v[0], "total": v[1], "pass_rate": _ratio(v[0], v[1])}
         for d, v in datasets.items()
     }
+    llm = summarise_llm(results)
     return {
+        **({"llm": llm} if llm else {}),
         "pass_rate": _ratio(passed, scored) if scored else 0.0,
         "counts": {"cases": len(results), "scored": scored, "passed": passed, **counts},
         "metrics": metrics,
         "checks": checks,
         "by_tag": by_tag,
         "by_dataset": by_dataset,
+    }
+
+
+def summarise_llm(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """LLM mode over all turns: answers shown vs fallbacks (and why), the violations of the
+    rejected attempts by kind, tool calls and latency. None when no turn ran in LLM mode."""
+    turns = [t for r in results for t in r["turns"] if t.get("llm")]
+    if not turns:
+        return None
+    reasons: dict[str, int] = defaultdict(int)
+    kinds: dict[str, int] = defaultdict(int)
+    for t in turns:
+        x = t["llm"]
+        if not x["shown"]:
+            reasons[x["reason"]] += 1
+        for a in x["attempts"]:
+            if a["outcome"] != "accepted":
+                for v in a["violations"]:
+                    kinds[v["kind"]] += 1
+    shown = [t for t in turns if t["llm"]["shown"]]
+    n_tools = sum(len(t["llm"]["tool_calls"]) for t in turns)
+    lat = [t["latency_ms"] for t in turns]
+    return {
+        "turns": len(turns),
+        "shown": len(shown),
+        "fallbacks": len(turns) - len(shown),
+        "shown_rate": _ratio(len(shown), len(turns)),
+        "fallback_reasons": dict(sorted(reasons.items())),
+        "attempts": sum(len(t["llm"]["attempts"]) for t in turns),
+        "rejected_violations": sum(kinds.values()),
+        "rejected_violations_by_kind": dict(sorted(kinds.items())),
+        "tool_calls": n_tools,
+        "tool_calls_per_turn": round(n_tools / len(turns), 2),
+        "latency_ms_p50": _round(_percentile(lat, 0.5)),
+        "latency_ms_p95": _round(_percentile(lat, 0.95)),
     }
 
 

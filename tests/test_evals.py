@@ -509,3 +509,80 @@ def test_an_answer_that_raises_is_an_error_not_a_crash() -> None:
     assert summary["pass_rate"] == 0.0 and summary["counts"]["error"] == 1
     assert summary["by_dataset"] == {"ds": {"passed": 0, "total": 1, "pass_rate": 0.0}}
     assert "boom" in to_junit({"cases": [res]})
+
+
+def test_cli_eval_mode_llm_reports_shown_fallbacks_and_rejected_violations(
+    tmp_path: Path,
+) -> None:
+    """`sizing eval --mode llm` against the scripted server: one answer shown, one that fails the
+    grounding check twice falls back to the offline answer. The report says so per case and in
+    total; the rejected attempts' violations are reported apart and not counted as the shown
+    answer's grounding violations (the offline answer shown is clean: exit 0)."""
+    import os
+
+    from tests.llm_server import ScriptedLLMServer, text, tool_call
+
+    ds = tmp_path / "llm.yaml"
+    cases = [
+        SMALL["cases"][0],
+        {
+            "id": "hostile-price",
+            "question": "What does 4x A100 PCIe cost?",
+            "language": "en",
+            "tags": ["price"],
+            "expect": {"tools": ["price_quote"]},
+        },
+    ]
+    ds.write_text(yaml.safe_dump({"name": "llm", "cases": cases}), encoding="utf-8")
+    script = [
+        tool_call("price_quote", {"configurations": ["4x-a100-sxm4"]}),
+        text("The 4 × NVIDIA A100 SXM4 node costs $4,395/month."),
+        tool_call("price_quote", {"configurations": ["4x-a100-pcie"]}),
+        text("The 4 × NVIDIA A100 PCIe node costs `$1/month`."),
+        text("The 4 × NVIDIA A100 PCIe node costs €1/month."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        env = {
+            **os.environ,
+            "OPENAI_API_KEY": "test",
+            "OPENAI_BASE_URL": server.base_url,
+            "SIZING_LLM_MAX_RETRIES": "0",
+            "SIZING_DATA_DIR": str(tmp_path / "data"),
+        }
+        args = [SIZING, "eval", str(ds), "--mode", "llm", "--no-judge"]
+        proc = subprocess.run(
+            [*args, "--json"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=240
+        )
+        n_requests = len(server.requests)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert n_requests == 5 and server.exhausted == 0
+    report = json.loads(proc.stdout)
+    llm = report["llm"]
+    assert (llm["turns"], llm["shown"], llm["fallbacks"]) == (2, 1, 1)
+    assert llm["fallback_reasons"] == {"ungrounded": 1}
+    assert llm["rejected_violations"] >= 2 and llm["rejected_violations_by_kind"]["price"] >= 2
+    assert llm["attempts"] == 3 and llm["tool_calls"] == 2
+    assert report["metrics"]["grounding_violations"] == 0  # only what was shown counts
+    by_id = {c["id"]: c for c in report["cases"]}
+    assert by_id["price-sxm4"]["llm"] == {
+        "shown": 1,
+        "fallbacks": 0,
+        "rejected_violations": 0,
+        "tool_calls": 1,
+    }
+    hostile = by_id["hostile-price"]
+    assert hostile["llm"]["shown"] == 0 and hostile["llm"]["fallbacks"] == 1
+    turn = hostile["turns"][0]
+    assert turn["mode"] == "offline" and turn["llm"]["reason"] == "ungrounded"
+    assert [a["outcome"] for a in turn["llm"]["attempts"]] == ["ungrounded", "ungrounded"]
+    assert turn["grounding_violations"] == 0
+    assert "$1" not in turn["answer"] and "€1" not in turn["answer"]
+    from rich.console import Console
+
+    from cli.eval_cmds import _print_llm
+
+    console = Console(record=True, width=200)
+    _print_llm(console, report)
+    out = console.export_text()
+    assert "LLM: 1 of 2 answers shown, 1 fell back (ungrounded 1)" in out
+    assert "hostile-price: 0 shown, 1 fell back" in out and "price-sxm4" not in out
