@@ -914,7 +914,8 @@ _CONDITIONAL_RX = re.compile(
 )
 _FIT_NEG_RX = re.compile(
     r"\b(?:does\s+not|doesn't|do\s+not|don't|won't|will\s+not|cannot|can't|can\s+not|no\s+longer)"
-    r"\s+(?:\w+\s+)?(?:fit|run)|\b(?:passt|passen|läuft|laufen)\b[^.;]{0,40}?\b(?:nicht|keine?\w*)"
+    r"\s+(?:\w+\s+)?(?:fit|run)|\b(?:passt|passen|läuft|laufen)\b"
+    r"(?:(?:[^.;]|\.(?=\d)){0,40}?|(?:[^.;,]|\.(?=\d)){0,70}?)\b(?:nicht|keine?\w*)"
     r"\b|\btoo\s+(?:big|large|small)\b|\bzu\s+(?:groß|klein)\b|\bnicht\s+(?:genug|ausreichend)\b|"
     r"\bnot\s+enough\b|\bno\s+single\b|\bdoes\s+not\s+hold\b|\bexceeds?\b|\bübersteigt\b",
     re.IGNORECASE,
@@ -943,6 +944,12 @@ _SIZE_RX = re.compile(r"(?<![\w.×])(\d+(?:[.,]\d+)?)\s?B\b")
 _PRECISION_RX = re.compile(
     r"\b(fp32|bf16|fp16|fp8|int8|int4|awq|gptq|q4_k_m|q5_k_m|q8_0)\b", re.IGNORECASE
 )
+# a precision that qualifies the KV cache ("FP8-KV-Cache", "KV cache in FP8") is not the model's
+_KV_PRECISION_RX = re.compile(
+    r"\b(?:fp32|bf16|fp16|fp8|int8)[\s-]*kv\b"
+    r"|\bkv[\s-]*(?:cache)?[\s-]*(?:in|as|als|auf|=|:)?\s*(?:fp32|bf16|fp16|fp8|int8)\b",
+    re.IGNORECASE,
+)
 _PRECISION_NAMES = {"int4": "awq", "q4_k_m": "gguf-q4_k_m", "q5_k_m": "gguf-q5_k_m",
                     "q8_0": "gguf-q8_0"}  # fmt: skip
 
@@ -967,7 +974,8 @@ def _verdict_problem(ctx: Context, s: Sentence, clause: str, mentions_in: list[M
     if not configs:
         return ""  # "welche Konfiguration ein Modell passt": no configuration named, no verdict
     models = _models_in(ctx, clause)
-    precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in _PRECISION_RX.findall(clause)}
+    weights = _KV_PRECISION_RX.sub(" ", clause)
+    precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in _PRECISION_RX.findall(weights)}
     relevant = [
         fits
         for mid, prec, cid, fits in ctx.facts.verdicts

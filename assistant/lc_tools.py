@@ -310,8 +310,16 @@ COMPACT_DESCRIPTIONS: dict[str, str] = {
 
 SHARED_ARGS = {"model", "precision", "configuration", "configurations", "context_tokens",
                "concurrency"}  # fmt: skip
+# names that say what they mean: sent without a description (a truncated one only cost tokens)
+SELF_DESCRIBING_ARGS = {"max_price_usd_month", "min_total_memory_gb", "exclude_cards",
+                        "exclude_configurations", "one_card", "independent_jobs"}  # fmt: skip
+# arguments left out of the compact schema (still accepted): cheapest_fit's `interconnect` says
+# what `require_link`, shared with fit_check, says
+COMPACT_OMIT = {"cheapest_fit": {"interconnect"}}
 MAX_ARG_DESCRIPTION = 40
-TOOLS_BUDGET_CHARS = 4200  # compact schemas of the tools offered (about 1,050 tokens)
+# compact schemas of the tools offered: with the system prompt at most 1,500 o200k tokens on the
+# first request (bench/bench_prompt_tokens.py counts them; JSON is about 3.4 chars per token)
+TOOLS_BUDGET_CHARS = 3800
 MAX_ENUM = 5
 
 BASE_TOOLS = ("fit_check", "cheapest_fit", "price_quote", SEARCH_TOOL)
@@ -402,7 +410,8 @@ def _compact_type(schema: dict[str, Any]) -> dict[str, Any]:
 def _compact_property(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     out = _compact_type(schema)
     description = str(schema.get("description") or "")
-    if name not in SHARED_ARGS and description and "enum" not in out:
+    skip = SHARED_ARGS | SELF_DESCRIBING_ARGS
+    if name not in skip and description and "enum" not in out:
         short = description.split(";")[0].split(" (e.g.")[0].split(", e.g.")[0]
         if len(short) > MAX_ARG_DESCRIPTION:
             short = short[: MAX_ARG_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
@@ -413,8 +422,11 @@ def _compact_property(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 def compact_schema(spec: RegistryTool) -> dict[str, Any]:
     """One tool in OpenAI's function format, compact (see the comment above)."""
     full = spec.args_model.model_json_schema()
+    omit = COMPACT_OMIT.get(spec.name, set())
     properties = {
-        name: _compact_property(name, prop) for name, prop in full.get("properties", {}).items()
+        name: _compact_property(name, prop)
+        for name, prop in full.get("properties", {}).items()
+        if name not in omit
     }
     parameters: dict[str, Any] = {"type": "object", "properties": properties}
     if full.get("required"):

