@@ -975,7 +975,8 @@ def _verdict_problem(ctx: Context, s: Sentence, clause: str, mentions_in: list[M
         return ""  # "welche Konfiguration ein Modell passt": no configuration named, no verdict
     models = _models_in(ctx, clause)
     weights = _KV_PRECISION_RX.sub(" ", clause)
-    precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in _PRECISION_RX.findall(weights)}
+    found = _PRECISION_RX.findall(weights)
+    precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in found}
     relevant = [
         fits
         for mid, prec, cid, fits in ctx.facts.verdicts

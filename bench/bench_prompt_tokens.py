@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+
 def first_requests(questions: list[str], data_dir: Path) -> list[dict[str, Any]]:
     from assistant.deps import build_deps
     from assistant.service import Assistant

@@ -247,9 +247,7 @@ def run_eval(
         lock = threading.Lock()
 
         def one(job: tuple[Case, str]) -> dict[str, Any]:
-            res = _run_case(
-                assistant, job[0], job[1], prices, deps, llm=options.mode == "llm"
-            )
+            res = _run_case(assistant, job[0], job[1], prices, deps, llm=options.mode == "llm")
             if on_case is not None:
                 with lock:
                     on_case(res)

@@ -49,5 +49,3 @@ def offline_encoding(name: str) -> Any:
         mergeable_ranks=kwargs["mergeable_ranks"],
         special_tokens=kwargs["special_tokens"],
     )
-
-
