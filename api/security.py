@@ -77,6 +77,13 @@ def _field_name(loc: tuple[Any, ...] | list[Any]) -> str:
     return ".".join(parts) or "body"
 
 
+def _is_blank(err: dict[str, Any]) -> bool:
+    """An empty or whitespace-only string refused by min_length / a non-blank pattern."""
+    value = err.get("input")
+    blank_types = ("string_too_short", "string_pattern_mismatch")
+    return err.get("type") in blank_types and isinstance(value, str) and not value.strip()
+
+
 def _validation_message(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, str]]]:
     fields = []
     for err in errors:
@@ -84,6 +91,8 @@ def _validation_message(errors: list[dict[str, Any]]) -> tuple[str, list[dict[st
         msg = str(err.get("msg", "invalid value"))
         if err.get("type") == "json_invalid":
             name, msg = "body", "request body is not valid JSON"
+        elif _is_blank(err):
+            msg = "the text is empty"
         fields.append({"field": name, "message": msg})
     summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields[:5])
     return summary or "invalid request", fields

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.configurator import configuration_rows, fit
 from api.dependencies import DepsDep, RateLimited
+from api.responses import errors
 from assistant.registry import REGISTRY, ToolError
 
 router = APIRouter(tags=["configurator"])
@@ -17,7 +18,11 @@ router = APIRouter(tags=["configurator"])
 FitArgs = REGISTRY["fit_check"].args_model
 
 
-@router.get("/api/configurations", summary="All rentable configurations with exact prices")
+@router.get(
+    "/api/configurations",
+    summary="All rentable configurations with exact prices",
+    responses=errors(404, 422, 503, e404="unknown card id (the message lists the known ones)"),
+)
 async def configurations(
     deps: DepsDep,
     gpu: str | None = Query(default=None, description="only this card id, e.g. a100-sxm4"),
@@ -33,6 +38,7 @@ async def configurations(
     "/api/fit",
     dependencies=[RateLimited],
     summary="Does a model fit each configuration? (the configurator, same tool as the assistant)",
+    responses=errors(413, 422, 429, 503),
 )
 async def fit_route(body: FitArgs, deps: DepsDep) -> dict[str, Any]:  # type: ignore[valid-type]
     try:

@@ -18,6 +18,7 @@ from api.dependencies import (
     SettingsDep,
 )
 from api.questions import checked_question, checked_session_id, continued_session
+from api.responses import errors
 from api.sse import assistant_events, sse_events
 from assistant.answer import WITHOUT_TOOL_RESULTS, Answer
 
@@ -25,7 +26,12 @@ router = APIRouter(tags=["chat"])
 
 
 class ChatRequest(BaseModel):
-    message: str = Field(description="the question", examples=["Brauche ich NVLink?"])
+    message: str = Field(
+        min_length=1,
+        pattern=r"\S",
+        description="the question (not empty or only spaces; at most SIZING_MAX_QUESTION_CHARS)",
+        examples=["Brauche ich NVLink?"],
+    )
     session_id: str | None = Field(
         default=None,
         max_length=128,
@@ -61,9 +67,7 @@ def wants_stream(request: Request) -> bool:
                 }
             }
         },
-        413: {"description": "request body too large"},
-        422: {"description": "empty or too long question, invalid fields"},
-        429: {"description": "rate limited (see Retry-After)"},
+        **errors(413, 422, 429, 503),
     },
 )
 async def chat(

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.dependencies import FeedbackDep, RateLimited, State
 from api.questions import checked_text
+from api.responses import errors
 from assistant.db import StorageError
 from assistant.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, answer_exists
 
@@ -29,6 +30,9 @@ class FeedbackRequest(BaseModel):
     status_code=201,
     dependencies=[RateLimited],
     summary="Rate an answer",
+    responses=errors(
+        404, 413, 422, 429, 503, e404="no answer with this message_id in this session"
+    ),
 )
 async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> Feedback:
     for name in ("session_id", "message_id", "comment"):

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Header, HTTPException, Query
 from starlette.concurrency import run_in_threadpool
 
 from api.dependencies import FeedbackDep, State
+from api.responses import errors
 from assistant.review import RatedAnswer, ReviewFilter, parse_when, rated_answers
 
 router = APIRouter(tags=["feedback"])
@@ -30,6 +31,9 @@ def _authorise(state: State, authorization: str | None) -> None:
     "/api/feedback",
     response_model=list[RatedAnswer],
     summary="Rated answers for review (bearer token)",
+    responses=errors(
+        401, 404, 422, 503, e404="the review API is off (no SIZING_FEEDBACK_API_TOKEN set)"
+    ),
 )
 async def list_feedback(
     store: FeedbackDep,

@@ -22,6 +22,7 @@ from api.dependencies import (
     SettingsDep,
 )
 from api.questions import checked_question, checked_text
+from api.responses import EVENT_STREAM, errors
 from api.security import error_body
 from api.sse import assistant_events
 from assistant.answer import Answer, DoneEvent, ErrorEvent, TokenEvent
@@ -38,7 +39,11 @@ async def list_models() -> dict[str, Any]:
     return oa.models_list()
 
 
-@router.get("/v1/models/{model_id}", summary="Describe a model")
+@router.get(
+    "/v1/models/{model_id}",
+    summary="Describe a model",
+    responses=errors(404, e404="no such model (the one model is sizing-assistant)"),
+)
 async def get_model(model_id: str) -> dict[str, Any]:
     if model_id != oa.MODEL_ID:
         raise HTTPException(404, f"The model {model_id!r} does not exist; use {oa.MODEL_ID!r}.")
@@ -49,6 +54,13 @@ async def get_model(model_id: str) -> dict[str, Any]:
     "/v1/chat/completions",
     dependencies=[RateLimited, Admitted],
     summary="OpenAI-compatible chat completion (the last user message is the question)",
+    responses={
+        200: {
+            "description": "a chat.completion, or chat.completion.chunk events with stream=true",
+            "content": EVENT_STREAM,
+        },
+        **errors(404, 413, 422, 429, 503, e404="no such model (use sizing-assistant)"),
+    },
 )
 async def chat_completions(
     body: oa.ChatCompletionRequest,
