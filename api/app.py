@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -55,6 +56,8 @@ def _start(app: FastAPI, state: AppState) -> None:
     _open_index(state)
     meter_embedder(state)
     _mount_slack(app, state)
+    mode = f"LLM {settings.llm_model}" if settings.llm_enabled else "offline"
+    log.info("worker %d ready (%s)", os.getpid(), mode)
 
 
 def _open_index(state: AppState) -> None:
@@ -127,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_bytes=settings.max_request_bytes,
         # Slack's interactivity payloads carry the whole message; they are signed and bounded
         overrides={"/slack/": max(settings.max_request_bytes, SLACK_MAX_BYTES)},
+        timeout_s=settings.request_body_timeout_s,
     )
     app.add_middleware(
         CORSMiddleware,

@@ -35,6 +35,7 @@ DESCRIPTIONS = {
     400: "malformed request",
     401: "a valid bearer token is required",
     404: "not found",
+    408: "the request body did not arrive in time (SIZING_REQUEST_BODY_TIMEOUT_S)",
     413: "request body too large",
     422: "invalid fields (a question that is empty, too long or not valid text included)",
     429: "rate limited, or this client used its share of the search engine (see Retry-After)",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -38,6 +39,7 @@ STATUS_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    408: "request_timeout",
     409: "conflict",
     413: "request_too_large",
     415: "unsupported_media_type",
@@ -124,14 +126,22 @@ class BodyLimitMiddleware:
 
     Requests with a body are read fully here (bounded by the limit) and replayed to the app, so a
     chunked upload without Content-Length is refused just like one that declares its size.
+    A body that has not fully arrived within `timeout_s` of the request's headers gets a 408 and
+    the connection is closed (a client that sends headers and part of a body no longer holds a
+    connection and a task open; issue 14, finding 8).
     """
 
     def __init__(
-        self, app: ASGIApp, max_bytes: int, overrides: dict[str, int] | None = None
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        overrides: dict[str, int] | None = None,
+        timeout_s: float = 10.0,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.overrides = overrides or {}
+        self.timeout_s = timeout_s
 
     def limit_for(self, path: str) -> int:
         for prefix, limit in self.overrides.items():
@@ -158,21 +168,23 @@ class BodyLimitMiddleware:
             if too_big:
                 await self._refuse(send, limit)
                 return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                await self._refuse(send, limit)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        try:
+            with anyio.fail_after(self.timeout_s):
+                body = await _read_body(receive, limit)
+        except TimeoutError:
+            log.warning("request body not received within %s s: %s", self.timeout_s, scope["path"])
+            response = error_response(
+                408,
+                f"The request body did not arrive within {self.timeout_s:g} s.",
+                headers={"Connection": "close"},
+            )
+            await response({"type": "http"}, _empty_receive, send)
+            return
+        if body is None:  # the client went away
+            return
+        if len(body) > limit:
+            await self._refuse(send, limit)
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -183,6 +195,22 @@ class BodyLimitMiddleware:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body; None if the client disconnected. Stops reading once over `limit` (the
+    caller refuses it)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        chunks.append(chunk)
+        if size > limit or not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 async def _empty_receive() -> Message:

@@ -72,6 +72,12 @@ class Settings(BaseSettings):
     )
     cors_origins: list[str] = ["https://gpuserver.io", "https://www.gpuserver.io"]
     max_request_bytes: int = Field(default=16_384, description="larger request bodies get 413")
+    request_body_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="a request body not fully received this long after its headers gets 408 "
+        "and the connection is closed",
+    )
     rate_limit_per_minute: float = Field(
         default=30.0, description="sustained requests per client and minute (0 disables)"
     )

@@ -12,8 +12,10 @@ of the detailed message the server logs keep.
 
 from __future__ import annotations
 
+import copy
 import logging
 import sys
+from typing import Any
 
 #: third-party loggers that are noise for a CLI user unless asked for (-v / -vv)
 NOISY = (
@@ -121,3 +123,24 @@ def setup_logging(verbose: int = 0, server: bool = False) -> None:
     # the level asked for
     handler.setLevel(root.level)
     root.addHandler(handler)
+
+
+def server_log_config() -> dict[str, Any]:
+    """`sizing serve`'s logging as a `logging.config.dictConfig` dict for uvicorn's `log_config`:
+    uvicorn applies it in every worker process it spawns (`--workers N`), so the app's log lines
+    reach stderr from each worker, not only from the parent (issue 14, finding 8). The same
+    levels and format as `setup_logging(server=True)`; uvicorn's own loggers are kept."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    debug = _requested[0] >= 2  # `sizing -vv serve`
+    level = "DEBUG" if debug else "INFO"
+    config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"][_HANDLER_NAME] = {"()": DetailFormatter, "tracebacks": True}
+    config["handlers"][_HANDLER_NAME] = {
+        "()": _StderrHandler,
+        "formatter": _HANDLER_NAME,
+        "level": level,
+    }
+    config["root"] = {"level": level, "handlers": [_HANDLER_NAME]}
+    config["loggers"].update({name: {"level": "DEBUG" if debug else "WARNING"} for name in NOISY})
+    return config

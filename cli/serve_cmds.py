@@ -88,7 +88,7 @@ def serve(
 
     import uvicorn
 
-    from cli.logs import setup_logging
+    from cli.logs import server_log_config, setup_logging
 
     # the app factory (in each worker) reads the bind address: /metrics is public only on loopback
     os.environ["SIZING_HOST"] = host
@@ -101,6 +101,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=log_level.lower(),
+        log_config=server_log_config(),  # applied in each worker process, too
         # X-Forwarded-For is read by the app, from the right (SIZING_TRUSTED_PROXY_HOPS)
         proxy_headers=False,
         timeout_graceful_shutdown=5,

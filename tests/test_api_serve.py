@@ -109,3 +109,65 @@ def test_slow_answers_get_keep_alive_comments(api_settings, live_api_factory) ->
     assert surface in metrics
     if answer["notice"]:  # fell back to the offline answer
         assert 'sizing_fallbacks_total{surface="sse"} 1.0' in metrics
+
+
+# ------------------------------------------------ issue 14, finding 8: workers' logs, slow bodies
+
+
+def test_every_worker_logs_to_stderr(api_data_dir: Path) -> None:
+    """`--workers 2`: the app's log lines arrive from both worker processes (they were lost:
+    only the parent had a handler)."""
+    import re
+    import threading
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "SLACK_"))}
+    env.update(SIZING_DATA_DIR=str(api_data_dir), ANONYMIZED_TELEMETRY="False")
+    proc = subprocess.Popen(
+        [*SIZING, "serve", "--port", str(port), "--workers", "2", "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")))  # type: ignore[union-attr]
+    reader.start()
+    try:
+        deadline = time.monotonic() + 180
+        pids: set[str] = set()
+        while len(pids) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            pids = {
+                m.group(1)
+                for line in list(lines)
+                if (m := re.search(r"api: worker (\d+) ready", line))
+            }
+        assert len(pids) == 2, "".join(lines[-20:])
+        assert str(proc.pid) not in pids  # the workers, not the parent
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+
+
+def test_a_body_that_does_not_arrive_is_cut(api_settings, live_api_factory) -> None:
+    """Headers and part of a body, then nothing: a 408 and a closed connection within the
+    configured time (such connections stayed open for 120 s and more)."""
+    server = live_api_factory(api_settings(request_body_timeout_s=1.0))
+    with socket.create_connection(("127.0.0.1", server.port), timeout=15) as sock:
+        sock.sendall(
+            b"POST /api/chat HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 200\r\n\r\n" + b'{"message": "NVLink'
+        )
+        started = time.monotonic()
+        received = b""
+        while chunk := sock.recv(4096):  # until the server closes the connection
+            received += chunk
+        elapsed = time.monotonic() - started
+    assert received.startswith(b"HTTP/1.1 408"), received[:200]
+    assert b"request_timeout" in received
+    assert 0.8 <= elapsed < 5, elapsed
+    # a complete request on a new connection is still answered
+    assert httpx.post(server.url + "/api/chat", json={"message": "NVLink?"}).status_code == 200

@@ -38,7 +38,7 @@ async def configurations(
     "/api/fit",
     dependencies=[RateLimited],
     summary="Does a model fit each configuration? (the configurator, same tool as the assistant)",
-    responses=errors(413, 422, 429, 503),
+    responses=errors(408, 413, 422, 429, 503),
 )
 async def fit_route(body: FitArgs, deps: DepsDep) -> dict[str, Any]:  # type: ignore[valid-type]
     try:

@@ -67,7 +67,7 @@ def wants_stream(request: Request) -> bool:
                 }
             }
         },
-        **errors(413, 422, 429, 503),
+        **errors(408, 413, 422, 429, 503),
     },
 )
 async def chat(

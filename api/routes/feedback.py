@@ -31,7 +31,7 @@ class FeedbackRequest(BaseModel):
     dependencies=[RateLimited],
     summary="Rate an answer",
     responses=errors(
-        404, 413, 422, 429, 503, e404="no answer with this message_id in this session"
+        404, 408, 413, 422, 429, 503, e404="no answer with this message_id in this session"
     ),
 )
 async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> Feedback:

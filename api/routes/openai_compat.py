@@ -59,7 +59,7 @@ async def get_model(model_id: str) -> dict[str, Any]:
             "description": "a chat.completion, or chat.completion.chunk events with stream=true",
             "content": EVENT_STREAM,
         },
-        **errors(404, 413, 422, 429, 503, e404="no such model (use sizing-assistant)"),
+        **errors(404, 408, 413, 422, 429, 503, e404="no such model (use sizing-assistant)"),
     },
 )
 async def chat_completions(
