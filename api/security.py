@@ -95,6 +95,8 @@ def _validation_message(errors: list[dict[str, Any]]) -> tuple[str, list[dict[st
             name, msg = "body", "request body is not valid JSON"
         elif _is_blank(err):
             msg = "the text is empty"
+        elif err.get("type") == "string_unicode":  # a lone surrogate meets a pattern check
+            msg = "the text contains an invalid character (not valid Unicode)"
         fields.append({"field": name, "message": msg})
     summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields[:5])
     return summary or "invalid request", fields
