@@ -112,7 +112,11 @@ class Settings(BaseSettings):
         default=6 * 3600.0, ge=0, description="how often the server prunes old data (0: never)"
     )
     embed_max_tokens: int = Field(
-        default=512, ge=16, description="tokens of a question the embedder sees (the model's max)"
+        default=128,
+        ge=16,
+        le=512,
+        description="tokens of a question the embedder sees (the model reads 512 at most; a "
+        "long question holds the one embedder lane ~3 ms a token; BM25 reads all of it)",
     )
     embed_concurrency: int = Field(default=1, ge=1, description="embeddings computed at once")
     embed_queue: int = Field(

