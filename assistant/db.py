@@ -12,7 +12,10 @@ Stores write their SQL once with `?` placeholders; `Database.execute` adapts the
 Every driver error becomes `StorageError`, whose message names the store by a safe label (the file
 name relative to the data folder, or the database URL without its password), never an absolute
 path. Each store brings its migrations (`Migration` list); `Database.migrate` applies the missing
-ones once, under a lock, and records them in `schema_migrations`.
+ones once, under a lock (SQLite: BEGIN IMMEDIATE around check-and-apply; PostgreSQL: an advisory
+lock), and records them in `schema_migrations`. Concurrent opens of a new file are safe: the WAL
+switch is retried while another opener holds the lock, and an `ALTER TABLE ... ADD COLUMN` whose
+column exists already counts as applied.
 
     db = open_database(settings, "sessions")      # sessions.sqlite3 or the PostgreSQL database
     with db.transaction() as tx:
@@ -25,6 +28,7 @@ import logging
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,6 +51,12 @@ _MIGRATIONS_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     "component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
 )
+
+
+_ADD_COLUMN = re.compile(r"\s*ALTER\s+TABLE\s+\S+\s+ADD\s+(COLUMN\s+)?", re.IGNORECASE)
+# a new file switches to WAL once; a concurrent opener may find it locked for a moment (SQLite
+# does not wait for that lock on its own): retry for up to about WAL_RETRY_S seconds
+WAL_RETRY_S = 10.0
 
 
 class StorageError(RuntimeError):
@@ -137,7 +147,7 @@ class Database:
                     continue
                 script = migration.sqlite if self.dialect == "sqlite" else migration.postgresql
                 for statement in _statements(script):
-                    tx.execute(statement)
+                    tx.apply(statement)
                 tx.execute(
                     "INSERT INTO schema_migrations (component, version) VALUES (?, ?)",
                     (component, migration.version),
@@ -170,6 +180,16 @@ class Transaction:
 
     def execute(self, statement: str, params: Sequence[Any] = ()) -> Any:
         return self.con.execute(self.db.sql(statement), tuple(params))
+
+    def apply(self, statement: str) -> None:
+        """A migration statement. SQLite has no `ADD COLUMN IF NOT EXISTS`: a column that is
+        already there (another process added it first) counts as done, not as a failure."""
+        try:
+            self.execute(statement)
+        except sqlite3.OperationalError as exc:
+            if not (_ADD_COLUMN.match(statement) and "duplicate column name" in str(exc)):
+                raise
+            log.info("migration of %s: column already there (%s)", self.db.label, exc)
 
     def lock_for_write(self) -> None:
         """SQLite: take the write lock now (BEGIN IMMEDIATE), so read-then-write is atomic
@@ -216,9 +236,13 @@ class SQLiteDatabase(Database):
         if con is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             con = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
-            con.execute("PRAGMA journal_mode=WAL")
-            # a committed write survives a process crash; only an OS crash may lose the last one
-            con.execute("PRAGMA synchronous=NORMAL")
+            try:
+                _use_wal(con)
+                # a committed write survives a process crash; only an OS crash may lose the last
+                con.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.Error:
+                con.close()
+                raise
             self._local.con = con
             with self._lock:
                 self._all.append(con)
@@ -249,6 +273,21 @@ class SQLiteDatabase(Database):
                 con.close()
             self._all.clear()
         self._local = threading.local()
+
+
+def _use_wal(con: sqlite3.Connection) -> None:
+    """PRAGMA journal_mode=WAL, retried while another opener of a new file holds the lock."""
+    deadline = time.monotonic() + WAL_RETRY_S
+    delay = 0.005
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
 
 class PostgresDatabase(Database):
