@@ -17,6 +17,8 @@ from fastapi import FastAPI
 from api.slack import mount_slack
 from assistant.deps import build_deps
 from assistant.service import Assistant
+from tests.llm_server import ScriptedLLMServer, delay, tool_calls
+from tests.llm_server import text as llm_text
 from tests.server import LiveServer, make_settings
 from tests.slack_stub import (
     BOT_TOKEN,
@@ -27,6 +29,7 @@ from tests.slack_stub import (
     SlackStub,
     topo_8x_h100,
 )
+from tests.test_llm_mode import PRICE_CALL, QUESTION_DE, ROUND_TRIP_DE, SEARCH_CALL
 from tests.test_slack_bot import (
     SECRET,
     answers_in,
@@ -265,6 +268,44 @@ def test_progress_notes_update_the_placeholder(data_dir: Path) -> None:
             assert [u.params["ts"] for u in updates] == [placeholder.reply["ts"]] * 2
             assert "check_fit" in updates[0].params["text"]
             assert updates[1].params["text"] == answer.params["text"]
+
+
+def test_llm_tool_progress_updates_the_placeholder_at_most_once_a_second(data_dir: Path) -> None:
+    """The real assistant in LLM mode (scripted OpenAI-compatible server): each tool that starts
+    updates the ⏳ placeholder, at most one chat.update a second, then the answer replaces it."""
+    price = PRICE_CALL.calls[0]
+    search = SEARCH_CALL.calls[0]
+    script = [
+        tool_calls(price, search),  # price note at once; search starts ms later: no update
+        delay(1.2, PRICE_CALL),  # more than a second later: the next note
+        llm_text(ROUND_TRIP_DE),
+    ]
+    with SlackStub() as stub, ScriptedLLMServer(script) as llm:
+        settings = make_settings(
+            data_dir,
+            slack_bot_token=BOT_TOKEN,
+            slack_signing_secret=SECRET,
+            slack_api_base_url=stub.base_url,
+            openai_api_key="test-key",
+            openai_base_url=llm.base_url,
+            llm_model="scripted-model",
+            llm_timeout_s=10,
+            llm_max_retries=0,
+        )
+        app = FastAPI()
+        assert mount_slack(app, None, Assistant(build_deps(settings)), settings) is not None
+        with LiveServer(app) as live:
+            event(live, dm("D0LLMPROG", QUESTION_DE))
+            answer = answers_in(stub, "D0LLMPROG")[0]
+            placeholder = stub.calls_to("chat.postMessage", channel="D0LLMPROG")[0]
+            updates = stub.calls_to("chat.update", channel="D0LLMPROG")
+    assert len(llm.requests) == 3, "every tool call ran"
+    assert {u.params["ts"] for u in updates} == {placeholder.reply["ts"]}
+    notes = [u.params["text"] for u in updates[:-1]]
+    assert notes == ["⏳ suche Preise heraus…"] * 2, notes  # "durchsuche die Guides" skipped
+    assert updates[1].at - updates[0].at >= 1.0
+    assert updates[-1].params["text"] == answer.params["text"]
+    assert "⏳" not in answer.params["text"] and "type=" not in json.dumps(answer.blocks)
 
 
 # --------------------------------------------------------------- 6: the customer's situation

@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from api.slack.bolt_app import SlackBot
 from api.slack.conversation import Prompt
 from api.slack.socket_mode import SocketModeRunner
-from assistant.answer import Answer
+from assistant.answer import Answer, ProgressEvent
 from assistant.settings import Settings
 
 log = logging.getLogger("sizing.slack")
@@ -52,9 +52,9 @@ def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
     failures) are counted in the API's metrics with surface="slack" when given.
 
     The Slack surface has checked the parts of the prompt itself (question ≤ `max_chars`,
-    pasted material ≤ `max_pasted_chars`), so the assistant may read the whole prompt. Progress
-    notes reach Slack when `Assistant.ask` takes a `progress` callback (the hook for LLM tool
-    progress; today's answer path has none, so Slack shows the placeholder until the answer)."""
+    pasted material ≤ `max_pasted_chars`), so the assistant may read the whole prompt. In LLM
+    mode `Assistant.ask` reports each tool call (`progress=`, ProgressEvent): the bot gets the
+    note of each tool that starts ("checking 41 configurations…") as `progress(text)`."""
     takes_progress = _takes(getattr(assistant, "ask", None), "progress")
 
     def ask(prompt: Prompt, session_id: str, progress: Any = None) -> Answer:
@@ -64,7 +64,7 @@ def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
             "max_chars": max(len(prompt.text), max_chars),
         }
         if takes_progress and progress is not None:
-            options["progress"] = progress
+            options["progress"] = _tool_notes(progress)
         try:
             answer: Answer = assistant.ask(prompt.text, **options)
         except Exception:
@@ -79,6 +79,20 @@ def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
         return answer
 
     return ask
+
+
+def _tool_notes(progress: Any) -> Any:
+    """The assistant's ProgressEvents as the bot's text notes: one per tool that starts (a
+    finished tool is followed by the next one or by the answer, which replaces the note)."""
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, ProgressEvent):
+            if event.stage == "started":
+                progress(event.message)
+        elif event:
+            progress(str(event))
+
+    return on_event
 
 
 def _takes(function: Any, parameter: str) -> bool:

@@ -50,6 +50,8 @@ log = logging.getLogger("sizing.slack")
 
 COMMAND = "/sizing"
 PROGRESS_MIN_INTERVAL_S = 1.0
+# a response_url takes 5 messages in 30 minutes: /sizing progress uses at most 2 of them
+RESPONSE_URL_PROGRESS_MAX = 2
 
 ProgressFn = Callable[[str], None]
 
@@ -404,11 +406,15 @@ class SlackBot:
         prompt = build_prompt(read_situation(scope.question))
         continued = self._describe(scope.session_id)
         last_progress = [0.0]
+        sent = [0]
 
         def progress(text: str) -> None:  # replaces the ⏳ message with the progress note
             now = time.monotonic()
+            if sent[0] >= RESPONSE_URL_PROGRESS_MAX:
+                return
             if now - last_progress[0] >= PROGRESS_MIN_INTERVAL_S:
                 last_progress[0] = now
+                sent[0] += 1
                 respond(text=f"⏳ {text}", response_type="ephemeral", replace_original=True)
 
         answer = self._ask_safely(prompt, scope.session_id, progress)
