@@ -225,3 +225,52 @@ def test_typing_indicator_within_100_ms_with_a_slow_llm(
         assert len(delays) == 1 and delays[0] < 100, delays
         assert len(llm.requests) >= 1
         assert page.locator(".sw-typing").count() == 0  # type: ignore[attr-defined]
+
+
+PROGRESS_PROBE = """() => {
+  window.__progress = [];
+  const root = __ROOT__;
+  new MutationObserver(() => {
+    const shown = root.querySelector('.sw-pending .sw-typing');
+    if (!shown) return;
+    const label = shown.querySelector('.sw-typing-text').textContent;
+    const seen = window.__progress;
+    if (!seen.length || seen[seen.length - 1].label !== label)
+      seen.push({label: label, live: shown.getAttribute('aria-live')});
+  }).observe(root, {childList: true, subtree: true, characterData: true});
+}""".replace("__ROOT__", SHADOW)
+
+
+def test_llm_tool_progress_shown_while_answering_and_gone_after(
+    page_for: Callable[..., Widget], api_settings: Any, live_api_factory: Any
+) -> None:
+    from tests.llm_server import delay
+    from tests.test_llm_mode import PRICE_CALL, QUESTION_DE, ROUND_TRIP_DE, SEARCH_CALL
+
+    script = [delay(0.6, PRICE_CALL), delay(0.6, SEARCH_CALL), delay(0.6, text(ROUND_TRIP_DE))]
+    with ScriptedLLMServer(script) as llm:
+        settings = api_settings(
+            openai_api_key="test-key",
+            openai_base_url=llm.base_url,
+            llm_model="scripted-model",
+            llm_max_retries=0,
+            llm_timeout_s=10,
+        )
+        w = page_for(live_api_factory(settings))
+        w.open()
+        page = w.page
+        page.evaluate(PROGRESS_PROBE)  # type: ignore[attr-defined]
+        bubble = w.ask(QUESTION_DE)
+        assert len(llm.requests) == 3, "both tool calls ran"
+    seen = page.evaluate("() => window.__progress")  # type: ignore[attr-defined]
+    labels = [s["label"] for s in seen]
+    # the widget's German texts per tool, in order, in the polite live region
+    assert "Suche Preise heraus …" in labels and "Durchsuche die Guides …" in labels, labels
+    assert labels.index("Suche Preise heraus …") < labels.index("Durchsuche die Guides …")
+    assert {s["live"] for s in seen} == {"polite"}
+    # after the answer: no indicator, no stale progress text, nothing of it stored
+    assert page.locator(".sw-typing").count() == 0  # type: ignore[attr-defined]
+    shown = bubble.inner_text()  # type: ignore[attr-defined]
+    assert "Suche Preise" not in shown and "Durchsuche" not in shown and "Denke nach" not in shown
+    assert "4,395" in shown or "4.395" in shown
+    assert all("progress" not in turn for turn in w.state()["turns"])  # type: ignore[union-attr]

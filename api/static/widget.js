@@ -30,13 +30,19 @@
       send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise",
       month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
       up: "Hilfreich", down: "Nicht hilfreich", thanks: "Danke für Ihr Feedback!",
-      thinking: "Denke nach …", failed: "Die Antwort konnte nicht geladen werden.",
+      thinking: "Denke nach …", working: "Arbeite daran …", failed: "Die Antwort konnte nicht geladen werden.",
       again: "Erneut senden", queued: "Server nicht erreichbar: Ihr Feedback wird gesendet, sobald er wieder antwortet.",
       lost: "Ihr Feedback konnte nicht gespeichert werden.",
       offline: "Der Assistent ist gerade nicht erreichbar.", retry: "Bitte in {s} s erneut versuchen.",
       hello: "Hallo! Ich helfe bei der Wahl des passenden GPU-Servers: Passt ein Modell auf eine Karte, brauche ich NVLink, was kostet ein Knoten?",
       log: "Unterhaltung", you: "Sie", bot: "Assistent",
-      starters: ["Brauche ich NVLink?", "Passt Llama 3.3 70B auf eine Karte?", "Was kostet 4 × A100 SXM4?"]
+      starters: ["Brauche ich NVLink?", "Passt Llama 3.3 70B auf eine Karte?", "Was kostet 4 × A100 SXM4?"],
+      tools: {
+        search_guides: "Durchsuche die Guides …", fit_check: "Prüfe den Katalog …",
+        cheapest_fit: "Prüfe den Katalog …", price_quote: "Suche Preise heraus …",
+        throughput_estimate: "Schätze die Geschwindigkeit …", memory_need: "Berechne den Speicher …",
+        capacity_check: "Prüfe die Kapazität …"
+      }
     },
     en: {
       open: "Open the sizing assistant", close: "Close chat", title: "Sizing assistant",
@@ -45,13 +51,19 @@
       send: "Send", input: "Your question", sources: "Sources", prices: "Prices",
       month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
       up: "Helpful", down: "Not helpful", thanks: "Thanks for your feedback!",
-      thinking: "Thinking …", failed: "The answer could not be loaded.",
+      thinking: "Thinking …", working: "Working on it …", failed: "The answer could not be loaded.",
       again: "Retry", queued: "The server cannot be reached: your feedback will be sent when it answers again.",
       lost: "Your feedback could not be saved.",
       offline: "The assistant cannot be reached right now.", retry: "Please try again in {s} s.",
       hello: "Hi! I help you pick the right GPU server: does a model fit on one card, do I need NVLink, what does a node cost?",
       log: "Conversation", you: "You", bot: "Assistant",
-      starters: ["Do I need NVLink?", "Does Llama 3.3 70B fit on one card?", "What will 4 x A100 SXM4 cost?"]
+      starters: ["Do I need NVLink?", "Does Llama 3.3 70B fit on one card?", "What will 4 x A100 SXM4 cost?"],
+      tools: {
+        search_guides: "Searching the guides …", fit_check: "Checking the catalog …",
+        cheapest_fit: "Checking the catalog …", price_quote: "Looking up prices …",
+        throughput_estimate: "Estimating the speed …", memory_need: "Computing the memory …",
+        capacity_check: "Checking the capacity …"
+      }
     }
   }[LANG];
 
@@ -294,11 +306,20 @@
     return map;
   }
 
-  function typing() {  // shown at once on send, until the answer is complete (every mode)
-    return el("p", { class: "sw-typing", role: "status" }, [
+  // Shown at once on send, until the answer is complete (every mode). A polite live region: in
+  // LLM mode its text follows the tool that runs ("Prüfe den Katalog …"), see progressText.
+  function typing(label) {
+    return el("p", { class: "sw-typing", role: "status", "aria-live": "polite" }, [
       el("span", { class: "sw-dots", "aria-hidden": "true" }, [el("i"), el("i"), el("i")]),
-      el("span", { text: T.thinking })
+      el("span", { class: "sw-typing-text", text: label || T.thinking })
     ]);
+  }
+
+  // A progress event (LLM mode: a tool call started or finished) in the widget's language; a
+  // tool that finished keeps its text until the next one starts or the answer's text arrives
+  // (a fast tool would otherwise flash by unseen).
+  function progressText(data) {
+    return T.tools[data.tool] || T.working;
   }
 
   function renderAnswer(body, turn, pending) {
@@ -307,7 +328,7 @@
     var text = el("div", { class: "sw-md" });
     text.innerHTML = renderMarkdown(a.answer || turn.partial || "", citeMap(a.citations || turn.citations));
     body.appendChild(text);
-    if (pending) { body.appendChild(typing()); return; }
+    if (pending) { body.appendChild(typing(turn.progress)); return; }
     if (a.notice) body.appendChild(el("p", { class: "sw-notice", text: a.notice }));
     if (a.prices && a.prices.length) {
       var list = el("ul", { class: "sw-prices", "aria-label": T.prices });
@@ -447,14 +468,20 @@
         if (!input.value.trim()) { input.value = question; autosize(); }  // the question stays
       }
       body.classList.remove("sw-pending"); body.removeAttribute("aria-busy");
-      delete turn.partial; delete turn.citations;
+      delete turn.partial; delete turn.citations; delete turn.progress;
       save();
       busy = false; sendBtn.disabled = false;
       follow();
       input.focus({ preventScroll: true });
     }
+    function showProgress(label) {  // in place: the live region stays, so it is announced
+      turn.progress = label;
+      var shown = body.querySelector(".sw-typing-text");
+      if (shown) shown.textContent = label || T.thinking;
+    }
     function onEvent(type, data) {
-      if (type === "token") { turn.partial += data.text || ""; paint(); }
+      if (type === "progress") { if (data.stage === "started" && !turn.partial) showProgress(progressText(data)); }
+      else if (type === "token") { if (turn.progress) showProgress(null); turn.partial += data.text || ""; paint(); }
       else if (type === "citation" && data.citation) { turn.citations.push(data.citation); paint(); }
       else if (type === "done" && data.answer) {
         turn.answer = data.answer;
