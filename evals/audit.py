@@ -47,6 +47,7 @@ class Finding:
     data: str
     ok: bool
     detail: str = ""
+    cell: int = -1  # the table cell (column) the figure is in, -1 when not in a table or unknown
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -306,9 +307,17 @@ class Auditor:
     # -- helpers
 
     def add(
-        self, line: int, kind: str, subject: str, guide: str, data: str, ok: bool, detail: str = ""
+        self,
+        line: int,
+        kind: str,
+        subject: str,
+        guide: str,
+        data: str,
+        ok: bool,
+        detail: str = "",
+        cell: int = -1,
     ) -> None:
-        self.findings.append(Finding(self.file, line, kind, subject, guide, data, ok, detail))
+        self.findings.append(Finding(self.file, line, kind, subject, guide, data, ok, detail, cell))
 
     def gpu(self, gid: str) -> Any:
         return self.catalog.gpus[gid]
@@ -409,60 +418,76 @@ class Auditor:
             if not links:
                 continue
             lid = links[0][1]
-            link = self.e.links[lid]
-            rest = " | ".join(cells[1:])
-            for _, gid in self.e.cards(rest):
-                actual = self.e.card_link(gid)
-                ok = actual == lid
-                self.add(
-                    n,
-                    "link generation",
-                    self.gpu(gid).short_name,
-                    f"listed under {self.e.link_label(lid)}",
-                    self.e.link_label(actual),
-                    ok,
-                    ""
-                    if ok
-                    else f"{self.gpu(gid).short_name} is a {self.e.links[actual].name} card"
-                    + (
-                        " (a Gen5 slot runs it at Gen4)"
-                        if actual.startswith("pcie-gen4") and lid.startswith("pcie-gen5")
-                        else ""
-                    ),
-                )
+            for k, gid in self.row_cards(cells):
+                self.link_generation(n, lid, gid, k)
             for k, cell in enumerate(cells[1:], 1):
+                head = header[k] if k < len(header) else ""
                 for m in re.finditer(_NUM + _SP + r"GB/s", cell):
-                    raw = m.group(1)
-                    head = header[k] if k < len(header) else ""
-                    per_dir = bool(
-                        re.search(r"je richtung|per direction", head + " " + cell.lower())
-                    )
-                    both = bool(
-                        re.search(r"both directions|beide richtungen|zusammen", cell.lower())
-                    )
-                    if per_dir and not both:
-                        want = link.per_direction_gb_s
-                        ok = _matches(raw, want)
-                        self.add(
-                            n,
-                            "link bandwidth basis" if link.kind == "nvlink" else "link bandwidth",
-                            link.name,
-                            f"{raw} GB/s per card, per direction",
-                            f"{_fmt(want)} GB/s per direction "
-                            f"({_fmt(link.bandwidth_gb_s)} GB/s both directions)",
-                            ok,
-                            "" if ok else "the figure counts both directions",
-                        )
-                    else:
-                        ok = _matches(raw, link.bandwidth_gb_s)
-                        self.add(
-                            n,
-                            "link bandwidth",
-                            link.name,
-                            f"{raw} GB/s",
-                            f"{_fmt(link.bandwidth_gb_s)} GB/s",
-                            ok,
-                        )
+                    self.link_bandwidth(n, lid, m.group(1), head, cell.lower(), k)
+
+    _ALL_PCIE = re.compile(r"\b(?:all|alle)\s+PCIe[ -]?(?:cards|Karten|GPUs)\b", re.I)
+
+    def row_cards(self, cells: list[str]) -> list[tuple[int, str]]:
+        """(cell, card id) of the cards a link row lists; "all PCIe cards" means every card
+        without NVLink in the catalog."""
+        out: list[tuple[int, str]] = []
+        for k, cell in enumerate(cells[1:], 1):
+            found = [gid for _, gid in self.e.cards(cell)]
+            if not found and self._ALL_PCIE.search(cell):
+                found = [gid for gid, g in self.catalog.gpus.items() if not g.nvlink_link]
+            out += [(k, gid) for gid in found]
+        return out
+
+    def link_generation(self, n: int, lid: str, gid: str, k: int) -> None:
+        actual = self.e.card_link(gid)
+        ok = actual == lid
+        name = self.gpu(gid).short_name
+        detail = ""
+        if not ok:
+            detail = f"{name} is a {self.e.links[actual].name} card"
+            if actual.startswith("pcie-gen4") and lid.startswith("pcie-gen5"):
+                detail += " (a Gen5 slot runs it at Gen4)"
+        self.add(
+            n,
+            "link generation",
+            name,
+            f"listed under {self.e.link_label(lid)}",
+            self.e.link_label(actual),
+            ok,
+            detail,
+            k,
+        )
+
+    _PER_DIRECTION = re.compile(r"je richtung|per direction|each direction|pro richtung")
+    _BOTH = re.compile(r"both directions|beide richtungen|zusammen")
+
+    def link_bandwidth(self, n: int, lid: str, raw: str, head: str, cell: str, k: int) -> None:
+        link = self.e.links[lid]
+        if self._PER_DIRECTION.search(head + " " + cell) and not self._BOTH.search(cell):
+            want = link.per_direction_gb_s
+            ok = _matches(raw, want)
+            self.add(
+                n,
+                "link bandwidth basis" if link.kind == "nvlink" else "link bandwidth",
+                link.name,
+                f"{raw} GB/s per card, per direction",
+                f"{_fmt(want)} GB/s per direction "
+                f"({_fmt(link.bandwidth_gb_s)} GB/s both directions)",
+                ok,
+                "" if ok else "the figure counts both directions",
+                k,
+            )
+            return
+        ok = _matches(raw, link.bandwidth_gb_s)
+        self.add(
+            n,
+            "link bandwidth",
+            link.name,
+            f"{raw} GB/s",
+            f"{_fmt(link.bandwidth_gb_s)} GB/s",
+            ok,
+            cell=k,
+        )
 
     def node_columns(self, t: _Table, cols: dict[int, str]) -> None:
         from tools.throughput import DecodeInput, decode_throughput
@@ -487,6 +512,7 @@ class Auditor:
                         self.e.link_label(actual),
                         ok,
                         "" if ok else f"{g.short_name} is a {self.e.links[actual].name} card",
+                        k,
                     )
                     for m in re.finditer(_NUM + _SP + r"GB/s", cell):
                         want = self.e.links[actual].bandwidth_gb_s
@@ -497,6 +523,7 @@ class Auditor:
                             f"{m.group(1)} GB/s",
                             f"{_fmt(want)} GB/s",
                             _matches(m.group(1), want),
+                            cell=k,
                         )
                     continue
                 for m in re.finditer(r"\$" + _SP + _NUM, cell):

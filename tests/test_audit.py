@@ -192,3 +192,44 @@ def test_cli_audit(seed_path: Path, tmp_path: Path) -> None:
         [SIZING, "audit", "no-such-guide"], capture_output=True, text=True, timeout=120
     )
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+LINK_TABLE = """## What each link is
+
+| Link | Where you get it | Per card, {basis} |
+|---|---|---|
+| NVLink 4 via NVSwitch | SXM cards on an HGX board (H100 SXM5, H200) | {nv4} GB/s |
+| PCIe Gen5 ×16 | {cards} | 64 GB/s |
+| PCIe Gen4 ×16 | Some 1- and 2-GPU chassis | 32 GB/s |
+"""
+
+
+@pytest.mark.parametrize("basis", ["each direction", "per direction", "je Richtung"])
+def test_a_both_directions_figure_labelled_each_direction_is_flagged(catalog, basis: str) -> None:  # type: ignore[no-untyped-def]
+    def bad(nv4: str) -> list:  # type: ignore[type-arg]
+        text = LINK_TABLE.format(basis=basis, nv4=nv4, cards="RTX 5090, H100 PCIe")
+        return [f for f in audit_text("g.txt", text, catalog) if not f.ok]
+
+    found = bad("900")
+    assert [(f.kind, f.subject, f.line, f.cell) for f in found] == [
+        ("link bandwidth basis", "NVLink 4", 5, 2)
+    ]
+    assert "450" in found[0].data
+    assert bad("450") == []  # the true per-direction figure passes
+
+
+@pytest.mark.parametrize(
+    ("cards", "flagged"),
+    [
+        ("All PCIe cards", {"L4", "L40S", "RTX 4090", "RTX A6000", "A100 PCIe"}),
+        ("Alle PCIe-Karten", {"L4", "L40S", "RTX 4090", "RTX A6000", "A100 PCIe"}),
+        ("RTX 5090, H100 PCIe", set()),
+    ],
+)
+def test_all_pcie_cards_under_gen5_names_the_gen4_cards(catalog, cards: str, flagged: set) -> None:  # type: ignore[no-untyped-def,type-arg]
+    text = LINK_TABLE.format(basis="both directions", nv4="900", cards=cards)
+    findings = [f for f in audit_text("g.txt", text, catalog) if f.line == 6]
+    gen = [f for f in findings if f.kind == "link generation"]
+    assert {f.subject for f in gen if not f.ok} == flagged
+    assert {f.subject for f in gen if f.ok} == {"RTX 5090", "H100 PCIe"}  # the Gen5 cards
+    assert all(f.cell == 1 and "Gen4" in f.data for f in gen if not f.ok)
