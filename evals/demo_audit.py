@@ -146,7 +146,7 @@ def _generation_note(catalog: Any, found: list[Finding], lang: str) -> str:
         verb = "haben" if many else "hat"
         tail = " (ein Gen5-Steckplatz betreibt sie mit Gen4)" if link.kind == "pcie" else ""
         name = link.name.replace(" ×16", "")
-        return f"Laut Katalog {verb} {_join(cards, lang)} {name}: {rate}, nicht {listed}{tail}."
+        return f"{_join(cards, lang)} {verb} {name}: {rate}, nicht {listed}{tail}."
     rate = (
         f"{per_dir} GB/s per direction"
         if link.kind == "pcie"
@@ -155,7 +155,7 @@ def _generation_note(catalog: Any, found: list[Finding], lang: str) -> str:
     verb = "are" if many else "is an" if link.name[0] in "AEIOUN" else "is a"
     kind = f"{link.name.replace(' ×16', '')} card" + ("s" if many else "")
     tail = " (a Gen5 slot runs them at Gen4)" if link.kind == "pcie" else ""
-    return f"Our catalog: {_join(cards, lang)} {verb} {kind}: {rate}, not {listed}{tail}."
+    return f"{_join(cards, lang)} {verb} {kind}: {rate}, not {listed}{tail}."
 
 
 def _basis_note(catalog: Any, f: Finding, lang: str) -> str:
@@ -164,19 +164,16 @@ def _basis_note(catalog: Any, f: Finding, lang: str) -> str:
     per_dir = _num(link.per_direction_gb_s, lang)
     if lang == "de":
         return (
-            f"Laut Katalog überträgt {link.name} {per_dir} GB/s je Richtung; "
+            f"{link.name} überträgt {per_dir} GB/s je Richtung; "
             f"{raw} GB/s sind beide Richtungen zusammen."
         )
-    return (
-        f"Our catalog: {link.name} carries {per_dir} GB/s per direction; "
-        f"{raw} GB/s counts both directions."
-    )
+    return f"{link.name} carries {per_dir} GB/s per direction; {raw} GB/s counts both directions."
 
 
 def _other_note(f: Finding, lang: str) -> str:
     if lang == "de":
-        return f"Laut Katalog: {f.subject}: {f.data} (hier: {f.guide})."
-    return f"Our catalog: {f.subject}: {f.data} (here: {f.guide})."
+        return f"{f.subject}: {f.data} (hier: {f.guide})."
+    return f"{f.subject}: {f.data} (here: {f.guide})."
 
 
 def _note_text(catalog: Any, found: list[Finding], lang: str) -> str:

@@ -120,6 +120,11 @@ def test_demo_page_shows_the_catalogs_figures_beside_the_guides(
     assert a100["flagged"] and a100["visible"] and a100["role"] == "note"
     assert "A100 SXM4" in a100["note"] and "NVLink 3" in a100["note"] and "600 GB/s" in a100["note"]
     assert a100["described"] == a100["note"]  # the cell's accessible description is the note
+    assert a100["note"].startswith(
+        "Korrektur laut Katalog"
+        if per_direction == "je Richtung"
+        else "Correction from our catalog"
+    )
     pcie = _cell_note(page, 2, 1)  # "All PCIe cards" under PCIe Gen5 / 64 GB/s
     assert pcie["flagged"] and pcie["visible"] and pcie["described"] == pcie["note"]
     assert "Gen4" in pcie["note"] and "32 GB/s" in pcie["note"] and per_direction in pcie["note"]

@@ -7,7 +7,7 @@
   var script = document.currentScript;
   var url = new URL("demo-audit.json", script ? script.src : location.href);
   var lang = document.documentElement.lang === "en" ? "en" : "de";
-  var label = lang === "en" ? "Correction" : "Korrektur";
+  var label = lang === "en" ? "Correction from our catalog" : "Korrektur laut Katalog";
 
   function norm(s) { return (s || "").replace(/\s+/g, " ").trim(); }
 
