@@ -206,7 +206,7 @@ class FitMixin(ComposerBase):
             self._nvlink_without_model(d, u)
             return
         util = fit["constants"]["gpu_memory_utilization"]
-        holders, cheapest = self._training_holders(d, u, "full", mem["total_gb"], util)
+        holders, cheapest = self._training_holders(d, u, "full")
         d.add(
             t(
                 d.lang,
@@ -267,7 +267,7 @@ class FitMixin(ComposerBase):
             return
         util = fit["constants"]["gpu_memory_utilization"]
         total = mem["total_gb"]
-        holders, cheapest = self._training_holders(d, u, method, total, util)
+        holders, cheapest = self._training_holders(d, u, method)
         asked = self._targets(u, fit)
         if u.count is not None:  # "on one A100": the one-card nodes of that card
             asked = [r for r in asked if r["count"] == u.count] or asked
@@ -356,9 +356,7 @@ class FitMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "lora" if qlora else "qlora", model=model))
         d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
 
-    def _training_holders(
-        self, d: Draft, u: Query, method: str, total_gb: float, util: float
-    ) -> tuple[list[Any], Any]:
+    def _training_holders(self, d: Draft, u: Query, method: str) -> tuple[list[Any], Any]:
         """The cards whose usable memory holds the training memory, and the cheapest one-card
         node among them (None: no one-card node does), from the training_fit tool."""
         cat = self.deps.catalog
@@ -369,14 +367,11 @@ class FitMixin(ComposerBase):
             lora_rank=u.lora_rank if method != "full" else None,
             lora_targets="attention" if u.lora_attention_only and method != "full" else None,
         )
-        if tf is not None and abs(float(tf["total_gb"]) - total_gb) < 0.01:
-            holders = [g for g in cat.gpus.values() if g.short_name in set(tf["holders"])]
-            one = tf.get("cheapest_one_card")
-            return holders, cat.configurations[one["configuration"]] if one else None
-        holders = [g for g in cat.gpus.values() if g.memory_gb * util >= total_gb]
-        held = {g.id for g in holders}
-        single = [c for c in cat.configurations.values() if c.count == 1 and c.gpu in held]
-        return holders, min(single, key=lambda c: (c.usd_per_month, c.id)) if single else None
+        if tf is None:
+            return [], None
+        holders = [g for g in cat.gpus.values() if g.short_name in set(tf["holders"])]
+        one = tf.get("cheapest_one_card")
+        return holders, cat.configurations[one["configuration"]] if one else None
 
     def _no_single_card_node(
         self,
