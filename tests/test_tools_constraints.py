@@ -204,3 +204,32 @@ def test_memory_need_training_description_matches_the_result(deps: Deps) -> None
 
     res = run(deps, "memory_need", model="Llama 3.1 8B", training=True)
     assert f"{res['bytes_per_param']:g} bytes per parameter" in REGISTRY["memory_need"].description
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"max_price_usd_month": 3000},
+        {"min_total_memory_gb": 160, "require_link": "nvlink"},
+        {"exclude_cards": ["h100-sxm5", "a100-sxm4"], "require_link": "pcie"},
+        {"max_price_usd_month": 10**6, "min_total_memory_gb": 10**6},
+    ],
+)
+def test_configurations_within_keeps_what_the_fit_rows_keep(
+    deps: Deps, filters: dict[str, Any]
+) -> None:
+    """The composer's pre-filter and fit_check's row filter are the same predicates."""
+    from tools.constraints import Constraints, configurations_within
+
+    rows = run(deps, "fit_check", model="Llama 3.1 8B", precision="fp16")["rows"]
+    c = Constraints(**filters)
+    want = sorted(r["configuration"] for r in rows if all(f(_Row(r)) for f in c.active().values()))
+    got = sorted(configurations_within(CAT.configurations.values(), CAT.gpus, CAT.links, c))
+    assert got == want
+    assert len(got) < len(rows)
+
+
+class _Row:
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.__dict__.update(row)
+        self.link_kind = CAT.links[row["sold_as"]].kind

@@ -6,8 +6,10 @@ answer can say "nothing under $2,000 holds it; the cheapest that does is ...".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +28,35 @@ CONSTRAINT_ORDER = (
 )
 
 
+class Row(Protocol):
+    """What the filters read of a row (a ConfigurationFit, or a bare configuration)."""
+
+    @property
+    def configuration(self) -> str: ...
+    @property
+    def gpu(self) -> str: ...
+    @property
+    def usd_per_month(self) -> Any: ...
+    @property
+    def total_memory_gb(self) -> float: ...
+    @property
+    def link_kind(self) -> str: ...
+    @property
+    def verdict(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class ConfigurationRow:
+    """A configuration as the filters see it, before any model is fitted to it."""
+
+    configuration: str
+    gpu: str
+    usd_per_month: Any
+    total_memory_gb: float
+    link_kind: str
+    verdict: str = ""
+
+
 class Constraints(BaseModel):
     """Filters on the rows; None / empty: no filter."""
 
@@ -38,9 +69,9 @@ class Constraints(BaseModel):
     require_link: LinkKind | None = Field(default=None, description="nvlink or pcie only")
     one_card: bool = Field(default=False, description="only rows where it fits on one card")
 
-    def active(self) -> dict[str, Callable[[ConfigurationFit], bool]]:
+    def active(self) -> dict[str, Callable[[Row], bool]]:
         """The constraints that filter, by name, as row predicates (in report order)."""
-        checks: dict[str, Callable[[ConfigurationFit], bool]] = {}
+        checks: dict[str, Callable[[Row], bool]] = {}
         if self.max_price_usd_month is not None:
             cap = Decimal(self.max_price_usd_month)
             checks["max_price_usd_month"] = lambda r: Decimal(r.usd_per_month) <= cap
@@ -89,6 +120,26 @@ class Filtered(BaseModel):
         "dropping several helps); empty when something fits or nothing fits at all",
     )
     relaxations: list[Relaxation] = []
+
+
+def configurations_within(
+    configurations: Iterable[Any], gpus: Mapping[str, Any], links: Mapping[str, Any], c: Constraints
+) -> list[str]:
+    """The ids of the catalog configurations every filter keeps (the same predicates as the
+    configurator's rows; `one_card` needs a model and is not applied here)."""
+    checks = [f for name, f in c.active().items() if name != "one_card"]
+    kept = []
+    for cfg in configurations:
+        row = ConfigurationRow(
+            configuration=cfg.id,
+            gpu=cfg.gpu,
+            usd_per_month=cfg.usd_per_month,
+            total_memory_gb=gpus[cfg.gpu].memory_gb * cfg.count,
+            link_kind=links[cfg.interconnect].kind,
+        )
+        if all(check(row) for check in checks):
+            kept.append(cfg.id)
+    return kept
 
 
 def _fits(r: ConfigurationFit) -> bool:

@@ -91,22 +91,20 @@ class NodesMixin(ComposerBase):
     def _filters(self, u: Query) -> dict[str, Any]:
         """The question's constraints as the configurations fit_check / cheapest_fit consider
         (empty: no constraint; ``{"configurations": []}``: nothing meets them)."""
+        from tools.constraints import Constraints, configurations_within
+
         c = u.constraints
         if not c.active():
             return {}
         cat = self.deps.catalog
         link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
-        allowed = [
-            cfg.id
-            for cfg in cat.configurations.values()
-            if (c.budget_usd_month is None or cfg.usd_per_month <= c.budget_usd_month)
-            and (
-                c.min_total_memory_gb is None
-                or cat.gpus[cfg.gpu].memory_gb * cfg.count >= c.min_total_memory_gb
-            )
-            and cfg.gpu not in c.exclude_cards
-            and (link is None or cat.links[cfg.interconnect].kind == link)
-        ]
+        filters = Constraints(
+            max_price_usd_month=c.budget_usd_month,
+            min_total_memory_gb=c.min_total_memory_gb,
+            exclude_cards=list(c.exclude_cards),
+            require_link=link,
+        )
+        allowed = configurations_within(cat.configurations.values(), cat.gpus, cat.links, filters)
         return {"configurations": allowed}
 
     def _constrained(self, d: Draft, u: Query, method: str) -> None:
