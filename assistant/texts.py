@@ -1020,7 +1020,13 @@ _PLURAL = re.compile(r"\{(\w+)\|([^|{}]*)\|([^|{}]*)\}")
 
 
 def t(lang: Language, key: str, **kw: Any) -> str:
-    en, de = PHRASES[key]
+    return render(PHRASES, lang, key, **kw)
+
+
+def render(phrases: dict[str, tuple[str, str]], lang: str, key: str, **kw: Any) -> str:
+    """A phrase of a table of (English, German) phrases, in the answer's language, with its
+    '{n|singular|plural}' choices made and its fields filled (each answer module's table)."""
+    en, de = phrases[key]
     text = _PLURAL.sub(
         lambda m: m.group(2) if str(kw.get(m.group(1))).strip() == "1" else m.group(3),
         de if lang == "de" else en,

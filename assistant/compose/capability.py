@@ -12,7 +12,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.texts import follow_up
+from assistant.texts import follow_up, render
 
 QUANT_GUIDE = "awq-vs-gptq-vs-fp8"
 # the guide's "FP8 in the catalog: ... yes. A100 ... (Ampere) no" line
@@ -56,8 +56,7 @@ PHRASES: dict[str, tuple[str, str]] = {
 
 
 def p(lang: str, key: str, **kw: Any) -> str:
-    en, de = PHRASES[key]
-    return (de if lang == "de" else en).format(**kw)
+    return render(PHRASES, lang, key, **kw)
 
 
 _ASKS_SUPPORT = re.compile(

@@ -10,7 +10,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase, generic_name
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.texts import follow_up, precision_label
+from assistant.texts import follow_up, precision_label, render
 
 PHRASES: dict[str, tuple[str, str]] = {
     "multi_node": (
@@ -81,8 +81,7 @@ PHRASES: dict[str, tuple[str, str]] = {
 
 
 def p(lang: str, key: str, **kw: Any) -> str:
-    en, de = PHRASES[key]
-    return (de if lang == "de" else en).format(**kw)
+    return render(PHRASES, lang, key, **kw)
 
 
 class NodesMixin(ComposerBase):
