@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware.cors import CORSMiddleware
 
 from api.concurrency import AnswerRunner, answer_concurrency
-from api.dependencies import AppState, new_gate
+from api.dependencies import AppState, new_gate, new_long_lane
 from api.metrics import Metrics, MetricsMiddleware
 from api.operations import attach, meter_embedder, open_stores, prune_periodically
 from api.ratelimit import RateLimiter
@@ -95,12 +95,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app. Deps, the Assistant and the feedback store are built in the lifespan."""
     settings = settings or Settings()
     metrics = Metrics()
+    long_questions, long_runner = new_long_lane(settings)
     state = AppState(
         settings=settings,
         metrics=metrics,
         limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst),
         runner=AnswerRunner(answer_concurrency(settings.answer_concurrency, settings.llm_enabled)),
         gate=new_gate(settings),
+        long_questions=long_questions,
+        long_runner=long_runner,
     )
 
     @asynccontextmanager

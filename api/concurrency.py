@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
@@ -73,3 +74,43 @@ class AnswerRunner:
         finally:
             if worker.done() and not worker.cancelled():
                 worker.result()
+
+
+class TimedRunner(AnswerRunner):
+    """An AnswerRunner that reports the seconds each call (or whole stream) computed, not
+    counting the wait for a slot: `on_time(seconds)` (a lane's share is charged with it)."""
+
+    def __init__(self, limit: int, on_time: Callable[[float], None]) -> None:
+        super().__init__(limit)
+        self.on_time = on_time
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        call = functools.partial(fn, *args, **kwargs)
+
+        def timed() -> T:
+            start = time.perf_counter()
+            try:
+                return call()
+            finally:
+                self.on_time(time.perf_counter() - start)
+
+        return await super().run(timed)
+
+    async def iterate(self, iterator: Iterator[T]) -> AsyncIterator[T]:
+        async for item in super().iterate(self._timed(iterator)):
+            yield item
+
+    def _timed(self, iterator: Iterator[T]) -> Iterator[T]:
+        spent = 0.0
+        try:
+            while True:
+                start = time.perf_counter()
+                try:
+                    item = next(iterator)
+                except StopIteration:
+                    return
+                finally:
+                    spent += time.perf_counter() - start
+                yield item
+        finally:
+            self.on_time(spent)

@@ -9,8 +9,14 @@ from typing import Annotated, Any
 from fastapi import Depends, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.concurrency import AnswerRunner
-from api.fairness import CostLimiter, EmbedGate, current_client, retry_after_header
+from api.concurrency import AnswerRunner, TimedRunner
+from api.fairness import (
+    CostLimiter,
+    EmbedGate,
+    LongQuestions,
+    current_client,
+    retry_after_header,
+)
 from api.metrics import Metrics
 from api.ratelimit import RateLimiter
 from assistant.db import StorageError
@@ -29,6 +35,8 @@ class AppState:
     limiter: RateLimiter
     runner: AnswerRunner
     gate: EmbedGate
+    long_questions: LongQuestions
+    long_runner: AnswerRunner
     shared_limits: Any = None  # assistant.shared_state.RateBuckets (workers and replicas share)
     feedback: FeedbackStore | None = None
     deps: Any = None  # assistant.deps.Deps
@@ -147,6 +155,28 @@ async def admit_answer(request: Request, state: State) -> None:
         )
 
 
+def runner_for(state: AppState, text: str) -> AnswerRunner:
+    """The runner for a question: the long-question lane for a long text (503 + Retry-After
+    when long questions used their share of the server), else the normal one."""
+    if not state.long_questions.is_long(text):
+        return state.runner
+    wait = state.long_questions.wait()
+    if wait > 0:
+        state.metrics.shed.labels(reason="long").inc()
+        retry = retry_after_header(wait)
+        raise HTTPException(
+            503,
+            f"The assistant is busy with long questions; try again in {retry} s.",
+            headers={"Retry-After": retry},
+        )
+    return state.long_runner
+
+
+def new_long_lane(settings: Settings) -> tuple[LongQuestions, AnswerRunner]:
+    long_questions = LongQuestions(settings.long_question_chars, settings.long_question_share)
+    return long_questions, TimedRunner(1, long_questions.charge)
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 AssistantDep = Annotated[Any, Depends(get_assistant)]
@@ -159,4 +189,11 @@ Admitted = Depends(admit_answer)
 
 def new_gate(settings: Settings) -> EmbedGate:
     limiter = CostLimiter(settings.embed_budget_s_per_minute)
-    return EmbedGate(settings.embed_concurrency, settings.embed_queue, limiter)
+    return EmbedGate(
+        settings.embed_concurrency,
+        settings.embed_queue,
+        limiter,
+        max_wait_s=settings.embed_max_wait_s,
+        max_tokens=settings.embed_max_tokens,
+        long_share=settings.embed_long_share,
+    )

@@ -7,10 +7,18 @@ apart, so a client within the request limit could starve everyone. Here:
 - `CostLimiter`: a token bucket per client measured in embedder *seconds* (refilled at
   `SIZING_EMBED_BUDGET_S_PER_MINUTE`); a client in debt gets 429 + Retry-After (the time to pay
   it back) before its next answer starts.
-- `EmbedGate`: the embedder runs at most `SIZING_EMBED_CONCURRENCY` at once; waiting calls are
-  served cheapest client first (by recent cost), not first come; when `SIZING_EMBED_QUEUE` are
-  already waiting, new requests are refused with 503 + Retry-After before they queue up, so the
-  queue (and everyone's latency) stays bounded.
+- `EmbedGate`: the embedder's lane. At most `SIZING_EMBED_CONCURRENCY` embeddings at once;
+  waiting calls are served cheapest client first (by recent cost), not first come. A query does
+  not wait longer than `SIZING_EMBED_MAX_WAIT_S` (judged up front from what runs and waits
+  ahead), long queries (> 64 estimated tokens) together use at most `SIZING_EMBED_LONG_SHARE`
+  of the lane's time, and a client over its budget is not embedded: in each case the search
+  ranks by keywords alone (BM25) and the answer says so (`EmbedderBusy`, a
+  `knowledge.errors.DenseUnavailable`). So an answer never holds a worker thread long for the
+  embedder, and cheap answers (rules, cached queries) never queue behind long ones. When
+  `SIZING_EMBED_QUEUE` calls already wait, new requests are refused with 503 + Retry-After.
+- `LongQuestions`: questions longer than `SIZING_LONG_QUESTION_CHARS` run in their own lane
+  (one at a time) and together take at most `SIZING_LONG_QUESTION_SHARE` of the server's time;
+  beyond it they get 503 + Retry-After.
 - `MeteredEmbedder`: wraps the retriever's embedder; each query embedding goes through the gate,
   its wall time is charged to the client of the current request (`current_client`).
 """
@@ -27,13 +35,21 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
+from knowledge.errors import DenseUnavailable
+
 T = TypeVar("T")
 
 current_client: ContextVar[str | None] = ContextVar("sizing_client", default=None)
 
 
-class EmbedderBusy(RuntimeError):
-    """The embedder's queue is full (the caller answers from keywords or refuses with 503)."""
+class EmbedderBusy(DenseUnavailable):
+    """The embedder cannot take this query now: its lane is busy for longer than the bound, the
+    client spent its budget, or long queries used their share. The search then ranks by
+    keywords only (BM25) and the answer says so; the admission check refuses with 503."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the embedder is busy ({reason})")
+        self.reason = reason
 
 
 class CostLimiter:
@@ -46,9 +62,10 @@ class CostLimiter:
         budget_s_per_minute: float,
         max_clients: int = 100_000,
         clock: Callable[[], float] = time.monotonic,
+        capacity: float | None = None,
     ) -> None:
         self.enabled = budget_s_per_minute > 0
-        self.capacity = budget_s_per_minute
+        self.capacity = budget_s_per_minute if capacity is None else capacity
         self.rate = budget_s_per_minute / 60.0
         self.max_clients = max_clients
         self._clock = clock
@@ -87,20 +104,48 @@ class CostLimiter:
         return self.capacity - self.balance(key) if self.enabled else 0.0
 
 
-class EmbedGate:
-    """At most `concurrency` embeddings at once; at most `max_queue` waiting (more raise
-    EmbedderBusy); the waiting client that spent least goes first."""
+CHARS_PER_TOKEN = 3.0  # an estimate between English (~4.5 characters a token) and random letters
+LONG_TOKENS = 64  # above this (estimated) a query is long; a normal question has 10-40 tokens
 
-    def __init__(self, concurrency: int, max_queue: int, limiter: CostLimiter) -> None:
+
+class EmbedGate:
+    """The embedder's lane: at most `concurrency` embeddings at once, the waiting client that
+    spent least going first. A query is not run (EmbedderBusy: the search ranks by keywords)
+    when its client is over budget, when it is long and long queries used their share of the
+    lane (`long_share` of the time, 0: no limit), when its wait would exceed `max_wait_s`
+    (0: no bound; a wait that overruns the estimates gives up at ten times it), or when
+    `max_queue` calls already wait. So an answer holds its worker thread for the embedder at most
+    about `max_wait_s` plus its own embedding, and cheap answers never queue behind long ones."""
+
+    def __init__(
+        self,
+        concurrency: int,
+        max_queue: int,
+        limiter: CostLimiter,
+        *,
+        max_wait_s: float = 0.0,
+        max_tokens: int = 512,
+        long_share: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.concurrency = max(1, concurrency)
         self.max_queue = max(0, max_queue)
         self.limiter = limiter
+        self.max_wait_s = max(0.0, max_wait_s)
+        self.max_tokens = max_tokens
+        # long queries together: `long_share` of the lane's seconds, a burst of 10 s worth
+        self.long_budget = CostLimiter(long_share * 60, capacity=long_share * 10, clock=clock)
+        self._clock = clock
         self._cond = threading.Condition()
         self._active = 0
-        self._waiting: list[tuple[float, int]] = []
+        self._running: dict[int, tuple[float, float, bool]] = {}  # seq -> (start, cost, long)
+        self._waiting: list[tuple[float, int, float, bool]] = []  # (priority, seq, cost, long)
         self._seq = itertools.count()
         self.shed = 0  # calls refused because the queue was full (a metric)
+        self.skipped: dict[str, int] = {}  # calls not run, by reason (a metric)
         self.recent_cost_s = 0.05  # moving average of one embedding (for Retry-After)
+        self.short_cost_s = 0.03  # moving average of a short query's embedding
+        self.token_cost_s = 0.003  # moving average of a long query's cost per estimated token
 
     @property
     def queued(self) -> int:
@@ -117,30 +162,95 @@ class EmbedGate:
             backlog = len(self._waiting) + self._active
         return max(1.0, backlog * self.recent_cost_s / self.concurrency)
 
-    def run(self, fn: Callable[[], T]) -> T:
-        client = current_client.get()
-        priority = self.limiter.spent(client) if client else 0.0
+    def tokens(self, text: str) -> float:
+        return min(float(self.max_tokens), 2 + len(text) / CHARS_PER_TOKEN)
+
+    def estimate(self, text: str) -> float:
+        """Seconds the embedder will likely take for `text` (learned from recent calls)."""
+        tokens = self.tokens(text)
+        return self.short_cost_s if tokens <= LONG_TOKENS else self.token_cost_s * tokens
+
+    def _busy(self, reason: str) -> EmbedderBusy:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        if reason == "queue":
+            self.shed += 1
+        return EmbedderBusy(reason)
+
+    def _too_long_a_wait(self, priority: float, long: bool) -> bool:
+        """Would a call of `priority` wait more than max_wait_s (what the running calls have
+        left and what waits ahead of it, spread over the lane's width)? A short query waits
+        behind short ones whatever it takes (they are quick, and the worker threads few);
+        only a long query, or one that would wait behind a long one, is turned away.
+        Called under the lock."""
+        if not self.max_wait_s:
+            return False
+        ahead = [(cost, is_long) for p, _, cost, is_long in self._waiting if p <= priority]
+        if self._active < self.concurrency and not ahead:
+            return False
+        now = self._clock()
+        running = [(max(0.0, c - (now - s)), is_long) for s, c, is_long in self._running.values()]
+        if not long and not any(is_long for _, is_long in ahead + running):
+            return False
+        wait = sum(cost for cost, _ in ahead + running) / self.concurrency
+        return wait > self.max_wait_s
+
+    def _check(self, client: str | None, text: str) -> tuple[float, bool]:
+        """(estimated cost, long) of a call that may go ahead; EmbedderBusy if it may not."""
+        if client and self.limiter.wait(client) > 0:
+            raise self._busy("budget")
+        long = self.tokens(text) > LONG_TOKENS
+        if long and self.long_budget.wait("long") > 0:
+            raise self._busy("share")
+        return self.estimate(text), long
+
+    def _enter(self, priority: float, cost: float, long: bool) -> int:
         with self._cond:
             if self._active >= self.concurrency and len(self._waiting) >= self.max_queue:
-                self.shed += 1
-                raise EmbedderBusy("the embedder is busy")
-            ticket = (priority, next(self._seq))
+                raise self._busy("queue")
+            if self._too_long_a_wait(priority, long):
+                raise self._busy("wait")
+            ticket = (priority, next(self._seq), cost, long)
             heapq.heappush(self._waiting, ticket)
+            deadline = self._clock() + 10 * self.max_wait_s if self.max_wait_s else math.inf
             while self._active >= self.concurrency or self._waiting[0] != ticket:
-                self._cond.wait()
+                left = deadline - self._clock()
+                if left <= 0:  # the estimates were wrong: give up rather than wait on
+                    self._waiting.remove(ticket)
+                    heapq.heapify(self._waiting)
+                    self._cond.notify_all()
+                    raise self._busy("wait")
+                self._cond.wait(None if math.isinf(left) else left)
             heapq.heappop(self._waiting)
             self._active += 1
+            self._running[ticket[1]] = (self._clock(), cost, long)
+            return ticket[1]
+
+    def _leave(self, seq: int, text: str, cost: float) -> None:
+        with self._cond:
+            self._active -= 1
+            self._running.pop(seq, None)
+            self.recent_cost_s = 0.9 * self.recent_cost_s + 0.1 * cost
+            tokens = self.tokens(text)
+            if tokens > LONG_TOKENS:
+                self.token_cost_s = 0.8 * self.token_cost_s + 0.2 * cost / tokens
+            else:
+                self.short_cost_s = 0.9 * self.short_cost_s + 0.1 * cost
+            self._cond.notify_all()
+
+    def run(self, fn: Callable[[], T], text: str = "") -> T:
+        client = current_client.get()
+        estimate, long = self._check(client, text)
+        seq = self._enter(self.limiter.spent(client) if client else 0.0, estimate, long)
         start = time.perf_counter()
         try:
             return fn()
         finally:
             cost = time.perf_counter() - start
-            with self._cond:
-                self._active -= 1
-                self.recent_cost_s = 0.9 * self.recent_cost_s + 0.1 * cost
-                self._cond.notify_all()
+            self._leave(seq, text, cost)
             if client:
                 self.limiter.charge(client, cost)
+            if long:
+                self.long_budget.charge("long", cost)
 
 
 class MeteredEmbedder:
@@ -151,7 +261,7 @@ class MeteredEmbedder:
         self.gate = gate
 
     def embed_query(self, text: str) -> Any:
-        return self.gate.run(lambda: self._inner.embed_query(text))
+        return self.gate.run(lambda: self._inner.embed_query(text), text)
 
     def __getattr__(self, name: str) -> Any:  # name, dim, embed_passages, clip, ...
         return getattr(self._inner, name)
@@ -164,6 +274,31 @@ def meter_retriever(retriever: Any, gate: EmbedGate) -> bool:
         return False
     retriever.embedder = MeteredEmbedder(embedder, gate)
     return True
+
+
+class LongQuestions:
+    """Questions longer than `chars` characters (0: none is long) cost far more than a normal
+    one in every step (understanding, keyword search, embedding): 2,000 characters of
+    non-dictionary text take ~0.2 s of Python even without the embedder. They are answered in
+    their own lane (one at a time, so normal answers never queue behind them), and together
+    they may take at most `share` of the server's time (0: no limit); beyond it they are
+    refused with 503 + Retry-After until the share has refilled."""
+
+    def __init__(
+        self, chars: int, share: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.chars = max(0, chars)
+        self.budget = CostLimiter(share * 60, capacity=share * 10, clock=clock)
+
+    def is_long(self, text: str) -> bool:
+        return 0 < self.chars < len(text)
+
+    def wait(self) -> float:
+        """0.0 when a long question may start, else seconds until the share has refilled."""
+        return self.budget.wait("long")
+
+    def charge(self, seconds: float) -> None:
+        self.budget.charge("long", seconds)
 
 
 def retry_after_header(wait_s: float) -> str:

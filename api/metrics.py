@@ -64,7 +64,7 @@ class Metrics:
         self.shed = Counter(
             "sizing_load_shed",
             "Requests refused before answering, by reason (requests: rate limit, cost: embedder "
-            "budget used up, queue: embedder queue full)",
+            "budget used up, queue: embedder queue full, long: long questions used their share)",
             ["reason"],
             registry=self.registry,
         )

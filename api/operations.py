@@ -84,6 +84,16 @@ def watched_metrics(state: AppState) -> list[Metric]:
             value=state.gate.queued,
         )
     )
+    skipped = CounterMetricFamily(
+        "sizing_embed_skipped",
+        "Queries searched by keywords only because the embedder was not available to them "
+        "(wait: its lane was busy, share: long queries used their share, budget: the client's "
+        "embedder budget was spent, queue: its queue was full)",
+        labels=["reason"],
+    )
+    for reason in ("wait", "share", "budget", "queue"):
+        skipped.add_metric([reason], float(state.gate.skipped.get(reason, 0)))
+    out.append(skipped)
     return out
 
 

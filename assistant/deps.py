@@ -84,9 +84,14 @@ class LazyRetriever:
         return self._retriever
 
     def search(
-        self, query: str, k: int = 5, language: str | None = None, guide: str | None = None
+        self,
+        query: str,
+        k: int = 5,
+        language: str | None = None,
+        guide: str | None = None,
+        mode: str = "hybrid",
     ) -> list[Any]:
-        return list(self.get().search(query, k=k, language=language, guide=guide))
+        return list(self.get().search(query, k=k, language=language, guide=guide, mode=mode))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

@@ -25,6 +25,8 @@ from pydantic import BaseModel, Field
 
 from assistant.answer import Citation, ToolCall
 from assistant.deps import Deps
+from assistant.guide_search import KEYWORDS_ONLY
+from assistant.guide_search import search as search_guides
 
 SEARCH_TOOL = "search_guides"
 MAX_TOOL_RESULT_CHARS = 12000
@@ -196,12 +198,14 @@ def _search(deps: Deps, session: ToolSession, args: dict[str, Any]) -> str:
     parsed = SearchGuidesArgs.model_validate(args)
     if deps.index is None:
         raise RuntimeError("guide search is not available")
-    passages = deps.index.search(parsed.query, k=5, language=session.language, guide=parsed.guide)
+    passages, keywords_only = search_guides(
+        deps.index, parsed.query, k=5, language=session.language, guide=parsed.guide
+    )
     numbered = [(session.number(p), p) for p in passages]
     session.tool_calls.append(
         ToolCall(
             name=SEARCH_TOOL,
-            arguments=args,
+            arguments={**args, "ranking": KEYWORDS_ONLY} if keywords_only else args,
             result=[
                 {
                     "n": n,

@@ -42,6 +42,7 @@ from assistant.answer import (
 )
 from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError
+from assistant.guide_search import with_notice as keyword_search_notice
 from assistant.price_notes import add_price_notes
 from assistant.sessions import (
     InvalidSessionId,
@@ -126,6 +127,7 @@ class Assistant:
         if self.deps.llm is not None:
             answer = self._llm(question, session, understanding.language, answer, sid, progress)
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
+        answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
         from assistant.grounding import facts_of
 
         self.sessions.save_turn(sid, answer, slots, facts=facts_of(answer))

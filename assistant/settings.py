@@ -122,10 +122,36 @@ class Settings(BaseSettings):
     embed_queue: int = Field(
         default=8, ge=0, description="embeddings waiting for the pool; more are refused with 503"
     )
+    embed_max_wait_s: float = Field(
+        default=0.1,
+        ge=0,
+        description="longest a query waits for the embedder; beyond it the guides are searched "
+        "by keywords only (BM25) and the answer says so (0: wait however long)",
+    )
+    embed_long_share: float = Field(
+        default=0.15,
+        ge=0,
+        le=1,
+        description="share of the embedder's time long queries (> 64 tokens) may take together; "
+        "beyond it they are searched by keywords only (0: no limit)",
+    )
     embed_budget_s_per_minute: float = Field(
         default=6.0,
         ge=0,
         description="embedder CPU seconds a client may use per minute (cost-weighted; 0: no limit)",
+    )
+    long_question_chars: int = Field(
+        default=500,
+        ge=0,
+        description="a question (the /v1 prompt: all its messages) longer than this is answered "
+        "in the long-question lane, one at a time (0: no lane)",
+    )
+    long_question_share: float = Field(
+        default=0.15,
+        ge=0,
+        le=1,
+        description="share of the server's time long questions may take together; beyond it "
+        "they get 503 + Retry-After (0: no limit)",
     )
     llm_breaker_failures: int = Field(
         default=3, ge=1, description="consecutive LLM failures that open the circuit breaker"

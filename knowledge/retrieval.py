@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.bm25 import BM25Index
 from knowledge.embeddings import MAX_TOKENS, Embedder, cap_query_tokens, make_embedder
+from knowledge.errors import DenseUnavailable
 from knowledge.guide_parser import is_source_list, search_text
 from knowledge.index import (
     COLLECTION,
@@ -424,6 +425,8 @@ class Retriever:
 
         try:
             results = self._search(snap, query, k, language, guide, mode)
+        except DenseUnavailable:
+            raise  # not the index's fault: the caller searches by keywords
         except Exception:
             # the collection may have been rebuilt under us (`sizing index --rebuild`)
             if not self.refresh_if_changed():

@@ -14,8 +14,9 @@ from api.dependencies import (
     AssistantDep,
     MetricsDep,
     RateLimited,
-    RunnerDep,
     SettingsDep,
+    State,
+    runner_for,
 )
 from api.questions import checked_question, checked_session_id, continued_session
 from api.responses import errors
@@ -76,11 +77,12 @@ async def chat(
     assistant: AssistantDep,
     settings: SettingsDep,
     metrics: MetricsDep,
-    runner: RunnerDep,
+    state: State,
     include: Literal["tool_calls"] | None = Query(default=None, description=INCLUDE_DOC),
 ) -> Response:
     question = checked_question(body.message, settings)
     checked_session_id(body.session_id)
+    runner = runner_for(state, question)  # long questions: their own lane (api.fairness)
     sessions = getattr(assistant, "sessions", None)
     session_id = await run_in_threadpool(continued_session, body.session_id, sessions)
     tool_results = include == "tool_calls"

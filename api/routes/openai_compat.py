@@ -18,8 +18,9 @@ from api.dependencies import (
     AssistantDep,
     MetricsDep,
     RateLimited,
-    RunnerDep,
     SettingsDep,
+    State,
+    runner_for,
 )
 from api.questions import checked_question, checked_text
 from api.responses import EVENT_STREAM, errors
@@ -67,7 +68,7 @@ async def chat_completions(
     assistant: AssistantDep,
     settings: SettingsDep,
     metrics: MetricsDep,
-    runner: RunnerDep,
+    state: State,
 ) -> Any:
     if body.model != oa.MODEL_ID:
         raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
@@ -75,10 +76,11 @@ async def chat_completions(
         checked_text(message.text(), f"messages.{n}.content")
     question, history = oa.split_conversation(body.messages)
     question = checked_question(question, settings, field="messages")
+    prompt_text = "\n".join(m.text() for m in body.messages)
+    runner = runner_for(state, prompt_text)  # long prompts: their own lane (api.fairness)
     # stateless: the request's own messages are the history (never another conversation's)
     assistant, session_id = await runner.run(stateless_assistant, assistant, history, body.language)
     kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}
-    prompt_text = "\n".join(m.text() for m in body.messages)
 
     if not body.stream:
         answer: Answer = await runner.run(assistant.ask, question, **kwargs)

@@ -14,6 +14,7 @@ from assistant.answer import ToolCall
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft, log
 from assistant.compose.intents import _PINNED, _topic_guide
+from assistant.guide_search import KEYWORDS_ONLY, search
 from assistant.nlu import Query
 from assistant.texts import follow_up, t
 
@@ -129,12 +130,15 @@ class GuidesMixin(ComposerBase):
         passages: list[Any] = []
         pinned = self._pinned_passage(d, u.question)
         guide = _topic_guide(u.question)
+        keywords_only = False
         if index is not None:
             try:
                 if guide is not None:  # one guide is plainly about this: search it first
-                    passages = list(index.search(u.question, k=3, language=d.lang, guide=guide))
+                    passages, keywords_only = search(
+                        index, u.question, k=3, language=d.lang, guide=guide
+                    )
                 if not passages:
-                    passages = list(index.search(u.question, k=3, language=d.lang))
+                    passages, keywords_only = search(index, u.question, k=3, language=d.lang)
             except Exception as exc:  # index missing / server down: fall back to keywords
                 log.warning("retrieval failed, using keyword fallback: %s", exc)
         if not passages and self.deps.guides is not None:
@@ -150,7 +154,11 @@ class GuidesMixin(ComposerBase):
             d.calls.append(
                 ToolCall(
                     name="search_guides",
-                    arguments={"query": u.question, "language": d.lang},
+                    arguments={
+                        "query": u.question,
+                        "language": d.lang,
+                        **({"ranking": KEYWORDS_ONLY} if keywords_only else {}),
+                    },
                     result=[
                         {"guide": p.guide, "section": p.section, "url": p.url, "text": p.text}
                         for p in passages
