@@ -155,10 +155,10 @@ async def admit_answer(request: Request, state: State) -> None:
         )
 
 
-def runner_for(state: AppState, text: str) -> AnswerRunner:
-    """The runner for a question: the long-question lane for a long text (503 + Retry-After
-    when long questions used their share of the server), else the normal one."""
-    if not state.long_questions.is_long(text):
+def runner_for(state: AppState, text: str, total: int = 0) -> AnswerRunner:
+    """The runner for a question: the long-question lane for a long text or conversation (503
+    + Retry-After when long questions used their share of the server), else the normal one."""
+    if not state.long_questions.is_long(text, total):
         return state.runner
     wait = state.long_questions.wait()
     if wait > 0:

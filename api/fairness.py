@@ -290,8 +290,10 @@ class LongQuestions:
         self.chars = max(0, chars)
         self.budget = CostLimiter(share * 60, capacity=share * 10, clock=clock)
 
-    def is_long(self, text: str) -> bool:
-        return 0 < self.chars < len(text)
+    def is_long(self, text: str, total: int = 0) -> bool:
+        """`text` longer than `chars`, or a conversation (`total` characters, replayed for a
+        stateless /v1 request) longer than four times that."""
+        return self.chars > 0 and (len(text) > self.chars or total > 4 * self.chars)
 
     def wait(self) -> float:
         """0.0 when a long question may start, else seconds until the share has refilled."""

@@ -143,8 +143,8 @@ class Settings(BaseSettings):
     long_question_chars: int = Field(
         default=500,
         ge=0,
-        description="a question (the /v1 prompt: all its messages) longer than this is answered "
-        "in the long-question lane, one at a time (0: no lane)",
+        description="a question longer than this (or a /v1 conversation over 4x this) is "
+        "answered in the long-question lane, one at a time (0: no lane)",
     )
     long_question_share: float = Field(
         default=0.15,

@@ -237,6 +237,167 @@ def test_a_client_that_used_its_embedder_budget_gets_429(
     assert 'sizing_load_shed_total{reason="cost"} 1.0' in metrics
 
 
+LONG_TEXT = "What is pipeline parallelism? " + " ".join(f"xq{n}zv{n * 7}" for n in range(150))
+
+
+def _hold_the_lane(gate: EmbedGate, text: str) -> tuple[Any, Any]:
+    """A thread whose embedding of `text` holds the gate's lane until the event is set."""
+    import threading
+
+    release = threading.Event()
+    holder = threading.Thread(target=gate.run, args=(lambda: release.wait(60), text))
+    holder.start()
+    while not gate._active:
+        time.sleep(0.001)
+    return release, holder
+
+
+def test_gate_turns_away_what_would_wait_behind_a_long_query() -> None:
+    """A short query never waits behind a long one (it is searched by keywords instead); short
+    queries wait for each other as before."""
+    import threading
+
+    gate = EmbedGate(1, 8, CostLimiter(6.0), max_wait_s=10, max_tokens=128)
+    gate.token_cost_s = 1.0  # long queries have cost a second a token: this one, ~128 s
+    release, holder = _hold_the_lane(gate, LONG_TEXT)
+    current_client.set("polite")
+    for text in (GUIDE_Q, LONG_TEXT):
+        with pytest.raises(EmbedderBusy) as busy:
+            gate.run(lambda: pytest.fail("ran behind the long query"), text)
+        assert busy.value.reason == "wait"
+    release.set()
+    holder.join(5)
+
+    release, holder = _hold_the_lane(gate, GUIDE_Q)  # a short one holds the lane
+    done: list[str] = []
+    waiter = threading.Thread(target=gate.run, args=(lambda: done.append("short"), GUIDE_Q))
+    waiter.start()
+    while gate.queued < 1:
+        time.sleep(0.001)
+    release.set()
+    for t in (holder, waiter):
+        t.join(5)
+    assert done == ["short"] and gate.skipped == {"wait": 2}
+
+
+def test_gate_keeps_long_queries_to_their_share_and_clients_to_their_budget() -> None:
+    limiter = CostLimiter(6.0)
+    gate = EmbedGate(1, 8, limiter, max_wait_s=0.1, max_tokens=128, long_share=0.1)
+    gate.long_budget.charge("long", 5.0)  # long queries used more than their share
+    current_client.set("polite")
+    with pytest.raises(EmbedderBusy) as busy:
+        gate.run(lambda: None, LONG_TEXT)
+    assert busy.value.reason == "share"
+    assert gate.run(lambda: "embedded", GUIDE_Q) == "embedded"  # short ones still are
+    limiter.charge("abuser", 10.0)
+    current_client.set("abuser")
+    with pytest.raises(EmbedderBusy) as busy:
+        gate.run(lambda: None, GUIDE_Q)
+    assert busy.value.reason == "budget"
+    assert gate.skipped == {"share": 1, "budget": 1}
+
+
+def test_guide_search_falls_back_to_keywords_with_a_notice() -> None:
+    from assistant.answer import Answer, ToolCall
+    from assistant.guide_search import KEYWORDS_ONLY, NOTICE, search, with_notice
+
+    class BusyIndex:
+        def search(self, query: str, **kwargs: Any) -> list[str]:
+            if kwargs.get("mode", "hybrid") != "bm25":
+                raise EmbedderBusy("wait")
+            return ["a passage"]
+
+    assert search(BusyIndex(), "q", k=3) == (["a passage"], True)
+    call = ToolCall(name="search_guides", arguments={"query": "q", "ranking": KEYWORDS_ONLY})
+    answer = Answer(
+        question="q", language="de", answer="a", mode="offline", session_id="s", message_id="m"
+    )
+    assert with_notice(answer).notice is None
+    noted = with_notice(answer.model_copy(update={"tool_calls": [call]}))
+    assert noted.notice == NOTICE["de"]
+
+
+def test_slack_answers_are_charged_to_their_conversation() -> None:
+    """Slack answers bypass the HTTP admission; the embedder still charges (and, over budget,
+    degrades) them per conversation."""
+    from api.slack import make_ask
+    from api.slack.conversation import Prompt
+
+    seen: list[str | None] = []
+
+    class Recorder:
+        def ask(self, text: str, **options: Any) -> Any:
+            seen.append(current_client.get())
+            raise RuntimeError("stop here")
+
+    current_client.set(None)
+    with pytest.raises(RuntimeError):
+        make_ask(Recorder())(Prompt(text="q", question="q", language="en"), "T1:C1:171")
+    assert seen == ["slack:T1:C1:171"] and current_client.get() is None
+
+
+@pytest.mark.server
+def test_a_busy_embedder_degrades_guide_answers_and_leaves_rule_answers_alone(
+    api_settings: Any, live_api_factory: Any
+) -> None:
+    """The embedder's lane held by a long query (a blocked fake job): a guide question is still
+    answered, from keywords, and says so; a question the rules answer is not touched."""
+    server = live_api_factory(api_settings(trust_forwarded_for=True))
+    gate = server.app.state.sizing.gate
+    release, holder = _hold_the_lane(gate, LONG_TEXT)
+    try:
+
+        def ask(text: str) -> dict[str, Any]:
+            r = httpx.post(
+                server.url + "/api/chat",
+                json={"message": text},
+                headers={"X-Forwarded-For": "192.0.2.9"},
+                timeout=30,  # the lane is held for 60 s: waiting for it fails here
+            )
+            assert r.status_code == 200, r.text
+            return dict(r.json())
+
+        guide = ask("What is pipeline parallelism and when does it help?")
+        searches = [c for c in guide["tool_calls"] if c["name"] == "search_guides"]
+        assert searches and searches[0]["arguments"]["ranking"] == "keywords"
+        assert guide["citations"] and "keywords only" in guide["notice"]
+        rule = ask("Does Llama 3.3 70B in FP8 fit on 2x H100 SXM5?")
+        assert rule["notice"] is None
+        assert "search_guides" not in [c["name"] for c in rule["tool_calls"]]
+        assert gate.skipped.get("wait", 0) >= 1
+    finally:
+        release.set()
+        holder.join(5)
+    metrics = httpx.get(server.url + "/metrics", timeout=10).text
+    assert 'sizing_embed_skipped_total{reason="wait"}' in metrics
+
+
+def test_what_counts_as_a_long_question() -> None:
+    from api.fairness import LongQuestions
+
+    lane = LongQuestions(500, 0.15)
+    assert lane.is_long("x" * 501) and not lane.is_long("x" * 500)
+    assert lane.is_long("short", total=2001) and not lane.is_long("short", total=2000)
+    assert not LongQuestions(0, 0.15).is_long("x" * 2000)  # 0: no lane
+
+
+@pytest.mark.server
+def test_long_questions_past_their_share_get_503_and_short_ones_still_answer(
+    api_settings: Any, live_api_factory: Any
+) -> None:
+    server = live_api_factory(api_settings(long_question_chars=500, long_question_share=0.001))
+    first = httpx.post(server.url + "/api/chat", json={"message": LONG_TEXT}, timeout=60)
+    assert first.status_code == 200  # the share's burst (0.01 s) was there; now it is spent
+    completion = {"model": "sizing-assistant", "messages": [{"role": "user", "content": LONG_TEXT}]}
+    for path, body in (("/api/chat", {"message": LONG_TEXT}), ("/v1/chat/completions", completion)):
+        refused = httpx.post(server.url + path, json=body, timeout=60)
+        assert refused.status_code == 503, refused.text
+        assert int(refused.headers["Retry-After"]) >= 1
+    assert httpx.post(server.url + "/api/chat", json={"message": GUIDE_Q}, timeout=60).is_success
+    metrics = httpx.get(server.url + "/metrics", timeout=10).text
+    assert 'sizing_load_shed_total{reason="long"} 2.0' in metrics
+
+
 # ----------------------------------------------------------------- finding 9: exposure
 
 

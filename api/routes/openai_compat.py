@@ -76,8 +76,10 @@ async def chat_completions(
         checked_text(message.text(), f"messages.{n}.content")
     question, history = oa.split_conversation(body.messages)
     question = checked_question(question, settings, field="messages")
-    prompt_text = "\n".join(m.text() for m in body.messages)
-    runner = runner_for(state, prompt_text)  # long prompts: their own lane (api.fairness)
+    texts = [m.text() for m in body.messages]
+    # a long message or conversation: the long-question lane (api.fairness)
+    runner = runner_for(state, max(texts, key=len), sum(map(len, texts)))
+    prompt_text = "\n".join(texts)
     # stateless: the request's own messages are the history (never another conversation's)
     assistant, session_id = await runner.run(stateless_assistant, assistant, history, body.language)
     kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}

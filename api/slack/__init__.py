@@ -23,6 +23,7 @@ from slack_sdk.signature import SignatureVerifier
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 
+from api.fairness import current_client
 from api.slack.bolt_app import SlackBot
 from api.slack.conversation import Prompt
 from api.slack.socket_mode import SocketModeRunner
@@ -65,12 +66,17 @@ def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
         }
         if takes_progress and progress is not None:
             options["progress"] = _tool_notes(progress)
+        # the embedder's cost accounting (api.fairness): a Slack conversation is one client;
+        # over its budget its guide searches are by keywords only (a Slack answer is not refused)
+        token = current_client.set(f"slack:{session_id}")
         try:
             answer: Answer = assistant.ask(prompt.text, **options)
         except Exception:
             if metrics is not None:
                 metrics.errors.labels(surface="slack").inc()
             raise
+        finally:
+            current_client.reset(token)
         if metrics is not None:
             metrics.record_answer(answer, "slack")
         if prompt.question and answer.question != prompt.question:
