@@ -17,7 +17,7 @@ lets them (on 429/503 they wait the Retry-After).
 Phases, repeated ROUNDS times in the order  normal(on) abuse(off) abuse(on) normal(off)  so load
 drifting on the shared box weighs on every phase alike; the baseline pools both normal phases.
 
-    .venv/bin/python bench/bench_fairness.py [seconds-per-phase] [rounds]   (default 15 2)
+    .venv/bin/python bench/bench_fairness.py [seconds-per-phase] [rounds] [abusers]  (15 2 4)
 
 Target: with the protections on, others keep >= 80 % of their throughput and p99 <= 2x normal.
 """
@@ -144,9 +144,13 @@ def normal_client(url: str, n: int, stop: float, tally: Tally) -> None:
                 question = RULE_QUESTIONS[i // 2 % len(RULE_QUESTIONS)]
             address = f"10.1.{n}.{i % 250}"  # many users behind the proxy
             start = time.perf_counter()
-            r = client.post(
-                "/api/chat", json={"message": question}, headers={"X-Forwarded-For": address}
-            )
+            try:
+                r = client.post(
+                    "/api/chat", json={"message": question}, headers={"X-Forwarded-For": address}
+                )
+            except httpx.TimeoutException:  # no answer within a minute: counted as refused
+                tally.add(0, time.perf_counter() - start)
+                continue
             notice = r.json().get("notice") or "" if r.status_code == 200 else ""
             tally.add(r.status_code, time.perf_counter() - start, "keyword" in notice, i % 2 == 1)
 
@@ -189,7 +193,7 @@ def abuser(url: str, address: str, surface: str, stop: float, tally: Tally) -> N
                 time.sleep(max(0.0, min(wait, stop - time.monotonic())))
 
 
-def phase(url: str, seconds: float, abuse: bool) -> tuple[Tally, Tally]:
+def phase(url: str, seconds: float, abuse: bool, count: int = ABUSERS) -> tuple[Tally, Tally]:
     stop = time.monotonic() + seconds
     others, abusers = Tally(), Tally()
     threads = [
@@ -198,7 +202,7 @@ def phase(url: str, seconds: float, abuse: bool) -> tuple[Tally, Tally]:
     if abuse:
         threads += [
             threading.Thread(target=abuser, args=(url, f"10.6.6.{k}", surface, stop, abusers))
-            for k in range(ABUSERS)
+            for k in range(count)
             for surface in ("chat", "v1")
         ]
     for t in threads:
@@ -240,6 +244,7 @@ def report(name: str, others: Tally, abusers: Tally | None, seconds: float, base
 def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 15.0
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else ABUSERS
     data = Path(tempfile.mkdtemp(prefix="bench-fair-"))
     build_test_index(data)
     servers = {"off": start_server(data, PROTECTIONS_OFF), "on": start_server(data, {})}
@@ -252,7 +257,7 @@ def main() -> None:
         order += [("abuse", "on", True), ("normal", "off", False)]
         for _ in range(rounds):
             for kind, which, abuse in order:
-                others, abusers = phase(servers[which][1], seconds, abuse)
+                others, abusers = phase(servers[which][1], seconds, abuse, count)
                 results.setdefault(f"{kind} {which}", []).append((others, abusers))
                 print(
                     f"  {kind} ({which}): others {others.answered / seconds:5.1f}/s, "
@@ -266,7 +271,7 @@ def main() -> None:
             proc.wait(10)
     total = seconds * rounds
     normal = merge([o for key in ("normal on", "normal off") for o, _ in results[key]])
-    print(f"{CLIENTS} clients; {ABUSERS} abusive addresses x (/api/chat + /v1); {total:.0f} s each")
+    print(f"{CLIENTS} clients; {count} abusive addresses x (/api/chat + /v1); {total:.0f} s each")
     report("no abuser", normal, None, 2 * total, normal)
     for key, label in (
         ("abuse off", "abusers, protections off"),
