@@ -46,7 +46,9 @@ from knowledge.index import (  # noqa: E402
     collection_rows,
     get_collection,
     open_client,
+    snapshot_generation,
     snapshot_path,
+    store_generation,
     write_snapshot,
 )
 from knowledge.retrieval import open_retriever  # noqa: E402
@@ -321,7 +323,7 @@ def main() -> None:
             print(
                 f"built {scale}x: {n} passages in {time.perf_counter() - t:.1f} s", file=sys.stderr
             )
-        if not snapshot_path(d).exists():
+        if snapshot_generation(snapshot_path(d)) != store_generation(d):  # missing or old format
             write_snapshot(collection_rows(get_collection(open_client(d))), snapshot_path(d))
         results[scale] = measure_in_subprocess(d, queries_npz)
     q = quality(one, embedder)

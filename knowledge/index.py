@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 import uuid
@@ -27,6 +26,8 @@ import numpy as np
 
 from knowledge.embeddings import Embedder
 from knowledge.guide_parser import Chunk, Corpus, load_corpus
+from knowledge.packed import FORMAT as PACKED_FORMAT
+from knowledge.packed import PackedRows, pack_rows
 
 COLLECTION = "guides"
 SCHEMA = "1"
@@ -331,10 +332,15 @@ def build_index(
 # holds ~400 MB. The embedded store therefore keeps beside it one .npz with everything a retriever
 # reads (ids, texts, metadata, vectors) and the collection's generation; `store_generation` reads
 # the live generation from Chroma's SQLite file (read-only), so a retriever knows whether the
-# snapshot is current without chromadb. Any doubt (no file, other generation, unreadable) falls
-# back to reading the collection through chromadb, which rewrites the snapshot.
+# snapshot is current without chromadb. Any doubt (no file, other generation or format,
+# unreadable) falls back to reading the collection through chromadb, which rewrites the snapshot.
+#
+# The passages are packed (`knowledge.packed.PackedRows`): records, vectors, the columns a search
+# filters by and the BM25 index, all numpy arrays. Reading the snapshot allocates those arrays
+# and nothing per passage; a retriever decodes a passage's record only when it returns it.
 
 SNAPSHOT = "guides-snapshot.npz"
+SNAPSHOT_FORMAT = PACKED_FORMAT
 
 
 def snapshot_path(data_dir: Path) -> Path:
@@ -377,37 +383,34 @@ def collection_rows(collection: Any) -> dict[str, Any]:
     }
 
 
-def write_snapshot(rows: dict[str, Any], path: Path) -> None:
-    """Write rows (from collection_rows) atomically; texts and metadata as one JSON blob."""
-    text = json.dumps(
-        {k: rows[k] for k in ("metadata", "ids", "documents", "metadatas")}, ensure_ascii=False
-    )
+def write_snapshot(rows: dict[str, Any] | PackedRows, path: Path) -> None:
+    """Write rows (collection_rows' or packed) atomically."""
+    packed = rows if isinstance(rows, PackedRows) else pack_rows(rows)
     tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex[:8]}.tmp.npz")
-    np.savez(
-        tmp,
-        generation=np.array(str(rows["metadata"].get("generation") or "")),
-        payload=np.frombuffer(text.encode(), dtype=np.uint8),
-        vectors=rows["vectors"],
-    )
+    arrays: dict[str, Any] = packed.arrays()
+    np.savez(tmp, **arrays)
     tmp.replace(path)
 
 
+def _current_format(data: Any) -> bool:
+    return "format" in data.files and str(data["format"]) == SNAPSHOT_FORMAT
+
+
 def snapshot_generation(path: Path) -> str | None:
+    """The generation of the snapshot at path (None: missing, unreadable or an older format)."""
     try:
         with np.load(path) as data:
-            return str(data["generation"])
+            return str(data["generation"]) if _current_format(data) else None
     except (OSError, KeyError, ValueError):
         return None
 
 
-def read_snapshot(path: Path, generation: str) -> dict[str, Any] | None:
-    """The rows of the snapshot at path if it is of `generation`, else None."""
+def read_snapshot(path: Path, generation: str) -> PackedRows | None:
+    """The packed rows of the snapshot at path if it is of `generation`, else None."""
     try:
         with np.load(path) as data:
-            if str(data["generation"]) != generation:
+            if not _current_format(data) or str(data["generation"]) != generation:
                 return None
-            rows: dict[str, Any] = json.loads(data["payload"].tobytes().decode())
-            rows["vectors"] = np.asarray(data["vectors"], dtype=np.float32)
+            return PackedRows.from_arrays({name: data[name] for name in data.files})
     except (OSError, KeyError, ValueError):
         return None
-    return rows
