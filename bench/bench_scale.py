@@ -18,8 +18,9 @@ fresh Python process (so memory is that corpus's alone) which times:
 * RSS after the searches.
 
 Ratios are against the 1x corpus of the same run. Quality (recall@1, MRR on the 80 questions) is
-measured on 1x, beside the LangChain peer (langchain-chroma's Chroma vector store, same embedder,
-same passages) when the optional `bench` extra is installed.
+measured on 1x, beside the LangChain peer built in this process (knowledge/retrieval_peer.py:
+langchain-chroma's vector store and retriever as a tutorial builds them, same embedder, same
+passages; `langchain-chroma` is in the `bench` dependency group that `make install` installs).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from knowledge.embeddings import make_embedder  # noqa: E402
+from knowledge.guide_parser import load_corpus  # noqa: E402
 from knowledge.index import (  # noqa: E402
     COLLECTION,
     build_index,
@@ -52,7 +54,14 @@ from knowledge.index import (  # noqa: E402
     write_snapshot,
 )
 from knowledge.retrieval import open_retriever  # noqa: E402
-from knowledge.retrieval_eval import DEFAULT_QUESTIONS, evaluate, load_questions  # noqa: E402
+from knowledge.retrieval_eval import DEFAULT_QUESTIONS, load_questions  # noqa: E402
+from knowledge.retrieval_peer import (  # noqa: E402
+    QueryCache,
+    build_peer,
+    peer_missing,
+    score_ours,
+    score_peer,
+)
 
 
 def pct(values: list[float], p: float) -> float:
@@ -166,81 +175,24 @@ def measure_in_subprocess(data_dir: Path, queries_npz: Path) -> dict[str, Any]:
 # --- quality, against the LangChain peer --------------------------------------------------------
 
 
-def langchain_peer(data_dir: Path, questions: list[Any], embedder: Any) -> dict[str, Any] | None:
-    """recall@1 / MRR / ms per query of langchain-chroma over the same collection (dense)."""
-    try:
-        from langchain_chroma import Chroma
-        from langchain_core.embeddings import Embeddings
-    except ImportError:
-        return None
-
-    class Wrapped(Embeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [list(map(float, v)) for v in embedder.embed_passages(texts)]
-
-        def embed_query(self, text: str) -> list[float]:
-            return list(map(float, embedder.embed_query(text)))
-
-    store = Chroma(
-        client=open_client(data_dir), collection_name=COLLECTION, embedding_function=Wrapped()
-    )
-    hits1, rr, times = 0, 0.0, []
-    for q in questions:
-        embedder.embed_query(q.q)  # the query vector is not what this measures
-        t = time.perf_counter()
-        docs = store.similarity_search(
-            q.q, k=10, filter={"language": q.search_lang} if q.search_lang else None
-        )
-        times.append(1000 * (time.perf_counter() - t))
-        rank = next(
-            (
-                i
-                for i, d in enumerate(docs, start=1)
-                if d.metadata.get("guide") == q.guide and d.metadata.get("anchor") in q.anchors
-            ),
-            None,
-        )
-        if rank is not None:
-            rr += 1 / rank
-            hits1 += rank == 1
-    n = len(questions)
-    return {"recall_at_1": hits1 / n, "mrr": rr / n, "p50_ms": round(pct(times, 0.5), 3)}
-
-
-class _QueryCache:
-    """An embedder whose query vectors are computed once (both sides of the comparison use it)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self._q: dict[str, np.ndarray] = {}
-
-    def embed_passages(self, texts: Any) -> np.ndarray:
-        return np.asarray(self.inner.embed_passages(texts))
-
-    def embed_query(self, text: str) -> np.ndarray:
-        if text not in self._q:
-            self._q[text] = self.inner.embed_query(text)
-        return self._q[text]
-
-
 def quality(data_dir: Path, embedder: Any) -> dict[str, Any]:
+    """Ours (hybrid) and the LangChain peer (knowledge/retrieval_peer.py) on the 80 questions,
+    same embedder (one query cache for both), same passages, in this process."""
     questions = load_questions(DEFAULT_QUESTIONS)
-    cached = _QueryCache(embedder)
+    cached = QueryCache(embedder)
     retriever = open_retriever(data_dir, embedder=cached, refresh_s=None)
-    hybrid = evaluate(retriever, questions)["hybrid"].as_dict(with_misses=False)
-    times = []
-    for q in questions:
-        retriever._result_cache.clear()
-        t = time.perf_counter()
-        retriever.search(q.q, k=5)
-        times.append(1000 * (time.perf_counter() - t))
-    ours = {
-        "recall_at_1": hybrid["recall_at_1"],
-        "mrr": hybrid["mrr"],
-        "p50_ms": round(pct(times, 0.5), 3),
-    }
-    return {"ours": ours, "langchain": langchain_peer(data_dir, questions, cached)}
+    score_ours(retriever, questions)  # warm: the second run's time is reported
+    retriever._result_cache.clear()
+    ours = score_ours(retriever, questions)
+    out: dict[str, Any] = {"ours": ours.as_dict(with_misses=False), "langchain": None}
+    missing = peer_missing()
+    if missing:
+        out["langchain_missing"] = missing
+        return out
+    store = build_peer(load_corpus(ROOT / "knowledge" / "guides").chunks, cached)
+    score_peer(store, questions, cached)  # warm, as ours
+    out["langchain"] = score_peer(store, questions, cached).as_dict(with_misses=False)
+    return out
 
 
 # --- report ------------------------------------------------------------------------------------
@@ -273,17 +225,17 @@ def report(results: dict[int, dict[str, Any]], q: dict[str, Any]) -> None:
     )
     ours, peer = q["ours"], q["langchain"]
     print(
-        f"quality 1x: recall@1 {ours['recall_at_1']:.3f} MRR {ours['mrr']:.3f} "
-        f"p50 {ours['p50_ms']:.2f} ms (targets >= 0.81 / >= 0.88)"
+        f"quality 1x, ours (hybrid):        recall@1 {ours['recall_at_1']:.3f} "
+        f"MRR {ours['mrr']:.3f} {ours['ms_per_query']:.2f} ms/query (targets >= 0.81 / >= 0.88)"
     )
     if peer:
         print(
-            f"LangChain peer (langchain-chroma): recall@1 {peer['recall_at_1']:.3f} "
-            f"MRR {peer['mrr']:.3f} p50 {peer['p50_ms']:.2f} ms; ours/peer time "
-            f"{ratio(ours['p50_ms'], peer['p50_ms'])}"
+            f"quality 1x, LangChain peer (langchain-chroma retriever): recall@1 "
+            f"{peer['recall_at_1']:.3f} MRR {peer['mrr']:.3f} {peer['ms_per_query']:.2f} ms/query; "
+            f"ours/peer time {ratio(ours['ms_per_query'], peer['ms_per_query'])}"
         )
     else:
-        print("LangChain peer: not installed (pip install langchain-chroma to compare)")
+        print(f"LangChain peer: not run: {q['langchain_missing']}")
 
 
 def main() -> None:
