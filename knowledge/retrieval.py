@@ -5,14 +5,16 @@
     for p in retriever.search("brauche ich nvlink für pipeline-parallelismus", k=3):
         print(p.score, p.url, p.section)
 
-* Dense: the passage vectors are read from the Chroma collection once (at open and when
-  `sizing index` changed it) into one float32 matrix; a query is one matrix-vector product,
-  filtered by a boolean mask (language, guide, never-returned passages) and cut with
-  ``argpartition``: exact, no over-fetching, and a language filter costs nothing (Chroma's
-  metadata ``where`` made a filtered query ~20x slower at 100x the guides). A multilingual
-  embedder finds German passages for English questions and vice versa.
-* BM25: bm25s over the same passages (read from the collection at open), German and English
-  Snowball stemming, kept in memory.
+* The passages are read once (at open and when `sizing index` changed them), from the snapshot
+  beside the embedded store or from Chroma, as `knowledge.packed.PackedRows`: numpy arrays, no
+  Python object per passage; a passage's text is decoded only when a search returns it.
+* Dense: one float32 matrix; a query is one matrix-vector product (single-threaded blocks) over
+  the range its filter's passages lie in, masked (language, guide, never-returned passages) and
+  cut with ``argpartition``: exact, no over-fetching, and a language filter costs nothing
+  (Chroma's metadata ``where`` made a filtered query ~20x slower at 100x the guides). A
+  multilingual embedder finds German passages for English questions and vice versa.
+* BM25: `knowledge.bm25.BM25Index` over the same passages (German and English Snowball
+  stemming), numpy arrays packed with them.
 * Fusion: reciprocal rank fusion, ``sum 1 / (rrf_k + rank)``; then the best passage per section
   (language, guide, anchor) is kept so one section does not fill the top k.
 * Not every passage is an answer: a guide's source list ("Quellen"/"Sources", a list of links)
