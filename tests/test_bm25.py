@@ -106,3 +106,14 @@ def test_snapshot_of_another_format_is_not_read(tmp_path) -> None:
     # the format before the packed one: texts and metadata as one JSON payload
     np.savez(path, generation=np.array("g1"), payload=np.zeros(3, np.uint8))
     assert snapshot_generation(path) is None and read_snapshot(path, "g1") is None
+
+
+def test_dense_scores_in_blocks_equal_one_product() -> None:
+    """The single-threaded blocks (knowledge.retrieval._similarities) give the plain product."""
+    from knowledge.retrieval import _BLOCK_ELEMENTS, _similarities
+
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(3 * _BLOCK_ELEMENTS // 384 + 5, 384)).astype(np.float32)
+    vec = rng.normal(size=384).astype(np.float32)
+    np.testing.assert_allclose(_similarities(matrix, vec), matrix @ vec, rtol=1e-5, atol=1e-4)
+    assert _similarities(matrix[:0], vec).shape == (0,)
