@@ -7,11 +7,19 @@ covering every offline flow in German and English. Each question is asked once t
 `--rounds` times; p50/p95 are over all timed asks (answer + grounding check + session write).
 Cold start: `sizing ask` in a fresh process, wall time (and CPU time, which is what a loaded
 machine does not inflate). Targets: p50 <= 30 ms, p95 <= 80 ms, cold start <= 2 s.
+
+Issue 15 (printed unless `--no-stages`): the warm answer's stages, timed inside the real `ask` by
+wrapping each step (NLU, tools, compose without its tools, grounding check, session write), as
+wall and CPU time; the bytes each stored turn takes; and two baselines from the same process: the
+eval questions asked for the first time ("first ask"), and a trivial step every answer pays
+anyway (validating and dumping the finished `Answer` with pydantic). Targets: warm p50 <= 1.0 ms,
+grounding <= 0.3 ms, session write <= 0.2 ms and <= 3 KB per turn.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import resource
 import statistics
@@ -20,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -141,10 +150,155 @@ def cold(runs: int, data_dir: Path) -> dict[str, float]:
     return {"wall_s": statistics.median(walls), "cpu_s": statistics.median(cpus)}
 
 
+STAGES = ("nlu", "tools", "compose", "grounding", "session write", "other")
+
+
+class StageClock:
+    """Wraps the steps of `Assistant.ask` with timers: exclusive time per stage of the current
+    ask (a timed step inside another, like the tools inside the composer, counts once), as wall
+    time and as this thread's CPU time (what a loaded machine does not inflate)."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self._children: list[list[float]] = []
+
+    def wrap(self, fn: Any, stage: str) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self._children.append([0.0, 0.0])
+            w, c = time.perf_counter(), time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                dw = (time.perf_counter() - w) * 1000
+                dc = (time.thread_time() - c) * 1000
+                inner_w, inner_c = self._children.pop()
+                self.wall[stage] = self.wall.get(stage, 0.0) + dw - inner_w
+                self.cpu[stage] = self.cpu.get(stage, 0.0) + dc - inner_c
+                if self._children:
+                    self._children[-1][0] += dw
+                    self._children[-1][1] += dc
+
+        return timed
+
+    def install(self, assistant: Any) -> None:
+        import assistant.compose.draft as draft
+        import assistant.grounding as grounding
+
+        assistant.nlu.understand = self.wrap(assistant.nlu.understand, "nlu")
+        assistant.composer.compose = self.wrap(assistant.composer.compose, "compose")
+        draft.call_tool = self.wrap(draft.call_tool, "tools")  # type: ignore[attr-defined]
+        grounding.check_answer = self.wrap(grounding.check_answer, "grounding")
+        grounding.catalog_prices = self.wrap(grounding.catalog_prices, "grounding")
+        # the facts the session keeps (made in `ask`; inside the check they count as grounding)
+        grounding.facts_of = self.wrap(grounding.facts_of, "facts")
+        assistant.sessions.save_turn = self.wrap(assistant.sessions.save_turn, "session write")
+
+    def ask(self, assistant: Any, question: str) -> tuple[dict[str, float], dict[str, float]]:
+        self.wall, self.cpu = {}, {}
+        w, c = time.perf_counter(), time.thread_time()
+        assistant.ask(question)
+        totals = ((time.perf_counter() - w) * 1000, (time.thread_time() - c) * 1000)
+        out = []
+        for got, total in zip((self.wall, self.cpu), totals, strict=True):
+            got = dict(got)
+            got["session write"] = got.get("session write", 0.0) + got.pop("facts", 0.0)
+            got["other"] = total - sum(got.get(k, 0.0) for k in STAGES[:-1])
+            got["total"] = total
+            out.append(got)
+        return out[0], out[1]
+
+
+def stored_bytes(store: Any) -> tuple[float, int, float]:
+    """Mean and max bytes of a stored turn (its row's text columns plus its session's slots),
+    and the SQLite files' bytes per turn (with indexes, the WAL and free pages)."""
+    with store.db.transaction() as tx:
+        rows = tx.execute(
+            "SELECT length(t.question) + length(t.answer) + length(t.answer_json) + "
+            "coalesce(length(t.facts), 0) + length(t.message_id) + length(t.session_id) + "
+            "length(t.mode) + length(t.language) + 8 + length(s.slots) "
+            "FROM turns t JOIN sessions s ON s.id = t.session_id"
+        ).fetchall()
+    sizes = [int(r[0]) for r in rows]
+    path = getattr(store.db, "path", None)
+    on_disk = 0.0
+    if path is not None and sizes:
+        wal = Path(str(path) + "-wal")
+        on_disk = (path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)) / len(sizes)
+    return (statistics.fmean(sizes) if sizes else 0.0, max(sizes, default=0), on_disk)
+
+
+def floor_ms(answers: list[Any]) -> list[float]:
+    """The trivial baseline: validate and dump each finished Answer once with pydantic."""
+    from assistant.answer import Answer
+
+    out = []
+    for a in answers:
+        t = time.perf_counter()
+        Answer.model_validate_json(a.model_dump_json())
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def _stage_table(runs: list[dict[str, float]], cpus: list[dict[str, float]]) -> None:
+    means = {k: statistics.fmean(r.get(k, 0.0) for r in runs) for k in STAGES}
+    whole = statistics.fmean(r["total"] for r in runs)
+    target = {"grounding": "  (target <= 0.3)", "session write": "  (target <= 0.2)"}
+    print(f"  {'stage':<14} {'wall p50':>9} {'CPU p50':>9} {'wall mean':>10}  share")
+    for k in STAGES:
+        print(
+            f"  {k:<14} {pct([r.get(k, 0.0) for r in runs], 0.5):6.3f} ms "
+            f"{pct([c.get(k, 0.0) for c in cpus], 0.5):6.3f} ms {means[k]:7.3f} ms  "
+            f"{means[k] / whole:5.1%}{target.get(k, '')}"
+        )
+
+
+def stages(rounds: int, data_dir: Path) -> dict[str, float]:
+    """Issue 15: per-stage breakdown of warm answers, with the first-ask and floor baselines."""
+    from assistant.deps import build_deps
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+
+    assistant = Assistant(build_deps(Settings(data_dir=data_dir)))
+    clock = StageClock()
+    clock.install(assistant)
+    extra = [q for q in eval_questions() if q not in QUESTIONS]
+    for q in QUESTIONS:  # first use of each code path, the index, pydantic schemas
+        assistant.ask(q)
+    first = [clock.ask(assistant, q)[0]["total"] for q in extra]  # new questions, asked once
+    questions = QUESTIONS + extra
+    both = [clock.ask(assistant, q) for _ in range(rounds) for q in questions]
+    runs, cpus = [w for w, _ in both], [c for _, c in both]
+    floor = floor_ms([assistant.ask(q) for q in questions])
+    mean_b, max_b, disk_b = stored_bytes(assistant.sessions)
+    total = [r["total"] for r in runs]
+    p50, fl, p50_first = pct(total, 0.5), pct(floor, 0.5), pct(first, 0.5)
+    print(
+        f"issue 15 stages: {len(questions)} questions x {rounds} (load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
+    print(
+        f"  warm answer p50 {p50:.2f} ms wall, {pct([c['total'] for c in cpus], 0.5):.2f} ms CPU "
+        f"(target <= 1.0)   p95 {pct(total, 0.95):.2f} ms wall"
+    )
+    print(
+        f"  baselines: first ask of {len(extra)} new questions p50 {p50_first:.2f} ms (warm = "
+        f"{p50 / max(p50_first, 1e-9):.2f}x);  pydantic floor (Answer validate + dump) p50 "
+        f"{fl:.3f} ms (warm = {p50 / max(fl, 1e-9):.1f}x)"
+    )
+    _stage_table(runs, cpus)
+    print(
+        f"  stored turn: {mean_b / 1024:.2f} KB mean, {max_b / 1024:.2f} KB max (target <= 3 KB); "
+        f"SQLite files {disk_b / 1024:.2f} KB per turn"
+    )
+    return {"p50_ms": p50, "turn_bytes": mean_b}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--cold", type=int, default=3)
+    ap.add_argument("--cold", type=int, default=3, help="cold-start runs (0: skip)")
+    ap.add_argument("--no-stages", action="store_true", help="skip the issue 15 breakdown")
     ap.add_argument(
         "--data-dir",
         type=Path,
@@ -152,6 +306,7 @@ def main() -> None:
         help="data folder with the guide index (default: a fresh temporary one)",
     )
     args = ap.parse_args()
+    logging.disable(logging.WARNING)  # the keyword fallback's notice, once per question
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = args.data_dir or Path(tmp)
         if args.data_dir is None:
@@ -163,7 +318,19 @@ def main() -> None:
             except Exception as exc:  # no index: retrieval questions use the keyword fallback
                 print(f"(no guide index: {exc})")
         warm(args.rounds, data_dir)
-        cold(args.cold, data_dir)
+        if not args.no_stages:
+            with tempfile.TemporaryDirectory() as sessions_dir:
+                stages(args.rounds, _fresh_sessions(data_dir, Path(sessions_dir)))
+        if args.cold:
+            cold(args.cold, data_dir)
+
+
+def _fresh_sessions(data_dir: Path, into: Path) -> Path:
+    """A data folder sharing the guide index but with an empty session store (bytes per turn)."""
+    for item in data_dir.iterdir():
+        if not item.name.startswith("sessions.sqlite3"):
+            (into / item.name).symlink_to(item)
+    return into
 
 
 if __name__ == "__main__":
