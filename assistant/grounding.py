@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -253,10 +253,62 @@ def _model_of(result: Any, arguments: Mapping[str, Any]) -> tuple[str, str, floa
     return (str(name).lower(), str(name), 0.0) if isinstance(name, str) else None
 
 
+_FACTS: dict[tuple[int, ...], tuple[tuple[ToolCall, ...], GroundingFacts]] = {}
+
+
 def facts_of_calls(calls: Iterable[ToolCall]) -> GroundingFacts:
     """Index tool results once: numbers, money by period, verdict rows, NVLink verdicts, rules.
 
-    Guide search results are passages, not tool figures: they count only where cited."""
+    Guide search results are passages, not tool figures: they count only where cited. The facts
+    of each call, and of each list of calls, are made once (tool calls are not changed after
+    they are made; a repeated tool call is the same recorded call, see `call_tool`): the check
+    and the session both ask for them. Do not change the returned facts."""
+    made = tuple(c for c in calls if c.name != SEARCH_TOOL)
+    if not made:
+        return _union(())
+    key = tuple(map(id, made))
+    hit = _FACTS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], made, strict=True)):
+        return hit[1]
+    facts = _facts_of_call(made[0]) if len(made) == 1 else _union(map(_facts_of_call, made))
+    if len(_FACTS) >= 1024:
+        _FACTS.clear()
+    _FACTS[key] = (made, facts)
+    return facts
+
+
+def _facts_of_call(call: ToolCall) -> GroundingFacts:
+    key = (id(call),)
+    hit = _FACTS.get(key)
+    if hit is not None and hit[0][0] is call:
+        return hit[1]
+    result = call.result
+    found = _index_blob(_blob_of(call))
+    args = _index_blob(_blob(call.arguments))
+    verdicts: set[tuple[str, str, str, bool]] = set()
+    models: set[tuple[str, str, float]] = set()
+    model = _model_of(result, call.arguments)
+    if model is not None:
+        models.add(model)
+        precision = result.get("precision") if isinstance(result, Mapping) else None
+        precision = str(precision or call.arguments.get("precision") or "")
+        verdicts.update((model[0], precision, c, f) for c, f in found.rows)
+    facts = GroundingFacts.model_construct(
+        numbers=sorted(found.numbers | args.numbers),
+        money=sorted(found.money),
+        configurations=sorted(found.configurations | args.configurations),
+        models=sorted(models),
+        verdicts=sorted(verdicts),
+        needs_nvlink=sorted(found.needs_nvlink),
+        rules=sorted(found.rules),
+    )
+    if len(_FACTS) >= 1024:
+        _FACTS.clear()
+    _FACTS[key] = ((call,), facts)
+    return facts
+
+
+def _union(parts: Iterable[GroundingFacts]) -> GroundingFacts:
     numbers: set[float] = set()
     money: set[tuple[str, float]] = set()
     configs: set[str] = set()
@@ -264,23 +316,14 @@ def facts_of_calls(calls: Iterable[ToolCall]) -> GroundingFacts:
     verdicts: set[tuple[str, str, str, bool]] = set()
     nvlink: set[bool] = set()
     rules: set[int] = set()
-    for call in calls:
-        if call.name == SEARCH_TOOL:
-            continue
-        result = call.result
-        found = _index_blob(_blob_of(call))
-        args = _index_blob(_blob(call.arguments))
-        numbers |= found.numbers | args.numbers
-        money |= found.money
-        configs |= found.configurations | args.configurations
-        nvlink |= found.needs_nvlink
-        rules |= found.rules
-        model = _model_of(result, call.arguments)
-        if model is not None:
-            models.add(model)
-            precision = result.get("precision") if isinstance(result, Mapping) else None
-            precision = str(precision or call.arguments.get("precision") or "")
-            verdicts.update((model[0], precision, c, f) for c, f in found.rows)
+    for f in parts:
+        numbers.update(f.numbers)
+        money.update(f.money)
+        configs.update(f.configurations)
+        models.update(f.models)
+        verdicts.update(f.verdicts)
+        nvlink.update(f.needs_nvlink)
+        rules.update(f.rules)
     return GroundingFacts.model_construct(
         numbers=sorted(numbers),
         money=sorted(money),
@@ -325,10 +368,19 @@ class PriceBook:
         return frozenset(out)
 
 
+_CATALOG_PRICES: list[tuple[Any, dict[str, Decimal]]] = []
+
+
 def catalog_prices(catalog: Any) -> dict[str, Decimal]:
-    """Configuration id -> exact monthly price, from a knowledge.catalog.Catalog."""
+    """Configuration id -> exact monthly price, from a knowledge.catalog.Catalog (made once per
+    catalog: the check asks for it on every answer; do not change the returned dict)."""
+    for known, prices in _CATALOG_PRICES:
+        if known is catalog:
+            return prices
     configs = getattr(catalog, "configurations", {}) or {}
-    return {cid: Decimal(str(c.usd_per_month)) for cid, c in configs.items()}
+    prices = {cid: Decimal(str(c.usd_per_month)) for cid, c in configs.items()}
+    _CATALOG_PRICES[:] = [(catalog, prices), *_CATALOG_PRICES[:3]]
+    return prices
 
 
 _CONFIG_ID_RX = re.compile(r"^(\d+)x-(.+?)(-gen4)?$")
@@ -390,8 +442,16 @@ def _price_book(items: tuple[tuple[str, Decimal], ...]) -> PriceBook:
     )
 
 
+_LAST_BOOK: list[tuple[Mapping[str, Decimal], PriceBook]] = []
+
+
 def price_book(prices: Mapping[str, Decimal]) -> PriceBook:
-    return _price_book(tuple(sorted(prices.items())))
+    last = _LAST_BOOK[0] if _LAST_BOOK else None
+    if last is not None and last[0] is prices and len(prices) == len(last[1].prices):
+        return last[1]  # the catalog's prices again (see catalog_prices)
+    book = _price_book(tuple(sorted(prices.items())))
+    _LAST_BOOK[:] = [(prices, book)]
+    return book
 
 
 @dataclass(frozen=True)
@@ -409,9 +469,24 @@ _COUNT_BEFORE_RX = re.compile(
 )
 
 
+_MENTIONS: dict[tuple[int, str], tuple[PriceBook, tuple[Mention, ...]]] = {}
+
+
 def mentions(book: PriceBook, text: str) -> list[Mention]:
     """Configurations and cards named in the text ('4 × A100 SXM4', 'one RTX 4090', 'the H200'),
-    each with the configurations it can mean."""
+    each with the configurations it can mean (found once per book and text)."""
+    key = (id(book), text)
+    hit = _MENTIONS.get(key)
+    if hit is not None and hit[0] is book:
+        return list(hit[1])
+    found = _find_mentions(book, text)
+    if len(_MENTIONS) >= 2048:
+        _MENTIONS.clear()
+    _MENTIONS[key] = (book, tuple(found))
+    return found
+
+
+def _find_mentions(book: PriceBook, text: str) -> list[Mention]:
     out = []
     for m in book.mention_rx.finditer(text):
         alias = m.group("card").lower().replace(" ", "").replace("-", "")
@@ -671,8 +746,12 @@ def _context(
         passages=passages,
         passage_text={c.n: c.quote for c in answer.citations},
         in_play=frozenset(in_play),
-        training=bool(_TRAINING_RX.search(answer.question) or _TRAINING_RX.search(answer.answer)),
+        training=_mentions_training(answer.question) or _mentions_training(answer.answer),
     )
+
+
+def _mentions_training(text: str) -> bool:
+    return _has_any(_folded(text), _TRAINING_WORDS) and _TRAINING_RX.search(text) is not None
 
 
 def unit_kind(unit: str) -> str:
@@ -1021,17 +1100,25 @@ def _check_verdicts(
     text = s.text
     for lo, hi in _clauses(text):
         clause = text[lo:hi]
+        # what the clause could claim (a fit verdict on a named configuration, an NVLink
+        # verdict) first: a conditional or quoted clause claims nothing, so only those need it
+        inside = [m for m in mentions_in if lo <= m.start < hi]
+        fit = bool(inside) and not ctx.training and _fit_claim(clause)
+        if not fit and "nvlink" not in clause.lower():
+            continue
         if _CONDITIONAL_RX.search(clause) or _quotes_cited(ctx, s, clause):
             continue
-        if not ctx.training and (_FIT_POS_RX.search(clause) or _FIT_NEG_RX.search(clause)):
-            inside = [m for m in mentions_in if lo <= m.start < hi]
-            if inside:
-                problem = _verdict_problem(ctx, s, clause, inside)
-                if problem:
-                    out.append(_v("verdict", clause, problem))
+        if fit:
+            problem = _verdict_problem(ctx, s, clause, inside)
+            if problem:
+                out.append(_v("verdict", clause, problem))
         out.extend(_nvlink_problem(ctx, s, clause))
     out.extend(_rule_problems(ctx, s))
     return out
+
+
+def _fit_claim(clause: str) -> bool:
+    return bool(_FIT_POS_RX.search(clause) or _FIT_NEG_RX.search(clause))
 
 
 _VERDICT_CLAUSE_RX = re.compile(
@@ -1125,6 +1212,33 @@ _VERDICT_HINT_RX = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RX = re.compile(r"\d")
+# what every match of _VERDICT_HINT_RX / _TRAINING_RX contains, in `_folded` text: a sentence
+# (or answer) without any of these words cannot match, so its regex search is skipped
+_HINT_WORDS = (
+    "nvlink", "fit", "pass", "läuf", "lauf", "run", "rule", "regel", "too", "zu", "enough",
+    "genug", "exceed", "übersteig",
+)  # fmt: skip
+_TRAINING_WORDS = ("lora", "fine", "train", "feinabstimm")
+# the characters an IGNORECASE match takes for an ASCII letter that str.lower() does not map
+_CASE_FIX = str.maketrans({"İ": "i", "ı": "i", "ſ": "s"})
+
+
+def _folded(text: str) -> str | None:
+    """The text lower-cased as IGNORECASE matching sees it, offset for offset (None when
+    lower-casing would change its length)."""
+    if not text.isascii() and ("İ" in text or "ı" in text or "ſ" in text):
+        text = text.translate(_CASE_FIX)
+    low = text.lower()
+    return low if len(low) == len(text) else None
+
+
+def _has_any(folded: str | None, words: tuple[str, ...]) -> bool:
+    return folded is None or any(w in folded for w in words)
+
+
+def _hints_verdict(s: Sentence, folded: str | None) -> bool:
+    part = None if folded is None else folded[s.start : s.start + len(s.text)]
+    return _has_any(part, _HINT_WORDS) and _VERDICT_HINT_RX.search(s.text) is not None
 
 
 @dataclass
@@ -1148,18 +1262,41 @@ def check_answer(
     claims are then grouped by sentence."""
     violations = _quote_violations(answer, prices)
     text = _strip_code(normalise(answer.answer))
-    money = list(_money_claims(text)) if _DIGIT_RX.search(text) else []
-    units = list(_NUMBER_UNIT_RX.finditer(text)) if _DIGIT_RX.search(text) else []
-    verdicty = _VERDICT_HINT_RX.search(text) is not None
+    parsed = _parse(text)
+    money, units, folded, verdicty = list(parsed.money), list(parsed.units), *parsed[2:4]
     if money or units or verdicty:
         ctx = _context(answer, prices, prior, user_text)
-        sents = list(sentences(text))
+        sents = list(parsed.sentences)
         claims = _group(ctx, text, sents, money, units, verdicty)
         for i, s in enumerate(sents):
             c = claims.get(i)
-            if c is not None or (verdicty and _VERDICT_HINT_RX.search(s.text)):
+            if c is not None or (verdicty and _hints_verdict(s, folded)):
                 violations += _check_sentence(ctx, s, text, c or _Claims(), verdicty)
     return violations + _citation_violations(answer)
+
+
+class _Parsed(NamedTuple):
+    money: tuple[_Money, ...]
+    units: tuple[re.Match[str], ...]
+    folded: str | None
+    verdicty: bool  # the text may state a verdict (fit, NVLink, rule)
+    sentences: tuple[Sentence, ...]
+
+
+@lru_cache(maxsize=512)
+def _parse(text: str) -> _Parsed:
+    """The claims and sentences of an answer's (normalised) text, found once per text: the same
+    question asked again gets the same answer, whose text need not be parsed again. Only the
+    text's structure is kept; what the claims are checked against is not (see check_answer)."""
+    digits = _DIGIT_RX.search(text) is not None
+    folded = _folded(text)
+    return _Parsed(
+        money=tuple(_money_claims(text)) if digits else (),
+        units=tuple(_NUMBER_UNIT_RX.finditer(text)) if digits else (),
+        folded=folded,
+        verdicty=_has_any(folded, _HINT_WORDS) and _VERDICT_HINT_RX.search(text) is not None,
+        sentences=tuple(sentences(text)),
+    )
 
 
 def _group(

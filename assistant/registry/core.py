@@ -4,7 +4,10 @@ the `@tool` decorator that registers a tool in `REGISTRY` (in definition order) 
 from __future__ import annotations
 
 import inspect
+import json
+import threading
 import typing
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -97,6 +100,45 @@ def tool(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+# Tools are pure functions of their arguments and the catalog: a call with the same arguments
+# over the same catalog returns the recorded call made before (its result is never changed after
+# it is made; the grounding check indexes it once, by identity). Kept per Deps (`extras`), bounded.
+TOOL_CACHE_SIZE = 512
+_CACHE_KEY = "tool_results"
+
+
+class _ToolCache:
+    def __init__(self, size: int = TOOL_CACHE_SIZE) -> None:
+        self.size = size
+        self.entries: OrderedDict[tuple[str, str], tuple[Any, ToolCall | str, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, str], catalog: Any) -> tuple[ToolCall | str, Any] | None:
+        with self.lock:
+            hit = self.entries.get(key)
+            if hit is None or hit[0] is not catalog:
+                return None
+            self.entries.move_to_end(key)
+            return hit[1], hit[2]
+
+    def put(self, key: tuple[str, str], catalog: Any, record: ToolCall | str, typed: Any) -> None:
+        with self.lock:
+            self.entries[key] = (catalog, record, typed)
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+def _cache_of(deps: Any) -> _ToolCache | None:
+    extras = getattr(deps, "extras", None)
+    if not isinstance(extras, dict):
+        return None
+    cache = extras.get(_CACHE_KEY)
+    if cache is None:
+        cache = extras.setdefault(_CACHE_KEY, _ToolCache())
+    return cache if isinstance(cache, _ToolCache) else None
+
+
 def call_tool(deps: Any, name: str, arguments: dict[str, Any] | BaseModel) -> ToolCall:
     """Validate, run and record one tool call (`result`: the JSON dict). Raises ToolError."""
     return call_tool_typed(deps, name, arguments)[0]
@@ -106,12 +148,33 @@ def call_tool_typed(
     deps: Any, name: str, arguments: dict[str, Any] | BaseModel
 ) -> tuple[ToolCall, Any]:
     """As `call_tool`, plus the tool's own result: its pydantic result model (a `ToolResult`)
-    where the tool declares one, else the dict."""
+    where the tool declares one, else the dict. A repeated call (same tool, arguments and
+    catalog) returns the recorded call from the cache of `deps.extras`: do not change it."""
+    if isinstance(arguments, BaseModel):
+        arguments = arguments.model_dump(exclude_none=True)
+    cache = _cache_of(deps)
+    if cache is None:
+        return _run_tool(deps, name, arguments)
+    key = (name, json.dumps(arguments, sort_keys=True, default=str))
+    catalog = getattr(deps, "catalog", None)
+    hit = cache.get(key, catalog)
+    if hit is None:
+        try:
+            record, typed = _run_tool(deps, name, arguments)
+        except ToolError as exc:
+            cache.put(key, catalog, str(exc), None)
+            raise
+        cache.put(key, catalog, record, typed)
+        return record, typed
+    if isinstance(hit[0], str):
+        raise ToolError(hit[0])
+    return hit[0], hit[1]
+
+
+def _run_tool(deps: Any, name: str, arguments: dict[str, Any]) -> tuple[ToolCall, Any]:
     spec = REGISTRY.get(name)
     if spec is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
-    if isinstance(arguments, BaseModel):
-        arguments = arguments.model_dump(exclude_none=True)
     try:
         args = spec.args_model.model_validate(arguments)
     except ValidationError as exc:
