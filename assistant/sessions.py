@@ -17,13 +17,16 @@ surface reads back. `prune(older_than_s)` deletes sessions idle for longer (rete
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
 import secrets
 import threading
 import time
+import zlib
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,11 +169,44 @@ def check_session_id(session_id: str) -> str:
     return session_id
 
 
+# the Answer fields a turn keeps in columns of its own (not repeated in `answer_json`)
+_COLUMNS = ("question", "answer", "language", "mode", "message_id")
+# a packed column: "z1:" + base64(zlib(JSON)); rows written before it hold plain JSON
+_PACKED = "z1:"
+
+
+def pack(text: str) -> str:
+    """JSON as stored: zlib-compressed, base64 (ASCII, so a TEXT column in either database)."""
+    return _PACKED + base64.b64encode(zlib.compress(text.encode(), 6)).decode("ascii")
+
+
+def unpack(stored: str) -> str:
+    """The JSON of a stored column, packed (see `pack`) or plain (older rows)."""
+    if stored.startswith(_PACKED):
+        return zlib.decompress(base64.b64decode(stored[len(_PACKED) :])).decode()
+    return stored
+
+
 def compact_answer_json(answer: Answer) -> str:
     """The Answer as stored: tool calls without their results (about 3/4 of an answer's bytes;
-    nothing reads them back: the answer text, citations and prices carry what was said)."""
+    nothing reads them back: the answer text, citations and prices carry what was said), without
+    the fields the turn keeps in columns or left at their defaults, packed (see `pack`)."""
     calls = [c.model_copy(update={"result": None}) for c in answer.tool_calls]
-    return answer.model_copy(update={"tool_calls": calls}).model_dump_json()
+    rest = answer.model_copy(update={"tool_calls": calls}).model_dump_json(
+        exclude=set(_COLUMNS), exclude_defaults=True
+    )
+    return pack(rest)
+
+
+_SELECT_COLUMNS = ", ".join(_COLUMNS)
+
+
+def load_answer(stored: str, columns: Sequence[Any]) -> Answer:
+    """A stored Answer: `answer_json` plus the turn's columns (in `_COLUMNS` order)."""
+    data = json.loads(unpack(stored))
+    if stored.startswith(_PACKED):
+        data.update(zip(_COLUMNS, columns, strict=True))
+    return Answer.model_validate(data)
 
 
 class SessionStore:
@@ -246,7 +282,7 @@ class SessionStore:
                 language=r[3],
                 mode=r[4],
                 created_at=r[5],
-                facts=GroundingFacts.model_validate_json(r[6]) if r[6] else None,
+                facts=GroundingFacts.model_validate_json(unpack(r[6])) if r[6] else None,
             )
             for r in reversed(rows)
         ]
@@ -292,7 +328,13 @@ class SessionStore:
                 "INSERT INTO sessions (id, created_at, updated_at, language, slots) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at = excluded."
                 "updated_at, language = excluded.language, slots = excluded.slots",
-                (session_id, now, now, answer.language, slots.model_dump_json()),
+                (
+                    session_id,
+                    now,
+                    now,
+                    answer.language,
+                    slots.model_dump_json(exclude_defaults=True),
+                ),
             )
             tx.execute(
                 "INSERT INTO turns (session_id, message_id, created_at, question, answer, "
@@ -306,7 +348,7 @@ class SessionStore:
                     answer.language,
                     answer.mode,
                     compact_answer_json(answer),
-                    facts.model_dump_json() if facts is not None else None,
+                    pack(facts.model_dump_json()) if facts is not None else None,
                 ),
             )
 
@@ -316,9 +358,10 @@ class SessionStore:
         self._migrate()
         with self.db.transaction() as tx:
             row = tx.execute(
-                "SELECT answer_json FROM turns WHERE message_id = ?", (message_id,)
+                f"SELECT answer_json, {_SELECT_COLUMNS} FROM turns WHERE message_id = ?",
+                (message_id,),
             ).fetchone()
-        return Answer.model_validate(json.loads(row[0])) if row else None
+        return load_answer(row[0], row[1:]) if row else None
 
     def recent_answers(
         self, limit: int = 10_000, since: float | None = None
@@ -329,10 +372,11 @@ class SessionStore:
         where, params = ("WHERE created_at >= ? ", (since, limit)) if since else ("", (limit,))
         with self.db.transaction() as tx:
             rows = tx.execute(
-                f"SELECT created_at, answer_json FROM turns {where}ORDER BY seq DESC LIMIT ?",
+                f"SELECT created_at, answer_json, {_SELECT_COLUMNS} FROM turns {where}"
+                "ORDER BY seq DESC LIMIT ?",
                 params,
             ).fetchall()
-        return [(float(r[0]), Answer.model_validate(json.loads(r[1]))) for r in rows]
+        return [(float(r[0]), load_answer(r[1], r[2:])) for r in rows]
 
     def delete(self, session_id: str) -> bool:
         check_session_id(session_id)
