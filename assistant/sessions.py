@@ -27,12 +27,13 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assistant.answer import Answer, Language
+from assistant.answer import WITHOUT_TOOL_RESULTS, Answer, Language
 from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 from assistant.errors import InvalidRequest
 from assistant.grounding import GroundingFacts
@@ -175,8 +176,10 @@ _COLUMNS = ("question", "answer", "language", "mode", "message_id")
 _PACKED = "z1:"
 
 
+@lru_cache(maxsize=1024)
 def pack(text: str) -> str:
-    """JSON as stored: zlib-compressed, base64 (ASCII, so a TEXT column in either database)."""
+    """JSON as stored: zlib-compressed, base64 (ASCII, so a TEXT column in either database).
+    The same text packs the same (the facts and answer of a repeated question): once."""
     return _PACKED + base64.b64encode(zlib.compress(text.encode(), 6)).decode("ascii")
 
 
@@ -187,25 +190,26 @@ def unpack(stored: str) -> str:
     return stored
 
 
-def compact_answer_json(answer: Answer) -> str:
+def compact_answer_json(answer: Answer, session_id: str | None = None) -> str:
     """The Answer as stored: tool calls without their results (about 3/4 of an answer's bytes;
     nothing reads them back: the answer text, citations and prices carry what was said), without
-    the fields the turn keeps in columns or left at their defaults, packed (see `pack`)."""
-    calls = [c.model_copy(update={"result": None}) for c in answer.tool_calls]
-    rest = answer.model_copy(update={"tool_calls": calls}).model_dump_json(
-        exclude=set(_COLUMNS), exclude_defaults=True
-    )
-    return pack(rest)
+    the fields the turn keeps in columns (`session_id`: the turn's) or left at their defaults,
+    packed (see `pack`)."""
+    exclude: dict[str, Any] = {**dict.fromkeys(_COLUMNS, True), **WITHOUT_TOOL_RESULTS}
+    if answer.session_id == session_id:
+        exclude["session_id"] = True  # the turn's own column
+    return pack(answer.model_dump_json(exclude=exclude, exclude_defaults=True))
 
 
-_SELECT_COLUMNS = ", ".join(_COLUMNS)
+_SELECT_COLUMNS = ", ".join((*_COLUMNS, "session_id"))
 
 
 def load_answer(stored: str, columns: Sequence[Any]) -> Answer:
-    """A stored Answer: `answer_json` plus the turn's columns (in `_COLUMNS` order)."""
+    """A stored Answer: `answer_json` plus the turn's columns (`_SELECT_COLUMNS`)."""
     data = json.loads(unpack(stored))
     if stored.startswith(_PACKED):
-        data.update(zip(_COLUMNS, columns, strict=True))
+        data.update(zip(_COLUMNS, columns[: len(_COLUMNS)], strict=True))
+        data.setdefault("session_id", columns[len(_COLUMNS)])
     return Answer.model_validate(data)
 
 
@@ -347,7 +351,7 @@ class SessionStore:
                     answer.answer,
                     answer.language,
                     answer.mode,
-                    compact_answer_json(answer),
+                    compact_answer_json(answer, session_id),
                     pack(facts.model_dump_json()) if facts is not None else None,
                 ),
             )
