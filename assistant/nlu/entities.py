@@ -39,11 +39,13 @@ class EntityMixin:
         found: list[str] = []
         if self._aliases:
             skip_to = 0
+            # _norm_alias keeps only [a-z0-9]: a span's key is its tokens' keys joined
+            keys = [_norm_alias(t) for t in tokens]
             for i in range(len(tokens)):
                 for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
-                    span = tokens[i : i + n]
-                    key = _norm_alias(" ".join(span))
+                    key = "".join(keys[i : i + n])
                     if key in self._aliases:
+                        span = tokens[i : i + n]
                         cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
                         if best is None or cand[0] > best[0]:
                             best = cand

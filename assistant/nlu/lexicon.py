@@ -63,9 +63,13 @@ def _to_int(token: str) -> int | None:
     return _NUMBER_WORDS.get(token)
 
 
+_NOT_ALNUM_RX = re.compile(r"[^a-z0-9]")
+
+
 def _norm_alias(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower()
-    return re.sub(r"[^a-z0-9]", "", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return _NOT_ALNUM_RX.sub("", text.lower())
 
 
 def _fold(text: str) -> str:

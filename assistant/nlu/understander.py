@@ -40,6 +40,10 @@ _TOPO_RX = re.compile(
 )
 
 
+# questions whose reading is kept (a Query is a few KB; the cache starts over when full)
+UNDERSTOOD_CACHE_SIZE = 1024
+
+
 class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     """Deterministic NLU over one catalog (model aliases indexed once)."""
 
@@ -50,6 +54,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._names: dict[str, str] = {}
         self._max_alias_tokens = 6
         self._configs: set[str] = set()
+        self._understood: dict[tuple[str, Language | None], Query] = {}
         if catalog is not None:
             for model in _iter_models(catalog):
                 mid = str(getattr(model, "id", ""))
@@ -67,6 +72,19 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     # ------------------------------------------------------------------ public
 
     def understand(self, question: str, language: Language | None = None) -> Query:
+        """The question, understood (a deterministic function of the question, the language
+        asked for and the catalog: a repeated question is read once, and each caller gets its
+        own copy to change)."""
+        key = (question, language)
+        known = self._understood.get(key)
+        if known is None:
+            known = self._understand(question, language)
+            if len(self._understood) >= UNDERSTOOD_CACHE_SIZE:
+                self._understood.clear()
+            self._understood[key] = known
+        return known.model_copy(deep=True)
+
+    def _understand(self, question: str, language: Language | None) -> Query:
         text = question.strip()
         lang, detected = detect_language(text)
         corrected = correct_typos(_fold(text))
