@@ -53,6 +53,7 @@ class Neighbours:
         self._embedder: Any = None
         self._labels: list[str] = []
         self._matrix: np.ndarray | None = None
+        self.failures = 0  # decisions made without the neighbours (their embedder failed)
 
     def _load(self) -> None:
         with self._lock:
@@ -94,6 +95,7 @@ class Neighbours:
             ranked = self.scores(question)
         except Exception as exc:  # the embedder is an aid: never fail an answer for it
             log.warning("intent neighbours unavailable: %s", exc)
+            self.failures += 1
             return None
         best_sim = dict(ranked)["_best"]
         votes = [(k, v) for k, v in ranked if k != "_best"]

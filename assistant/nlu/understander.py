@@ -74,11 +74,14 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     def understand(self, question: str, language: Language | None = None) -> Query:
         """The question, understood (a deterministic function of the question, the language
         asked for and the catalog: a repeated question is read once, and each caller gets its
-        own copy to change)."""
+        own copy to change; a reading made while the neighbours were unavailable is not kept)."""
         key = (question, language)
         known = self._understood.get(key)
         if known is None:
+            failures = getattr(self.neighbours, "failures", 0)
             known = self._understand(question, language)
+            if getattr(self.neighbours, "failures", 0) != failures:
+                return known  # read without the neighbours (their embedder failed): not kept
             if len(self._understood) >= UNDERSTOOD_CACHE_SIZE:
                 self._understood.clear()
             self._understood[key] = known
