@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # --------------------------------------------------------------------------- helpers
 
@@ -104,7 +105,13 @@ _CARD_WORD = r"(?:gpus?|cards?|karten?|grafikkarten?|gpu-karten?|beschleuniger)"
 
 
 def _find_cards(folded: str) -> list[tuple[int, int, str]]:
-    """(start, end, card id or family) for every card named, non-overlapping, in order."""
+    """(start, end, card id or family) for every card named, non-overlapping, in order (found
+    once per text: several finders of one question ask for the same text)."""
+    return list(_cards_in(folded))
+
+
+@lru_cache(maxsize=1024)
+def _cards_in(folded: str) -> tuple[tuple[int, int, str], ...]:
     found: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
     for cid, rx in _CARD_RX:
@@ -113,7 +120,7 @@ def _find_cards(folded: str) -> list[tuple[int, int, str]]:
                 continue
             found.append((m.start(), m.end(), cid))
             taken.append((m.start(), m.end()))
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 # --------------------------------------------------------------------------- precision
