@@ -240,16 +240,19 @@ def floor_ms(answers: list[Any]) -> list[float]:
     return out
 
 
-def _stage_table(runs: list[dict[str, float]], cpus: list[dict[str, float]]) -> None:
+def _stage_table(
+    runs: list[dict[str, float]], cpus: list[dict[str, float]], first: list[dict[str, float]]
+) -> None:
     means = {k: statistics.fmean(r.get(k, 0.0) for r in runs) for k in STAGES}
     whole = statistics.fmean(r["total"] for r in runs)
     target = {"grounding": "  (target <= 0.3)", "session write": "  (target <= 0.2)"}
-    print(f"  {'stage':<14} {'wall p50':>9} {'CPU p50':>9} {'wall mean':>10}  share")
+    print(f"  {'stage':<14} {'wall p50':>9} {'CPU p50':>9} {'wall mean':>10}  share  first ask p50")
     for k in STAGES:
         print(
             f"  {k:<14} {pct([r.get(k, 0.0) for r in runs], 0.5):6.3f} ms "
             f"{pct([c.get(k, 0.0) for c in cpus], 0.5):6.3f} ms {means[k]:7.3f} ms  "
-            f"{means[k] / whole:5.1%}{target.get(k, '')}"
+            f"{means[k] / whole:5.1%}  {pct([f.get(k, 0.0) for f in first], 0.5):6.3f} ms"
+            f"{target.get(k, '')}"
         )
 
 
@@ -265,7 +268,8 @@ def stages(rounds: int, data_dir: Path) -> dict[str, float]:
     extra = [q for q in eval_questions() if q not in QUESTIONS]
     for q in QUESTIONS:  # first use of each code path, the index, pydantic schemas
         assistant.ask(q)
-    first = [clock.ask(assistant, q)[0]["total"] for q in extra]  # new questions, asked once
+    firsts = [clock.ask(assistant, q)[0] for q in extra]  # new questions, asked once
+    first = [f["total"] for f in firsts]
     questions = QUESTIONS + extra
     both = [clock.ask(assistant, q) for _ in range(rounds) for q in questions]
     runs, cpus = [w for w, _ in both], [c for _, c in both]
@@ -286,7 +290,7 @@ def stages(rounds: int, data_dir: Path) -> dict[str, float]:
         f"{p50 / max(p50_first, 1e-9):.2f}x);  pydantic floor (Answer validate + dump) p50 "
         f"{fl:.3f} ms (warm = {p50 / max(fl, 1e-9):.1f}x)"
     )
-    _stage_table(runs, cpus)
+    _stage_table(runs, cpus, firsts)
     print(
         f"  stored turn: {mean_b / 1024:.2f} KB mean, {max_b / 1024:.2f} KB max (target <= 3 KB); "
         f"SQLite files {disk_b / 1024:.2f} KB per turn"
