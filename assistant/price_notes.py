@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from assistant.answer import Answer, Citation, PriceQuote
 
@@ -87,11 +88,17 @@ def _prose_figures(lines: list[str], names: list[str], others: list[list[str]]) 
 
 
 def guide_figures(passage: str, label: str, other_labels: list[str]) -> list[Decimal]:
-    """The dollar figures a passage gives for the node called `label`."""
+    """The dollar figures a passage gives for the node called `label` (read once per passage,
+    label and other labels: every answer quoting a price and citing a passage asks)."""
+    return list(_guide_figures(passage, label, tuple(other_labels)))
+
+
+@lru_cache(maxsize=1024)
+def _guide_figures(passage: str, label: str, other_labels: tuple[str, ...]) -> tuple[Decimal, ...]:
     lines = passage.splitlines()
     names = _names(label)
     others = [_names(o) for o in other_labels if o != label]
-    return _table_figures(lines, names) or _prose_figures(lines, names, others)
+    return tuple(_table_figures(lines, names) or _prose_figures(lines, names, others))
 
 
 def _stale(answer: Answer) -> list[tuple[PriceQuote, Citation, Decimal]]:
