@@ -133,7 +133,8 @@ def index_cmd(
 
     cache_hits = embedder.hits if isinstance(embedder, CachingEmbedder) else 0
     runtime = passage_runtime(embedder)
-    rate = report.embedded / report.embed_seconds if report.embedded and report.embed_seconds else 0
+    fresh = embedder.misses if isinstance(embedder, CachingEmbedder) else report.embedded
+    rate = fresh / report.embed_seconds if fresh and report.embed_seconds else 0
     saved = None
     if save_vectors:
         saved = _save_vectors(embedder, folder, settings, as_json)
