@@ -1,0 +1,262 @@
+"""Server CPU per `POST /api/chat` answer against a trivial FastAPI endpoint (issue 15).
+
+In one run: the real `sizing serve` (uvicorn, one worker, its own defaults: access log,
+logging, rate limiter, metrics, every middleware) and a trivial FastAPI app (a POST with a
+pydantic body returning 2 KB of JSON, under uvicorn with the same defaults) take the same
+client load in alternating rounds; each server process's CPU time (utime + stime from
+/proc/<pid>/stat, its threads included) is read before and after each round and divided by
+the requests it answered. The in-process answer CPU of the same questions (`Assistant.ask`,
+thread CPU, warm) is measured first, so the overhead outside the answer is the server's CPU per
+request minus that. Targets: server CPU per answer <= 6x the trivial endpoint, overhead outside
+the answer <= 0.5 ms. Also prints the default response size over the eval questions.
+
+    .venv/bin/python bench/bench_server_cpu.py                # 3 rounds x 4 s, 4 clients
+    .venv/bin/python bench/bench_server_cpu.py --rounds 5 --seconds 6 --clients 8 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from pydantic import BaseModel  # noqa: E402
+
+from bench_api import QUESTIONS, RawClient, ensure_index, free_port, wait_ready  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+PAYLOAD_BYTES = 2048
+
+
+class Question(BaseModel):
+    message: str
+    language: str | None = None
+
+
+def trivial_app() -> Any:
+    """`uvicorn --factory bench_server_cpu:trivial_app`: POST /api/chat -> 2 KB of JSON."""
+    from fastapi import FastAPI
+
+    app = FastAPI()
+    filler = "x" * (PAYLOAD_BYTES - 60)
+
+    @app.post("/api/chat")
+    async def chat(body: Question) -> dict[str, Any]:
+        return {"question": body.message, "language": body.language, "answer": filler}
+
+    @app.get("/readyz")
+    async def ready() -> dict[str, Any]:
+        return {"status": "ok", "checks": {"index": {}}}
+
+    return app
+
+
+def _env(data_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"):
+        env.pop(var, None)
+    env.update(
+        SIZING_DATA_DIR=str(data_dir),
+        # the limiter runs (its buckets, its store) but never refuses the bench's one client
+        SIZING_RATE_LIMIT_PER_MINUTE="100000000",
+        SIZING_RATE_LIMIT_BURST="100000000",
+        SIZING_EMBED_BUDGET_S_PER_MINUTE="0",
+        ANONYMIZED_TELEMETRY="False",
+        HF_HUB_OFFLINE="1",
+    )
+    return env
+
+
+def start_sizing(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    """`sizing serve` exactly as a user starts it (its defaults: access log on, log level info)."""
+    sizing = Path(sys.executable).parent / "sizing"
+    cmd = [str(sizing), "serve", "--port", str(port)]
+    out = subprocess.DEVNULL
+    return subprocess.Popen(cmd, cwd=ROOT, env=_env(data_dir), stdout=out, stderr=out)
+
+
+def start_trivial(port: int) -> subprocess.Popen[bytes]:
+    """The baseline under uvicorn's defaults (access log on, log level info), like `sizing serve`."""
+    cmd = [sys.executable, "-m", "uvicorn", "bench_server_cpu:trivial_app", "--factory",
+           "--app-dir", str(ROOT / "bench"), "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
+    out = subprocess.DEVNULL
+    return subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ), stdout=out, stderr=out)
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of the process (all its threads) and of its children, in seconds."""
+    total = 0.0
+    for p in [pid, *_children(pid)]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out += [int(c) for c in task.read_text().split()]
+        except OSError:
+            continue
+    return out + [g for c in out for g in _children(c)]
+
+
+async def load(port: int, clients: int, seconds: float) -> tuple[int, int]:
+    """`clients` keep-alive connections posting the questions in rotation; (answers, errors)."""
+    done = [0, 0]
+    stop = time.perf_counter() + seconds
+
+    async def worker(i: int) -> None:
+        client = RawClient("127.0.0.1", port)
+        n = i
+        while time.perf_counter() < stop:
+            question, language = QUESTIONS[n % len(QUESTIONS)]
+            n += 1
+            body = json.dumps({"message": question, "language": language}).encode()
+            status, content = await client.post("/api/chat", body, "application/json")
+            ok = status == 200 and b'"answer":"' in content
+            done[0 if ok else 1] += 1
+        await client.close()
+
+    await asyncio.gather(*(worker(i) for i in range(clients)))
+    return done[0], done[1]
+
+
+def measure(proc: subprocess.Popen[bytes], port: int, clients: int, seconds: float) -> dict:
+    before = cpu_seconds(proc.pid)
+    answers, errors = asyncio.run(load(port, clients, seconds))
+    used = cpu_seconds(proc.pid) - before
+    return {"answers": answers, "errors": errors, "cpu_ms": used * 1000 / max(answers, 1)}
+
+
+def in_process_answer_cpu(data_dir: Path, repeats: int) -> float:
+    """Thread CPU of Assistant.ask for the bench's questions (warm; a new session each)."""
+    from assistant.deps import build_deps
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+
+    assistant = Assistant(build_deps(Settings(data_dir=data_dir)))
+    for q, lang in QUESTIONS:
+        assistant.ask(q, language=lang)
+    t0 = time.thread_time()
+    for _ in range(repeats):
+        for q, lang in QUESTIONS:
+            assistant.ask(q, language=lang)
+    return (time.thread_time() - t0) * 1000 / (repeats * len(QUESTIONS))
+
+
+def response_sizes() -> dict[str, float] | None:
+    """Default /api/chat response bytes over the eval questions (tests/test_response_size.py)."""
+    try:
+        from api.routes.chat import default_response_sizes
+    except ImportError:
+        return None
+    sizes = sorted(default_response_sizes())
+    n = len(sizes)
+    return {"questions": n, "mean": statistics.fmean(sizes), "p50": sizes[n // 2],
+            "p95": sizes[int(0.95 * (n - 1))], "max": sizes[-1]}  # fmt: skip
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=4.0, help="per server and round")
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=20, help="in-process asks per question")
+    parser.add_argument("--data-dir", type=Path, default=ROOT / ".data")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    args = parser.parse_args()
+
+    data_dir, tmp = ensure_index(args.data_dir)
+    answer_ms = in_process_answer_cpu(data_dir, args.repeats)
+    sizing_port, trivial_port = free_port(), free_port()
+    sizing, trivial = start_sizing(data_dir, sizing_port), start_trivial(trivial_port)
+    rounds: list[dict[str, Any]] = []
+    try:
+        wait_ready(f"http://127.0.0.1:{sizing_port}", sizing)
+        wait_ready(f"http://127.0.0.1:{trivial_port}", trivial)
+        for proc, port in ((trivial, trivial_port), (sizing, sizing_port)):
+            measure(proc, port, args.clients, 1.0)  # warm-up
+        for _ in range(args.rounds):
+            base = measure(trivial, trivial_port, args.clients, args.seconds)
+            real = measure(sizing, sizing_port, args.clients, args.seconds)
+            rounds.append({"trivial": base, "sizing": real})
+    finally:
+        stop(sizing)
+        stop(trivial)
+        if tmp is not None:
+            tmp.cleanup()
+    report = summarise(rounds, answer_ms)
+    report["response_bytes"] = response_sizes()
+    report["load_average"] = round(os.getloadavg()[0], 1)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    show(report, args)
+
+
+def summarise(rounds: list[dict[str, Any]], answer_ms: float) -> dict[str, Any]:
+    def total(kind: str) -> float:
+        answers = sum(r[kind]["answers"] for r in rounds)
+        return sum(r[kind]["cpu_ms"] * r[kind]["answers"] for r in rounds) / max(answers, 1)
+
+    sizing_ms, trivial_ms = total("sizing"), total("trivial")
+    return {
+        "rounds": rounds,
+        "trivial_cpu_ms": round(trivial_ms, 3),
+        "sizing_cpu_ms": round(sizing_ms, 3),
+        "ratio": round(sizing_ms / trivial_ms, 2),
+        "ratio_per_round": [round(r["sizing"]["cpu_ms"] / r["trivial"]["cpu_ms"], 2) for r in rounds],
+        "answer_cpu_ms_in_process": round(answer_ms, 3),
+        "overhead_outside_answer_ms": round(sizing_ms - answer_ms, 3),
+        "errors": sum(r[k]["errors"] for r in rounds for k in ("sizing", "trivial")),
+    }
+
+
+def show(report: dict[str, Any], args: argparse.Namespace) -> None:
+    print(f"POST /api/chat, {args.clients} keep-alive clients, {args.rounds} rounds x "
+          f"{args.seconds:g} s per server, {len(QUESTIONS)} questions in rotation, "
+          f"{os.cpu_count()} CPUs, load average {report['load_average']}")  # fmt: skip
+    print(f"{'':<34}{'CPU ms/request':>15}")
+    print(f"{'trivial FastAPI (2 KB JSON)':<34}{report['trivial_cpu_ms']:>15.3f}")
+    print(f"{'sizing serve':<34}{report['sizing_cpu_ms']:>15.3f}")
+    print(f"{'answer in process (Assistant.ask)':<34}{report['answer_cpu_ms_in_process']:>15.3f}")
+    print(f"ratio sizing / trivial: {report['ratio']}x (per round {report['ratio_per_round']}; "
+          "target <= 6x)")  # fmt: skip
+    print(f"overhead outside the answer: {report['overhead_outside_answer_ms']:.3f} ms "
+          "(target <= 0.5 ms)")  # fmt: skip
+    answers = sum(r["sizing"]["answers"] for r in report["rounds"])
+    print(f"answers: {answers}, errors: {report['errors']}")
+    sizes = report.get("response_bytes")
+    if sizes:
+        print(f"default response over {sizes['questions']} eval questions: mean "
+              f"{sizes['mean'] / 1024:.2f} KB, p50 {sizes['p50'] / 1024:.2f} KB, p95 "
+              f"{sizes['p95'] / 1024:.2f} KB, max {sizes['max'] / 1024:.2f} KB "
+              "(target <= 4 KB)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
