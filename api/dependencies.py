@@ -50,18 +50,21 @@ class AppState:
         return self.assistant is not None and self.startup_error is None
 
 
-def get_state(request: Request) -> AppState:
+# The getters are coroutines on purpose: FastAPI runs a plain `def` dependency in the thread
+# pool, which costs a thread hand-off per dependency and request (issue 15: most of the server's
+# CPU outside the answer); these only read attributes, so they run on the event loop.
+async def get_state(request: Request) -> AppState:
     return request.app.state.sizing
 
 
 State = Annotated[AppState, Depends(get_state)]
 
 
-def get_settings(state: State) -> Settings:
+async def get_settings(state: State) -> Settings:
     return state.settings
 
 
-def get_metrics(state: State) -> Metrics:
+async def get_metrics(state: State) -> Metrics:
     return state.metrics
 
 
@@ -73,21 +76,28 @@ def _require_ready(state: AppState) -> None:
         raise HTTPException(503, f"The assistant is not ready: {reason}")
 
 
-def get_runner(state: State) -> AnswerRunner:
+async def get_runner(state: State) -> AnswerRunner:
     return state.runner
 
 
-def get_assistant(state: State) -> Any:
+async def get_ready(state: State) -> AppState:
+    """The app state once the assistant is ready (503 before): one dependency for a route that
+    needs several of its parts (each FastAPI dependency costs CPU on every request)."""
+    _require_ready(state)
+    return state
+
+
+async def get_assistant(state: State) -> Any:
     _require_ready(state)
     return state.assistant
 
 
-def get_deps(state: State) -> Any:
+async def get_deps(state: State) -> Any:
     _require_ready(state)
     return state.deps
 
 
-def get_feedback(state: State) -> FeedbackStore:
+async def get_feedback(state: State) -> FeedbackStore:
     if state.feedback is None:
         reason = state.extras.get("feedback_error") or state.startup_error or "not open"
         raise HTTPException(503, f"Feedback storage is unavailable: {reason}")
@@ -183,6 +193,7 @@ AssistantDep = Annotated[Any, Depends(get_assistant)]
 DepsDep = Annotated[Any, Depends(get_deps)]
 FeedbackDep = Annotated[FeedbackStore, Depends(get_feedback)]
 RunnerDep = Annotated[AnswerRunner, Depends(get_runner)]
+Ready = Annotated[AppState, Depends(get_ready)]
 RateLimited = Depends(rate_limit)
 Admitted = Depends(admit_answer)
 

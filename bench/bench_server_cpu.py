@@ -94,16 +94,16 @@ def start_trivial(port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ), stdout=out, stderr=out)
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of the process (all its threads) and of its children, in seconds."""
-    total = 0.0
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(utime, stime) of the process (all its threads) and of its children, in seconds."""
+    user = system = 0.0
     for p in [pid, *_children(pid)]:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
+        user, system = user + int(fields[11]) / TICK, system + int(fields[12]) / TICK
+    return user, system
 
 
 def _children(pid: int) -> list[int]:
@@ -138,10 +138,12 @@ async def load(port: int, clients: int, seconds: float) -> tuple[int, int]:
 
 
 def measure(proc: subprocess.Popen[bytes], port: int, clients: int, seconds: float) -> dict:
-    before = cpu_seconds(proc.pid)
+    user0, sys0 = cpu_seconds(proc.pid)
     answers, errors = asyncio.run(load(port, clients, seconds))
-    used = cpu_seconds(proc.pid) - before
-    return {"answers": answers, "errors": errors, "cpu_ms": used * 1000 / max(answers, 1)}
+    user1, sys1 = cpu_seconds(proc.pid)
+    per = 1000 / max(answers, 1)
+    return {"answers": answers, "errors": errors, "cpu_ms": (user1 - user0 + sys1 - sys0) * per,
+            "sys_ms": (sys1 - sys0) * per}  # fmt: skip
 
 
 def in_process_answer_cpu(data_dir: Path, repeats: int) -> float:
@@ -223,13 +225,21 @@ def summarise(rounds: list[dict[str, Any]], answer_ms: float) -> dict[str, Any]:
         answers = sum(r[kind]["answers"] for r in rounds)
         return sum(r[kind]["cpu_ms"] * r[kind]["answers"] for r in rounds) / max(answers, 1)
 
+    def system(kind: str) -> float:
+        answers = sum(r[kind]["answers"] for r in rounds)
+        return sum(r[kind]["sys_ms"] * r[kind]["answers"] for r in rounds) / max(answers, 1)
+
     sizing_ms, trivial_ms = total("sizing"), total("trivial")
     return {
         "rounds": rounds,
         "trivial_cpu_ms": round(trivial_ms, 3),
         "sizing_cpu_ms": round(sizing_ms, 3),
+        "trivial_sys_ms": round(system("trivial"), 3),
+        "sizing_sys_ms": round(system("sizing"), 3),
         "ratio": round(sizing_ms / trivial_ms, 2),
-        "ratio_per_round": [round(r["sizing"]["cpu_ms"] / r["trivial"]["cpu_ms"], 2) for r in rounds],
+        "ratio_per_round": [
+            round(r["sizing"]["cpu_ms"] / r["trivial"]["cpu_ms"], 2) for r in rounds
+        ],
         "answer_cpu_ms_in_process": round(answer_ms, 3),
         "overhead_outside_answer_ms": round(sizing_ms - answer_ms, 3),
         "errors": sum(r[k]["errors"] for r in rounds for k in ("sizing", "trivial")),
@@ -240,9 +250,10 @@ def show(report: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"POST /api/chat, {args.clients} keep-alive clients, {args.rounds} rounds x "
           f"{args.seconds:g} s per server, {len(QUESTIONS)} questions in rotation, "
           f"{os.cpu_count()} CPUs, load average {report['load_average']}")  # fmt: skip
-    print(f"{'':<34}{'CPU ms/request':>15}")
-    print(f"{'trivial FastAPI (2 KB JSON)':<34}{report['trivial_cpu_ms']:>15.3f}")
-    print(f"{'sizing serve':<34}{report['sizing_cpu_ms']:>15.3f}")
+    print(f"{'':<34}{'CPU ms/request':>15}{'of it kernel':>13}")
+    print(f"{'trivial FastAPI (2 KB JSON)':<34}{report['trivial_cpu_ms']:>15.3f}"
+          f"{report['trivial_sys_ms']:>13.3f}")  # fmt: skip
+    print(f"{'sizing serve':<34}{report['sizing_cpu_ms']:>15.3f}{report['sizing_sys_ms']:>13.3f}")
     print(f"{'answer in process (Assistant.ask)':<34}{report['answer_cpu_ms_in_process']:>15.3f}")
     print(f"ratio sizing / trivial: {report['ratio']}x (per round {report['ratio_per_round']}; "
           "target <= 6x)")  # fmt: skip

@@ -9,15 +9,7 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.dependencies import (
-    Admitted,
-    AssistantDep,
-    MetricsDep,
-    RateLimited,
-    SettingsDep,
-    State,
-    runner_for,
-)
+from api.dependencies import Admitted, RateLimited, Ready, runner_for
 from api.questions import checked_question, checked_session_id, continued_session
 from api.responses import errors
 from api.sse import assistant_events, sse_events
@@ -74,17 +66,17 @@ def wants_stream(request: Request) -> bool:
 async def chat(
     body: ChatRequest,
     request: Request,
-    assistant: AssistantDep,
-    settings: SettingsDep,
-    metrics: MetricsDep,
-    state: State,
+    state: Ready,
     include: Literal["tool_calls"] | None = Query(default=None, description=INCLUDE_DOC),
 ) -> Response:
+    assistant, settings, metrics = state.assistant, state.settings, state.metrics
     question = checked_question(body.message, settings)
     checked_session_id(body.session_id)
     runner = runner_for(state, question)  # long questions: their own lane (api.fairness)
     sessions = getattr(assistant, "sessions", None)
-    session_id = await run_in_threadpool(continued_session, body.session_id, sessions)
+    session_id = None
+    if body.session_id is not None:  # a store lookup: off the event loop, only when asked
+        session_id = await run_in_threadpool(continued_session, body.session_id, sessions)
     tool_results = include == "tool_calls"
     if wants_stream(request):
         events = assistant_events(

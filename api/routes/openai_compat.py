@@ -13,15 +13,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api import openai_format as oa
 from api.conversation import stateless_assistant
-from api.dependencies import (
-    Admitted,
-    AssistantDep,
-    MetricsDep,
-    RateLimited,
-    SettingsDep,
-    State,
-    runner_for,
-)
+from api.dependencies import Admitted, RateLimited, Ready, runner_for
 from api.questions import checked_question, checked_text
 from api.responses import EVENT_STREAM, errors
 from api.security import error_body
@@ -65,11 +57,9 @@ async def get_model(model_id: str) -> dict[str, Any]:
 )
 async def chat_completions(
     body: oa.ChatCompletionRequest,
-    assistant: AssistantDep,
-    settings: SettingsDep,
-    metrics: MetricsDep,
-    state: State,
+    state: Ready,
 ) -> Any:
+    assistant, settings, metrics = state.assistant, state.settings, state.metrics
     if body.model != oa.MODEL_ID:
         raise HTTPException(404, f"The model {body.model!r} does not exist; use {oa.MODEL_ID!r}.")
     for n, message in enumerate(body.messages):
