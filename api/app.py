@@ -115,6 +115,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             pruner.cancel()
             await run_in_threadpool(_stop, app)
+            state.runner.close()
+            state.long_runner.close()
 
     # /docs and /redoc with Swagger UI and ReDoc served from the fastapi-offline wheel
     # (/static-offline-docs/): they work without network, as everything else here

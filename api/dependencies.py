@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
-from starlette.concurrency import run_in_threadpool
 
 from api.concurrency import AnswerRunner, TimedRunner
 from api.fairness import (
@@ -80,9 +79,11 @@ async def get_runner(state: State) -> AnswerRunner:
     return state.runner
 
 
-async def get_ready(state: State) -> AppState:
+async def get_ready(request: Request) -> AppState:
     """The app state once the assistant is ready (503 before): one dependency for a route that
-    needs several of its parts (each FastAPI dependency costs CPU on every request)."""
+    needs several of its parts (each FastAPI dependency, even a cached one, costs CPU on every
+    request; so the chat routes' dependencies read the state from the request themselves)."""
+    state: AppState = request.app.state.sizing
     _require_ready(state)
     return state
 
@@ -135,19 +136,21 @@ def _too_many(state: AppState, wait: float, reason: str, message: str) -> HTTPEx
     return HTTPException(429, message.format(retry=retry), headers={"Retry-After": retry})
 
 
-async def rate_limit(request: Request, state: State) -> None:
+async def rate_limit(request: Request) -> None:
     """Token bucket per client (shared by workers and replicas); 429 + Retry-After when empty.
     Also names the client for the embedder's cost accounting (api.fairness)."""
+    state: AppState = request.app.state.sizing
     key = client_key(request, state.settings)
     current_client.set(key)
-    wait = await run_in_threadpool(_take, state, key)
+    wait = await state.runner.blocking(_take, state, key)
     if wait > 0:
         raise _too_many(state, wait, "requests", "Too many requests; try again in {retry} s.")
 
 
-async def admit_answer(request: Request, state: State) -> None:
+async def admit_answer(request: Request) -> None:
     """Before an answer starts: refuse a client that used up its embedder budget (429) and shed
     load when the embedder's queue is full (503), both with Retry-After."""
+    state: AppState = request.app.state.sizing
     key = current_client.get() or client_key(request, state.settings)
     wait = state.gate.limiter.wait(key)
     if wait > 0:

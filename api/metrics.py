@@ -111,6 +111,7 @@ class MetricsMiddleware:
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
         self.metrics = metrics
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -128,9 +129,18 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            route = _route_template(scope)
-            method = scope.get("method", "GET")
-            self.metrics.requests.labels(method=method, route=route, status=str(status)).inc()
-            self.metrics.latency.labels(method=method, route=route).observe(
-                time.perf_counter() - start
-            )
+            key = (scope.get("method", "GET"), _route_template(scope), status)
+            children = self._children.get(key) or self._labelled(key)
+            children[0].inc()
+            children[1].observe(time.perf_counter() - start)
+
+    def _labelled(self, key: tuple[str, str, int]) -> tuple[Any, Any]:
+        """The counter and histogram children of one method, route and status, looked up once
+        (prometheus_client's labels() takes a lock and builds the key on every call)."""
+        method, route, status = key
+        children = (
+            self.metrics.requests.labels(method=method, route=route, status=str(status)),
+            self.metrics.latency.labels(method=method, route=route),
+        )
+        self._children[key] = children
+        return children

@@ -7,7 +7,6 @@ from typing import Literal
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import run_in_threadpool
 
 from api.dependencies import Admitted, RateLimited, Ready, runner_for
 from api.questions import checked_question, checked_session_id, continued_session
@@ -76,7 +75,7 @@ async def chat(
     sessions = getattr(assistant, "sessions", None)
     session_id = None
     if body.session_id is not None:  # a store lookup: off the event loop, only when asked
-        session_id = await run_in_threadpool(continued_session, body.session_id, sessions)
+        session_id = await state.runner.blocking(continued_session, body.session_id, sessions)
     tool_results = include == "tool_calls"
     if wants_stream(request):
         events = assistant_events(
