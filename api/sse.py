@@ -4,31 +4,27 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from typing import Any
 
 from sse_starlette import ServerSentEvent
 
+from api.answer_json import event_json
 from api.concurrency import AnswerRunner
-from assistant.answer import (
-    DONE_WITHOUT_TOOL_RESULTS,
-    Answer,
-    DoneEvent,
-    ErrorEvent,
-    StreamEvent,
-)
+from assistant.answer import Answer, DoneEvent, ErrorEvent, StreamEvent
 from assistant.errors import InvalidRequest
 
 log = logging.getLogger("api")
 
+ALL = ("tool_calls", "quotes")
 GENERIC_STREAM_ERROR = "The assistant could not finish this answer. Please try again."
 
 
-def encode_event(event: StreamEvent, tool_results: bool = True) -> ServerSentEvent:
-    """`event: <type>` and one JSON `data:` line with the event itself ({"type": ..., ...});
-    without tool_results the done event's tool calls carry names and arguments only."""
-    exclude = None if tool_results or event.type != "done" else DONE_WITHOUT_TOOL_RESULTS
-    return ServerSentEvent(data=event.model_dump_json(exclude=exclude), event=event.type, sep="\n")
+def encode_event(event: StreamEvent, include: Collection[str] = ALL) -> ServerSentEvent:
+    """`event: <type>` and one JSON `data:` line with the event itself ({"type": ..., ...}),
+    shaped as /api/chat's JSON (api.answer_json): tool results, default arguments and quotes
+    only when `include` names them."""
+    return ServerSentEvent(data=event_json(event, include), event=event.type, sep="\n")
 
 
 async def assistant_events(
@@ -60,10 +56,10 @@ async def assistant_events(
 
 
 async def sse_events(
-    events: AsyncIterator[StreamEvent], tool_results: bool = True
+    events: AsyncIterator[StreamEvent], include: Collection[str] = ALL
 ) -> AsyncIterator[ServerSentEvent]:
     async for event in events:
-        yield encode_event(event, tool_results)
+        yield encode_event(event, include)
 
 
 def parse_sse(text: str) -> list[dict[str, Any]]:

@@ -18,7 +18,11 @@ class Citation(BaseModel):
     title: str = Field(description="guide title")
     section: str = Field(description="section title")
     url: str = Field(description="canonical URL with #anchor")
-    quote: str = Field(description="the passage text (or its relevant part)")
+    quote: str = Field(
+        default="",
+        description="the passage text (or its relevant part); /api/chat sends it only with "
+        "?include=quotes",
+    )
 
 
 class PriceQuote(BaseModel):
@@ -35,7 +39,10 @@ class PriceQuote(BaseModel):
 
 class ToolCall(BaseModel):
     name: str
-    arguments: dict[str, Any]
+    arguments: dict[str, Any] = Field(
+        description="the call's arguments; /api/chat sends only those that differ from the "
+        "tool's defaults unless ?include=tool_calls"
+    )
     result: Any = Field(
         default=None,
         description="the tool's result; /api/chat sends it only with ?include=tool_calls",
@@ -87,10 +94,6 @@ class Answer(BaseModel):
         default=[], description="LLM mode: every answer the model wrote and what became of it"
     )
 
-
-# what /api/chat leaves out of an Answer unless asked: the tool results (~80 % of its bytes)
-WITHOUT_TOOL_RESULTS: dict[str, Any] = {"tool_calls": {"__all__": {"result"}}}
-DONE_WITHOUT_TOOL_RESULTS: dict[str, Any] = {"answer": WITHOUT_TOOL_RESULTS}
 
 
 class TokenEvent(BaseModel):

@@ -93,6 +93,17 @@ def test_tool_results_are_opt_in(live_api: LiveServer) -> None:
     ).json()
     assert [c["name"] for c in full["tool_calls"]] == [c["name"] for c in calls]
     assert all(c["result"] is not None for c in full["tool_calls"])
+    assert all(c.items() <= f["arguments"].items() for c, f in zip(
+        [c["arguments"] for c in calls], full["tool_calls"], strict=True
+    ))  # fmt: skip
+    assert all("quote" not in c for c in default.json()["citations"] + full["citations"])
+    both = httpx.post(
+        live_api.url + "/api/chat",
+        params=[("include", "tool_calls"), ("include", "quotes")],
+        json={"message": question},
+        timeout=60,
+    ).json()
+    assert both["citations"] and all(c["quote"].strip() for c in both["citations"])
     bad = httpx.post(
         live_api.url + "/api/chat", params={"include": "everything"}, json={"message": question}
     )

