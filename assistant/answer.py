@@ -95,7 +95,6 @@ class Answer(BaseModel):
     )
 
 
-
 class TokenEvent(BaseModel):
     type: Literal["token"] = "token"
     text: str
