@@ -18,47 +18,45 @@ import functools
 from collections.abc import Collection
 from typing import Any, Literal
 
-from assistant.answer import Answer, CitationEvent, DoneEvent, StreamEvent, ToolCall
+from assistant.answer import Answer, CitationEvent, DoneEvent, StreamEvent
 
 Include = Literal["tool_calls", "quotes"]
 
-_RESULTS: dict[str, Any] = {"tool_calls": {"__all__": {"result"}}}
-_QUOTES: dict[str, Any] = {"citations": {"__all__": {"quote"}}}
-# pydantic `exclude=` per (tool_calls included, quotes included), built once
-_EXCLUDE: dict[tuple[bool, bool], dict[str, Any] | None] = {
-    (False, False): {**_RESULTS, **_QUOTES},
-    (False, True): _RESULTS,
-    (True, False): _QUOTES,
-    (True, True): None,
-}
+_QUOTES: dict[str, Any] = {"__all__": {"quote"}}
 
 
 def answer_json(answer: Answer, include: Collection[str] = ()) -> str:
     """The answer as sent: without tool results, default arguments and quotes unless included."""
-    exclude = _EXCLUDE["tool_calls" in include, "quotes" in include]
-    return _shaped(answer, include).model_dump_json(exclude=exclude)
+    return answer.model_dump_json(exclude=_exclude(answer, include))
 
 
 def event_json(event: StreamEvent, include: Collection[str] = ()) -> str:
     """One server-sent event's data: the done event's answer as `answer_json`, a citation event
     without its quote unless included, the other events whole."""
     if isinstance(event, DoneEvent):
-        exclude = _EXCLUDE["tool_calls" in include, "quotes" in include]
-        done = DoneEvent(answer=_shaped(event.answer, include))
-        return done.model_dump_json(exclude={"answer": exclude} if exclude else None)
+        exclude = _exclude(event.answer, include)
+        return event.model_dump_json(exclude={"answer": exclude} if exclude else None)
     if isinstance(event, CitationEvent) and "quotes" not in include:
         return event.model_dump_json(exclude={"citation": {"quote"}})
     return event.model_dump_json()
 
 
-def _shaped(answer: Answer, include: Collection[str]) -> Answer:
-    if "tool_calls" in include or not answer.tool_calls:
-        return answer
-    calls = [
-        ToolCall.model_construct(name=c.name, arguments=changed_arguments(c.name, c.arguments))
-        for c in answer.tool_calls
-    ]
-    return answer.model_copy(update={"tool_calls": calls})
+def _exclude(answer: Answer, include: Collection[str]) -> dict[str, Any] | None:
+    """pydantic's `exclude=` for this answer (cheaper than copying the answer without them)."""
+    exclude: dict[str, Any] = {}
+    if "quotes" not in include:
+        exclude["citations"] = _QUOTES
+    if "tool_calls" not in include and answer.tool_calls:
+        exclude["tool_calls"] = {
+            i: {"result": True, "arguments": _defaulted(c.name, c.arguments)}
+            for i, c in enumerate(answer.tool_calls)
+        }
+    return exclude or None
+
+
+def _defaulted(tool: str, arguments: dict[str, Any]) -> dict[str, bool]:
+    defaults = _defaults(tool)
+    return {k: True for k, v in arguments.items() if k in defaults and defaults[k] == v}
 
 
 def changed_arguments(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
