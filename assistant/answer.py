@@ -95,6 +95,11 @@ class Answer(BaseModel):
     )
 
 
+# what a stored turn leaves out of an Answer (assistant.sessions); /api/chat's default JSON leaves
+# out more (api/answer_json.py)
+WITHOUT_TOOL_RESULTS: dict[str, Any] = {"tool_calls": {"__all__": {"result"}}}
+
+
 class TokenEvent(BaseModel):
     type: Literal["token"] = "token"
     text: str
