@@ -231,8 +231,8 @@ class Case(_Strict):
     )
     xfail: str | None = Field(
         default=None,
-        description="a known assistant bug (reason, e.g. 'EVAL_BUGS.md #3'): reported as an "
-        "expected failure, not as a pass",
+        description="a known assistant bug (reason and its EVAL_BUGS entry of docs/bugs.md, "
+        "e.g. 'EVAL_BUGS evals-3'): reported as an expected failure, not as a pass",
     )
     notes: str | None = Field(default=None, description="where the expectation comes from")
 

@@ -1,4 +1,4 @@
-"""Regressions for assistant bugs found by the evaluations and the lead (notes/EVAL_BUGS.md).
+"""Regressions for assistant bugs found by the evaluations and the lead (docs/bugs.md).
 
 Every expected figure is computed from the tools, not written down here.
 """

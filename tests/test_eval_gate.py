@@ -33,7 +33,7 @@ def test_shipped_datasets_pass_the_gate(tmp_path: Path) -> None:
         for case in ds.cases:
             if case.xfail is not None:
                 assert "EVAL_BUGS" in case.xfail, (
-                    f"{case.id}: xfail must name its EVAL_BUGS.md entry"
+                    f"{case.id}: xfail must name its EVAL_BUGS entry (docs/bugs.md)"
                 )
     t0 = time.perf_counter()
     report = run_eval(
@@ -50,7 +50,7 @@ def test_shipped_datasets_pass_the_gate(tmp_path: Path) -> None:
     if report["pass_rate"] < GATE["min_pass_rate"]:
         pytest.fail(
             f"pass rate {report['pass_rate']:.3f} < gate {GATE['min_pass_rate']} "
-            f"({len(failing)} failing; see /work/notes/EVAL_BUGS.md):\n{detail}"
+            f"({len(failing)} failing; see docs/bugs.md):\n{detail}"
         )
     xpass = [c["id"] for c in report["cases"] if c["status"] == "xpass"]
     if xpass:
