@@ -398,3 +398,59 @@ def test_a_verdict_check_reads_past_price_quote_results() -> None:
     answer = SimpleNamespace(answer="**Yes.** It fits.", tool_calls=calls, language="en")
     _, detail = _verdict("split", "4x-l40s", answer, "en")  # raised TypeError before
     assert "no fit result" not in detail
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        ("we see 19 GB/s busbw on 4x L40S, is that expected or is a link broken?", "healthy"),
+        ("8x H100 SXM5 bringt nur 90 GB/s busbw: defekt oder normal?", "defect"),
+        ("8x H100 SXM5 bringt nur 90 GB/s busbw. Ist das defekt?", "defect"),
+        ("Is something broken if 4x A100 SXM4 reaches 200 GB/s busbw, or is it fine?", "defect"),
+    ],
+)
+def test_an_alternative_question_claims_its_first_alternative(
+    nlu: Understander, question: str, claim: str
+) -> None:
+    """'Yes' answers the first alternative, whatever order the claims are checked in."""
+    assert nlu.understand(question).claim == claim
+
+
+@pytest.mark.parametrize(
+    ("question", "yes"),
+    [
+        ("we see 20 GB/s busbw on 4x RTX 4090, is that expected or is a link broken?", True),
+        ("4x RTX 4090 schafft 20 GB/s busbw, kaputt oder normal?", False),
+        ("Unsere 8x H100 SXM5 messen 60 GB/s busbw. Alles ok oder stimmt was nicht?", False),
+    ],
+)
+def test_a_measurement_asked_as_alternatives_answers_the_first(
+    assistant: Any, question: str, yes: bool
+) -> None:
+    a = assistant.ask(question)
+    assert [c.name for c in a.tool_calls] == ["check_allreduce_output"]
+    assert lead_polarity(a.answer) is yes
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "native"),
+    [
+        ("Does the A6000 have FP8 tensor cores like the L40S?", ["rtx-a6000"], False),
+        ("Kann die L4 FP8 genauso wie eine H100?", ["l4"], True),
+        ("Can an A100 do FP8 as fast as an H200?", ["a100-pcie", "a100-sxm4"], False),
+    ],
+)
+def test_a_card_compared_with_another_is_the_one_answered(
+    assistant: Any, nlu: Understander, question: str, subject: list[str], native: bool
+) -> None:
+    u = nlu.understand(question)
+    assert u.subject_cards == subject
+    a = assistant.ask(question)
+    facts = _calls(a, "card_facts")[0]
+    assert set(subject) < {c["id"] for c in facts.result["cards"]}
+    assert lead_polarity(a.answer) is native
+
+
+def test_cards_without_a_comparison_have_no_subject(nlu: Understander) -> None:
+    assert nlu.understand("Which of the A100 and the L40S support FP8?").subject_cards == []
+    assert nlu.understand("Unterstützen A100 und H100 FP8?").subject_cards == []

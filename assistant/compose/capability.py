@@ -91,9 +91,13 @@ class CapabilityMixin(ComposerBase):
         if not res or not res["cards"]:
             self._general(d, u)
             return
+        cite = d.cite("speed", contains=FP8_LINE, guide=QUANT_GUIDE)
+        subject = [c for c in res["cards"] if c["id"] in u.subject_cards]
+        if subject and len(subject) < len(res["cards"]):
+            self._fp8_compared(d, subject, [c for c in res["cards"] if c not in subject], cite)
+            return
         yes = [c["short_name"] for c in res["cards"] if c["fp8_native"]]
         no = [c["short_name"] for c in res["cards"] if not c["fp8_native"]]
-        cite = d.cite("speed", contains=FP8_LINE, guide=QUANT_GUIDE)
         if yes and no:
             d.add(
                 p(
@@ -114,6 +118,21 @@ class CapabilityMixin(ComposerBase):
             if everyone:
                 native = [c["short_name"] for c in everyone["cards"] if c["fp8_native"]]
                 d.add(p(d.lang, "fp8_native_list", cards=", ".join(native)))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _fp8_compared(
+        self, d: Draft, subject: list[dict[str, Any]], others: list[dict[str, Any]], cite: str
+    ) -> None:
+        """'Has the RTX A6000 FP8 tensor cores like the L40S?': the lead answers for the card
+        asked about, then the card it was compared with."""
+        for i, group in enumerate((subject, others)):
+            for native in (True, False):
+                names = [c["short_name"] for c in group if c["fp8_native"] is native]
+                if not names:
+                    continue
+                text = p(d.lang, "fp8_yes" if native else "fp8_no", cards=", ".join(names),
+                         have=_have(d.lang, names))  # fmt: skip
+                d.add(text + cite if i == 0 else _plain(text))
         d.suggest(follow_up(d.lang, "fit_example"))
 
     def _fp8_note(self, d: Draft, u: Query) -> None:
@@ -152,3 +171,8 @@ class CapabilityMixin(ComposerBase):
 
 def _have(lang: str, names: list[str]) -> str:
     return p(lang, "have_one" if len(names) == 1 else "have_many")
+
+
+def _plain(text: str) -> str:
+    """A phrase without its bold yes/no lead ('**No — X has …**' -> 'X has …')."""
+    return re.sub(r"^\*\*(?:Yes|No|Ja|Nein) — ", "", text).replace("**", "", 2)

@@ -350,11 +350,21 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
 )
 
 
+_ALTERNATIVE_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)")
+
+
 def find_claim(folded: str, u: Query) -> None:
-    for claim, rx in _CLAIMS:
-        if re.search(rx, folded):
-            u.claim = claim
-            return
+    """The claim a yes/no answers: the first of _CLAIMS that the question states; in an
+    alternative question ('is that normal or is something broken?') the one stated first, since
+    'yes' answers the first alternative."""
+    found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
+    if not found:
+        return
+    alternative = _ALTERNATIVE_RX.search(folded)
+    if alternative and any(pos < alternative.start() for pos, _ in found):
+        u.claim = min(found)[1]
+    else:
+        u.claim = found[0][1]
 
 
 _COMPARE_RX = re.compile(

@@ -143,6 +143,7 @@ class EntityMixin:
                     u.card_families.append(cid)
             elif cid not in u.cards:
                 u.cards.append(cid)
+        u.subject_cards = _subject_cards(folded, spans)
         if u.count is None:
             m = re.search(
                 r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD,
@@ -307,6 +308,23 @@ def _named_model(original: str) -> str | None:
             continue
         return name
     return None
+
+
+#: a comparison's reference: "… wie auf einer L40S", "… like the H100", "… than an A100"
+_REFERENCE_RX = re.compile(
+    r"\b(?:wie|like|than|als|compared|verglichen|gegenüber|versus|vs|as \w+ as)\b", re.IGNORECASE
+)
+
+
+def _subject_cards(folded: str, spans: list[tuple[int, int, str]]) -> list[str]:
+    """The cards named before a comparison's reference word when cards follow it: the claim is
+    about those ('Hat die RTX A6000 FP8 … wie eine L40S?' asks about the RTX A6000)."""
+    m = _REFERENCE_RX.search(folded)
+    if not m:
+        return []
+    before = [c for s, e, cid in spans if e <= m.start() for c in CARD_FAMILIES.get(cid, [cid])]
+    after = [cid for s, e, cid in spans if s >= m.end()]
+    return list(dict.fromkeys(before)) if before and after else []
 
 
 def _inside_card(folded: str, pos: int) -> bool:

@@ -128,6 +128,11 @@ class Query(BaseModel):
     precision: str | None = None
     cards: list[str] = Field(default_factory=list, description="card ids named, in order")
     card_families: list[str] = Field(default_factory=list, description="'A100' without SXM/PCIe")
+    subject_cards: list[str] = Field(
+        default_factory=list,
+        description="the cards a comparison asks about ('Has the A6000 FP8 like the L40S?': "
+        "rtx-a6000); empty when no card is compared with another",
+    )
     count: int | None = Field(default=None, description="number of cards")
     memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
     gen4: bool = False
