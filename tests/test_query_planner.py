@@ -234,6 +234,14 @@ def test_typos_in_domain_words_are_read_as_the_words(nlu: Understander) -> None:
     assert nlu.understand("What is the difference between AWQ and GPTQ?").intent != "fit"
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["will qwen 2.5 7b run on a singel L4 card", "läuft Llama 3.1 8B auf einer einzelen L40S?"],
+)
+def test_a_misspelt_single_card_is_one_card(nlu: Understander, question: str) -> None:
+    assert nlu.understand(question).count == 1
+
+
 def test_nothing_within_the_budget_tries_a_lower_precision(assistant: Any, deps: Any) -> None:
     a = assistant.ask("Mixtral 8x7B for max 1500 $ a month?")
     assert lead_polarity(a.answer) is False  # nothing holds it in BF16 within the budget

@@ -64,6 +64,10 @@ DOMAIN_WORDS = [
     "memory",
     "grafikspeicher",
     "vram",
+    "single",  # "singel card": the card count
+    "einzelne",
+    "precision",
+    "präzision",
 ]
 _VOCAB = frozenset(DOMAIN_WORDS)
 # real words one edit away from a domain word: never "corrected"
