@@ -338,7 +338,8 @@ _REFERS_TO_NODE = re.compile(
     r"\b(?:on|with|for|in) (?:it|that|this|them|those)\b|\b(?:that|this|the same) "
     r"(?:node|server|config\w*|machine|box|setup)\b|\bdarauf\b|\bdamit\b|\bdort\b|"
     r"\bdiese[mnr]? (?:knoten|server|konfiguration|maschine)\b|\bauf (?:ihm|dem|diesem)\b|"
-    r"\bdemselben\b|\bderselben\b"
+    r"\bdemselben\b|\bderselben\b|\b(?:da|dar|da)?drauf\b|\bda rein\b|\bdarin\b|"
+    r"\b(?:on|onto|in) there\b|\bthere\s*\?|\bonto (?:it|that|this|them)\b"
 )
 
 

@@ -286,6 +286,29 @@ def test_speed_on_it_after_a_price_question(assistant: Assistant, deps: Deps) ->
     assert "$4,157/month" in text
 
 
+@pytest.mark.parametrize(
+    ("price_question", "fit_question", "node"),
+    [
+        ("Was kostet 4x L40S?", "Passt da Llama 3.3 70B in FP8 drauf?", "4x-l40s"),
+        (
+            "How much is 2x H100 PCIe a month?",
+            "does Llama 3.1 70B in FP8 fit there?",
+            "2x-h100-pcie",
+        ),
+        ("What's 2x RTX 5090 per month?", "Would Qwen3 32B in BF16 fit on there?", "2x-rtx-5090"),
+    ],
+)
+def test_there_and_drauf_after_a_price_question_are_the_node(
+    assistant: Assistant, price_question: str, fit_question: str, node: str
+) -> None:
+    """ "da drauf", "there", "on there": the node the previous turn priced, not every node."""
+    _, a2 = _conversation(assistant, price_question, fit_question)
+    fits = [c for c in a2.tool_calls if c.name == "fit_check"]
+    rows = [r["configuration"] for c in fits for r in c.result["rows"]]
+    assert node in rows
+    assert a2.prices[0].configuration == node  # the node asked about first, alternatives after
+
+
 # evals-13: answering our clarifying question continues the NVLink question
 def test_answer_to_the_clarifying_question(assistant: Assistant) -> None:
     from tools.advice import RULES
