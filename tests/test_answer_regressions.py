@@ -309,6 +309,23 @@ def test_there_and_drauf_after_a_price_question_are_the_node(
     assert a2.prices[0].configuration == node  # the node asked about first, alternatives after
 
 
+def test_a_follow_up_asking_whether_a_new_model_fits_is_a_fit_question(
+    assistant: Assistant,
+) -> None:
+    """'Und passt X da drauf?' after a price question asks whether X fits that node; 'und X?'
+    after a speed question stays a speed question."""
+    _, a2 = _conversation(
+        assistant, "Was kostet der Server mit 4x L40S?", "Und passt Mixtral 8x7B in BF16 da drauf?"
+    )
+    fits = [c for c in a2.tool_calls if c.name == "fit_check"]
+    assert fits and "4x-l40s" in [r["configuration"] for c in fits for r in c.result["rows"]]
+    _, b2 = _conversation(
+        assistant, "How fast is Llama 3.3 70B on 4x A100 PCIe?", "and Mixtral 8x7B?"
+    )
+    speed = [c for c in b2.tool_calls if c.name == "throughput_estimate"]
+    assert speed and speed[0].arguments["configuration"] == "4x-a100-pcie"
+
+
 # evals-13: answering our clarifying question continues the NVLink question
 def test_answer_to_the_clarifying_question(assistant: Assistant) -> None:
     from tools.advice import RULES
