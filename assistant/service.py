@@ -343,9 +343,6 @@ _REFERS_TO_NODE = re.compile(
 )
 
 
-_ASKS_FIT = re.compile(r"\b(?:passt|passen|fits?|läuft|laufen|runs?|geht)\b")
-
-
 _QUESTION_START = re.compile(
     r"^\W*(?:what|which|how|why|when|where|who|can|could|does|do|is|are|will|would|should|"
     r"was|welche[rsnm]?|wie|warum|wieso|wann|wo|wer|kann|passt|reicht|ist|sind|brauche|gibt)\b",
@@ -489,7 +486,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         continues
         and (intents in (["general"], ["fit"], ["off_topic"]) or not intents)
         and (u.follow_up or supplies_slot)
-        and not (intents == ["fit"] and new_subject and _ASKS_FIT.search(u.question.lower()))
+        and not (intents == ["fit"] and new_subject and u.asks_fit)
     ):  # "und passt Llama 70B da drauf?" after a price question asks whether it fits
         intents = [str(prev.intent)]
         update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8

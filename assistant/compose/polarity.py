@@ -15,6 +15,7 @@ from typing import Any
 
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
+from assistant.nlu.constraints import ALTERNATIVE_RX
 from assistant.nlu.query import Claim
 
 # claims that are each other's negation
@@ -35,9 +36,6 @@ _YES_NO_RX = re.compile(
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",
     re.IGNORECASE,
 )
-
-
-_ALTERNATIVES_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)", re.IGNORECASE)
 
 
 _WH_RX = re.compile(
@@ -61,7 +59,7 @@ def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
     q = question.strip()
-    if _ALTERNATIVES_RX.search(q):
+    if ALTERNATIVE_RX.search(q):
         return False
     elliptical = (
         q.endswith("?")

@@ -350,7 +350,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
 )
 
 
-_ALTERNATIVE_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)")
+#: "A or B?" (not "or not"): the question offers alternatives
+ALTERNATIVE_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)", re.IGNORECASE)
 
 
 def find_claim(folded: str, u: Query) -> None:
@@ -360,7 +361,7 @@ def find_claim(folded: str, u: Query) -> None:
     found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
     if not found:
         return
-    alternative = _ALTERNATIVE_RX.search(folded)
+    alternative = ALTERNATIVE_RX.search(folded)
     if alternative and any(pos < alternative.start() for pos, _ in found):
         u.claim = min(found)[1]
     else:

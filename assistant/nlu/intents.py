@@ -63,6 +63,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
 }
 
 # questions the guides answer in prose: why, what happens, what is the difference, ...
+#: "läuft X darauf?", "does it run there?": asks whether it fits, like "passt"
+_RUNS_RX = re.compile(r"\b(?:läuft|laufen|runs?|geht)\b")
+
 _EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
     r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\bhow does .{0,40}\bwork|"
@@ -287,6 +290,7 @@ class IntentMixin:
         for intent in order:
             if hits[intent]:
                 intents.append(intent)
+        u.asks_fit = bool(hits["fit"] or _RUNS_RX.search(folded))
         if hits["fit"] or (u.has_subject and not intents):
             intents.append("fit")
         # "how do I check the topology" vs "check whether Llama fits": a model means fit

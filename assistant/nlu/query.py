@@ -151,6 +151,11 @@ class Query(BaseModel):
     nccl_text: str | None = None
     injection: bool = False
     follow_up: bool = Field(default=False, description="'and on an H200?' / 'und in FP8?'")
+    asks_fit: bool = Field(
+        default=False,
+        description="the words ask whether it fits or runs ('passt', 'fits', 'reicht', 'läuft'), "
+        "not only a model named",
+    )
     adapter: Literal["lora", "qlora"] | None = Field(
         default=None, description="LoRA / QLoRA (PEFT adapter) fine-tuning named"
     )
