@@ -33,11 +33,15 @@ class ComposerBase:
             return f"{u.params_b:g}B"
         return None
 
+    def _context_tokens(self, u: Query) -> int | None:
+        """The context asked: the tokens named, or "at full context" the model's own limit
+        (catalog max_context)."""
+        if u.context_tokens is None and u.full_context and u.model:
+            return getattr(self.deps.catalog.models.get(u.model), "max_context", None)
+        return u.context_tokens
+
     def _call_fit(self, d: Draft, u: Query, **extra: Any) -> dict[str, Any] | None:
-        context = u.context_tokens
-        if context is None and u.full_context and u.model:
-            # "at full context": the model's own limit (catalog max_context)
-            context = getattr(self.deps.catalog.models.get(u.model), "max_context", None)
+        context = self._context_tokens(u)
         return d.call(
             "fit_check",
             model=self._model_arg(u),
@@ -372,6 +376,19 @@ class ComposerBase:
 
     def _speed(self, d: Draft, u: Query) -> None:
         """Tokens per second on the named nodes (speed.SpeedMixin)."""
+        raise NotImplementedError
+
+    def _capacity_of(
+        self,
+        d: Draft,
+        u: Query,
+        r: dict[str, Any],
+        model: str,
+        prec: str,
+        context_lead: bool,
+        with_price: bool = False,
+    ) -> None:
+        """One node's KV-cache room and longest context (speed.SpeedMixin)."""
         raise NotImplementedError
 
 

@@ -6,6 +6,7 @@ the claim the user asked about, in the user's polarity.
 
 from __future__ import annotations
 
+from assistant.compose.asks import AsksMixin
 from assistant.compose.base import generic_name
 from assistant.compose.capability import CapabilityMixin
 from assistant.compose.cards import CardsMixin
@@ -19,7 +20,7 @@ from assistant.compose.nvlink import NvlinkMixin
 from assistant.compose.polarity import answer_in_polarity
 from assistant.compose.prices import PricesMixin
 from assistant.compose.speed import SpeedMixin
-from assistant.compose.table import Flow, select
+from assistant.compose.table import Flow, plan
 from assistant.nlu import Query
 from assistant.texts import t
 
@@ -35,19 +36,21 @@ class Composer(
     GuidesMixin,
     NodesMixin,
     CapabilityMixin,
+    AsksMixin,
 ):
     """The offline composer: one flow per kind of answer (the table), each in its mixin."""
 
     def compose(self, u: Query) -> Composed:
         d = Draft(self.deps, u.language)
-        flow = select(u)
+        flow, asked = plan(u)  # the flow of the first ask, on the query it runs on
         d.flow = flow.name
         d.sizing = {
             k: v for k, v in (("runtime", u.runtime), ("kv_precision", u.kv_precision)) if v
         }
         if flow.filtered:
             d.filters = self._filters(u)
-        self._constrained(d, u, flow.method)
+        self._constrained(d, asked, flow.method)
+        self._other_asks(d, u, flow)
         if flow.filtered or flow.claim == "fits":
             self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
@@ -69,7 +72,7 @@ class Composer(
 
     def plan(self, u: Query) -> Flow:
         """The flow the planner chooses for a query (for tests, evals and the CLI)."""
-        return select(u)
+        return plan(u)[0]
 
     def _fit_several(self, d: Draft, u: Query) -> None:
         for model in u.models[:3]:  # "Passen Wan 2.1 1.3B und SDXL auf eine L4?"

@@ -15,8 +15,10 @@ from typing import Any
 
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.nlu.constraints import ALTERNATIVE_RX
+from assistant.nlu.asks import is_yes_no
 from assistant.nlu.query import Claim
+
+__all__ = ["answer_in_polarity", "fit_verdict", "is_yes_no", "lead_polarity"]
 
 # claims that are each other's negation
 CONVERSE: dict[tuple[str, str], bool] = {
@@ -28,47 +30,6 @@ CONVERSE: dict[tuple[str, str], bool] = {
 _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
 _ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)
 _FLIP = {"Yes": "No", "No": "Yes", "Ja": "Nein", "Nein": "Ja"}
-_YES_NO_RX = re.compile(
-    r"^\W*(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|and|und|also|so|"
-    r"aber|but|ok|okay|then|dann)\W+)?"
-    r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
-    r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
-    r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",
-    re.IGNORECASE,
-)
-
-
-_WH_RX = re.compile(
-    r"^\W*(?:what|which|how|why|when|where|who|whose|was|welche\w*|wie|warum|wieso|weshalb|"
-    r"wann|wo|wer|wieviel\w*)\b",
-    re.IGNORECASE,
-)
-
-
-# "und 8x?", "what about FP8?", "price of 8x-h100-sxm5?": a follow-up or a figure asked, not a
-# yes/no question
-_NOT_ELLIPTICAL_RX = re.compile(
-    r"^\W*(?:and|und|what about|how about|also|oder|or)\b|\b(?:cost|costs|price|prices|preis\w*|"
-    r"kost\w*|much|many|viel\w*|fast|schnell|speed|tempo|tokens?/s|token/s|cheapest|best|most|"
-    r"günstigst\w*|billigst\w*|beste\w*|meiste\w*|what|which|how|welche\w*|wie|was)\b",
-    re.IGNORECASE,
-)
-
-
-def is_yes_no(question: str) -> bool:
-    """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
-    single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
-    q = question.strip()
-    if ALTERNATIVE_RX.search(q):
-        return False
-    elliptical = (
-        q.endswith("?")
-        and len(q) <= 80
-        and "\n" not in q
-        and not _WH_RX.search(q)
-        and not _NOT_ELLIPTICAL_RX.search(q)
-    )
-    return bool(_YES_NO_RX.search(q)) or elliptical
 
 
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:

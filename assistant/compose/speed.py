@@ -5,6 +5,7 @@ and how many sequences or how long a context fit beside the weights.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
@@ -16,6 +17,14 @@ _ASKS_CONTEXT = re.compile(
     r"(?:max\w*|longest|längste\w*|how long|wie lang\w*)\b.{0,25}"
     r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
 )
+
+
+def speed_cost(d: Draft, cid: str, tput: dict[str, Any]) -> str:
+    """What a million output tokens cost at that speed and the node's price."""
+    if tput.get("usd_per_million_tokens") is None:
+        return ""
+    cost = usd(tput["usd_per_million_tokens"])
+    return t(d.lang, "speed_cost", price=d.price(cid), cost=cost)
 
 
 class SpeedMixin(ComposerBase):
@@ -77,26 +86,16 @@ class SpeedMixin(ComposerBase):
             speeds[r["configuration"]] = float(tput["tokens_per_s"])
             split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
             any_split = any_split or tput["cards"] > 1
-            d.add(
-                t(
-                    d.lang,
-                    "speed_one",
-                    model=model,
-                    precision=prec,
-                    label=d.link(r["configuration"]),
-                    tps=tokens(d.lang, tput["tokens_per_s"]),
-                    split=split,
-                )
+            line = t(
+                d.lang,
+                "speed_one",
+                model=model,
+                precision=prec,
+                label=d.link(r["configuration"]),
+                tps=tokens(d.lang, tput["tokens_per_s"]),
+                split=split,
             )
-            if tput.get("usd_per_million_tokens") is not None:
-                d.add(
-                    t(
-                        d.lang,
-                        "speed_cost",
-                        price=d.price(r["configuration"]),
-                        cost=usd(tput["usd_per_million_tokens"]),
-                    )
-                )
+            d.add(line, speed_cost(d, r["configuration"], tput))
         self._fastest(d, speeds, lead_at)
         d.add(
             t(d.lang, "speed_floor")
@@ -151,74 +150,9 @@ class SpeedMixin(ComposerBase):
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         self._count_note(d, u, targets)
-        ctx = u.context_tokens or 8192
+        context_lead = bool(_ASKS_CONTEXT.search(u.question.lower()))
         for r in targets[:2]:
-            cap = d.call(
-                "capacity_check",
-                model=self._model_arg(u),
-                configuration=r["configuration"],
-                precision=u.precision,
-                context_tokens=ctx,
-                concurrency=u.concurrency,
-            )
-            if cap is None:
-                continue
-            label = d.link(r["configuration"])
-            if not cap["fits"] or cap["kv_tokens"] == 0:
-                d.add(
-                    t(
-                        d.lang,
-                        "capacity_none",
-                        model=model,
-                        precision=prec,
-                        label=label,
-                        weights=gb(d.lang, cap["weights_gb_per_card"]),
-                        usable=gb(d.lang, cap["usable_gb_per_card"]),
-                    )
-                )
-                continue
-            lead = (
-                t(
-                    d.lang,
-                    "capacity_context_lead",
-                    model=model,
-                    precision=prec,
-                    label=label,
-                    max_ctx=num(d.lang, cap["max_context_capped"]),
-                    conc=cap["concurrency"],
-                )
-                if _ASKS_CONTEXT.search(u.question.lower())
-                else t(
-                    d.lang,
-                    "capacity_lead",
-                    model=model,
-                    precision=prec,
-                    label=label,
-                    n=cap["max_concurrency"],
-                    ctx=num(d.lang, ctx),
-                )
-            )
-            d.add(lead + " " + d.price(r["configuration"]))
-            d.bullets(
-                [
-                    t(
-                        d.lang,
-                        "capacity_room",
-                        room=gb(d.lang, cap["kv_room_gb_per_card"]),
-                        tp=cap["tensor_parallel"],
-                        tokens=num(d.lang, cap["kv_tokens"]),
-                    ),
-                    t(
-                        d.lang,
-                        "capacity_context",
-                        conc=cap["concurrency"],
-                        max_ctx=num(d.lang, cap["max_context_capped"]),
-                        model_max=num(
-                            d.lang, cap["model_max_context"] or cap["max_context_capped"]
-                        ),
-                    ),
-                ]
-            )
+            self._capacity_of(d, u, r, model, prec, context_lead, with_price=True)
         self._numbers(d, fit)
         d.add(t(d.lang, "capacity_guide") + d.cite("worked-example", guide="awq-vs-gptq-vs-fp8"))
         d.suggest(
@@ -227,3 +161,81 @@ class SpeedMixin(ComposerBase):
             else ""
         )
         d.suggest(follow_up(d.lang, "fp8"))
+
+    def _capacity_of(
+        self,
+        d: Draft,
+        u: Query,
+        r: dict[str, Any],
+        model: str,
+        prec: str,
+        context_lead: bool,
+        with_price: bool = False,
+    ) -> None:
+        """One node's capacity (`capacity_check`): its KV-cache room and the longest context, led
+        by the longest context or by the most sequences of the context asked."""
+        ctx = self._context_tokens(u) or 8192
+        cap = d.call(
+            "capacity_check",
+            model=self._model_arg(u),
+            configuration=r["configuration"],
+            precision=u.precision,
+            context_tokens=ctx,
+            concurrency=u.concurrency,
+        )
+        if cap is None:
+            return
+        label = d.link(r["configuration"])
+        if not cap["fits"] or cap["kv_tokens"] == 0:
+            d.add(
+                t(
+                    d.lang,
+                    "capacity_none",
+                    model=model,
+                    precision=prec,
+                    label=label,
+                    weights=gb(d.lang, cap["weights_gb_per_card"]),
+                    usable=gb(d.lang, cap["usable_gb_per_card"]),
+                )
+            )
+            return
+        lead = (
+            t(
+                d.lang,
+                "capacity_context_lead",
+                model=model,
+                precision=prec,
+                label=label,
+                max_ctx=num(d.lang, cap["max_context_capped"]),
+                conc=cap["concurrency"],
+            )
+            if context_lead
+            else t(
+                d.lang,
+                "capacity_lead",
+                model=model,
+                precision=prec,
+                label=label,
+                n=cap["max_concurrency"],
+                ctx=num(d.lang, ctx),
+            )
+        )
+        d.add(lead + (" " + d.price(r["configuration"]) if with_price else ""))
+        d.bullets(
+            [
+                t(
+                    d.lang,
+                    "capacity_room",
+                    room=gb(d.lang, cap["kv_room_gb_per_card"]),
+                    tp=cap["tensor_parallel"],
+                    tokens=num(d.lang, cap["kv_tokens"]),
+                ),
+                t(
+                    d.lang,
+                    "capacity_context",
+                    conc=cap["concurrency"],
+                    max_ctx=num(d.lang, cap["max_context_capped"]),
+                    model_max=num(d.lang, cap["model_max_context"] or cap["max_context_capped"]),
+                ),
+            ]
+        )

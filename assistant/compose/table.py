@@ -4,6 +4,11 @@ A `Flow` is a name, a trigger (does this `Query` ask for it?), the composer meth
 writes it, the yes/no claim its first word answers (so the planner can answer in the asker's
 polarity) and whether the question's constraints (budget, minimum memory, exclusions) filter the
 configurations it considers. A new kind of answer is one module with its method and one row here.
+
+A question may ask several things (`Query.asks`, assistant/nlu/asks.py): a row says which asks
+its flow answers (`answers`); the planner picks the row that answers the first ask, and each ask
+the flow leaves open is answered by the method `ASKS` names for its kind (assistant/compose/
+asks.py), so a new kind of ask is one method there and one entry in `ASKS`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from assistant.compose.intents import (
 )
 from assistant.compose.polarity import is_yes_no
 from assistant.nlu import Query
-from assistant.nlu.query import Claim
+from assistant.nlu.query import AskKind, Claim, Intent
 
 _VERSUS = re.compile(
     r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
@@ -39,6 +44,7 @@ class Flow:
     method: str  # the Composer method that plans and writes the answer
     claim: Claim | None = None  # the yes/no claim its first word answers
     filtered: bool = False  # the question's constraints filter the configurations considered
+    answers: frozenset[AskKind] = frozenset()  # the asks its answer answers (empty: none of them)
 
 
 def _q(u: Query) -> str:
@@ -92,6 +98,14 @@ def _multi_node(u: Query) -> bool:
     return bool(u.nodes and u.nodes > 1) or bool(u.total_cards and u.total_cards > 8)
 
 
+# what a flow's answer answers of the asks (`Flow.answers`): the fit flows state the verdict for
+# the hardware named (with its price), the speed flows tokens/s where it fits (and the price)
+FIT: frozenset[AskKind] = frozenset({"fit", "price"})
+PRICE: frozenset[AskKind] = frozenset({"price"})
+SPEED: frozenset[AskKind] = frozenset({"speed", "fit", "price"})
+CONTEXT: frozenset[AskKind] = frozenset({"context", "price"})
+COMPARE: frozenset[AskKind] = frozenset({"fit", "speed", "price"})
+
 TABLE: tuple[Flow, ...] = (
     Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste", "defect"),
     Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "defect"),
@@ -134,6 +148,7 @@ TABLE: tuple[Flow, ...] = (
         "_fit_answer",
         "fits",
         filtered=True,
+        answers=FIT,
     ),
     Flow("link_facts", lambda u: u.intent == "link_facts", "_link_facts", "link_is"),
     Flow("tp_sync", lambda u: u.intent == "tp_sync", "_tp_sync"),
@@ -142,6 +157,7 @@ TABLE: tuple[Flow, ...] = (
         lambda u: u.intent == "capacity" and u.has_subject,
         "_capacity",
         filtered=True,
+        answers=CONTEXT,
     ),
     Flow(
         "compare_nodes",
@@ -149,13 +165,22 @@ TABLE: tuple[Flow, ...] = (
             u.intent in ("cheapest", "price") and len(u.configurations) >= 2 and u.has_subject
         ),
         "_compare_nodes",
+        answers=COMPARE,
     ),
-    Flow("compare_cards", _compares_cards, "_compare_nodes", "worth_it", filtered=True),
+    Flow(
+        "compare_cards",
+        _compares_cards,
+        "_compare_nodes",
+        "worth_it",
+        filtered=True,
+        answers=COMPARE,
+    ),
     Flow(
         "price_per_token",
         lambda u: u.intent == "price" and u.has_subject and bool(_PER_TOKEN.search(_q(u))),
         "_price_and_speed",
         filtered=True,
+        answers=SPEED,
     ),
     Flow(
         "vram_per_dollar",
@@ -168,19 +193,20 @@ TABLE: tuple[Flow, ...] = (
         lambda u: not u.has_subject and bool(_PRICE_SOURCE.search(_q(u))),
         "_price_sources",
     ),
-    Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", "fits", filtered=True),
-    Flow("constrained_pick", _constrained_pick, "_cheapest", "fits", filtered=True),
+    Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", "fits", True, FIT),
+    Flow("constrained_pick", _constrained_pick, "_cheapest", "fits", True, FIT),
     Flow(
         "price_and_speed",
         lambda u: u.intent == "price" and "speed" in u.intents,
         "_price_and_speed",
         filtered=True,
+        answers=SPEED,
     ),
-    Flow("price", lambda u: u.intent == "price", "_price", "fits", filtered=True),
+    Flow("price", lambda u: u.intent == "price", "_price", "fits", True, PRICE),
     Flow("allreduce", lambda u: u.intent == "allreduce", "_allreduce"),
     Flow("topology_howto", lambda u: u.intent == "topology_howto", "_topology_howto"),
     Flow("nvlink", _nvlink_general, "_nvlink", "nvlink_needed"),
-    Flow("speed", lambda u: u.intent == "speed", "_speed", "faster", filtered=True),
+    Flow("speed", lambda u: u.intent == "speed", "_speed", "faster", True, SPEED),
     Flow(
         "compare_links_prices",
         lambda u: u.intent == "general" and len(u.configurations) >= 2 and not u.has_subject,
@@ -203,12 +229,36 @@ TABLE: tuple[Flow, ...] = (
         "_fit_several",
         "fits",
         filtered=True,
+        answers=FIT,
     ),
-    Flow("fit", lambda u: u.intent == "fit" and u.has_subject, "_fit_answer", "fits", True),
-    Flow("hardware_memory", lambda u: u.intent == "fit" and _hardware(u), "_price"),
+    Flow("fit", lambda u: u.intent == "fit" and u.has_subject, "_fit_answer", "fits", True, FIT),
+    Flow(
+        "hardware_memory",
+        lambda u: u.intent == "fit" and _hardware(u),
+        "_price",
+        None,
+        False,
+        PRICE,
+    ),
     Flow("ask_model", lambda u: u.intent == "fit", "_ask_model"),
     Flow("general", lambda u: True, "_general", "guide"),
 )
+
+
+# the Composer method that answers an ask its flow left open, per kind of ask
+ASKS: dict[AskKind, str] = {
+    "fit": "_ask_fit",
+    "price": "_ask_price",
+    "speed": "_ask_speed",
+    "context": "_ask_context",
+}
+# the intent whose flows answer an ask of this kind first
+ASK_INTENT: dict[AskKind, Intent] = {
+    "fit": "fit",
+    "price": "price",
+    "speed": "speed",
+    "context": "capacity",
+}
 
 
 def select(u: Query) -> Flow:
@@ -217,3 +267,27 @@ def select(u: Query) -> Flow:
         if flow.trigger(u):
             return flow
     return TABLE[-1]
+
+
+def plan(u: Query) -> tuple[Flow, Query]:
+    """The flow that answers the question's first ask, and the query it runs on: when the
+    question makes several asks and the first row whose trigger holds answers another one ("We
+    want X on 4x H100. What does it cost?" would get the price flow), the query leads with the
+    intent of the first ask and its precision ("BF16 vs FP8": BF16 first)."""
+    flow = select(u)
+    if len(u.asks) < 2 or not flow.answers:
+        return flow, u
+    first = u.asks[0]
+    update: dict[str, object] = {}
+    if first.precision and first.precision != u.precision:
+        update["precision"] = first.precision
+    if first.kind not in flow.answers:
+        intent = ASK_INTENT[first.kind]
+        update["intents"] = [intent, *(i for i in u.intents if i != intent)]
+    if not update:
+        return flow, u
+    led = u.model_copy(update=update)
+    again = select(led)
+    if first.kind not in again.answers:
+        return flow, u
+    return again, led

@@ -103,6 +103,9 @@ class EntityMixin:
             # "AWQ 4-bit" -> awq: a named format beats a bare bit width
             hits.sort()
             names = [h[1] for h in hits]
+            # every precision named, in order ("BF16 vs FP8"), not the KV cache's ("FP8 KV cache")
+            weights = [n for at, n in hits if not _names_kv_cache(folded, at)]
+            u.precisions = list(dict.fromkeys(weights))
             for specific in ("gptq", "gguf-q4_k_m", "gguf-q5_k_m", "gguf-q8_0", "awq"):
                 if specific in names:
                     u.precision = specific
@@ -289,6 +292,18 @@ _NOT_A_NAME = {
     "multi",
     "mixture",
 }
+
+
+_KV_AFTER_RX = re.compile(r"\w+[\s-]*kv\b")
+_KV_BEFORE_RX = re.compile(r"kv[\s-]*cache\w*[\s-]*(?:in|als|as|=|:|auf|dtype\s*=?)?\s*$")
+
+
+def _names_kv_cache(folded: str, at: int) -> bool:
+    """The precision at `at` is the KV cache's ("FP8 KV cache", "KV-Cache in FP8"), not the
+    weights'."""
+    return bool(
+        _KV_AFTER_RX.match(folded, at) or _KV_BEFORE_RX.search(folded[max(0, at - 24) : at])
+    )
 
 
 def _named_model(original: str) -> str | None:

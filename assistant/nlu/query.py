@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Language
 
@@ -76,6 +76,29 @@ Claim = Literal[
 ]
 
 
+# what the user asks for, one of possibly several asks in one question ("Does it fit on 4x H100,
+# and what does that node cost?"): each is answered, the first (primary) one first
+AskKind = Literal[
+    "fit",  # does the model fit the hardware named (at the context and precision asked)
+    "price",  # the exact monthly price of the hardware named
+    "speed",  # tokens/s on the hardware named (or where it fits)
+    "context",  # how long a context (how many tokens of KV cache) the hardware named holds
+]
+
+
+class Ask(BaseModel):
+    """One thing the question asks for. A question that compares precisions ("BF16 vs FP8")
+    asks once per precision."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: AskKind
+    at: int = Field(default=0, description="where the question asks it (offset in its text)")
+    precision: str | None = Field(
+        default=None, description="the precision it is asked at, when the question names several"
+    )
+
+
 class Measured(BaseModel):
     """Measurements the user reports in words ("busbw around 22 GB/s", "GPU0-GPU5 shows SYS")."""
 
@@ -126,6 +149,9 @@ class Query(BaseModel):
     unknown_model_closest: list[str] = Field(default_factory=list)
     params_b: float | None = Field(default=None, description="'a 34B model': parameters, billions")
     precision: str | None = None
+    precisions: list[str] = Field(
+        default_factory=list, description="every precision named, in order ('BF16 vs FP8')"
+    )
     cards: list[str] = Field(default_factory=list, description="card ids named, in order")
     card_families: list[str] = Field(default_factory=list, description="'A100' without SXM/PCIe")
     subject_cards: list[str] = Field(
@@ -179,6 +205,11 @@ class Query(BaseModel):
     measured: Measured = Field(default_factory=Measured)
     claim: Claim | None = Field(default=None, description="the yes/no claim asked about")
     compare: bool = Field(default=False, description="'A or B?', 'A vs B', 'which is better'")
+    asks: list[Ask] = Field(
+        default_factory=list,
+        description="every ask the question makes, in the order it makes them (the primary "
+        "first); two or more: each is answered (assistant/nlu/asks.py)",
+    )
 
     @property
     def intent(self) -> Intent:

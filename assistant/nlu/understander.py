@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from assistant.answer import Language
 from assistant.nlu import constraints
+from assistant.nlu.asks import find_asks
 from assistant.nlu.entities import EntityMixin
 from assistant.nlu.intents import (
     _CONCEPT_RX,
@@ -164,6 +165,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._ask_neighbours(u)
         if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
             u.intents = ["general"]
+        find_asks(prose, u)
         return u
 
     def _ask_neighbours(self, u: Query) -> None:

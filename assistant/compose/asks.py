@@ -1,0 +1,169 @@
+"""The asks a flow leaves open: a question with several asks (`Query.asks`) gets each answered.
+
+The planner (`Composer.compose`) runs the flow for the first ask; `_other_asks` then answers every
+other ask that the flow's answer does not already carry, with the method `table.ASKS` names for
+its kind, and puts those answers right after the lead (the first sentence stays the primary
+ask's). Whether an ask is answered is read off the draft: its flow's `answers`, the prices it
+quotes, the precisions it timed. Each answer makes its own tool call:
+
+- `fit`: `fit_check` for the hardware named (at the context and precision asked), its rows;
+- `price`: `price_quote` for the hardware named that the answer has not priced yet;
+- `speed`: `throughput_estimate` at the ask's precision on the nodes the answer timed (or that
+  were named), or "does not fit" where the model does not fit at that precision;
+- `context`: `capacity_check` on the hardware named: KV-cache room and the longest context.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import Draft
+from assistant.compose.speed import speed_cost
+from assistant.compose.table import ASKS, Flow
+from assistant.nlu import Query
+from assistant.nlu.query import Ask
+from assistant.texts import num, precision_label, render, t, tokens
+
+PHRASES: dict[str, tuple[str, str]] = {
+    "ask_fit": (
+        "**{model} in {precision} with {ctx} tokens of context** on the hardware you named:",
+        "**{model} in {precision} mit {ctx} Token Kontext** auf der genannten Hardware:",
+    ),
+    "ask_price": ("The price of what you named:", "Der Preis der genannten Konfiguration:"),
+}
+
+
+def p(lang: str, key: str, **kw: Any) -> str:
+    return render(PHRASES, lang, key, **kw)
+
+
+class AsksMixin(ComposerBase):
+    """Each ask of the question that its flow left open, answered after the lead."""
+
+    def _other_asks(self, d: Draft, u: Query, flow: Flow) -> None:
+        if len(u.asks) < 2 or not flow.answers:
+            return
+        start = len(d.paras)
+        for ask in u.asks:
+            if not self._answered(d, u, ask, flow):
+                getattr(self, ASKS[ask.kind])(d, u, ask)
+        _after_lead(d, start)
+
+    def _answered(self, d: Draft, u: Query, ask: Ask, flow: Flow) -> bool:
+        if ask.kind == "price":
+            return all(c in d._prices for c in self._asked_nodes(d, u))
+        if ask.precision is not None:  # "BF16 vs FP8": each precision its own figure
+            tool = "throughput_estimate" if ask.kind == "speed" else "fit_check"
+            return any(
+                c.name == tool and c.result.get("precision") == ask.precision for c in d.calls
+            )
+        if ask.kind == "context":
+            return "context" in flow.answers or any(c.name == "capacity_check" for c in d.calls)
+        return ask.kind in flow.answers
+
+    # ---- the nodes the question names, as the fit rows resolve them
+    def _asked_rows(self, d: Draft, u: Query) -> list[dict[str, Any]]:
+        fit = self._fit_of(d, u)
+        return self._targets(u, fit) if fit is not None else []
+
+    def _asked_nodes(self, d: Draft, u: Query) -> list[str]:
+        named = [c for c in u.configurations if c in self.deps.catalog.configurations]
+        return named or [r["configuration"] for r in self._asked_rows(d, u)]
+
+    def _fit_of(self, d: Draft, u: Query) -> dict[str, Any] | None:
+        """The fit result for the query's model, precision and context: the draft's own when a
+        flow called it already (no second call), else a new `fit_check`."""
+        context = self._context_tokens(u)
+        for call in d.calls:
+            res = call.result
+            if (
+                call.name == "fit_check"
+                and (u.precision is None or res.get("precision") == u.precision)
+                and (context is None or res.get("context_tokens") == context)
+                and "configurations" not in call.arguments
+            ):
+                return res
+        return self._call_fit(d, u)
+
+    # ---- one method per kind of ask (table.ASKS)
+    def _ask_fit(self, d: Draft, u: Query, ask: Ask) -> None:
+        q = u.model_copy(update={"precision": ask.precision or u.precision})
+        fit = self._fit_of(d, q)
+        if fit is None:
+            return
+        rows = self._targets(q, fit)
+        if not rows:
+            return
+        d.add(
+            p(
+                d.lang,
+                "ask_fit",
+                model=self._model_name(fit, d.lang),
+                precision=precision_label(fit["precision"]),
+                ctx=num(d.lang, fit["context_tokens"]),
+            )
+        )
+        d.bullets(
+            [self._row_line(d, r, with_price=r["configuration"] not in d._prices) for r in rows]
+        )
+
+    def _ask_price(self, d: Draft, u: Query, ask: Ask) -> None:
+        cids = [c for c in self._asked_nodes(d, u) if c not in d._prices]
+        if not cids or d.call("price_quote", configurations=cids) is None:
+            return
+        d.add(p(d.lang, "ask_price"))
+        d.bullets([f"{d.link(c)}: **{d.price(c)}**" for c in cids])
+
+    def _ask_speed(self, d: Draft, u: Query, ask: Ask) -> None:
+        q = u.model_copy(update={"precision": ask.precision or u.precision})
+        fit = self._fit_of(d, q)
+        if fit is None or self._is_image(fit):
+            return
+        timed = [
+            c.arguments.get("configuration") for c in d.calls if c.name == "throughput_estimate"
+        ]
+        rows = [r for r in fit["rows"] if r["configuration"] in timed] or self._targets(q, fit)
+        model, prec = self._model_name(fit, d.lang), precision_label(fit["precision"])
+        for r in rows[:2]:
+            label = d.link(r["configuration"])
+            if r["verdict"] == "does_not_fit":
+                d.add(t(d.lang, "speed_no_fit", model=model, precision=prec, label=label))
+                continue
+            tput = d.call(
+                "throughput_estimate",
+                model=self._model_arg(q),
+                configuration=r["configuration"],
+                precision=fit["precision"],
+                context_tokens=u.context_tokens,
+            )
+            if not tput:
+                continue
+            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
+            tps = tokens(d.lang, tput["tokens_per_s"])
+            line = t(
+                d.lang, "speed_one", model=model, precision=prec, label=label, tps=tps, split=split
+            )
+            d.add(line, speed_cost(d, r["configuration"], tput))
+
+    def _ask_context(self, d: Draft, u: Query, ask: Ask) -> None:
+        fit = self._fit_of(d, u)
+        if fit is None or self._is_image(fit):
+            return
+        model, prec = self._model_name(fit, d.lang), precision_label(fit["precision"])
+        for r in self._targets(u, fit)[:2]:
+            self._capacity_of(d, u, r, model, prec, context_lead=True)
+
+
+def _after_lead(d: Draft, start: int) -> None:
+    """Move the paragraphs written from `start` on to just after the lead: the first paragraph
+    and the verdict lines (bold) and lists right after it, before the assumptions and rules."""
+    added = d.paras[start:]
+    if not added:
+        return
+    del d.paras[start:]
+    at = next((i for i, para in enumerate(d.paras) if not para.startswith("_")), len(d.paras))
+    at = min(at + 1, len(d.paras))
+    while at < len(d.paras) and d.paras[at].startswith(("- ", "**")):
+        at += 1
+    d.paras[at:at] = added

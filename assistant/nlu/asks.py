@@ -1,0 +1,127 @@
+"""What a question asks for: every ask, in the order it makes them (`Query.asks`), and whether it
+is a yes/no question.
+
+A question may carry two asks in one: a forwarded e-mail naming a model, a node and "what does it
+cost?" asks whether the model fits that node *and* the node's price; "does the full 128K context
+of X fit on Y?" asks for the fit at that context *and* how long a context Y holds; "tokens/s of X
+on Y, BF16 vs FP8?" asks for the speed once per precision. The planner answers the first ask with
+its flow and each other ask the flow left open with that ask's own answer
+(assistant/compose/asks.py). A single ask changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.nlu.constraints import ALTERNATIVE_RX
+from assistant.nlu.intents import _INTENT_RX, _MONEY_RX
+from assistant.nlu.query import Ask, AskKind, Query
+
+# ---------------------------------------------------------------- yes/no questions
+
+_YES_NO_RX = re.compile(
+    r"^\W*(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|and|und|also|so|"
+    r"aber|but|ok|okay|then|dann)\W+)?"
+    r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
+    r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
+    r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",
+    re.IGNORECASE,
+)
+
+_WH_RX = re.compile(
+    r"^\W*(?:what|which|how|why|when|where|who|whose|was|welche\w*|wie|warum|wieso|weshalb|"
+    r"wann|wo|wer|wieviel\w*)\b",
+    re.IGNORECASE,
+)
+
+# "und 8x?", "what about FP8?", "price of 8x-h100-sxm5?": a follow-up or a figure asked, not a
+# yes/no question
+_NOT_ELLIPTICAL_RX = re.compile(
+    r"^\W*(?:and|und|what about|how about|also|oder|or)\b|\b(?:cost|costs|price|prices|preis\w*|"
+    r"kost\w*|much|many|viel\w*|fast|schnell|speed|tempo|tokens?/s|token/s|cheapest|best|most|"
+    r"günstigst\w*|billigst\w*|beste\w*|meiste\w*|what|which|how|welche\w*|wie|was)\b",
+    re.IGNORECASE,
+)
+
+
+def is_yes_no(question: str) -> bool:
+    """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
+    single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
+    q = question.strip()
+    if ALTERNATIVE_RX.search(q):
+        return False
+    elliptical = (
+        q.endswith("?")
+        and len(q) <= 80
+        and "\n" not in q
+        and not _WH_RX.search(q)
+        and not _NOT_ELLIPTICAL_RX.search(q)
+    )
+    return bool(_YES_NO_RX.search(q)) or elliptical
+
+
+# ---------------------------------------------------------------- the asks
+
+#: the words that ask whether a model fits or runs on the hardware ("passt", "läuft", "fits",
+#: "feasible", "can it hold", "betreiben", "serve")
+_FIT_ASK_RX = re.compile(
+    r"\bfit|\bpass(?:t|en|e)\b|\breich(?:t|en)\b|\bgenug\b|\benough\b|\bruns?\b|\blaufen\b|"
+    r"\bläuft\b|\bschaff(?:t|en)\b|\bhold|\bfass(?:t|en)\b|\bfeasible|\bpossible|\bmöglich|"
+    r"\bmachbar|\bwork(?:s|ing)?\b|\bklappt|\bfunktionier|\busable\b|\bnutzbar|\bhandle|"
+    r"\bbetreiben|\bserve\b|\bhost\b|\bdeploy|\bbedienen|\bunterbringen|\bload\b|\bladen\b"
+)
+#: a question about the context itself ("the full 128K context", "context length", "the longest
+#: context"), not a context named as a condition ("with 32k context")
+_CONTEXT_ASK_RX = re.compile(
+    r"\b(?:full|whole|entire|complete|maximum|max\.?|native|all|volle\w*|ganze\w*|maximale\w*|"
+    r"komplette\w*|gesamte\w*|alle)\s+(?:\(?\d[\d.,]*\s*k?\)?[\s-]*)?(?:tokens?\s+(?:of\s+)?)?"
+    r"(?:context|kontext)|"
+    r"(?:context|kontext)[\s-]*(?:length|window|länge|fenster)|"
+    r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
+    r"\bhow (?:long|much) (?:a )?context|\bwie (?:lang|viel)\w* kontext"
+)
+_SPEED_RX = _INTENT_RX["speed"]
+
+
+def find_asks(folded: str, u: Query) -> None:
+    """Every ask of the question about a model (fit, price, speed, context), in the order the
+    question makes them. In a yes/no question the fit is what the question's verb asks: it
+    leads."""
+    if not u.has_subject or u.explain or u.topo_text or u.nccl_text:
+        return
+    hardware = bool(u.configurations or u.cards or u.card_families)
+    asks: list[Ask] = []
+    money = _MONEY_RX.search(folded)
+    if money and hardware:
+        asks.append(Ask(kind="price", at=money.start()))
+    speed = _SPEED_RX.search(folded)
+    compared: list[str | None] = list(u.precisions) if len(u.precisions) >= 2 else []
+    if speed:
+        asks += [Ask(kind="speed", at=speed.start(), precision=p) for p in compared or [None]]
+    context = _CONTEXT_ASK_RX.search(folded) if hardware else None
+    if context:
+        asks.append(Ask(kind="context", at=context.start()))
+    fit = _FIT_ASK_RX.search(folded)
+    yes_no = is_yes_no(u.question)
+    if fit or (money and hardware) or (context and yes_no):
+        at = -1 if yes_no else fit.start() if fit else _model_at(folded, u)
+        precisions: list[str | None] = compared if not speed else []
+        asks += [Ask(kind="fit", at=at, precision=p) for p in precisions or [None]]
+    u.asks = _in_order(asks)
+
+
+def _model_at(folded: str, u: Query) -> int:
+    """Where the question names its model (a model named with a node asks whether it fits)."""
+    at = folded.find((u.model_mention or "").lower()) if u.model_mention else -1
+    return max(at, 0)
+
+
+def _in_order(asks: list[Ask]) -> list[Ask]:
+    """The asks in the order the question makes them, each (kind, precision) once."""
+    seen: set[tuple[AskKind, str | None]] = set()
+    out: list[Ask] = []
+    for ask in sorted(asks, key=lambda a: a.at):  # stable: precisions keep their order
+        if (ask.kind, ask.precision) not in seen:
+            seen.add((ask.kind, ask.precision))
+            out.append(ask)
+    return out
