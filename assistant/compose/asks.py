@@ -27,6 +27,10 @@ from assistant.texts import num, precision_label, render, t, tokens
 
 PHRASES: dict[str, tuple[str, str]] = {
     "ask_fit": (
+        "**{model} in {precision}** on the hardware you named:",
+        "**{model} in {precision}** auf der genannten Hardware:",
+    ),
+    "ask_fit_context": (
         "**{model} in {precision} with {ctx} tokens of context** on the hardware you named:",
         "**{model} in {precision} mit {ctx} Token Kontext** auf der genannten Hardware:",
     ),
@@ -54,9 +58,14 @@ class AsksMixin(ComposerBase):
         if ask.kind == "price":
             return all(c in d._prices for c in self._asked_nodes(d, u))
         if ask.precision is not None:  # "BF16 vs FP8": each precision its own figure
-            tool = "throughput_estimate" if ask.kind == "speed" else "fit_check"
+            if ask.kind == "speed":
+                timed = (c for c in d.calls if c.name == "throughput_estimate")
+                return any(c.result.get("precision") == ask.precision for c in timed)
+            # a fit at that precision the answer states in full (not a probe of one node)
+            fits = (c for c in d.calls if c.name == "fit_check")
             return any(
-                c.name == tool and c.result.get("precision") == ask.precision for c in d.calls
+                c.result.get("precision") == ask.precision and "configurations" not in c.arguments
+                for c in fits
             )
         if ask.kind == "context":
             return "context" in flow.answers or any(c.name == "capacity_check" for c in d.calls)
@@ -95,10 +104,11 @@ class AsksMixin(ComposerBase):
         rows = self._targets(q, fit)
         if not rows:
             return
+        context_asked = u.context_tokens is not None or u.full_context
         d.add(
             p(
                 d.lang,
-                "ask_fit",
+                "ask_fit_context" if context_asked else "ask_fit",
                 model=self._model_name(fit, d.lang),
                 precision=precision_label(fit["precision"]),
                 ctx=num(d.lang, fit["context_tokens"]),

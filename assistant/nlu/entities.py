@@ -243,7 +243,9 @@ class EntityMixin:
         m = _CONTEXT_RX.search(folded)
         if m:
             value, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            if value:
+            if value and not k and _THOUSANDS_RX.fullmatch(value):
+                u.context_tokens = int(re.sub(r"[.,]", "", value))  # "128.000 Token", "32,768"
+            elif value:
                 num = _number(value) if "," not in value or k else float(value.replace(",", ""))
                 u.context_tokens = int(num * 1024) if k else int(num)
         m = _CONCURRENCY_RX.search(folded)
@@ -294,6 +296,8 @@ _NOT_A_NAME = {
 }
 
 
+#: a figure with thousands separators ("128.000", "32,768")
+_THOUSANDS_RX = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
 _KV_AFTER_RX = re.compile(r"\w+[\s-]*kv\b")
 _KV_BEFORE_RX = re.compile(r"kv[\s-]*cache\w*[\s-]*(?:in|als|as|=|:|auf|dtype\s*=?)?\s*$")
 

@@ -130,8 +130,9 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
                 u.workloads.append("traffic")
         u.full_context = u.context_tokens is None and bool(
             re.search(
-                r"(?:full|maximum|max\.?|whole|entire|longest) context|"
-                r"(?:vollen?|maximale[nm]?|ganzen?|längste[nm]?) kontext",
+                r"(?:full|maximum|max\.?|whole|entire|complete|native|longest) context|"
+                r"(?:vollen?|vollem|volle[rs]?|vollständige[nmr]?|komplette[nmr]?|gesamte[nmr]?|"
+                r"maximale[nm]?|ganzen?|längste[nm]?) kontext",
                 prose,
             )
         )
