@@ -142,7 +142,7 @@ def test_a_mail_with_a_model_a_node_and_a_price_gets_the_fit_and_the_price(
 def test_price_first_then_fit(assistant: Assistant, deps: Deps) -> None:
     a = assistant.ask("Was kostet 1x RTX 4090 im Monat, und läuft Llama 3.1 8B in BF16 darauf?")
     text = _ok(a, "de")
-    assert [c.name for c in a.tool_calls][0] == "price_quote"
+    assert a.tool_calls[0].name == "price_quote"
     assert _calls(a, "fit_check"), "the fit asked second has its own tool call"
     row = _row(deps, "1x-rtx-4090", model="llama-3.1-8b", precision="bf16")
     assert text.index("$390/Monat") < text.index("RTX 4090](", text.index("\n"))
