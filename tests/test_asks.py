@@ -72,6 +72,12 @@ def _tps(deps: Deps, model: str, cid: str, precision: str) -> float:
             ["fit", "context"],
         ),
         ("Llama 3.1 8B on an L4, FP8 versus BF16: tokens/s?", ["speed", "speed"]),
+        (
+            "How much context can Mixtral 8x7B use on 2x A100 PCIe, and would 32K fit?",
+            ["context", "fit"],
+        ),
+        # the sequences of a context are asked, not the context
+        ("Wie viele Sequenzen mit 16k Kontext schafft Mixtral 8x7B auf 2x A100 PCIe?", ["fit"]),
         # one ask: nothing changes
         ("Does Llama 3.1 8B fit on one L4?", ["fit"]),
         ("Passt Llama 3.1 8B mit 32k Kontext auf eine L4?", ["fit"]),
@@ -102,6 +108,15 @@ def test_precisions_compared_are_asked_each(nlu: Understander) -> None:
 )
 def test_context_figures(nlu: Understander, question: str, tokens: int) -> None:
     assert nlu.understand(question).context_tokens == tokens
+
+
+def test_a_bare_figure_in_a_context_question_is_the_context(nlu: Understander) -> None:
+    q = nlu.understand("How much context can Mixtral 8x7B use on 2x A100 PCIe, and would 32K fit?")
+    assert q.context_tokens == 32 * 1024
+    q = nlu.understand(
+        "Longest context for Mixtral 8x7B on 2x A100 PCIe with a budget of 3k/month?"
+    )
+    assert q.context_tokens is None
 
 
 def test_full_context_in_german(nlu: Understander) -> None:

@@ -150,7 +150,9 @@ class SpeedMixin(ComposerBase):
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         self._count_note(d, u, targets)
-        context_lead = bool(_ASKS_CONTEXT.search(u.question.lower()))
+        context_lead = bool(_ASKS_CONTEXT.search(u.question.lower())) or any(
+            a.kind == "context" for a in u.asks
+        )
         for r in targets[:2]:
             self._capacity_of(d, u, r, model, prec, context_lead, with_price=True)
         self._numbers(d, fit)

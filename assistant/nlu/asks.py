@@ -78,7 +78,14 @@ _CONTEXT_ASK_RX = re.compile(
     r"(?:context|kontext)|"
     r"(?:context|kontext)[\s-]*(?:length|window|länge|fenster)|"
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
-    r"\bhow (?:long|much) (?:a )?context|\bwie (?:lang|viel)\w* kontext"
+    r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
+    r"\bwie (?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\bkontext"
+)
+#: a bare "128K" in a question about the context is the context asked ("… and does 128K fit?"),
+#: not a budget ("8k/month", "$8k") nor a card count
+_BARE_K_RX = re.compile(
+    r"(?<![\w$€.,])(\d{1,4})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|pro\b|a month|im monat|"
+    r"monat|month|budget))"
 )
 _SPEED_RX = _INTENT_RX["speed"]
 
@@ -101,6 +108,9 @@ def find_asks(folded: str, u: Query) -> None:
     context = _CONTEXT_ASK_RX.search(folded) if hardware else None
     if context:
         asks.append(Ask(kind="context", at=context.start()))
+        bare = _BARE_K_RX.search(folded) if u.context_tokens is None else None
+        if bare:
+            u.context_tokens = int(bare.group(1)) * 1024
     fit = _FIT_ASK_RX.search(folded)
     yes_no = is_yes_no(u.question)
     if fit or (money and hardware) or (context and yes_no):
