@@ -16,7 +16,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.cors import CORSMiddleware
 
-from api.concurrency import AnswerRunner, answer_concurrency
+from api.concurrency import AnswerRunner, answer_concurrency, answers_inline
 from api.dependencies import AppState, new_gate, new_long_lane
 from api.metrics import Metrics, MetricsMiddleware
 from api.operations import attach, meter_embedder, open_stores, prune_periodically
@@ -100,7 +100,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings=settings,
         metrics=metrics,
         limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst),
-        runner=AnswerRunner(answer_concurrency(settings.answer_concurrency, settings.llm_enabled)),
+        runner=AnswerRunner(
+            answer_concurrency(settings.answer_concurrency, settings.llm_enabled),
+            inline=answers_inline(
+                settings.inline_answers, settings.llm_enabled, settings.database_url is not None
+            ),
+        ),
         gate=new_gate(settings),
         long_questions=long_questions,
         long_runner=long_runner,

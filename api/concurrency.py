@@ -11,6 +11,14 @@ a context variable): a third cheaper in CPU per call than anyio's `to_thread` wi
 limiter (issue 15: the hand-offs were the largest part of the server's CPU outside the answer).
 Short blocking calls (a store lookup, a shared rate-limit bucket) have a pool of their own, so
 they never wait behind answers.
+
+Cheaper still is no hand-off: with `inline` (offline answers, sessions in local SQLite files;
+`SIZING_INLINE_ANSWERS`) `run_inline_first` tries the call on the event loop under
+`knowledge.blocking.no_blocking()`. A rule answer or a guide search whose query embedding is
+cached is ~1 ms of Python there; a step that would block (embedding a new query, opening or
+re-reading the index) raises `WouldBlock` before anything is stored, and the call runs again in
+an answer thread. Counted in `sizing_answers_on_event_loop{outcome}` (`inline`, or the step that
+sent it to a thread).
 """
 
 from __future__ import annotations
@@ -20,9 +28,12 @@ import contextvars
 import functools
 import os
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
+
+from knowledge.blocking import WouldBlock, no_blocking
 
 T = TypeVar("T")
 
@@ -36,17 +47,39 @@ def answer_concurrency(configured: int | None, llm_enabled: bool) -> int:
     return LLM_CONCURRENCY if llm_enabled else max(2, os.cpu_count() or 2)
 
 
+def answers_inline(inline_answers: bool, llm_enabled: bool, shared_database: bool) -> bool:
+    """Answers are tried on the event loop only offline (an LLM call waits on the network) and
+    with the stores in local SQLite files (a PostgreSQL round trip would block the loop)."""
+    return inline_answers and not llm_enabled and not shared_database
+
+
 class AnswerRunner:
     """Runs assistant calls in worker threads, at most `limit` at once, first come first served."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, *, inline: bool = False) -> None:
         self.limit = limit
+        self.inline = inline
+        self.on_loop: Counter[str] = Counter()  # "inline", or what sent a call to a thread
         self._answers = ThreadPoolExecutor(limit, thread_name_prefix="answer")
         self._store = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """`fn(*args, **kwargs)` in an answer thread (queued while `limit` are busy)."""
         return await _in_pool(self._answers, functools.partial(fn, *args, **kwargs))
+
+    async def run_inline_first(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn(*args, **kwargs)` on the event loop when this runner answers inline and no step of
+        it would block (`knowledge.blocking.may_block`), else in an answer thread (`run`)."""
+        if self.inline:
+            try:
+                with no_blocking():
+                    result = fn(*args, **kwargs)
+            except WouldBlock as exc:
+                self.on_loop[exc.what] += 1
+            else:
+                self.on_loop["inline"] += 1
+                return result
+        return await self.run(fn, *args, **kwargs)
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """A short blocking call (a store read or write) off the event loop."""

@@ -94,6 +94,15 @@ def watched_metrics(state: AppState) -> list[Metric]:
     for reason in ("wait", "share", "budget", "queue"):
         skipped.add_metric([reason], float(state.gate.skipped.get(reason, 0)))
     out.append(skipped)
+    on_loop = CounterMetricFamily(
+        "sizing_answers_on_event_loop",
+        "Calls tried on the event loop (SIZING_INLINE_ANSWERS): outcome 'inline' when answered "
+        "there, else the step that sent the call to a worker thread",
+        labels=["outcome"],
+    )
+    for outcome, count in sorted(state.runner.on_loop.items()):
+        on_loop.add_metric([outcome], float(count))
+    out.append(on_loop)
     return out
 
 

@@ -127,6 +127,15 @@ class Database:
         except self._errors() as exc:
             raise StorageError(self.label, _describe(exc)) from exc
 
+    supports_nowait = False
+
+    @contextmanager
+    def transaction_nowait(self) -> Iterator[Transaction]:
+        """A transaction that never waits for another writer (`Busy` at once instead), for
+        callers on an event loop; only where `supports_nowait` (local SQLite files)."""
+        raise NotImplementedError(f"{self.dialect} transactions may wait for the network")
+        yield  # pragma: no cover
+
     def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
         """Apply the component's missing migrations (idempotent, safe across processes)."""
         if component in self._migrated:
@@ -168,6 +177,10 @@ class Database:
         except StorageError as exc:
             return {"ok": False, "store": self.label, "error": exc.detail}
         return {"ok": True, "store": self.label}
+
+
+class Busy(Exception):
+    """Another connection holds the write lock (raised only by `transaction_nowait`)."""
 
 
 class Transaction:
@@ -231,11 +244,15 @@ class SQLiteDatabase(Database):
     def _errors(self) -> tuple[type[BaseException], ...]:
         return (sqlite3.Error, OSError)
 
-    def _connection(self) -> sqlite3.Connection:
-        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+    supports_nowait = True
+
+    def _connection(self, nowait: bool = False) -> sqlite3.Connection:
+        slot = "nowait" if nowait else "con"
+        con: sqlite3.Connection | None = getattr(self._local, slot, None)
         if con is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            con = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            # a nowait connection gets SQLITE_BUSY at once where the others wait up to 10 s
+            con = sqlite3.connect(self.path, timeout=0 if nowait else 10, check_same_thread=False)
             try:
                 _use_wal(con)
                 # a committed write survives a process crash; only an OS crash may lose the last
@@ -243,10 +260,24 @@ class SQLiteDatabase(Database):
             except sqlite3.Error:
                 con.close()
                 raise
-            self._local.con = con
+            setattr(self._local, slot, con)
             with self._lock:
                 self._all.append(con)
         return con
+
+    @contextmanager
+    def transaction_nowait(self) -> Iterator[Transaction]:
+        con = self._connection(nowait=True)
+        try:
+            with con:  # commit on success, roll back on error
+                yield Transaction(self, con)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise Busy(self.label) from exc
+            self._drop(con, "nowait")
+            raise StorageError(self.label, _describe(exc)) from exc
+        except (sqlite3.Error, OSError) as exc:
+            raise StorageError(self.label, _describe(exc)) from exc
 
     @contextmanager
     def _raw(self) -> Iterator[Any]:
@@ -260,8 +291,8 @@ class SQLiteDatabase(Database):
             self._drop(con)  # a broken file: reconnect next time (it may be repaired)
             raise
 
-    def _drop(self, con: sqlite3.Connection) -> None:
-        self._local.con = None
+    def _drop(self, con: sqlite3.Connection, slot: str = "con") -> None:
+        setattr(self._local, slot, None)
         with self._lock:
             if con in self._all:
                 self._all.remove(con)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.settings import Settings
+from knowledge.blocking import may_block
 
 if TYPE_CHECKING:
     from assistant.passages import GuideSections
@@ -78,6 +79,7 @@ class LazyRetriever:
 
     def get(self) -> Any:
         if self._retriever is None:
+            may_block("opening the guide index")
             with self._lock:
                 if self._retriever is None:
                     self._retriever = _open_retriever(self._settings)

@@ -42,6 +42,7 @@ from assistant.answer import (
 )
 from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError
+from assistant.first_turns import FirstTurn, FirstTurns
 from assistant.guide_search import with_notice as keyword_search_notice
 from assistant.price_notes import add_price_notes
 from assistant.sessions import (
@@ -90,6 +91,7 @@ class Assistant:
                 deps.extras["nlu"] = nlu
         self.nlu: Understander = nlu
         self.composer = Composer(deps)
+        self.first_turns = FirstTurns(deps.settings.first_turn_cache)
 
     # ------------------------------------------------------------------ public
 
@@ -122,6 +124,12 @@ class Assistant:
             raise InvalidRequest("language must be 'de' or 'en'")
         session = self.sessions.get(session_id) if session_id else None
         sid = session_id or new_session_id()
+        key = self._first_turn_key(question, language) if session is None else None
+        kept = self.first_turns.get(key) if key else None
+        if kept is not None:  # an opening question answered before: the same checked answer
+            answer = kept.answer.model_copy(update={"session_id": sid, "message_id": _new_id()})
+            self.sessions.save_turn(sid, answer, kept.slots, facts=kept.facts)
+            return answer
         understanding, slots = self._understand(question, session, language)
         answer = self._offline(understanding, sid)
         if self.deps.llm is not None:
@@ -130,7 +138,10 @@ class Assistant:
         answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
         from assistant.grounding import facts_of
 
-        self.sessions.save_turn(sid, answer, slots, facts=facts_of(answer))
+        facts = facts_of(answer)
+        self.sessions.save_turn(sid, answer, slots, facts=facts)
+        if key:
+            self.first_turns.put(key, FirstTurn(answer, slots, facts))
         return answer
 
     def stream(
@@ -182,6 +193,20 @@ class Assistant:
             yield item
 
     # ------------------------------------------------------------------ steps
+
+    def _first_turn_key(self, question: str, language: Language | None) -> tuple[Any, ...] | None:
+        """The key of an opening question's kept answer (assistant.first_turns), or None when
+        it is not kept: an LLM writes the answers, or the guide index is not open yet or cannot
+        say which generation its searches read (asking it must not open it)."""
+        if self.deps.llm is not None or not self.first_turns.size:
+            return None
+        index = self.deps.index
+        if index is None or getattr(index, "opened", True) is False:
+            return None
+        generation = getattr(index, "search_generation", None)
+        if generation is None:
+            return None
+        return (question, language, generation())
 
     def _validate(self, question: Any, max_chars: int | None = None) -> str:
         if not isinstance(question, str):

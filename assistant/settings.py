@@ -97,6 +97,18 @@ class Settings(BaseSettings):
     answer_concurrency: int | None = Field(
         default=None, description="answers computed at once (default: CPUs offline, 32 with an LLM)"
     )
+    first_turn_cache: int = Field(
+        default=1024,
+        ge=0,
+        description="opening questions whose checked offline answer is kept for a repeat "
+        "(0: off); keyed by question, language and index generation",
+    )
+    inline_answers: bool = Field(
+        default=True,
+        description="offline, with sessions in SQLite: answer on the event loop when no step "
+        "would block (a new query embedding still goes to a worker thread); saves the thread "
+        "hand-off, a third of an answer's CPU",
+    )
 
     # --- reliability and scale-out (issue 14)
     database_url: SecretStr | None = Field(

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from assistant.db import Database, Migration, open_database
+from assistant.db import Busy, Database, Migration, Transaction, open_database
 from assistant.settings import Settings
 
 SLACK_CONVERSATIONS = "slack-conversations"  # KeyValues namespace of api/slack/conversation.py
@@ -77,25 +77,41 @@ class RateBuckets:
         """0.0 when a token was taken, else the seconds until one is available."""
         if not self.enabled:
             return 0.0
+        with self.db.transaction() as tx:
+            return self._take(tx, key)
+
+    def take_nowait(self, key: str) -> float | None:
+        """`take` for an event loop: None (call `take` in a thread) when the store is not a
+        local file or another process holds its write lock, so the loop never waits."""
+        if not self.enabled:
+            return 0.0
+        if not self.db.supports_nowait:
+            return None
+        try:
+            with self.db.transaction_nowait() as tx:
+                return self._take(tx, key)
+        except Busy:
+            return None
+
+    def _take(self, tx: Transaction, key: str) -> float:
         now = self._clock()
         lock = " FOR UPDATE" if self.db.dialect == "postgresql" else ""
-        with self.db.transaction() as tx:
-            tx.lock_for_write()
-            tx.execute(
-                "INSERT INTO rate_buckets (key, tokens, stamp) VALUES (?, ?, ?) "
-                "ON CONFLICT (key) DO NOTHING",
-                (key, self.burst, now),
-            )
-            tokens, stamp = tx.execute(
-                f"SELECT tokens, stamp FROM rate_buckets WHERE key = ?{lock}", (key,)
-            ).fetchone()
-            tokens = min(self.burst, float(tokens) + max(0.0, now - float(stamp)) * self.rate)
-            wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
-            if wait == 0.0:
-                tokens -= 1.0
-            tx.execute(
-                "UPDATE rate_buckets SET tokens = ?, stamp = ? WHERE key = ?", (tokens, now, key)
-            )
+        tx.lock_for_write()
+        tx.execute(
+            "INSERT INTO rate_buckets (key, tokens, stamp) VALUES (?, ?, ?) "
+            "ON CONFLICT (key) DO NOTHING",
+            (key, self.burst, now),
+        )
+        tokens, stamp = tx.execute(
+            f"SELECT tokens, stamp FROM rate_buckets WHERE key = ?{lock}", (key,)
+        ).fetchone()
+        tokens = min(self.burst, float(tokens) + max(0.0, now - float(stamp)) * self.rate)
+        wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+        if wait == 0.0:
+            tokens -= 1.0
+        tx.execute(
+            "UPDATE rate_buckets SET tokens = ?, stamp = ? WHERE key = ?", (tokens, now, key)
+        )
         return wait
 
     def prune(self) -> int:

@@ -82,12 +82,14 @@ def _env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def start_sizing(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    """`sizing serve` exactly as a user starts it (its defaults: access log on, log level info)."""
+def start_sizing(data_dir: Path, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`sizing serve` exactly as a user starts it (its defaults: access log on, log level info),
+    with the variant's settings."""
     sizing = Path(sys.executable).parent / "sizing"
     cmd = [str(sizing), "serve", "--port", str(port)]
     out = subprocess.DEVNULL
-    return subprocess.Popen(cmd, cwd=ROOT, env=_env(data_dir), stdout=out, stderr=out)
+    full = _env(data_dir) | env
+    return subprocess.Popen(cmd, cwd=ROOT, env=full, stdout=out, stderr=out)
 
 
 def start_trivial(port: int) -> subprocess.Popen[bytes]:
@@ -151,13 +153,17 @@ def measure(proc: subprocess.Popen[bytes], port: int, clients: int, seconds: flo
             "sys_ms": (sys1 - sys0) * per}  # fmt: skip
 
 
-def in_process_assistant(data_dir: Path) -> Any:
-    """The same assistant `sizing serve` builds, in this process, warmed on the questions."""
+def in_process_assistant(data_dir: Path, env: dict[str, str]) -> Any:
+    """The same assistant `sizing serve` builds (its index opened at start), in this process,
+    with the variant's settings, warmed on the questions."""
     from assistant.deps import build_deps
     from assistant.service import Assistant
     from assistant.settings import Settings
 
-    assistant = Assistant(build_deps(Settings(data_dir=data_dir)))
+    overrides = {k.removeprefix("SIZING_").lower(): v for k, v in env.items()}
+    deps = build_deps(Settings(data_dir=data_dir, **overrides))
+    deps.warm()
+    assistant = Assistant(deps)
     for q, lang in QUESTIONS:
         assistant.ask(q, language=lang)
     return assistant
@@ -259,6 +265,16 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
+# `sizing serve` as shipped, and with one lever of issue 15 turned off (each against the same
+# baseline in the same rounds): the environment each variant's server gets, and its in-process
+# assistant's settings
+VARIANTS: dict[str, dict[str, str]] = {
+    "sizing serve": {},
+    "  answers not kept (FIRST_TURN_CACHE=0)": {"SIZING_FIRST_TURN_CACHE": "0"},
+    "  in threads (INLINE_ANSWERS=false)": {"SIZING_INLINE_ANSWERS": "false"},
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -271,28 +287,33 @@ def main() -> None:
 
     data_dir, tmp = ensure_index(args.data_dir)
     app_ms = app_overhead(data_dir, args.app_requests)
-    assistant = in_process_assistant(data_dir)
-    sizing_port, trivial_port = free_port(), free_port()
-    sizing, trivial = start_sizing(data_dir, sizing_port), start_trivial(trivial_port)
+    assistants = {name: in_process_assistant(data_dir, env) for name, env in VARIANTS.items()}
+    servers: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
     rounds: list[dict[str, Any]] = []
     try:
-        wait_ready(f"http://127.0.0.1:{sizing_port}", sizing)
-        wait_ready(f"http://127.0.0.1:{trivial_port}", trivial)
-        for proc, port in ((trivial, trivial_port), (sizing, sizing_port)):
+        port = free_port()
+        servers["trivial"] = (start_trivial(port), port)
+        for name, env in VARIANTS.items():
+            port = free_port()
+            servers[name] = (start_sizing(data_dir, port, env), port)
+        for proc, port in servers.values():
+            wait_ready(f"http://127.0.0.1:{port}", proc)
             measure(proc, port, args.clients, 1.0)  # warm-up
         for _ in range(args.rounds):
-            base = measure(trivial, trivial_port, args.clients, args.seconds)
-            real = measure(sizing, sizing_port, args.clients, args.seconds)
-            answer_ms = answer_cpu(assistant, args.seconds / 2)
-            rounds.append({"trivial": base, "sizing": real, "answer_ms": answer_ms})
+            figures: dict[str, Any] = {}
+            for name, (proc, port) in servers.items():
+                figures[name] = measure(proc, port, args.clients, args.seconds)
+            for name, assistant in assistants.items():
+                figures[name]["answer_ms"] = answer_cpu(assistant, args.seconds / 4)
+            rounds.append(figures)
     finally:
-        stop(sizing)
-        stop(trivial)
+        for proc, _port in servers.values():
+            stop(proc)
         if tmp is not None:
             tmp.cleanup()
     report = summarise(rounds)
     report["app_cpu_ms_answers_replayed"] = round(app_ms, 3)
-    report["response_bytes"] = response_sizes(assistant)
+    report["response_bytes"] = response_sizes(assistants["sizing serve"])
     report["load_average"] = round(os.getloadavg()[0], 1)
     if args.json:
         print(json.dumps(report, indent=2))
@@ -301,31 +322,36 @@ def main() -> None:
 
 
 def summarise(rounds: list[dict[str, Any]]) -> dict[str, Any]:
-    def total(kind: str) -> float:
+    def total(kind: str, field: str = "cpu_ms") -> float:
         answers = sum(r[kind]["answers"] for r in rounds)
-        return sum(r[kind]["cpu_ms"] * r[kind]["answers"] for r in rounds) / max(answers, 1)
+        return sum(r[kind][field] * r[kind]["answers"] for r in rounds) / max(answers, 1)
 
-    def system(kind: str) -> float:
-        answers = sum(r[kind]["answers"] for r in rounds)
-        return sum(r[kind]["sys_ms"] * r[kind]["answers"] for r in rounds) / max(answers, 1)
-
-    sizing_ms, trivial_ms = total("sizing"), total("trivial")
-    answer_ms = statistics.median(r["answer_ms"] for r in rounds)
-    overheads = [r["sizing"]["cpu_ms"] - r["answer_ms"] for r in rounds]
+    trivial_ms = total("trivial")
+    variants = {}
+    for name in VARIANTS:
+        overheads = [r[name]["cpu_ms"] - r[name]["answer_ms"] for r in rounds]
+        variants[name] = {
+            "cpu_ms": round(total(name), 3),
+            "sys_ms": round(total(name, "sys_ms"), 3),
+            "ratio": round(total(name) / trivial_ms, 2),
+            "ratio_per_round": [
+                round(r[name]["cpu_ms"] / r["trivial"]["cpu_ms"], 2) for r in rounds
+            ],
+            "answer_cpu_ms_in_process": round(
+                statistics.median(r[name]["answer_ms"] for r in rounds), 3
+            ),
+            "overhead_outside_answer_ms": round(statistics.median(overheads), 3),
+            "overhead_per_round": [round(o, 3) for o in overheads],
+            "answers": sum(r[name]["answers"] for r in rounds),
+        }
     return {
         "rounds": rounds,
         "trivial_cpu_ms": round(trivial_ms, 3),
-        "sizing_cpu_ms": round(sizing_ms, 3),
-        "trivial_sys_ms": round(system("trivial"), 3),
-        "sizing_sys_ms": round(system("sizing"), 3),
-        "ratio": round(sizing_ms / trivial_ms, 2),
-        "ratio_per_round": [
-            round(r["sizing"]["cpu_ms"] / r["trivial"]["cpu_ms"], 2) for r in rounds
-        ],
-        "answer_cpu_ms_in_process": round(answer_ms, 3),
-        "overhead_outside_answer_ms": round(statistics.median(overheads), 3),
-        "overhead_per_round": [round(o, 3) for o in overheads],
-        "errors": sum(r[k]["errors"] for r in rounds for k in ("sizing", "trivial")),
+        "trivial_sys_ms": round(total("trivial", "sys_ms"), 3),
+        "variants": variants,
+        "ratio": variants["sizing serve"]["ratio"],
+        "overhead_outside_answer_ms": variants["sizing serve"]["overhead_outside_answer_ms"],
+        "errors": sum(f["errors"] for r in rounds for f in r.values()),
     }
 
 
@@ -333,19 +359,25 @@ def show(report: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"POST /api/chat, {args.clients} keep-alive clients, {args.rounds} rounds x "
           f"{args.seconds:g} s per server, {len(QUESTIONS)} questions in rotation, "
           f"{os.cpu_count()} CPUs, load average {report['load_average']}")  # fmt: skip
-    print(f"{'':<34}{'CPU ms/request':>15}{'of it kernel':>13}")
-    print(f"{'trivial FastAPI (2 KB JSON)':<34}{report['trivial_cpu_ms']:>15.3f}"
-          f"{report['trivial_sys_ms']:>13.3f}")  # fmt: skip
-    print(f"{'sizing serve':<34}{report['sizing_cpu_ms']:>15.3f}{report['sizing_sys_ms']:>13.3f}")
-    print(f"{'answer in process (Assistant.ask)':<34}{report['answer_cpu_ms_in_process']:>15.3f}")
-    print(f"ratio sizing / trivial: {report['ratio']}x (per round {report['ratio_per_round']}; "
-          "target <= 6x)")  # fmt: skip
-    print(f"overhead outside the answer: {report['overhead_outside_answer_ms']:.3f} ms, median of "
-          f"the rounds {report['overhead_per_round']} (target <= 0.5 ms)")  # fmt: skip
+    print(f"{'CPU ms per request':<42}{'server':>8}{'kernel':>8}{'answer':>8}{'rest':>8}"
+          f"{'ratio':>8}")  # fmt: skip
+    print(f"{'trivial FastAPI (2 KB JSON)':<42}{report['trivial_cpu_ms']:>8.3f}"
+          f"{report['trivial_sys_ms']:>8.3f}{'':>16}{1:>7.2f}x")  # fmt: skip
+    for name, v in report["variants"].items():
+        print(f"{name:<42}{v['cpu_ms']:>8.3f}{v['sys_ms']:>8.3f}"
+              f"{v['answer_cpu_ms_in_process']:>8.3f}{v['overhead_outside_answer_ms']:>8.3f}"
+              f"{v['ratio']:>7.2f}x")  # fmt: skip
+    main = report["variants"]["sizing serve"]
+    print(
+        "answer: Assistant.ask in process, same questions (thread CPU); rest: server minus "
+        "answer (median of the rounds)"
+    )
+    print(f"sizing serve / trivial: {main['ratio']}x (per round {main['ratio_per_round']}; "
+          f"target <= 6x); rest {main['overhead_outside_answer_ms']:.3f} ms (per round "
+          f"{main['overhead_per_round']}; target <= 0.5 ms)")  # fmt: skip
     print(f"the app's own CPU per request (ASGI in process, answers replayed): "
           f"{report['app_cpu_ms_answers_replayed']:.3f} ms")  # fmt: skip
-    answers = sum(r["sizing"]["answers"] for r in report["rounds"])
-    print(f"answers: {answers}, errors: {report['errors']}")
+    print(f"errors: {report['errors']}")
     for kind, sizes in report["response_bytes"].items():
         print(f"/api/chat answer, {kind:<10} over {sizes['answers']} eval turns: mean "
               f"{sizes['mean'] / 1024:.2f} KB, p50 {sizes['p50'] / 1024:.2f} KB, p95 "

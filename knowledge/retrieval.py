@@ -38,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowledge.blocking import may_block
 from knowledge.embeddings import MAX_TOKENS, Embedder, cap_query_tokens, make_embedder
 from knowledge.errors import DenseUnavailable
 from knowledge.index import (
@@ -305,11 +306,23 @@ class Retriever:
             self._result_cache.clear()
         return True
 
+    def search_generation(self) -> str | None:
+        """The generation searches use now, after the periodic check for a new one (callers
+        that cache what they built from search results key it with this)."""
+        self._refresh_if_due()
+        return self.generation
+
+    def _refresh_if_due(self) -> None:
+        if self.refresh_s is not None and self._clock() - self._checked_at >= self.refresh_s:
+            may_block("checking the index for a new generation")
+            self.refresh_if_changed()
+
     # --- search --------------------------------------------------------------------------
 
     def embed_query(self, query: str) -> np.ndarray:
         vec = self._query_cache.get(query)
         if vec is None:
+            may_block("embedding a new query")
             vec = self.embedder.embed_query(query)
             vec.setflags(write=False)
             self._query_cache.put(query, vec)
@@ -372,8 +385,7 @@ class Retriever:
         mode: SearchMode = "hybrid",
     ) -> list[Passage]:
         """The k best passages for query (one per section), best first."""
-        if self.refresh_s is not None and self._clock() - self._checked_at >= self.refresh_s:
-            self.refresh_if_changed()
+        self._refresh_if_due()
         snap = self._snap
         query = " ".join(query.split())
         if language is not None and language not in LANGUAGES:

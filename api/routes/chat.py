@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
 from api.answer_json import Include, answer_json
-from api.dependencies import Admitted, RateLimited, Ready, runner_for
+from api.dependencies import AnswerState, runner_for
 from api.questions import checked_question, checked_session_id, continued_session
 from api.responses import errors
 from api.sse import assistant_events, sse_events
@@ -53,7 +53,6 @@ def wants_stream(request: Request) -> bool:
 @router.post(
     "/api/chat",
     response_model=Answer,
-    dependencies=[RateLimited, Admitted],
     summary="Ask the sizing assistant",
     responses={
         200: {
@@ -69,7 +68,7 @@ def wants_stream(request: Request) -> bool:
 async def chat(
     body: ChatRequest,
     request: Request,
-    state: Ready,
+    state: AnswerState,
     include: list[Include] = Query(default=[], description=INCLUDE_DOC),
 ) -> Response:
     assistant, settings, metrics = state.assistant, state.settings, state.metrics
@@ -78,8 +77,10 @@ async def chat(
     runner = runner_for(state, question)  # long questions: their own lane (api.fairness)
     sessions = getattr(assistant, "sessions", None)
     session_id = None
-    if body.session_id is not None:  # a store lookup: off the event loop, only when asked
-        session_id = await state.runner.blocking(continued_session, body.session_id, sessions)
+    if body.session_id is not None:  # a store lookup, only when asked
+        session_id = await state.runner.run_inline_first(
+            continued_session, body.session_id, sessions
+        )
     if wants_stream(request):
         events = assistant_events(
             lambda: assistant.stream(question, session_id=session_id, language=body.language),
@@ -94,7 +95,8 @@ async def chat(
             sep="\n",
             headers={"X-Accel-Buffering": "no"},
         )
-    answer: Answer = await runner.run(
+    # on the event loop when no step blocks, else in an answer thread (api.concurrency)
+    answer: Answer = await runner.run_inline_first(
         assistant.ask, question, session_id=session_id, language=body.language
     )
     metrics.record_answer(answer, "chat")

@@ -13,7 +13,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api import openai_format as oa
 from api.conversation import stateless_assistant
-from api.dependencies import Admitted, RateLimited, Ready, runner_for
+from api.dependencies import AnswerState, runner_for
 from api.questions import checked_question, checked_text
 from api.responses import EVENT_STREAM, errors
 from api.security import error_body
@@ -45,7 +45,6 @@ async def get_model(model_id: str) -> dict[str, Any]:
 
 @router.post(
     "/v1/chat/completions",
-    dependencies=[RateLimited, Admitted],
     summary="OpenAI-compatible chat completion (the last user message is the question)",
     responses={
         200: {
@@ -57,7 +56,7 @@ async def get_model(model_id: str) -> dict[str, Any]:
 )
 async def chat_completions(
     body: oa.ChatCompletionRequest,
-    state: Ready,
+    state: AnswerState,
 ) -> Any:
     assistant, settings, metrics = state.assistant, state.settings, state.metrics
     if body.model != oa.MODEL_ID:
@@ -71,11 +70,13 @@ async def chat_completions(
     runner = runner_for(state, max(texts, key=len), sum(map(len, texts)))
     prompt_text = "\n".join(texts)
     # stateless: the request's own messages are the history (never another conversation's)
-    assistant, session_id = await runner.run(stateless_assistant, assistant, history, body.language)
+    assistant, session_id = await runner.run_inline_first(
+        stateless_assistant, assistant, history, body.language
+    )
     kwargs: dict[str, Any] = {"session_id": session_id, "language": body.language}
 
     if not body.stream:
-        answer: Answer = await runner.run(assistant.ask, question, **kwargs)
+        answer: Answer = await runner.run_inline_first(assistant.ask, question, **kwargs)
         metrics.record_answer(answer, "openai")
         return oa.completion(answer, prompt_text)
 

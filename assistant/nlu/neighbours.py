@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from knowledge.blocking import may_block
+
 log = logging.getLogger("assistant.nlu")
 
 BANK = Path(__file__).with_name("intent_bank.yaml")
@@ -77,6 +79,7 @@ class Neighbours:
     def scores(self, question: str) -> tuple[tuple[str, float], ...]:
         """(intent, score) best first: the mean similarity of each intent's share of the K
         nearest sentences, weighted by how many of the K it holds."""
+        may_block("embedding the question for the intent neighbours")
         self._load()
         assert self._matrix is not None
         vec = self._embedder.embed_query(question[:500])

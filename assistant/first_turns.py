@@ -1,0 +1,69 @@
+"""Answers to first questions, kept: the same opening question gets the same checked answer.
+
+A conversation's first turn depends only on the question, the requested language and what the
+assistant knows (the catalog and guides of this Assistant, the index generation its searches
+read). Visitors open with the same few questions (the widget's suggestions, "Do I need
+NVLink?"), and evaluation runs ask them again and again; composing and checking such an answer
+again costs ~0.5 ms of the ~0.7 ms a warm answer takes (issue 15). So an offline first turn's
+checked answer is kept (a bounded LRU, `SIZING_FIRST_TURN_CACHE`; 0 turns it off), and a repeat
+gets a copy with its own session and message id; its turn is stored as any other.
+
+Not kept: answers written by an LLM, answers with a notice (the embedder was busy and the
+guides were searched by keywords only, the grounding check withheld the answer: those say
+something about this moment), and follow-ups (they depend on the conversation).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from assistant.answer import Answer
+
+
+@dataclass(frozen=True)
+class FirstTurn:
+    """A checked first answer and what its turn stores besides it."""
+
+    answer: Answer
+    slots: Any  # assistant.sessions.Slots
+    facts: Any  # assistant.grounding.GroundingFacts
+
+
+class FirstTurns:
+    """A bounded, thread-safe LRU of first turns by (question, language, index generation)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(0, size)
+        self._data: OrderedDict[tuple[Any, ...], FirstTurn] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def get(self, key: tuple[Any, ...]) -> FirstTurn | None:
+        if not self.size:
+            return None
+        with self._lock:
+            turn = self._data.get(key)
+            if turn is not None:
+                self._data.move_to_end(key)
+                self.hits += 1
+        return turn
+
+    def put(self, key: tuple[Any, ...], turn: FirstTurn) -> None:
+        if not self.size or not keepable(turn.answer):
+            return
+        with self._lock:
+            self._data[key] = turn
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def keepable(answer: Answer) -> bool:
+    """An offline answer that says nothing about this moment (no notice, no violation)."""
+    return answer.mode == "offline" and not answer.notice and not answer.violations
