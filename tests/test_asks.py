@@ -196,3 +196,19 @@ def test_two_precisions_get_a_figure_each(assistant: Assistant, deps: Deps) -> N
 def test_one_ask_is_answered_as_before(assistant: Assistant) -> None:
     a = assistant.ask("What does 4x A100 SXM4 cost?")
     assert not _calls(a, "fit_check") and not _calls(a, "capacity_check")
+
+
+def test_a_context_beyond_the_model_is_no_and_sized_at_the_limit(
+    assistant: Assistant, deps: Deps
+) -> None:
+    limit = deps.catalog.models["mixtral-8x7b"].max_context
+    a = assistant.ask("Läuft Mixtral 8x7B mit 100.000 Token Kontext auf 2x L40S?")
+    text = _ok(a, "de")
+    assert limit < 100_000
+    assert lead_polarity(text) is False  # beyond the model itself, on any node
+    assert f"{limit:,}".replace(",", ".") in text.split("\n")[0]
+    assert all(c.arguments["context_tokens"] == limit for c in _calls(a, "fit_check"))
+    # within the limit nothing is added
+    a = assistant.ask("Läuft Mixtral 8x7B mit 16.000 Token Kontext auf 2x L40S?")
+    assert _calls(a, "fit_check")[0].arguments["context_tokens"] == 16000
+    assert "über das Modell hinaus" not in a.answer

@@ -22,6 +22,7 @@ from assistant.compose.draft import Draft
 from assistant.compose.speed import speed_cost
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
+from assistant.nlu.asks import is_yes_no
 from assistant.nlu.query import Ask
 from assistant.texts import num, precision_label, render, t, tokens
 
@@ -35,6 +36,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} in {precision} mit {ctx} Token Kontext** auf der genannten Hardware:",
     ),
     "ask_price": ("The price of what you named:", "Der Preis der genannten Konfiguration:"),
+    "beyond_context": (
+        "**{model} itself reads at most {limit} tokens of context**: {asked} tokens are beyond "
+        "the model, on any node. Sized at its limit:",
+        "**{model} verarbeitet selbst höchstens {limit} Token Kontext**: {asked} Token gehen "
+        "über das Modell hinaus, auf jedem Knoten. Gerechnet mit seiner Grenze:",
+    ),
+    "beyond_context_no": (
+        "**No — {model} itself reads at most {limit} tokens of context**: {asked} tokens are "
+        "beyond the model, on any node. Sized at its limit:",
+        "**Nein — {model} verarbeitet selbst höchstens {limit} Token Kontext**: {asked} Token "
+        "gehen über das Modell hinaus, auf jedem Knoten. Gerechnet mit seiner Grenze:",
+    ),
 }
 
 
@@ -70,6 +83,32 @@ class AsksMixin(ComposerBase):
         if ask.kind == "context":
             return "context" in flow.answers or any(c.name == "capacity_check" for c in d.calls)
         return ask.kind in flow.answers
+
+    # ---- a context beyond the model's own limit
+    def _within_model_context(self, u: Query) -> tuple[Query, int | None]:
+        """A context asked beyond the model's own limit (catalog max_context: "Qwen2.5 72B with
+        128K context") is sized at that limit; returns the query to size and the context asked
+        (None when it is within the limit)."""
+        model = self.deps.catalog.models.get(u.model) if u.model else None
+        limit = getattr(model, "max_context", None)
+        if not limit or u.context_tokens is None or u.context_tokens <= limit:
+            return u, None
+        return u.model_copy(update={"context_tokens": limit}), u.context_tokens
+
+    def _beyond_model_context(self, d: Draft, u: Query, asked: int) -> None:
+        """The lead says that the context asked is beyond the model itself (a yes/no question
+        gets its "no"), before the answer at the model's limit."""
+        model = self.deps.catalog.models[u.model]
+        key = "beyond_context_no" if is_yes_no(u.question) or u.claim else "beyond_context"
+        text = p(
+            d.lang,
+            key,
+            model=model.name,
+            limit=num(d.lang, model.max_context),
+            asked=num(d.lang, asked),
+        )
+        at = next((i for i, para in enumerate(d.paras) if not para.startswith("_")), 0)
+        d.paras.insert(at, text)
 
     # ---- the nodes the question names, as the fit rows resolve them
     def _asked_rows(self, d: Draft, u: Query) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ class Composer(
 
     def compose(self, u: Query) -> Composed:
         d = Draft(self.deps, u.language)
+        u, beyond = self._within_model_context(u)
         flow, asked = plan(u)  # the flow of the first ask, on the query it runs on
         d.flow = flow.name
         d.sizing = {
@@ -51,6 +52,8 @@ class Composer(
             d.filters = self._filters(u)
         self._constrained(d, asked, flow.method)
         self._other_asks(d, u, flow)
+        if beyond is not None:
+            self._beyond_model_context(d, u, beyond)
         if flow.filtered or flow.claim == "fits":
             self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
