@@ -44,6 +44,8 @@ from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError
 from assistant.first_turns import FirstTurn, FirstTurns
 from assistant.guide_search import with_notice as keyword_search_notice
+from assistant.nlu.asks import find_asks
+from assistant.nlu.lexicon import _fold
 from assistant.price_notes import add_price_notes
 from assistant.sessions import (
     InvalidSessionId,
@@ -520,4 +522,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     if merged.intents and merged.intents[0] == "off_topic" and (merged.model or merged.params_b):
         # "how fast?" after a question about a model: what it asks, on the session's subject
         merged.intents = list(merged.intents[1:]) or ["fit"]
+    if not new_subject and merged.has_subject:
+        # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
+        find_asks(_fold(merged.question), merged)
     return merged

@@ -212,3 +212,17 @@ def test_a_context_beyond_the_model_is_no_and_sized_at_the_limit(
     a = assistant.ask("Läuft Mixtral 8x7B mit 16.000 Token Kontext auf 2x L40S?")
     assert _calls(a, "fit_check")[0].arguments["context_tokens"] == 16000
     assert "über das Modell hinaus" not in a.answer
+
+
+def test_a_follow_up_asks_about_the_sessions_model(assistant: Assistant, deps: Deps) -> None:
+    first = assistant.ask("Does Mixtral 8x7B fit on 2x H100 PCIe?")
+    a = assistant.ask("And how fast, FP8 compared with BF16?", session_id=first.session_id)
+    text = _ok(a, "en")
+    timed = [c.arguments.get("precision") for c in _calls(a, "throughput_estimate")]
+    assert timed[:2] == ["fp8", "bf16"]
+    for prec in ("fp8", "bf16"):
+        assert f"about {_tps(deps, 'mixtral-8x7b', '2x-h100-pcie', prec):.0f} tokens/s" in text
+    # "and what does it cost?" after a fit answer asks the price only: no fit ask of its own
+    a = assistant.ask("and what does that node cost?", session_id=first.session_id)
+    assert [c.name for c in a.tool_calls][:1] == ["price_quote"]
+    assert not _calls(a, "fit_check")

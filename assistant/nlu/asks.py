@@ -113,16 +113,20 @@ def find_asks(folded: str, u: Query) -> None:
             u.context_tokens = int(bare.group(1)) * 1024
     fit = _FIT_ASK_RX.search(folded)
     yes_no = is_yes_no(u.question)
-    if fit or (money and hardware) or (context and yes_no):
-        at = -1 if yes_no else fit.start() if fit else _model_at(folded, u)
+    named = _model_at(folded, u)  # a model named with a node and a price: does it fit there?
+    if fit or (money and hardware and named >= 0) or (context and yes_no):
+        at = -1 if yes_no else fit.start() if fit else named
         precisions: list[str | None] = compared if not speed else []
         asks += [Ask(kind="fit", at=at, precision=p) for p in precisions or [None]]
     u.asks = _in_order(asks)
 
 
 def _model_at(folded: str, u: Query) -> int:
-    """Where the question names its model (a model named with a node asks whether it fits)."""
-    at = folded.find((u.model_mention or "").lower()) if u.model_mention else -1
+    """Where the question names its model; -1 when it names none (a follow-up's model comes
+    from the session)."""
+    if not (u.model_mention or u.unknown_model or u.params_b):
+        return -1
+    at = folded.find(u.model_mention.lower()) if u.model_mention else -1
     return max(at, 0)
 
 
