@@ -81,6 +81,24 @@ class AnswerRunner:
                 return result
         return await self.run(fn, *args, **kwargs)
 
+    async def iterate_inline_first(self, make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
+        """The items of `make()`: all drained on the event loop when this runner answers inline
+        and no step blocks (an offline stream is a finished answer cut into events), else from
+        a fresh `make()` drained in an answer thread (`iterate`)."""
+        if self.inline:
+            try:
+                with no_blocking():
+                    items = list(make())
+            except WouldBlock as exc:
+                self.on_loop[exc.what] += 1
+            else:
+                self.on_loop["inline"] += 1
+                for item in items:
+                    yield item
+                return
+        async for item in self.iterate(make()):
+            yield item
+
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """A short blocking call (a store read or write) off the event loop."""
         return await _in_pool(self._store, functools.partial(fn, *args))

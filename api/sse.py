@@ -33,12 +33,13 @@ async def assistant_events(
     on_answer: Callable[[Answer], None] | None = None,
     on_error: Callable[[str], None] | None = None,
 ) -> AsyncIterator[StreamEvent]:
-    """Run the (blocking) assistant stream in the thread pool; never raise into the response.
+    """Run the (blocking) assistant stream on the event loop when no step of it blocks, else in
+    the thread pool (api.concurrency); never raise into the response.
 
     An exception becomes one ErrorEvent with a generic message (details go to the log only).
     """
     try:
-        async for event in runner.iterate(make_stream()):
+        async for event in runner.iterate_inline_first(make_stream):
             if isinstance(event, DoneEvent) and on_answer is not None:
                 on_answer(event.answer)
             if isinstance(event, ErrorEvent) and on_error is not None:

@@ -126,6 +126,31 @@ def test_rule_answers_run_on_the_loop_and_a_new_search_in_a_thread(
     metrics = httpx.get(inline.url + "/metrics", timeout=10).text
     assert 'sizing_answers_on_event_loop_total{outcome="inline"} 4.0' in metrics
 
+    # the widget's stream: drained on the loop, the same answer as the JSON one
+    stream_q = "Was kostet 4x A100 SXM4 im Monat?"
+    done = _stream(inline, stream_q)
+    assert on_loop["inline"] == 5
+    _same_answer(done, _stream(threads, stream_q))
+    new_search = "Was ist Tensor-Parallelismus und wann hilft er?"
+    streamed = _stream(inline, new_search)  # a new query embedding: drained in a thread
+    assert on_loop["embedding a new query"] == 2 and streamed["citations"]
+
+
+def _stream(server: LiveServer, text: str) -> dict[str, Any]:
+    from api.sse import parse_sse
+
+    r = httpx.post(
+        server.url + "/api/chat",
+        params={"include": "tool_calls"},
+        json={"message": text},
+        headers={"Accept": "text/event-stream"},
+        timeout=60,
+    )
+    assert r.status_code == 200, r.text
+    events = parse_sse(r.text)
+    assert events[0]["event"] == "token" and events[-1]["event"] == "done", events[-1]
+    return dict(events[-1]["data"]["answer"])
+
 
 # --------------------------------------------------------------------------- first turns
 
