@@ -97,8 +97,11 @@ def test_the_bucket_is_taken_without_waiting_or_handed_to_a_thread(tmp_path: Pat
 def test_rule_answers_run_on_the_loop_and_a_new_search_in_a_thread(
     api_settings: Any, live_api_factory: Any
 ) -> None:
-    inline = live_api_factory(api_settings())
-    threads = live_api_factory(api_settings(inline_answers=False, first_turn_cache=0))
+    # no embedder budget: a cold embedder's first query may cost seconds on a loaded machine
+    inline = live_api_factory(api_settings(embed_budget_s_per_minute=0))
+    threads = live_api_factory(
+        api_settings(inline_answers=False, first_turn_cache=0, embed_budget_s_per_minute=0)
+    )
     on_loop = inline.app.state.sizing.runner.on_loop
 
     rule = _post(inline, RULE_Q)
