@@ -2,7 +2,7 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from tools.money import USD
 
@@ -93,6 +93,10 @@ class Answer(BaseModel):
     attempts: list[LLMAttempt] = Field(
         default=[], description="LLM mode: every answer the model wrote and what became of it"
     )
+    # the configuration(s) the offline answer chose as its result (the cheapest that holds the
+    # model, a comparison's winner): kept in the session for "on it" in the next question; not
+    # part of the answer's JSON
+    _chosen: list[str] = PrivateAttr(default_factory=list)
 
 
 # what a stored turn leaves out of an Answer (assistant.sessions); /api/chat's default JSON leaves

@@ -134,6 +134,7 @@ class Assistant:
             return answer
         understanding, slots = self._understand(question, session, language)
         answer = self._offline(understanding, sid)
+        slots.answered = list(answer._chosen)
         if self.deps.llm is not None:
             answer = self._llm(question, session, understanding.language, answer, sid, progress)
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
@@ -250,6 +251,7 @@ class Assistant:
             constraints=u.constraints.model_dump(exclude_defaults=True),
             users=u.users,
             runtime=u.runtime,
+            kv_precision=u.kv_precision,
         )
         return u, slots
 
@@ -269,6 +271,7 @@ class Assistant:
             session_id=session_id,
             message_id=_new_id(),
         )
+        answer._chosen = list(composed.result)
         violations = check_answer(answer, catalog_prices(self.deps.catalog))
         if violations:
             # the composer formats only tool figures: a violation here is a bug. Never show it.
@@ -329,6 +332,7 @@ def _new_id() -> str:
 
 
 def _safe_fallback(answer: Answer, violations: list[GroundingViolation]) -> Answer:
+    answer._chosen = []  # a withheld answer chose nothing
     return answer.model_copy(
         update={
             "answer": FALLBACK_TEXT[answer.language],
@@ -413,6 +417,73 @@ def _swap_variant(u: Any, update: dict[str, Any], catalog: Any) -> bool:
     return True
 
 
+def _same_node(prev: Slots) -> dict[str, Any]:
+    """The hardware slots of the session, as they are."""
+    return {
+        "cards": list(prev.cards),
+        "card_families": list(prev.card_families),
+        "count": prev.count,
+        "memory_gb": prev.memory_gb,
+        "configurations": list(prev.configurations),
+    }
+
+
+def _answered_node(prev: Slots, catalog: Any) -> dict[str, Any]:
+    """The hardware slots of the configuration the previous answer chose ("the cheapest single
+    card is Z"), or nothing when it chose none."""
+    configs = [c for c in prev.answered if c in catalog.configurations]
+    if not configs:
+        return {}
+    chosen = [catalog.configurations[c] for c in configs]
+    return {
+        "cards": list(dict.fromkeys(c.gpu for c in chosen)),
+        "card_families": [],
+        "count": chosen[0].count,
+        "memory_gb": None,
+        "configurations": configs,
+    }
+
+
+# the asks a follow-up can make about the configuration the previous answer chose
+_ASKS_ABOUT_NODE = ("capacity", "speed", "price", "fit", "nvlink", "link_facts", "tp_sync")
+
+
+def _refers_to_answer(u: Any, prev: Slots) -> bool:
+    """The question refers to the configuration the previous answer chose: "on it", "darauf",
+    "that one", "the card"."""
+    return bool(prev.answered) and bool(
+        _REFERS_TO_NODE.search(u.question.lower()) or _THAT_ONE.search(u.question.lower())
+    )
+
+
+_THAT_ONE = re.compile(
+    r"(?:that|this|the same) one|the (?:card|gpu|node|server)|"
+    r"(?:die|der|diese[rnms]?) (?:karte|gpu|knoten|server|konfiguration)"
+)
+
+
+def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str, Any]:
+    """The hardware of a follow-up that names none. A new kind of question ("how many people
+    could chat on it?", "how fast is it?", "what does it cost?") after an answer that chose a
+    configuration is about that configuration, with or without a referring word; a question
+    continuing the previous one ("and in FP8?" after "the cheapest?") keeps the session's
+    hardware. The cheapest asked anew searches every node (the count the question gives)."""
+    own = intents[:1] != [prev.intent]
+    if (
+        intents[:1]
+        and intents[0] in _ASKS_ABOUT_NODE
+        and (own or _refers_to_answer(u, prev))
+        and (u.count is None or _THAT_ONE.search(u.question.lower()))
+    ):
+        node = _answered_node(prev, catalog)
+        if node:
+            return node
+    if intents[:1] == ["cheapest"] and len(prev.configurations) < 2:
+        # "which is the cheapest single card?" after "does it fit on one L40S?": every node
+        return {"cards": [], "card_families": [], "configurations": [], "count": u.count}
+    return {}
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
@@ -427,16 +498,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         u = u.model_copy(update={"intents": [str(prev.intent)], "follow_up": True})
     if not follow:
         if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
-            # "How fast is Llama 3.3 70B on it?" after a price question: the same node
-            return u.model_copy(
-                update={
-                    "cards": list(prev.cards),
-                    "card_families": list(prev.card_families),
-                    "count": prev.count,
-                    "memory_gb": prev.memory_gb,
-                    "configurations": list(prev.configurations),
-                }
-            )
+            # "How fast is Llama 3.3 70B on it?" after a price question: the same node (after
+            # "the cheapest is Z": Z)
+            return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
         return u
     update: dict[str, Any] = {}
     if not new_subject:
@@ -461,18 +525,14 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update.update(users=prev.users, concurrency=prev.concurrency)
     if u.runtime is None and prev.runtime:
         update["runtime"] = prev.runtime
+    if u.kv_precision is None and prev.kv_precision:
+        update["kv_precision"] = prev.kv_precision
     if u.context_tokens is None and prev.context_tokens:
         update["context_tokens"] = prev.context_tokens
     if u.concurrency is None and prev.concurrency:
         update["concurrency"] = prev.concurrency
     if not names_hardware and u.count is None:
-        update.update(
-            cards=list(prev.cards),
-            card_families=list(prev.card_families),
-            count=prev.count,
-            memory_gb=prev.memory_gb,
-            configurations=list(prev.configurations),
-        )
+        update.update(_same_node(prev))
     elif not names_hardware and u.count is not None and (prev.cards or prev.card_families):
         # "and on eight cards?" after "4x A100 SXM4": same card, new count
         configs = [
@@ -499,7 +559,12 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     # a follow-up ("und 8x?") or an answer to our clarifying question ("only a few users")
     # that supplies a slot but asks nothing new continues the previous question
     supplies_slot = not new_subject and bool(
-        u.workloads or u.precision or names_hardware or u.count or u.context_tokens
+        u.workloads
+        or u.precision
+        or u.kv_precision
+        or names_hardware
+        or u.count
+        or u.context_tokens
     )
     continues = prev.intent and prev.intent not in (
         "off_topic",
@@ -513,11 +578,13 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         continues
         and (intents in (["general"], ["fit"], ["off_topic"]) or not intents)
         and (u.follow_up or supplies_slot)
-        and not (intents == ["fit"] and new_subject and u.asks_fit)
+        and not (intents == ["fit"] and u.asks_fit and (new_subject or _refers_to_answer(u, prev)))
     ):  # "und passt Llama 70B da drauf?" after a price question asks whether it fits
         intents = [str(prev.intent)]
         update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
     update["intents"] = intents
+    if not names_hardware and not swapped:
+        update.update(_node_for(u, prev, intents, catalog))
     merged = u.model_copy(update=update)
     if merged.intents and merged.intents[0] == "off_topic" and (merged.model or merged.params_b):
         # "how fast?" after a question about a model: what it asks, on the session's subject

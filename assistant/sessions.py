@@ -135,6 +135,10 @@ class Slots(BaseModel):
     constraints: dict[str, Any] = Field(default_factory=dict)
     users: int | None = None
     runtime: str | None = None
+    kv_precision: str | None = None  # "FP8 KV cache": kept until a question says otherwise
+    # the configuration(s) the last answer chose as its result ("the cheapest single card is
+    # Z"): a follow-up asking something new about "it" / "da" runs on it
+    answered: list[str] = Field(default_factory=list)
 
 
 class Turn(BaseModel):

@@ -656,6 +656,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "KV cache: {kv} ({per_token} bytes per token).",
         "KV-Cache: {kv} ({per_token} Byte pro Token).",
     ),
+    "kv_at_context": (
+        "KV cache for {ctx} tokens in {kv_precision}: {kv} ({per_token} bytes per token).",
+        "KV-Cache für {ctx} Token in {kv_precision}: {kv} ({per_token} Byte pro Token).",
+    ),
+    "kv_line_at": (
+        "KV cache in {kv_precision}: {kv} ({per_token} bytes per token).",
+        "KV-Cache in {kv_precision}: {kv} ({per_token} Byte pro Token).",
+    ),
     "kv_unknown": (
         "KV cache not counted: only the parameter count is known.",
         "KV-Cache nicht eingerechnet: Nur die Parameterzahl ist bekannt.",

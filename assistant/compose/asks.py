@@ -24,7 +24,7 @@ from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
 from assistant.nlu.asks import is_yes_no
 from assistant.nlu.query import Ask
-from assistant.texts import num, precision_label, render, t, tokens
+from assistant.texts import gb, num, precision_label, render, t, tokens
 
 PHRASES: dict[str, tuple[str, str]] = {
     "ask_fit": (
@@ -202,6 +202,20 @@ class AsksMixin(ComposerBase):
         model, prec = self._model_name(fit, d.lang), precision_label(fit["precision"])
         for r in self._targets(u, fit)[:2]:
             self._capacity_of(d, u, r, model, prec, context_lead=True)
+        if fit.get("kv_bytes_per_token") and fit.get("context_tokens"):
+            # what the context asked costs: the KV cache at that context and its precision
+            d.bullets(
+                [
+                    t(
+                        d.lang,
+                        "kv_at_context",
+                        ctx=num(d.lang, fit["context_tokens"]),
+                        kv_precision=precision_label(fit.get("kv_precision") or "bf16"),
+                        kv=gb(d.lang, fit["kv_gb"]),
+                        per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                    )
+                ]
+            )
 
 
 def _after_lead(d: Draft, start: int) -> None:

@@ -225,12 +225,15 @@ class ComposerBase:
             return
         parts = [t(d.lang, "weights_only", weights=gb(d.lang, fit["weights_gb"]), precision=prec)]
         if fit.get("kv_bytes_per_token"):
+            # a KV cache at another precision than the default BF16 says which ("in FP8")
+            kv_prec = fit.get("kv_precision") or "bf16"
             parts.append(
                 t(
                     d.lang,
-                    "kv_line",
+                    "kv_line" if kv_prec == "bf16" else "kv_line_at",
                     kv=gb(d.lang, fit["kv_gb"]),
                     per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                    kv_precision=precision_label(kv_prec),
                 )
             )
         else:

@@ -43,6 +43,9 @@ class Composed:
     prices: list[PriceQuote]
     tool_calls: list[ToolCall]
     follow_ups: list[str]
+    # the configuration(s) the answer chose as its result (the cheapest that holds the model,
+    # a comparison's winner): what "on it" / "da" in the next question refers to
+    result: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -63,6 +66,7 @@ class Draft:
     # fit_check / cheapest_fit call of a filtered flow carries them
     filters: dict[str, Any] = field(default_factory=dict)
     sizing: dict[str, Any] = field(default_factory=dict)  # runtime, kv_precision as asked
+    result: list[str] = field(default_factory=list)  # the configuration(s) the answer chose
 
     # ---- tools
     def call(self, name: str, **arguments: Any) -> dict[str, Any] | None:
@@ -170,4 +174,5 @@ class Draft:
             prices=list(self._prices.values()),
             tool_calls=self.calls,
             follow_ups=self.follow_ups,
+            result=list(self.result),
         )

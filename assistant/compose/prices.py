@@ -278,6 +278,7 @@ class PricesMixin(ComposerBase):
         priced = [c for c in holding if c in costs]
         if len(priced) >= 1 and len(holding) >= 2:
             winner = min(priced, key=lambda c: (costs[c], c))
+            d.result = [winner]
             return t(
                 d.lang,
                 "compare_best_value",
@@ -288,6 +289,7 @@ class PricesMixin(ComposerBase):
             )
         best = self._cheapest_row([rows[c] for c in holding], ("fits_one_card", "split"))
         assert best is not None
+        d.result = [best["configuration"]]
         return t(
             d.lang,
             "compare_cheapest_holding",
@@ -443,6 +445,7 @@ class PricesMixin(ComposerBase):
             d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
             return
         top = rows[0]
+        d.result = [top["configuration"]]
         d.add(
             t(
                 d.lang,

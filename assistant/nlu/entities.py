@@ -95,17 +95,24 @@ class EntityMixin:
         return []
 
     def _find_precision(self, folded: str, u: Query) -> None:
-        hits: list[tuple[int, str]] = []
+        hits: list[tuple[int, int, str]] = []
         for name, rx in _PRECISION_RX:
             for m in rx.finditer(folded):
-                hits.append((m.start(), name))
+                hits.append((m.start(), m.end(), name))
         if hits:
             # "AWQ 4-bit" -> awq: a named format beats a bare bit width
             hits.sort()
-            names = [h[1] for h in hits]
-            # every precision named, in order ("BF16 vs FP8"), not the KV cache's ("FP8 KV cache")
-            weights = [n for at, n in hits if not _names_kv_cache(folded, at)]
-            u.precisions = list(dict.fromkeys(weights))
+            # the KV cache's precision ("FP8 KV cache", "KV cache in 8 bit") is not the weights'
+            kv = [n for at, end, n in hits if _names_kv_cache(folded, at, end)]
+            names = [n for at, end, n in hits if not _names_kv_cache(folded, at, end)]
+            if kv and kv[0] in _KV_PRECISION:
+                u.kv_precision = _KV_PRECISION[kv[0]]  # type: ignore[assignment]
+                if not names and _ALSO_RX.search(folded):
+                    names = [kv[0]]  # "and if I also put the KV cache in FP8?": FP8 throughout
+            # every precision named, in order ("BF16 vs FP8")
+            u.precisions = list(dict.fromkeys(names))
+            if not names:
+                return
             for specific in ("gptq", "gguf-q4_k_m", "gguf-q5_k_m", "gguf-q8_0", "awq"):
                 if specific in names:
                     u.precision = specific
@@ -198,6 +205,8 @@ class EntityMixin:
                 folded,
             )
             n = _to_int(m.group(1)) if m and m.group(1) not in ("a", "an", "single") else None
+            if m and re.search(r"\b(?:that|this|same|which|the|other)\s*$", folded[: m.start(1)]):
+                n = None  # "on that one?" names no count
             if n is not None and 1 <= n <= 8:  # "und bei 50?" means users, not cards
                 u.count = n
         if u.count is not None and u.count <= 0:
@@ -298,15 +307,30 @@ _NOT_A_NAME = {
 
 #: a figure with thousands separators ("128.000", "32,768")
 _THOUSANDS_RX = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
-_KV_AFTER_RX = re.compile(r"\w+[\s-]*kv\b")
-_KV_BEFORE_RX = re.compile(r"kv[\s-]*cache\w*[\s-]*(?:in|als|as|=|:|auf|dtype\s*=?)?\s*$")
+_KV_AFTER_RX = re.compile(r"[\s-]*(?:kv\b|key[\s-]*value)")
+_KV_BEFORE_RX = re.compile(
+    r"(?:kv|key[\s-]*value)[\s-]*cache\w*[\s-]*(?:also |auch |too |ebenfalls )?"
+    r"(?:(?:quanti[sz]\w*|set|gesetzt|stored|gespeichert) )?"
+    r"(?:in|als|as|=|:|auf|to|mit|with|dtype\s*=?)?\s*$"
+)
+# "also"/"auch" with the KV cache's precision: the weights are in it too
+_ALSO_RX = re.compile(r"\b(?:also|too|as well|auch|ebenfalls|zusätzlich|additionally)\b")
+# the KV-cache precisions the tools size (tools.specs.KvPrecision); an 8-bit GGUF cache is int8
+_KV_PRECISION = {
+    "fp8": "fp8",
+    "int8": "int8",
+    "gguf-q8_0": "int8",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp32": "fp32",
+}
 
 
-def _names_kv_cache(folded: str, at: int) -> bool:
-    """The precision at `at` is the KV cache's ("FP8 KV cache", "KV-Cache in FP8"), not the
-    weights'."""
+def _names_kv_cache(folded: str, at: int, end: int) -> bool:
+    """The precision at `at`..`end` is the KV cache's ("FP8 KV cache", "KV-Cache in FP8",
+    "8-bit KV cache"), not the weights'."""
     return bool(
-        _KV_AFTER_RX.match(folded, at) or _KV_BEFORE_RX.search(folded[max(0, at - 24) : at])
+        _KV_AFTER_RX.match(folded, end) or _KV_BEFORE_RX.search(folded[max(0, at - 40) : at])
     )
 
 

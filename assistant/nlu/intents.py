@@ -15,7 +15,13 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "capacity": r"how many (?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
         r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations)|"
         r"wie viele (?:gleichzeitige[n]? |parallele[n]? )?(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
-        r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen)|max(?:imum|imal)?(?:e|en)? "
+        r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen)|"
+        # people at once: "how many people could chat on it at the same time"
+        r"how many (?:people|persons|users|folks|clients|customers|chats|colleagues)\b.{0,60}"
+        r"(?:at (?:the same|one|once) time|at once|simultaneous|concurrent|in parallel|parallel)|"
+        r"wie viele (?:leute|personen|menschen|nutzer\w*|user|kunden|kollegen|chats|gespräche)\b"
+        r".{0,60}(?:gleichzeitig|parallel|zur (?:gleichen|selben) zeit|auf einmal)|"
+        r"max(?:imum|imal)?(?:e|en)? "
         r"(?:context|kontext)|longest context|längste[nr]? kontext|"
         r"wie (?:viel|lang)\w*\b.{0,24}kontext|how (?:much|long)\b.{0,24}context|kontextlänge|"
         r"context length|kv[\s-]*cache (?:room|platz)",
@@ -117,7 +123,7 @@ _DOMAIN_RX = re.compile(
     r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"
     r"all-?reduce|tensor|pipeline|mistral|qwen|deepseek|mixtral|flux|sdxl|guide|price|preis|"
     r"kost|cost|miete|rent|nvidia-smi|batch|context|kontext|throughput|durchsatz|"
-    r"\btopo\b|\bphb\b|\bpix\b|\bpxb\b|\bnv\d+\b|\bnuma\b|nccl|busbw|algbw|p2p",
+    r"\btopo\b|\bphb\b|\bpix\b|\bpxb\b|\bnv\d+\b|\bnuma\b|nccl|busbw|algbw|p2p|kv[\s-]*cache",
 )
 
 _INJECTION_RX = re.compile(

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Language
+from tools.specs import KvPrecision
 
 Intent = Literal[
     "topology_paste",  # pasted `nvidia-smi topo -m` output
@@ -197,7 +198,11 @@ class Query(BaseModel):
     )
     constraints: Constraints = Field(default_factory=Constraints)
     runtime: Runtime | None = Field(default=None, description="llama.cpp / Ollama / GGUF, vLLM")
-    kv_precision: Literal["fp8"] | None = Field(default=None, description="'FP8 KV cache'")
+    kv_precision: KvPrecision | None = Field(
+        default=None,
+        description="the KV cache's precision when the question names it ('FP8 KV cache', 'KV "
+        "cache in 8 bit' -> int8); the weights' precision is `precision`",
+    )
     nodes: int | None = Field(
         default=None, description="servers asked for together ('two nodes', '16 GPUs')"
     )
