@@ -462,6 +462,12 @@ _THAT_ONE = re.compile(
 )
 
 
+_SEVERAL = re.compile(
+    r"\b(?:both|each|either|all (?:of )?(?:them|those|three)|them|those|beide[nm]?|jede[mnr]?|"
+    r"allen|denen)\b"
+)
+
+
 def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str, Any]:
     """The hardware of a follow-up that names none. A new kind of question ("how many people
     could chat on it?", "how fast is it?", "what does it cost?") after an answer that chose a
@@ -469,6 +475,8 @@ def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str
     continuing the previous one ("and in FP8?" after "the cheapest?") keeps the session's
     hardware. The cheapest asked anew searches every node (the count the question gives)."""
     own = intents[:1] != [prev.intent]
+    if len(prev.configurations) > 1 and _SEVERAL.search(u.question.lower()):
+        return {}  # "and on each of them?", "auf beiden?": every node named before
     if (
         intents[:1]
         and intents[0] in _ASKS_ABOUT_NODE

@@ -273,3 +273,32 @@ def test_a_full_context_question_answers_yes_or_no_with_the_kv_figure(
     shown = f"{kv_gb:.1f}" if lang == "en" else f"{kv_gb:.1f}".replace(".", ",")
     head = "\n\n".join(text.split("\n\n")[:6])  # with the lead, not at the end
     assert f"{shown} GB" in head, head
+
+
+@pytest.mark.parametrize(
+    ("lang", "turns"),
+    [
+        (
+            "en",
+            [
+                "Is 2x L40S or 1x H100 PCIe better for Qwen3 32B in FP8?",
+                "How many parallel chats with 4k context would it handle?",
+            ],
+        ),
+        (
+            "de",
+            [
+                "Was ist für Qwen3 32B in FP8 besser, 2x L40S oder 1x H100 PCIe?",
+                "Wie viele Leute könnten da mit 4k Kontext gleichzeitig chatten?",
+            ],
+        ),
+    ],
+)
+def test_after_a_comparison_the_follow_up_is_about_the_winner(
+    assistant: Assistant, lang: str, turns: list[str]
+) -> None:
+    a1, a2 = _ask(assistant, *turns)
+    cheaper = last_call(a1, "price_quote").result["cheapest"]
+    ok(a2, lang)
+    caps = [c for c in a2.tool_calls if c.name == "capacity_check"]
+    assert [c.arguments["configuration"] for c in caps] == [cheaper]

@@ -166,6 +166,7 @@ class PricesMixin(ComposerBase):
                 and rows[cheap]["verdict"] == "does_not_fit"
                 and rows[other]["verdict"] != "does_not_fit"
             )
+            d.result = [other if only_other else cheap]
             d.add(
                 t(
                     d.lang,

@@ -13,9 +13,11 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
     for k, v in {
         "capacity": r"how many (?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
-        r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations)|"
+        r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations|chats|"
+        r"people|persons|clients|customers)|"
         r"wie viele (?:gleichzeitige[n]? |parallele[n]? )?(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
-        r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen)|"
+        r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen|chats|gespräche|unterhaltungen|"
+        r"leute|personen|kunden)|"
         # people at once: "how many people could chat on it at the same time"
         r"how many (?:people|persons|users|folks|clients|customers|chats|colleagues)\b.{0,60}"
         r"(?:at (?:the same|one|once) time|at once|simultaneous|concurrent|in parallel|parallel)|"
