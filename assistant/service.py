@@ -457,8 +457,9 @@ def _refers_to_answer(u: Any, prev: Slots) -> bool:
 
 
 _THAT_ONE = re.compile(
-    r"(?:that|this|the same) one|the (?:card|gpu|node|server)|"
-    r"(?:die|der|diese[rnms]?) (?:karte|gpu|knoten|server|konfiguration)"
+    r"\b(?:that|this|the same) one\b|\bthe (?:card|gpu|node|server)\b|"
+    r"\b(?:fits?|run|runs|work|works|go|goes) there\b|"
+    r"\b(?:die|der|diese[rnms]?) (?:karte|gpu|knoten|server|konfiguration)\b"
 )
 
 

@@ -142,6 +142,40 @@ def test_speed_and_price_after_a_cheapest_answer_are_about_its_pick(
     assert a2.prices and a2.prices[0].configuration == chosen
 
 
+@pytest.mark.parametrize(
+    ("lang", "first", "follow_up"),
+    [
+        (
+            "en",
+            "What is the cheapest node for Llama 3.3 70B in FP8?",
+            "Does it still fit there with 32k context?",
+        ),
+        (
+            "en",
+            "Cheapest single GPU for Qwen3 32B in FP8?",
+            "would that one also hold a 32k context?",
+        ),
+        (
+            "de",
+            "Was ist der günstigste Knoten für Llama 3.3 70B in FP8?",
+            "Passt es darauf auch mit 32k Kontext?",
+        ),
+    ],
+)
+def test_a_fit_question_about_the_pick_checks_the_pick(
+    assistant: Assistant, lang: str, first: str, follow_up: str
+) -> None:
+    """A fit asked with a referring word after a cheapest answer checks the chosen node at the
+    new context (it repeated the cheapest search)."""
+    a1, a2 = _ask(assistant, first, follow_up)
+    ok(a2, lang)
+    assert "cheapest_fit" not in _names(a2)
+    fit = a2.tool_calls[0]
+    assert fit.name == "fit_check" and fit.arguments["context_tokens"] == 32768
+    assert _chosen(a1) in [r["configuration"] for r in fit.result["rows"]]
+    assert a2.prices[0].configuration == _chosen(a1)
+
+
 def test_a_continued_question_is_not_pinned_to_the_pick(assistant: Assistant) -> None:
     """'and in AWQ?' after 'the cheapest in FP8?' asks the cheapest again, in AWQ."""
     _, a2 = _ask(assistant, "What is the cheapest node for Llama 3.3 70B in FP8?", "and in AWQ?")
@@ -192,6 +226,10 @@ def nlu(deps: Deps) -> Understander:
         ("Llama 3.1 8B in BF16 weights, KV-Cache als FP8, auf einer L4?", "bf16", "fp8"),
         ("and if I also put the KV cache in FP8?", "fp8", "fp8"),
         ("Passt Llama 3.1 8B in FP8 auf eine L4?", "fp8", None),
+        ("with kv_cache_dtype=fp8_e5m2", None, "fp8"),
+        ("What if the KV cache is fp16?", None, "fp16"),
+        ("Llama 3.1 8B with q8_0 KV cache in llama.cpp on one L4", None, "int8"),
+        ("Was, wenn ich den KV-Cache auf FP8 quantisiere?", None, "fp8"),
     ],
 )
 def test_the_kv_cache_precision_is_its_own_slot(

@@ -307,10 +307,10 @@ _NOT_A_NAME = {
 
 #: a figure with thousands separators ("128.000", "32,768")
 _THOUSANDS_RX = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
-_KV_AFTER_RX = re.compile(r"[\s-]*(?:kv\b|key[\s-]*value)")
+_KV_AFTER_RX = re.compile(r"[\s_-]*(?:kv\b|kv_|key[\s-]*value)")
 _KV_BEFORE_RX = re.compile(
-    r"(?:kv|key[\s-]*value)[\s-]*cache\w*[\s-]*(?:also |auch |too |ebenfalls )?"
-    r"(?:(?:quanti[sz]\w*|set|gesetzt|stored|gespeichert) )?"
+    r"(?:kv|key[\s-]*value)[\s_-]*cache\w*?[\s_-]*(?:is |are |ist |wäre |be |also |auch |too |"
+    r"ebenfalls )?(?:(?:quanti[sz]\w*|set|gesetzt|stored|gespeichert) )?"
     r"(?:in|als|as|=|:|auf|to|mit|with|dtype\s*=?)?\s*$"
 )
 # "also"/"auch" with the KV cache's precision: the weights are in it too
