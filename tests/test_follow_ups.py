@@ -282,6 +282,9 @@ def test_a_kv_cache_follow_up_sizes_the_kv_cache_at_that_precision(
         ("en", "full 128K context of Llama 3.1 8B on one L4?", "bf16", "No"),
         ("en", "Can I use the whole 128k context of Llama 3.1 8B on a single L4?", "bf16", "No"),
         ("de", "Geht der volle 128K-Kontext von Llama 3.1 8B auf einer L4?", "bf16", "Nein"),
+        # the converse asked: "too small?" is answered yes when it does not fit
+        ("en", "Is one L4 too small for the full 128K context of Llama 3.1 8B?", "bf16", "Yes"),
+        ("de", "Ist eine L4 zu klein für Llama 3.1 8B mit vollem 128K-Kontext?", "bf16", "Ja"),
         (
             "de",
             "Passt Llama 3.1 8B in FP8 mit FP8-KV-Cache und vollem 128K-Kontext auf eine L4?",

@@ -26,6 +26,7 @@ CONVERSE: dict[tuple[str, str], bool] = {
     ("pcie_enough", "nvlink_needed"): True,
     ("defect", "healthy"): True,
     ("healthy", "defect"): True,
+    ("fits", "too_small"): True,
 }
 _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
 _ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)

@@ -337,6 +337,11 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
     (
+        "too_small",
+        r"\b(?:too|zu) (?:small|little|klein|knapp|wenig (?:speicher|vram|memory))\b|"
+        r"\bnot (?:big|large) enough\b|\bnicht groß genug\b",
+    ),
+    (
         "defect",
         r"\b(?:broken|defect\w*|faulty|wrong|a problem|an issue|kaputt|defekt\w*|fehlerhaft|"
         r"falsch|ein problem|kaputt)\b",

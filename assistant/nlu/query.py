@@ -68,6 +68,7 @@ Claim = Literal[
     "nvlink_needed",  # "Do I need NVLink?", "Is SXM required?"
     "pcie_enough",  # "Reicht PCIe?", "Is NVLink overkill?", "Can I avoid SXM?"
     "fits",  # "Does it fit?", "70B on a single H200?"
+    "too_small",  # "Is one L4 too small for the full context?": the converse of fits
     "worth_it",  # "Is the B200 worth it over the H200?"
     "faster",  # "Is the RTX 4090 faster than the L4?"
     "link_is",  # "Is the H100 PCIe a Gen5 card?": the link named is the one it runs
