@@ -217,3 +217,37 @@ def test_what_is_not_kept(tmp_path: Path) -> None:
     assert keepable(answer)
     assert not keepable(answer.model_copy(update={"notice": "searched by keywords only"}))
     assert not keepable(answer.model_copy(update={"mode": "llm"}))
+
+
+def test_a_finished_answers_events_leave_in_one_write_and_progress_at_once() -> None:
+    import asyncio
+
+    from api.sse import parse_sse, sse_events
+    from assistant.answer import ProgressEvent
+    from assistant.service import answer_events
+
+    answer = Answer(
+        question="q",
+        language="en",
+        answer="Yes — it fits with room to spare for a long context and a few users. " * 3,
+        mode="offline",
+        session_id="s",
+        message_id="m",
+    )
+    progress = ProgressEvent(tool="fit_check", stage="started", message="checking…")
+
+    async def events() -> Any:
+        yield progress
+        for event in answer_events(answer):
+            yield event
+
+    async def collect() -> list[bytes]:
+        return [chunk async for chunk in sse_events(events())]
+
+    writes = asyncio.run(collect())
+    assert len(writes) == 2  # the progress event at once; the answer's events together
+    assert [e["event"] for e in parse_sse(writes[0].decode())] == ["progress"]
+    parsed = parse_sse(writes[1].decode())
+    kinds = [e["event"] for e in parsed]
+    assert kinds.count("token") >= 2 and kinds[-2:] == ["prices", "done"]
+    assert "".join(e["data"]["text"] for e in parsed if e["event"] == "token") == answer.answer
