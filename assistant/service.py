@@ -135,7 +135,8 @@ class Assistant:
         understanding, slots = self._understand(question, session, language)
         answer = self._offline(understanding, sid)
         slots.answered = list(answer._chosen)
-        if self.deps.llm is not None:
+        if self.deps.llm is not None and not understanding.outside:
+            # a goal outside the domain is declined by the offline answer, not by a model
             answer = self._llm(question, session, understanding.language, answer, sid, progress)
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
         answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
@@ -575,7 +576,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         or u.count
         or u.context_tokens
     )
-    continues = prev.intent and prev.intent not in (
+    continues = not u.outside and prev.intent and prev.intent not in (
         "off_topic",
         "topology_paste",
         "allreduce_paste",
@@ -595,7 +596,12 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     if not names_hardware and not swapped:
         update.update(_node_for(u, prev, intents, catalog))
     merged = u.model_copy(update=update)
-    if merged.intents and merged.intents[0] == "off_topic" and (merged.model or merged.params_b):
+    if (
+        merged.intents
+        and merged.intents[0] == "off_topic"
+        and (merged.model or merged.params_b)
+        and not merged.outside  # a goal outside the domain stays declined in a conversation
+    ):
         # "how fast?" after a question about a model: what it asks, on the session's subject
         merged.intents = list(merged.intents[1:]) or ["fit"]
     if not new_subject and merged.has_subject:

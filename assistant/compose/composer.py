@@ -19,6 +19,7 @@ from assistant.compose.nodes import NodesMixin
 from assistant.compose.nvlink import NvlinkMixin
 from assistant.compose.polarity import answer_in_polarity
 from assistant.compose.prices import PricesMixin
+from assistant.compose.scope import ScopeMixin
 from assistant.compose.speed import SpeedMixin
 from assistant.compose.table import Flow, plan
 from assistant.nlu import Query
@@ -37,11 +38,19 @@ class Composer(
     NodesMixin,
     CapabilityMixin,
     AsksMixin,
+    ScopeMixin,
 ):
     """The offline composer: one flow per kind of answer (the table), each in its mixin."""
 
     def compose(self, u: Query) -> Composed:
         d = Draft(self.deps, u.language)
+        self._answer_within(d, u)
+        if u.injection:  # after the answer: the first sentence answers the question
+            d.add(f"_{t(d.lang, 'injection')}_")
+        return d.finish()
+
+    def _answer_within(self, d: Draft, u: Query) -> None:
+        """Plan the query's answer and write it into the draft."""
         u, beyond = self._within_model_context(u)
         flow, asked = plan(u)  # the flow of the first ask, on the query it runs on
         d.flow = flow.name
@@ -59,9 +68,6 @@ class Composer(
         if u.unknown_model and not u.model and u.params_b:
             self._sized_by_name(d, u.unknown_model, u.params_b)
         answer_in_polarity(d, u, flow.claim)
-        if u.injection:  # after the answer: the first sentence answers the question
-            d.add(f"_{t(d.lang, 'injection')}_")
-        return d.finish()
 
     @staticmethod
     def _sized_by_name(d: Draft, name: str, params_b: float) -> None:

@@ -109,6 +109,8 @@ COMPARE: frozenset[AskKind] = frozenset({"fit", "speed", "price"})
 TABLE: tuple[Flow, ...] = (
     Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste", "defect"),
     Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "defect"),
+    # a goal outside the domain wins over the flows its cards and models would trigger
+    Flow("out_of_scope", lambda u: bool(u.outside), "_out_of_scope"),
     Flow("off_topic", lambda u: u.intent == "off_topic", "_off_topic"),
     Flow("multi_node", _multi_node, "_multi_node", filtered=True),
     Flow(

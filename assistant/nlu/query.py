@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Language
+from assistant.nlu.scope import OutsideGoal
 from tools.specs import KvPrecision
 
 Intent = Literal[
@@ -211,6 +212,18 @@ class Query(BaseModel):
     measured: Measured = Field(default_factory=Measured)
     claim: Claim | None = Field(default=None, description="the yes/no claim asked about")
     compare: bool = Field(default=False, description="'A or B?', 'A vs B', 'which is better'")
+    outside: list[OutsideGoal] = Field(
+        default_factory=list,
+        description="what the question asks for outside the sizing domain (crypto-mining "
+        "earnings, gaming, electricity, investments, buying used hardware, legal or tax "
+        "matters; assistant/nlu/scope.py), read from its asks, not from the entities it names; "
+        "it wins over the flows those entities would trigger",
+    )
+    asked_text: str = Field(
+        default="",
+        description="when `outside` is set: the question's clauses that ask within the domain "
+        "(folded), which its intents and asks are read from",
+    )
     asks: list[Ask] = Field(
         default_factory=list,
         description="every ask the question makes, in the order it makes them (the primary "

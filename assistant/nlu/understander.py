@@ -23,9 +23,10 @@ from assistant.nlu.intents import (
     IntentMixin,
 )
 from assistant.nlu.language import detect_language
-from assistant.nlu.lexicon import _fold, _norm_alias
+from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
+from assistant.nlu.scope import find_outside
 from assistant.nlu.typos import correct_typos
 from assistant.nlu.workloads import WorkloadMixin
 from tools.load import TRAFFIC_USERS, concurrent_sequences
@@ -128,6 +129,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.concurrency = concurrent_sequences(u.users)
             if u.users >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
                 u.workloads.append("traffic")
+        prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
         u.full_context = u.context_tokens is None and bool(
             re.search(
                 r"(?:full|maximum|max\.?|whole|entire|complete|native|longest) context|"
@@ -136,7 +138,9 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
                 prose,
             )
         )
-        u.intents = self._intents(prose, u)
+        u.intents = self._intents(prose, u) if prose.strip() else []
+        if u.outside:
+            u.intents = ["off_topic", *(i for i in u.intents if i != "off_topic")]
         two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2
         # "why does Llama 3.3 70B not fit on one H100?" is best answered with the sizing itself;
         # "why does DeepSeek V3 need so little KV cache?" asks about a concept of the model
@@ -168,6 +172,21 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.intents = ["general"]
         find_asks(prose, u)
         return u
+
+    def _asked_text(self, prose: str, u: Query) -> str:
+        """What the question asks within the domain: the prose without the clauses that ask
+        for an out-of-scope goal (`Query.outside`, assistant/nlu/scope.py; the entities are
+        blanked before the goals are read). Intents, the explain flag and the asks are read from
+        it; the entities stay those of the whole question."""
+        spans = [(s, e) for s, e, _cid in _find_cards(prose)]
+        spans += [m.span() for c in u.configurations for m in re.finditer(re.escape(c), prose)]
+        mention = (u.model_mention or "").lower()
+        if mention:
+            spans += [m.span() for m in re.finditer(re.escape(mention), prose)]
+        u.outside, rest = find_outside(prose, spans)
+        if u.outside:
+            u.asked_text = rest
+        return rest
 
     def _ask_neighbours(self, u: Query) -> None:
         """Where the keyword intents fall back to a catch-all, the nearest paraphrases decide."""

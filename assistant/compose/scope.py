@@ -1,0 +1,96 @@
+"""The answer to a question whose goal is outside the sizing domain (`Query.outside`,
+assistant/nlu/scope.py): "what would mining on 8x H100 earn?", "FPS in Cyberpunk on a 5090?",
+"Kann ich die Miete von der Steuer absetzen?".
+
+The first sentence says plainly that the goal is outside what the assistant answers, the second
+what it does answer. No figure is given for the goal (no tool is called for it). When the question
+also asks something within the domain ("What does 8x H100 cost, and what would mining on it
+earn?"), that part is answered after it, by the flow the planner picks for the in-domain clauses
+alone (`Query.asked_text`); a clause that only names hardware ("I have 4x RTX 4090 at home")
+asks nothing, so it gets no price list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.compose.base import ComposerBase
+from assistant.compose.draft import Draft
+from assistant.compose.table import plan
+from assistant.nlu import Query
+from assistant.texts import follow_up, render
+
+PHRASES: dict[str, tuple[str, str]] = {
+    "outside": (
+        "**Questions about {topic} are outside what I can answer** — I won't give figures for "
+        "that.",
+        "**Fragen zu {topic} liegen außerhalb dessen, was ich beantworten kann** — dazu nenne "
+        "ich keine Zahlen.",
+    ),
+    "scope": (
+        "I help with sizing GPU servers at gpuserver.io: which card or node a model fits on, "
+        "whether you need NVLink, the speed to expect and the exact catalog prices.",
+        "Ich helfe bei der Dimensionierung von GPU-Servern bei gpuserver.io: auf welche Karte "
+        "oder welchen Knoten ein Modell passt, ob Sie NVLink brauchen, welches Tempo zu "
+        "erwarten ist und die genauen Katalogpreise.",
+    ),
+    "within": ("What I can answer from your question:", "Was ich von Ihrer Frage beantworten kann:"),
+    "and": (" and ", " und "),
+    # one per goal of assistant.nlu.scope.GOALS
+    "mining": ("crypto mining and what it earns", "Krypto-Mining und seinen Erträgen"),
+    "gaming": ("gaming and frame rates in games", "Gaming und Bildraten in Spielen"),
+    "electricity": ("electricity costs and power draw", "Stromkosten und Stromverbrauch"),
+    "investment": ("investments and stocks", "Geldanlage und Aktien"),
+    "hardware_trade": (
+        "buying or selling used hardware",
+        "An- und Verkauf gebrauchter Hardware",
+    ),
+    "legal": ("legal or tax matters", "rechtlichen oder steuerlichen Themen"),
+}
+
+# flows that answer no ask of their own: a clause that only names hardware or a model gets none
+_NOT_AN_ASK = ("ask_model", "hardware_memory", "node_facts", "off_topic", "out_of_scope")
+
+
+def p(lang: str, key: str, **kw: Any) -> str:
+    return render(PHRASES, lang, key, **kw)
+
+
+def within_scope(u: Query) -> Query | None:
+    """The query of the question's in-domain clauses, when they ask something the assistant
+    answers; None when they ask nothing (or there are none)."""
+    intents = [i for i in u.intents if i != "off_topic"]
+    if not intents or not u.asked_text.strip():
+        return None
+    rest = u.model_copy(
+        update={"outside": [], "intents": intents, "question": u.asked_text, "injection": False}
+    )
+    flow = plan(rest)[0]
+    if flow.name in _NOT_AN_ASK or (flow.name == "general" and not rest.explain):
+        return None
+    return rest
+
+
+class ScopeMixin(ComposerBase):
+    """`_out_of_scope`: the goal declined first, then the in-domain rest answered."""
+
+    def _answer_within(self, d: Draft, u: Query) -> None:
+        raise NotImplementedError  # Composer: plans and writes the answer to a query
+
+    def _out_of_scope(self, d: Draft, u: Query) -> None:
+        joiner = p(d.lang, "and")
+        lead = [
+            p(d.lang, "outside", topic=joiner.join(p(d.lang, goal) for goal in u.outside)),
+            p(d.lang, "scope"),
+        ]
+        rest = within_scope(u)
+        if rest is None:
+            d.paras[0:0] = lead
+            d.suggest(follow_up(d.lang, "fit_example"))
+            d.suggest(follow_up(d.lang, "price_example"))
+            return
+        # written on its own first (its lead, polarity and other asks see only it), then put
+        # after the goal declined
+        self._answer_within(d, rest)
+        d.paras[0:0] = [*lead, p(d.lang, "within")]
+        d.flow = "out_of_scope"

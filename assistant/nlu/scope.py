@@ -1,0 +1,193 @@
+"""What a question asks for that is outside the sizing domain (`Query.outside`).
+
+A question may name the site's hardware and still ask for something the assistant cannot and
+should not answer: what crypto mining on a rented node earns, frame rates in games, an electricity
+bill, whether to buy a stock, whether the site buys used cards, whether a rent is tax-deductible.
+The card or node named would otherwise start the price or fit flows and answer with a price list.
+So the *goal* of the question is read apart from its *entities*:
+
+1. the entities (cards, configuration ids, the model named) are blanked out of the folded text,
+   so a goal is never read from a name;
+2. the text is cut into clauses (sentences, and "…, and what …" / "… und lohnt …" joined clauses);
+3. each clause is matched against the lexicon of out-of-scope goals below (`GOALS`, German and
+   English), minus the in-domain readings of the same words (`Goal.unless`: "data mining", "a
+   gaming GPU for inference", "in stock");
+4. the clauses without such a goal are what the question asks *within* the domain (`rest`): the
+   intents and asks are read from them only ("What does 8x H100 cost, and what would mining on it
+   earn?" asks for the price; "How much can I earn mining on 8x H100 per month?" asks nothing the
+   assistant answers, its "per month" belongs to the earnings).
+
+The planner's `out_of_scope` flow (assistant/compose/table.py) wins over every entity-triggered
+flow: its first sentence says the goal is outside what the assistant answers, then it answers
+the in-domain rest, if any. A new goal is one `Goal` here and one phrase in assistant/texts.py
+(`outside.<name>`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+OutsideGoal = Literal["mining", "gaming", "electricity", "investment", "hardware_trade", "legal"]
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One out-of-scope goal: the words that ask for it, and the in-domain readings of those
+    words that do not (blanked before matching)."""
+
+    name: OutsideGoal
+    asks: re.Pattern[str]
+    unless: re.Pattern[str] | None = None
+
+
+_COINS = (
+    r"bitcoins?|btc|ethereum|ether|eth|monero|xmr|kaspa|kas|ravencoin|rvn|litecoin|ltc|"
+    r"dogecoin|doge|altcoins?|crypto\w*|krypto\w*|coins?|münzen"
+)
+_EARN = (
+    r"earn\w*|profit\w*|revenue|income|yield|payout|return on|roi\b|pays? off|pay for itself|"
+    r"verdien\w*|gewinn\w*|rentab\w*|ertr[aä]g\w*|einnahm\w*|rendite|amorti\w*|lohnt|rechnet sich"
+)
+_GAMES = (
+    r"cyberpunk|fortnite|call of duty|warzone|counter[\s-]?strike|cs2|valorant|minecraft|"
+    r"elden ring|starfield|gta\s*(?:v|5|6)?|red dead|baldur'?s gate|league of legends|"
+    r"apex legends|battlefield|flight simulator|assassin'?s creed|hogwarts legacy|"
+    r"alan wake|black myth|overwatch|dota|pubg|rocket league"
+)
+
+GOALS: tuple[Goal, ...] = (
+    Goal(
+        "mining",
+        re.compile(
+            r"\b(?:mining|miners?|minen|mine[nd]?\s+(?:" + _COINS + r")|schürf\w*|hash[\s-]?rate\w*|"
+            r"hashes|mining[\s-]?rigs?|proof[\s-]of[\s-]work|nicehash)\b|"
+            r"\b(?:" + _COINS + r")\b.{0,60}\b(?:" + _EARN + r")|"
+            r"\b(?:" + _EARN + r")\b.{0,60}\b(?:" + _COINS + r")\b"
+        ),
+        # data / text / process mining, and the mining industry's own data
+        re.compile(
+            r"\b(?:data|text|process|opinion|web|log|graph|pattern|daten|text|prozess|"
+            r"argument|knowledge|wissens)[\s-]*mining\b|"
+            r"\bmining[\s-]*(?:data|daten|sensor\w*|industry|industrie|compan\w*|firm\w*|"
+            r"unternehmen|reports?|berichte?n?|documents?|dokumente?n?|safety|sicherheit|logs?)\b"
+        ),
+    ),
+    Goal(
+        "gaming",
+        re.compile(
+            r"\b(?:" + _GAMES + r")\b|\bzock\w*|\bcloud[\s-]?gaming\b|"
+            r"\b(?:for|zum|fürs|für|beim)\s+(?:gaming|spielen|zocken)\b|"
+            r"\bgaming[\s-]?(?:performance|leistung|benchmarks?|setup|pc|rig)\b|"
+            r"\b(?:play|playing)\s+(?:games|video\s*games|computer\s*games|pc\s*games)\b|"
+            r"\b(?:spiele|games|videospiele|computerspiele)\s+(?:spielen|laufen|zocken)|"
+            r"\b(?:fps|frames? per second|bilder pro sekunde|frame\s?rates?|bildrate\w*)\b"
+            r".{0,60}\b(?:game\w*|spiel\w*|gaming|ray[\s-]?tracing|dlss|1440p|ultra)|"
+            r"\b(?:game\w*|spiel\w*|gaming|ray[\s-]?tracing|dlss|1440p)\b.{0,60}"
+            r"\b(?:fps|frames? per second|bilder pro sekunde|frame\s?rates?|bildrate\w*)\b"
+        ),
+        re.compile(r"\bgame[\s-]?(?:dev\w*|engine|assets?|studio)\b|\bspielentwickl\w*"),
+    ),
+    Goal(
+        "electricity",
+        re.compile(
+            r"\b(?:electricity|electric bill|power bill|energy bill|power costs?|energy costs?|"
+            r"energy use|energy usage|power consumption|power draw|power usage|kwh|kilowatt\w*|"
+            r"watts?|wattage|tdp|strom|stromrechnung|stromkosten|stromverbrauch|strompreis\w*|"
+            r"energiekosten|energieverbrauch|leistungsaufnahme|stromzähler|netzteil)\b"
+        ),
+    ),
+    Goal(
+        "investment",
+        re.compile(
+            r"\b(?:aktie\w*|stocks?|shares?\s+(?:of|in)|share price|aktienkurs\w*|börse\w*|"
+            r"nvda|kursziel|stock market|aktienmarkt|investment advice|anlageberatung|"
+            r"geldanlage|portfolio|dividend\w*|etf)\b|"
+            r"\b(?:invest\w*|anlegen)\b.{0,30}\b(?:nvidia|amd|intel|aktien|shares|stocks?|"
+            + _COINS
+            + r")\b"
+        ),
+        re.compile(r"\b(?:in|out of|on|im)\s+stock\b|\bauf lager\b|\bstock\s+(?:availab\w*)"),
+    ),
+    Goal(
+        "hardware_trade",
+        re.compile(
+            r"\b(?:buy|purchase|buy back|take over)\s+(?:back\s+)?(?:my|our)\b(?!\s+own\b)|"
+            r"\bsell\s+(?:you\s+|to you\s+|it to you\s+)?(?:my|our)\b|"
+            r"\bverkauf\w*\s+(?:ich\s+|wir\s+)?(?:euch\s+|ihnen\s+|dir\s+)?(?:meine|unsere)\w*|"
+            r"\b(?:kauft|kaufen)\s+(?:ihr|sie)\b.{0,60}\ban\b|\bankauf\w*|\btrade[\s-]?in\b|"
+            r"\bin zahlung\b|\bresell\w*|\bweiterverkauf\w*|\bwiederverkauf\w*|"
+            r"\b(?:buy|sell|kaufen|verkaufen)\w*\s+(?:used|second[\s-]hand|gebraucht\w*)"
+        ),
+    ),
+    Goal(
+        "legal",
+        re.compile(
+            r"\b(?:legal|legally|illegal|lawful|unlawful|rechtlich\w*|legal\w*|gesetz\w*|"
+            r"lawyer|anwalt|licen[cs]e|lizenz\w*|dsgvo|gdpr|tax|taxes|taxed|deductible|"
+            r"deduct\w*|steuer|steuerlich\w*|steuerberater\w*|steuererklärung|absetzbar|"
+            r"abschreib\w*|vat|mwst|mehrwertsteuer|umsatzsteuer|terms of service|agb)\b|"
+            r"\bvon der steuer\b"
+        ),
+    ),
+)
+
+# where one clause ends and the next begins: a sentence end, or a comma / conjunction before a
+# word that starts a new ask ("…, and what does it cost", "… und lohnt sich …")
+_STARTER = (
+    r"(?:what|what's|how|which|does|do|is|are|can|could|will|would|should|tell|give|i|we|it|"
+    r"was|wie|welche\w*|wieviel\w*|passt|kann|können|ist|sind|lohnt|reicht|läuft|brauche\w*|"
+    r"ich|wir|es|man|sag\w*|nenn\w*|gib|gibt|and|und|also|plus)\b"
+)
+_CLAUSE_END_RX = re.compile(
+    r"[?!;\n]+|\.(?=\s|$)|,\s*(?=" + _STARTER + r")|"
+    r"\s(?:and|und|but|aber|also|plus|außerdem|sowie)\s+(?=" + _STARTER + r")"
+)
+
+
+def blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each span replaced by spaces (positions kept)."""
+    out = text
+    for start, end in spans:
+        out = out[:start] + " " * (end - start) + out[end:]
+    return out
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of the text, in order."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in _CLAUSE_END_RX.finditer(text):
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+def goals_in(clause: str) -> list[OutsideGoal]:
+    """The out-of-scope goals a clause (entities blanked) asks for, in `GOALS` order."""
+    found: list[OutsideGoal] = []
+    for goal in GOALS:
+        text = goal.unless.sub(" ", clause) if goal.unless is not None else clause
+        if goal.asks.search(text):
+            found.append(goal.name)
+    return found
+
+
+def find_outside(folded: str, entities: list[tuple[int, int]]) -> tuple[list[OutsideGoal], str]:
+    """The out-of-scope goals the question asks for, and the rest of the question (its clauses
+    that ask for none; the whole text when there is no such goal)."""
+    masked = blank(folded, entities)
+    goals: list[OutsideGoal] = []
+    rest: list[str] = []
+    for start, end in clauses(masked):
+        found = goals_in(masked[start:end])
+        goals += [g for g in found if g not in goals]
+        if not found:
+            rest.append(folded[start:end].strip())
+    if not goals:
+        return [], folded
+    return goals, ". ".join(r for r in rest if r)
