@@ -136,12 +136,15 @@ def _earlier_questions(sessions: Any, session_id: str, message_id: str) -> list[
 
 
 def _phrase_rx(*keys: str) -> re.Pattern[str] | None:
-    """A regex for the offline composer's phrases `keys` (placeholders match anything)."""
+    """A regex for the offline composer's phrases `keys` (placeholders match anything); a key
+    `scope.K` is phrase K of the out-of-scope answer (assistant/compose/scope.py)."""
+    from assistant.compose import scope
     from assistant.texts import PHRASES
 
     alts = []
     for key in keys:
-        for text in PHRASES.get(key, ()):
+        table, name = (scope.PHRASES, key[6:]) if key.startswith("scope.") else (PHRASES, key)
+        for text in table.get(name, ()):
             head = re.split(r"\{[^}]*\}", text.replace("**", ""))
             parts = [re.escape(p.strip()[:40]) for p in head if p.strip()][:2]
             if parts:
@@ -157,7 +160,7 @@ def gap_kinds(answer: Answer) -> list[GapKind]:
     text = answer.answer.replace("**", "")
     kinds: list[GapKind] = []
     unknown = _phrase_rx("unknown_model")
-    off = _phrase_rx("off_topic")
+    off = _phrase_rx("off_topic", "scope.outside")
     ask = _phrase_rx("ask_model", "ask_workload", "ask_configuration", "speed_which_model")
     if (unknown and unknown.search(text)) or _UNKNOWN_EXTRA.search(text):
         kinds.append("unknown_model")

@@ -576,12 +576,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         or u.count
         or u.context_tokens
     )
-    continues = not u.outside and prev.intent and prev.intent not in (
-        "off_topic",
-        "topology_paste",
-        "allreduce_paste",
-        "general",
-    )
+    ended = ("off_topic", "topology_paste", "allreduce_paste", "general")
+    # a goal outside the domain (Query.outside) continues nothing: it is declined
+    continues = not u.outside and prev.intent and prev.intent not in ended
     if intents[:1] == ["off_topic"] and len(intents) > 1 and continues:
         intents = intents[1:]  # "what does it cost?" in a conversation about a node
     elif (

@@ -371,6 +371,21 @@ def test_injected_price_without_a_tool_call_is_rejected(
     ]
 
 
+def test_a_goal_outside_the_domain_is_declined_without_the_model(
+    make_assistant: Callable[..., Any],
+) -> None:
+    # a model asked anyway might price the node or guess an income; the offline answer declines
+    script = [text("8 × H100 SXM5 mines about $40 a day."), text("never")]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server).ask(
+            "How much would Ethereum mining on 8x H100 SXM5 earn me per day?"
+        )
+    assert server.requests == []
+    assert answer.mode == "offline" and answer.notice is None and answer.violations == []
+    assert answer.answer.startswith("**Questions about crypto mining")
+    assert answer.prices == [] and answer.tool_calls == []
+
+
 @pytest.mark.parametrize(
     ("script", "expected_requests"),
     [

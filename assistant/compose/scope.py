@@ -34,7 +34,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "oder welchen Knoten ein Modell passt, ob Sie NVLink brauchen, welches Tempo zu "
         "erwarten ist und die genauen Katalogpreise.",
     ),
-    "within": ("What I can answer from your question:", "Was ich von Ihrer Frage beantworten kann:"),
+    "within": (
+        "What I can answer from your question:",
+        "Was ich von Ihrer Frage beantworten kann:",
+    ),
     "and": (" and ", " und "),
     # one per goal of assistant.nlu.scope.GOALS
     "mining": ("crypto mining and what it earns", "Krypto-Mining und seinen Erträgen"),

@@ -57,11 +57,19 @@ _GAMES = (
     r"alan wake|black myth|overwatch|dota|pubg|rocket league"
 )
 
+# a company or asset as an investment; "NVIDIA H100 cards" (a card blanked after it) is hardware
+_COMPANY = (
+    r"(?:nvidia|amd|intel|aktien|shares|stocks?|" + _COINS + r")\b"
+    r"(?!\s{2,}|\s+(?:gpus?|cards?|karten?|grafikkarten?|hardware|server\w*)\b)"
+)
+
 GOALS: tuple[Goal, ...] = (
     Goal(
         "mining",
         re.compile(
-            r"\b(?:mining|miners?|minen|mine[nd]?\s+(?:" + _COINS + r")|schürf\w*|hash[\s-]?rate\w*|"
+            r"\b(?:mining|miners?|minen|mine[nd]?\s+(?:"
+            + _COINS
+            + r")|schürf\w*|hash[\s-]?rate\w*|"
             r"hashes|mining[\s-]?rigs?|proof[\s-]of[\s-]work|nicehash)\b|"
             r"\b(?:" + _COINS + r")\b.{0,60}\b(?:" + _EARN + r")|"
             r"\b(?:" + _EARN + r")\b.{0,60}\b(?:" + _COINS + r")\b"
@@ -101,12 +109,12 @@ GOALS: tuple[Goal, ...] = (
     Goal(
         "investment",
         re.compile(
+            r"\b(?:buy|sell|own|hold)\w*\b.{0,30}\bshares\b|"
             r"\b(?:aktie\w*|stocks?|shares?\s+(?:of|in)|share price|aktienkurs\w*|börse\w*|"
             r"nvda|kursziel|stock market|aktienmarkt|investment advice|anlageberatung|"
             r"geldanlage|portfolio|dividend\w*|etf)\b|"
-            r"\b(?:invest\w*|anlegen)\b.{0,30}\b(?:nvidia|amd|intel|aktien|shares|stocks?|"
-            + _COINS
-            + r")\b"
+            r"\b(?:invest\w*|anlegen)\b.{0,30}\b(?:" + _COMPANY + r")|"
+            r"\bin\s+(?:" + _COMPANY + r")\s+(?:zu\s+)?(?:invest\w*|anlegen)\b"
         ),
         re.compile(r"\b(?:in|out of|on|im)\s+stock\b|\bauf lager\b|\bstock\s+(?:availab\w*)"),
     ),
@@ -116,7 +124,8 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:buy|purchase|buy back|take over)\s+(?:back\s+)?(?:my|our)\b(?!\s+own\b)|"
             r"\bsell\s+(?:you\s+|to you\s+|it to you\s+)?(?:my|our)\b|"
             r"\bverkauf\w*\s+(?:ich\s+|wir\s+)?(?:euch\s+|ihnen\s+|dir\s+)?(?:meine|unsere)\w*|"
-            r"\b(?:kauft|kaufen)\s+(?:ihr|sie)\b.{0,60}\ban\b|\bankauf\w*|\btrade[\s-]?in\b|"
+            r"\b(?:euch|ihnen|dir)\s+(?:meine|unsere)\w*\b.{0,40}\bverkauf\w*|"
+            r"\b(?:kauft|kaufen)\s+(?:ihr|sie)\b.{0,60}\ban\b|\bankauf\w*|\btrade[\s-]?ins?\b|"
             r"\bin zahlung\b|\bresell\w*|\bweiterverkauf\w*|\bwiederverkauf\w*|"
             r"\b(?:buy|sell|kaufen|verkaufen)\w*\s+(?:used|second[\s-]hand|gebraucht\w*)"
         ),
@@ -127,7 +136,9 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:legal|legally|illegal|lawful|unlawful|rechtlich\w*|legal\w*|gesetz\w*|"
             r"lawyer|anwalt|licen[cs]e|lizenz\w*|dsgvo|gdpr|tax|taxes|taxed|deductible|"
             r"deduct\w*|steuer|steuerlich\w*|steuerberater\w*|steuererklärung|absetzbar|"
-            r"abschreib\w*|vat|mwst|mehrwertsteuer|umsatzsteuer|terms of service|agb)\b|"
+            r"abschreib\w*|vat|mwst|mehrwertsteuer|umsatzsteuer|terms of service|agb|"
+            r"write[\s-]?offs?|business expenses?|betriebsausgabe\w*)\b|"
+            r"\bwrite\s+(?:it\s+|\w+\s+)?off\b|"
             r"\bvon der steuer\b"
         ),
     ),
@@ -138,10 +149,10 @@ GOALS: tuple[Goal, ...] = (
 _STARTER = (
     r"(?:what|what's|how|which|does|do|is|are|can|could|will|would|should|tell|give|i|we|it|"
     r"was|wie|welche\w*|wieviel\w*|passt|kann|können|ist|sind|lohnt|reicht|läuft|brauche\w*|"
-    r"ich|wir|es|man|sag\w*|nenn\w*|gib|gibt|and|und|also|plus)\b"
+    r"ich|wir|es|man|sag\w*|nenn\w*|gib|gibt)\b"
 )
 _CLAUSE_END_RX = re.compile(
-    r"[?!;\n]+|\.(?=\s|$)|,\s*(?=" + _STARTER + r")|"
+    r"[?!;\n]+|\.(?=\s|$)|,\s*(?:(?:and|und|but|aber|also|plus)\s+)?(?=" + _STARTER + r")|"
     r"\s(?:and|und|but|aber|also|plus|außerdem|sowie)\s+(?=" + _STARTER + r")"
 )
 
