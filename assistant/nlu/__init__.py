@@ -16,6 +16,7 @@ Package layout:
     entities.py       models, precision, cards and counts, context and concurrency
     workloads.py      workload regexes, LoRA / QLoRA
     intents.py        intent scoring, explain / injection / follow-up / off-topic signals
+    scope.py          goals outside the sizing domain (mining, gaming, ...), read from the clauses
     understander.py   `Understander`: catalog index and the `understand()` orchestration
 """
 
