@@ -90,6 +90,12 @@ INSIDE = [
     "Does Llama 3.3 70B run on 4x L40S for a game studio's NPC dialogue?",
     "Was kostet 4x A100 SXM4 pro Monat?",
     "Is investing in NVIDIA H100 cards worth it, or should I rent 8x H100 SXM5?",
+    # a goal's topic words name what a model is sized to work on
+    "We want a RAG chatbot over legal documents with Llama 3.3 70B on 2x H100 PCIe. Does it fit?",
+    "Wir wollen Gesetzestexte mit Qwen2.5 72B durchsuchen, reicht 2x H100 PCIe?",
+    "Fine-tune Llama 3.1 8B on stock market news on 1x H100 PCIe — enough memory?",
+    "Can I use 8x H100 SXM5 to train a model that predicts stock prices?",
+    "Which node should I rent for a Minecraft mod generator with Llama 3.1 8B?",
 ]
 
 
@@ -119,6 +125,13 @@ def test_clauses_split_joined_asks_but_not_a_list_of_nodes() -> None:
     listed = "mining on 4x a100 and 8x h100 per month"
     assert [listed[s:e] for s, e in clauses(listed)] == [listed]
     assert find_outside(listed, [])[1] == ""  # its "per month" belongs to the mining
+
+
+def test_topic_words_count_only_without_a_model_to_size() -> None:
+    assert find_outside("how are nvidia stocks doing", [])[0] == ["investment"]
+    assert find_outside("llama on legal texts on 2x h100", [], sizing=True)[0] == []
+    # a word that asks for the goal counts either way
+    assert find_outside("is it legal to run llama on 2x h100", [], sizing=True)[0] == ["legal"]
 
 
 def test_every_goal_has_a_phrase_in_both_languages() -> None:

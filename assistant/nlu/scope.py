@@ -10,8 +10,10 @@ So the *goal* of the question is read apart from its *entities*:
    so a goal is never read from a name;
 2. the text is cut into clauses (sentences, and "…, and what …" / "… und lohnt …" joined clauses);
 3. each clause is matched against the lexicon of out-of-scope goals below (`GOALS`, German and
-   English), minus the in-domain readings of the same words (`Goal.unless`: "data mining", "a
-   gaming GPU for inference", "in stock");
+   English), minus the in-domain readings of the same words (`Goal.unless`: "data mining",
+   "game studio", "in stock", "predict stock prices"); words that only name a goal's subject
+   (`Goal.topic`: "legal", "stocks", a game's title) count only when the question sizes no model
+   ("a RAG bot over legal documents with Llama 3.3 70B" is a sizing question);
 4. the clauses without such a goal are what the question asks *within* the domain (`rest`): the
    intents and asks are read from them only ("What does 8x H100 cost, and what would mining on it
    earn?" asks for the price; "How much can I earn mining on 8x H100 per month?" asks nothing the
@@ -34,11 +36,15 @@ OutsideGoal = Literal["mining", "gaming", "electricity", "investment", "hardware
 
 @dataclass(frozen=True)
 class Goal:
-    """One out-of-scope goal: the words that ask for it, and the in-domain readings of those
-    words that do not (blanked before matching)."""
+    """One out-of-scope goal: the words that ask for it (`asks`), the words that only name its
+    subject (`topic`: "legal", "stocks", a game's title — they may be what a model is sized to
+    work on, "a chatbot over legal documents with Llama 3.3 70B", so they count only when the
+    question sizes no model), and the in-domain readings of those words (`unless`, blanked
+    before matching)."""
 
     name: OutsideGoal
     asks: re.Pattern[str]
+    topic: re.Pattern[str] | None = None
     unless: re.Pattern[str] | None = None
 
 
@@ -75,7 +81,7 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:" + _EARN + r")\b.{0,60}\b(?:" + _COINS + r")\b"
         ),
         # data / text / process mining, and the mining industry's own data
-        re.compile(
+        unless=re.compile(
             r"\b(?:data|text|process|opinion|web|log|graph|pattern|daten|text|prozess|"
             r"argument|knowledge|wissens)[\s-]*mining\b|"
             r"\bmining[\s-]*(?:data|daten|sensor\w*|industry|industrie|compan\w*|firm\w*|"
@@ -85,17 +91,20 @@ GOALS: tuple[Goal, ...] = (
     Goal(
         "gaming",
         re.compile(
-            r"\b(?:" + _GAMES + r")\b|\bzock\w*|\bcloud[\s-]?gaming\b|"
+            r"\bzock\w*|\bcloud[\s-]?gaming\b|"
             r"\b(?:for|zum|fürs|für|beim)\s+(?:gaming|spielen|zocken)\b|"
             r"\bgaming[\s-]?(?:performance|leistung|benchmarks?|setup|pc|rig)\b|"
             r"\b(?:play|playing)\s+(?:games|video\s*games|computer\s*games|pc\s*games)\b|"
             r"\b(?:spiele|games|videospiele|computerspiele)\s+(?:spielen|laufen|zocken)|"
             r"\b(?:fps|frames? per second|bilder pro sekunde|frame\s?rates?|bildrate\w*)\b"
-            r".{0,60}\b(?:game\w*|spiel\w*|gaming|ray[\s-]?tracing|dlss|1440p|ultra)|"
-            r"\b(?:game\w*|spiel\w*|gaming|ray[\s-]?tracing|dlss|1440p)\b.{0,60}"
+            r".{0,60}\b(?:game\w*|spiel\w*|gaming|ray[\s-]?tracing|dlss|1440p|ultra|"
+            + _GAMES
+            + r")|"
+            r"\b(?:game\w*|spiel\w*|gaming|ray[\s-]?tracing|dlss|1440p|" + _GAMES + r")\b.{0,60}"
             r"\b(?:fps|frames? per second|bilder pro sekunde|frame\s?rates?|bildrate\w*)\b"
         ),
-        re.compile(r"\bgame[\s-]?(?:dev\w*|engine|assets?|studio)\b|\bspielentwickl\w*"),
+        topic=re.compile(r"\b(?:" + _GAMES + r")\b"),
+        unless=re.compile(r"\bgame[\s-]?(?:dev\w*|engine|assets?|studio)\b|\bspielentwickl\w*"),
     ),
     Goal(
         "electricity",
@@ -109,14 +118,23 @@ GOALS: tuple[Goal, ...] = (
     Goal(
         "investment",
         re.compile(
-            r"\b(?:buy|sell|own|hold)\w*\b.{0,30}\bshares\b|"
-            r"\b(?:aktie\w*|stocks?|shares?\s+(?:of|in)|share price|aktienkurs\w*|börse\w*|"
-            r"nvda|kursziel|stock market|aktienmarkt|investment advice|anlageberatung|"
-            r"geldanlage|portfolio|dividend\w*|etf)\b|"
+            r"\b(?:buy|sell|own|hold|kauf\w*|verkauf\w*|halten|nachkaufen)\b.{0,40}"
+            r"\b(?:shares|stocks?|aktie\w*|nvda|etfs?)\b|"
+            r"\b(?:shares|stocks?|aktie\w*|nvda)\b.{0,40}\b(?:a buy|a sell|go up|rise|fall|"
+            r"steig\w*|fall\w*|kaufen|verkaufen|halten|buy|sell|hold)\b|"
+            r"\b(?:nvda|kursziel|price target|investment advice|anlageberatung|geldanlage)\b|"
             r"\b(?:invest\w*|anlegen)\b.{0,30}\b(?:" + _COMPANY + r")|"
             r"\bin\s+(?:" + _COMPANY + r")\s+(?:zu\s+)?(?:invest\w*|anlegen)\b"
         ),
-        re.compile(r"\b(?:in|out of|on|im)\s+stock\b|\bauf lager\b|\bstock\s+(?:availab\w*)"),
+        topic=re.compile(
+            r"\b(?:aktie\w*|stocks?|share price|aktienkurs\w*|börse\w*|stock market|"
+            r"aktienmarkt|portfolio|dividend\w*|etfs?)\b"
+        ),
+        unless=re.compile(
+            r"\b(?:in|out of|on|im)\s+stock\b|\bauf lager\b|\bstock\s+(?:availab\w*)|"
+            r"\b(?:predict\w*|forecast\w*|vorhers\w*|prognos\w*)\s+(?:\w+\s+)?"
+            r"(?:stock|aktie|share)\w*"
+        ),
     ),
     Goal(
         "hardware_trade",
@@ -133,13 +151,18 @@ GOALS: tuple[Goal, ...] = (
     Goal(
         "legal",
         re.compile(
-            r"\b(?:legal|legally|illegal|lawful|unlawful|rechtlich\w*|legal\w*|gesetz\w*|"
-            r"lawyer|anwalt|licen[cs]e|lizenz\w*|dsgvo|gdpr|tax|taxes|taxed|deductible|"
-            r"deduct\w*|steuer|steuerlich\w*|steuerberater\w*|steuererklärung|absetzbar|"
-            r"abschreib\w*|vat|mwst|mehrwertsteuer|umsatzsteuer|terms of service|agb|"
-            r"write[\s-]?offs?|business expenses?|betriebsausgabe\w*)\b|"
-            r"\bwrite\s+(?:it\s+|\w+\s+)?off\b|"
-            r"\bvon der steuer\b"
+            r"\b(?:is it|is this|is that|ist es|ist das|is)\s+(?:\w+\s+)?(?:legal|illegal|lawful|"
+            r"allowed|erlaubt|zulässig|rechtlich\w*)\b|\b(?:legally|illegal|unlawful|lawyer|"
+            r"anwalt|deductible|deduct\w*|absetzbar|abschreib\w*|vat|mwst|mehrwertsteuer|"
+            r"umsatzsteuer|steuererklärung|write[\s-]?offs?|business expenses?|"
+            r"betriebsausgabe\w*|terms of service|agb)\b|"
+            r"\brechtlich\w*\s+(?:okay|ok|erlaubt|zulässig|sauber|problematisch|erlaubt)\b|"
+            r"\b(?:licen[cs]e|lizenz)\w*\b.{0,30}\b(?:allow|permit|erlaub|gestatt)\w*|"
+            r"\bwrite\s+(?:it\s+|\w+\s+)?off\b|\bvon der steuer\b"
+        ),
+        topic=re.compile(
+            r"\b(?:legal|rechtlich\w*|gesetz\w*|licen[cs]e|lizenz\w*|dsgvo|gdpr|tax|taxes|"
+            r"taxed|steuer|steuerlich\w*|steuerberat\w*)\b"
         ),
     ),
 )
@@ -178,24 +201,29 @@ def clauses(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def goals_in(clause: str) -> list[OutsideGoal]:
-    """The out-of-scope goals a clause (entities blanked) asks for, in `GOALS` order."""
+def goals_in(clause: str, sizing: bool = False) -> list[OutsideGoal]:
+    """The out-of-scope goals a clause (entities blanked) asks for, in `GOALS` order; a goal's
+    topic words count only when the question sizes no model (`sizing` false)."""
     found: list[OutsideGoal] = []
     for goal in GOALS:
         text = goal.unless.sub(" ", clause) if goal.unless is not None else clause
-        if goal.asks.search(text):
+        topic = goal.topic is not None and not sizing and goal.topic.search(text)
+        if goal.asks.search(text) or topic:
             found.append(goal.name)
     return found
 
 
-def find_outside(folded: str, entities: list[tuple[int, int]]) -> tuple[list[OutsideGoal], str]:
+def find_outside(
+    folded: str, entities: list[tuple[int, int]], sizing: bool = False
+) -> tuple[list[OutsideGoal], str]:
     """The out-of-scope goals the question asks for, and the rest of the question (its clauses
-    that ask for none; the whole text when there is no such goal)."""
+    that ask for none; the whole text when there is no such goal). `sizing`: the question names
+    a model to size."""
     masked = blank(folded, entities)
     goals: list[OutsideGoal] = []
     rest: list[str] = []
     for start, end in clauses(masked):
-        found = goals_in(masked[start:end])
+        found = goals_in(masked[start:end], sizing)
         goals += [g for g in found if g not in goals]
         if not found:
             rest.append(folded[start:end].strip())

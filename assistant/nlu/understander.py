@@ -183,7 +183,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         mention = (u.model_mention or "").lower()
         if mention:
             spans += [m.span() for m in re.finditer(re.escape(mention), prose)]
-        u.outside, rest = find_outside(prose, spans)
+        u.outside, rest = find_outside(prose, spans, sizing=u.has_subject)
         if u.outside:
             u.asked_text = rest
         return rest
