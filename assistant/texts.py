@@ -104,6 +104,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "nutzbar pro 80-GB-Karte: {usable}.",
     ),
     "weights_only": ("Weights: {weights} in {precision}.", "Gewichte: {weights} in {precision}."),
+    "sized_for_load": (
+        "Sized for {conc} concurrent sequences of {context} tokens each: {kv} of KV cache on top "
+        "of the weights, per copy of the model.",
+        "Ausgelegt für {conc} gleichzeitige Sequenzen mit je {context} Token: {kv} KV-Cache "
+        "zusätzlich zu den Gewichten, pro Kopie des Modells.",
+    ),
     "assumptions": (
         "Assumptions: {context} tokens of context, {conc} concurrent {conc|sequence|sequences}, "
         "{util} of card memory usable (as vLLM), {overhead} runtime overhead per card.",
@@ -687,6 +693,25 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**The cheapest node that meets your constraints is {label}:**",
         "**Der günstigste Knoten, der Ihre Vorgaben erfüllt, ist {label}:**",
     ),
+    "excluded_cheaper": (
+        "{label} would be cheaper at {price}, but {why}.",
+        "{label} wäre mit {price} günstiger, aber {why}.",
+    ),
+    "why_no_fp8": (
+        "its cards have no FP8 tensor cores",
+        "seine Karten haben keine FP8-Tensorkerne",
+    ),
+    "why_link_pcie": (
+        "its cards talk over PCIe, not NVLink",
+        "seine Karten sind über PCIe verbunden, nicht über NVLink",
+    ),
+    "why_link_nvlink": ("it is an NVLink node, not PCIe", "er ist ein NVLink-Knoten, kein PCIe"),
+    "why_memory": ("it has only {mem} in total", "er hat insgesamt nur {mem}"),
+    "why_per_card": ("its cards have less memory each", "seine Karten haben je weniger Speicher"),
+    "why_arch": ("its cards are {arch}", "seine Karten sind {arch}"),
+    "why_card": ("it is a card you ruled out", "es ist eine Karte, die Sie ausgeschlossen haben"),
+    "why_budget": ("it is over your budget", "er liegt über Ihrem Budget"),
+    "why_constraint": ("it misses a constraint", "er verfehlt eine Vorgabe"),
     "cheapest_catalog": (
         "The cheapest node in the catalog is {label}:",
         "Der günstigste Knoten im Katalog ist {label}:",

@@ -1,5 +1,6 @@
 """Constraint filters over the configurator's rows: budget, total memory, excluded cards or
-configurations, link kind, one card. When the filters leave no fitting row, the result names the
+configurations, link kind, the card's capabilities (FP8 tensor cores, generation, memory per
+card), one card. When the filters leave no fitting row, the result names the
 constraint that emptied it and the best (cheapest) fitting row ignoring that one constraint, so an
 answer can say "nothing under $2,000 holds it; the cheapest that does is ...".
 """
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.fit import ConfigurationFit
 from tools.money import USD
-from tools.specs import LinkKind
+from tools.specs import Architecture, LinkKind
 
 #: Constraint names, in the order they are reported (the registry's argument names).
 CONSTRAINT_ORDER = (
@@ -24,6 +25,10 @@ CONSTRAINT_ORDER = (
     "exclude_cards",
     "exclude_configurations",
     "require_link",
+    "require_fp8",
+    "architectures",
+    "exclude_architectures",
+    "min_memory_per_card_gb",
     "one_card",
 )
 
@@ -43,6 +48,12 @@ class Row(Protocol):
     def link_kind(self) -> str: ...
     @property
     def verdict(self) -> str: ...
+    @property
+    def fp8_native(self) -> bool: ...
+    @property
+    def architecture(self) -> str | None: ...
+    @property
+    def memory_gb_per_card(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,9 @@ class ConfigurationRow:
     total_memory_gb: float
     link_kind: str
     verdict: str = ""
+    fp8_native: bool = False
+    architecture: str | None = None
+    memory_gb_per_card: float = 0.0
 
 
 class Constraints(BaseModel):
@@ -67,6 +81,16 @@ class Constraints(BaseModel):
     exclude_cards: list[str] = Field(default=[], description="card ids to leave out")
     exclude_configurations: list[str] = Field(default=[], description="configuration ids")
     require_link: LinkKind | None = Field(default=None, description="nvlink or pcie only")
+    require_fp8: bool = Field(default=False, description="only cards with FP8 tensor cores")
+    architectures: list[Architecture] = Field(
+        default=[], description="only cards of these generations (empty: any)"
+    )
+    exclude_architectures: list[Architecture] = Field(
+        default=[], description="card generations to leave out"
+    )
+    min_memory_per_card_gb: float | None = Field(
+        default=None, ge=0, description="memory of each card, GB"
+    )
     one_card: bool = Field(default=False, description="only rows where it fits on one card")
 
     def active(self) -> dict[str, Callable[[Row], bool]]:
@@ -87,9 +111,30 @@ class Constraints(BaseModel):
         if self.require_link is not None:
             kind = self.require_link
             checks["require_link"] = lambda r: r.link_kind == kind
+        checks.update(self._capabilities())
         if self.one_card:
             checks["one_card"] = lambda r: r.verdict == "fits_one_card"
         return checks
+
+    def _capabilities(self) -> dict[str, Callable[[Row], bool]]:
+        """The card-capability filters: FP8 tensor cores, generation, memory per card."""
+        checks: dict[str, Callable[[Row], bool]] = {}
+        if self.require_fp8:
+            checks["require_fp8"] = lambda r: r.fp8_native
+        if self.architectures:
+            allowed = set(self.architectures)
+            checks["architectures"] = lambda r: r.architecture in allowed
+        if self.exclude_architectures:
+            left_out = set(self.exclude_architectures)
+            checks["exclude_architectures"] = lambda r: r.architecture not in left_out
+        if self.min_memory_per_card_gb is not None:
+            per_card = self.min_memory_per_card_gb
+            checks["min_memory_per_card_gb"] = lambda r: r.memory_gb_per_card >= per_card
+        return checks
+
+    def failed(self, row: Row) -> list[str]:
+        """The constraints a row does not meet (in report order; `one_card` not judged)."""
+        return [n for n, ok in self.active().items() if n != "one_card" and not ok(row)]
 
     def value(self, name: str) -> str:
         """A constraint's value as text, for results."""
@@ -122,24 +167,105 @@ class Filtered(BaseModel):
     relaxations: list[Relaxation] = []
 
 
+def configuration_rows(
+    configurations: Iterable[Any], gpus: Mapping[str, Any], links: Mapping[str, Any]
+) -> list[ConfigurationRow]:
+    """Every configuration as the filters see it (card capabilities from the catalog)."""
+    rows = []
+    for cfg in configurations:
+        gpu = gpus[cfg.gpu]
+        rows.append(
+            ConfigurationRow(
+                configuration=cfg.id,
+                gpu=cfg.gpu,
+                usd_per_month=cfg.usd_per_month,
+                total_memory_gb=gpu.memory_gb * cfg.count,
+                link_kind=links[cfg.interconnect].kind,
+                fp8_native=gpu.fp8_native,
+                architecture=gpu.architecture,
+                memory_gb_per_card=gpu.memory_gb,
+            )
+        )
+    return rows
+
+
 def configurations_within(
     configurations: Iterable[Any], gpus: Mapping[str, Any], links: Mapping[str, Any], c: Constraints
 ) -> list[str]:
     """The ids of the catalog configurations every filter keeps (the same predicates as the
     configurator's rows; `one_card` needs a model and is not applied here)."""
-    checks = [f for name, f in c.active().items() if name != "one_card"]
-    kept = []
-    for cfg in configurations:
-        row = ConfigurationRow(
-            configuration=cfg.id,
-            gpu=cfg.gpu,
-            usd_per_month=cfg.usd_per_month,
-            total_memory_gb=gpus[cfg.gpu].memory_gb * cfg.count,
-            link_kind=links[cfg.interconnect].kind,
-        )
-        if all(check(row) for check in checks):
-            kept.append(cfg.id)
-    return kept
+    return [
+        r.configuration for r in configuration_rows(configurations, gpus, links) if not c.failed(r)
+    ]
+
+
+class Excluded(BaseModel):
+    """The configuration one constraint alone leaves out: the cheapest that meets every other
+    constraint, cheaper than the cheapest within all of them (the runner-up it excluded)."""
+
+    constraint: str = Field(description="the one constraint it does not meet")
+    same_as: list[str] = Field(
+        default=[],
+        description="other constraints that leave out exactly the same cards "
+        "('FP8 tensor cores' and 'no Ampere')",
+    )
+    configuration: str
+    usd_per_month: USD
+
+
+class Within(BaseModel):
+    """The configurations within the constraints, cheapest first, and per constraint the
+    cheaper configuration only it excludes (cheapest first)."""
+
+    kept: list[str]
+    excluded_by_one: list[Excluded]
+
+
+def _groups(rows: list[ConfigurationRow], failed: dict[str, list[str]]) -> list[list[str]]:
+    """Constraints that leave out exactly the same configurations, grouped (report order)."""
+    names = list(dict.fromkeys(n for misses in failed.values() for n in misses))
+    signature = {
+        n: frozenset(r.configuration for r in rows if n in failed[r.configuration]) for n in names
+    }
+    groups: dict[frozenset[str], list[str]] = {}
+    for n in names:
+        groups.setdefault(signature[n], []).append(n)
+    return list(groups.values())
+
+
+def nodes_within(
+    configurations: Iterable[Any], gpus: Mapping[str, Any], links: Mapping[str, Any], c: Constraints
+) -> Within:
+    """The configurations within the constraints (cheapest first) and, for each constraint, the
+    cheapest configuration that misses only it (or only constraints that leave out exactly the
+    same cards) and costs less than the cheapest kept."""
+    rows = sorted(
+        configuration_rows(configurations, gpus, links),
+        key=lambda r: (Decimal(r.usd_per_month), r.configuration),
+    )
+    failed = {r.configuration: c.failed(r) for r in rows}
+    kept = [r for r in rows if not failed[r.configuration]]
+    cap = Decimal(kept[0].usd_per_month) if kept else None
+    by_one: dict[str, Excluded] = {}
+    for group in _groups(rows, failed):
+        for r in rows:
+            misses = failed[r.configuration]
+            if (
+                misses
+                and set(misses) <= set(group)
+                and (cap is None or Decimal(r.usd_per_month) < cap)
+            ):
+                by_one[group[0]] = Excluded(
+                    constraint=group[0],
+                    same_as=group[1:],
+                    configuration=r.configuration,
+                    usd_per_month=r.usd_per_month,
+                )
+                break
+    return Within(
+        kept=[r.configuration for r in kept],
+        excluded_by_one=sorted(by_one.values(), key=lambda e: Decimal(e.usd_per_month)),
+    )
 
 
 def _fits(r: ConfigurationFit) -> bool:

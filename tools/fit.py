@@ -31,7 +31,16 @@ from tools.memory import (
     weight_bytes,
 )
 from tools.money import USD
-from tools.specs import Configuration, Gpu, KvPrecision, Link, LinkKind, ModelSpec, Precision
+from tools.specs import (
+    Architecture,
+    Configuration,
+    Gpu,
+    KvPrecision,
+    Link,
+    LinkKind,
+    ModelSpec,
+    Precision,
+)
 
 Verdict = Literal["fits_one_card", "split", "does_not_fit"]
 VERDICT_TEXT = {
@@ -104,6 +113,7 @@ class ConfigurationFit(BaseModel):
     sold_as: str = Field(description="the link the node is sold with (configurations.yaml)")
     link_kind: LinkKind
     fp8_native: bool = Field(description="the card has FP8 tensor cores")
+    architecture: Architecture | None = Field(default=None, description="the card's generation")
     usd_per_month: USD
     price_source: str
     url: str
@@ -246,6 +256,7 @@ def _fit_one(
         "total_memory_gb": gpu.memory_gb * configuration.count,
         **_link_fields(configuration, gpu, links),
         "fp8_native": gpu.fp8_native,
+        "architecture": gpu.architecture,
         "usd_per_month": configuration.usd_per_month,
         "price_source": configuration.price_source,
         "url": configuration.url,

@@ -14,6 +14,9 @@ from tools.money import USD
 
 FormFactor = Literal["pcie", "sxm"]
 LinkKind = Literal["nvlink", "pcie"]
+#: card generations (NVIDIA architecture), oldest first
+Architecture = Literal["ampere", "ada", "hopper", "blackwell"]
+ARCHITECTURES: tuple[Architecture, ...] = ("ampere", "ada", "hopper", "blackwell")
 ModelKind = Literal["llm", "image", "video"]
 Attention = Literal["gqa", "mla"]
 PriceSource = Literal["published", "placeholder"]
@@ -72,6 +75,9 @@ class Gpu(_Record):
         default=None, ge=1, description="NVLink links per card (nvidia-smi topo shows NV<n>)"
     )
     fp8_native: bool = Field(default=False, description="hardware FP8 tensor cores (Ada, Hopper+)")
+    architecture: Architecture | None = Field(
+        default=None, description="the card's generation (ampere, ada, hopper, blackwell)"
+    )
     page: str = Field(description="slug of the card page on gpuserver.io, e.g. a100-sxm4")
     guide_listing: str | None = Field(
         default=None,

@@ -71,7 +71,8 @@ def asks_fp8_support(u: Query) -> bool:
     """'Does the A100 support FP8?', 'FP8 auf der RTX A6000 möglich?' (no model to size)."""
     q = u.question.lower()
     named = bool(u.cards or u.card_families or re.search(r"ampere|hopper|ada|blackwell", q))
-    return named and not u.has_subject and bool(_ASKS_SUPPORT.search(q))
+    picks = u.constraints.require_fp8 or bool(u.constraints.exclude_architectures)
+    return named and not u.has_subject and not picks and bool(_ASKS_SUPPORT.search(q))
 
 
 class CapabilityMixin(ComposerBase):

@@ -190,6 +190,7 @@ class FitMixin(ComposerBase):
                 planned_tensor_parallel=u.count if "tensor_parallel" in u.workloads else None,
             )
             self._split_rules(d, u, advice, cards_needed, lead=bridge)
+            self._nvlink_instead(d, u, advice, targets, rows)
         else:
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
@@ -490,6 +491,29 @@ class FitMixin(ComposerBase):
                 seen.add(r["configuration"])
                 alts.append(r)
         return sorted(alts, key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]))
+
+    def _nvlink_instead(
+        self,
+        d: Draft,
+        u: Query,
+        advice: dict[str, Any] | None,
+        targets: list[dict[str, Any]],
+        rows: list[dict[str, Any]],
+    ) -> None:
+        """The guide's rule says SXM (real traffic or training on a split model) and the node
+        asked about is PCIe: the cheapest NVLink node of that size that holds it, with its
+        price."""
+        rule = (advice or {}).get("rule") or {}
+        links = self.deps.catalog.links
+        pcie = [r for r in targets if links[r["interconnect"]].kind == "pcie"]
+        if rule.get("number") != 4 or not pcie or len(pcie) < len(targets):
+            return
+        best = self._cheapest_nvlink(rows, count=pcie[0]["count"]) or self._cheapest_nvlink(rows)
+        if best is None or best["configuration"] in d._prices:
+            return
+        why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
+        cid = best["configuration"]
+        d.add(t(d.lang, "cheapest_nvlink", why=why, label=d.link(cid)) + " " + d.price(cid))
 
     def _cheapest_nvlink(self, rows: list[dict[str, Any]], count: int | None = None) -> Any:
         links = self.deps.catalog.links

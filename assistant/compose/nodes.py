@@ -5,6 +5,7 @@ words, and the tool filters a question's constraints set. Trigger rows: `assista
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from assistant.compose.base import ComposerBase, generic_name
@@ -77,7 +78,40 @@ PHRASES: dict[str, tuple[str, str]] = {
     "c_exclude": ("without {cards}", "ohne {cards}"),
     "c_nvlink": ("NVLink nodes only", "nur NVLink-Knoten"),
     "c_pcie": ("PCIe nodes only", "nur PCIe-Knoten"),
+    "c_fp8": ("FP8 tensor cores", "FP8-Tensorkerne"),
+    "c_arch": ("{archs} only", "nur {archs}"),
+    "c_per_card": ("the memory per card you need", "Ihr Mindestspeicher pro Karte"),
+    "or": ("or", "oder"),
+    "and": ("and", "und"),
 }
+
+ARCH_NAMES = {"ampere": "Ampere", "ada": "Ada", "hopper": "Hopper", "blackwell": "Blackwell"}
+
+
+def _archs(archs: Sequence[str], lang: str, join: str = "or") -> str:
+    names = [ARCH_NAMES.get(a, a) for a in archs]
+    if len(names) < 2:
+        return "".join(names)
+    return ", ".join(names[:-1]) + f" {p(lang, join)} " + names[-1]
+
+
+def constraint_args(u: Query) -> dict[str, Any]:
+    """The question's constraints as the filters of `tools.constraints.Constraints` (the
+    tools' argument names): budget, memory in the node and per card, excluded cards, the link,
+    FP8 tensor cores, card generations."""
+    c = u.constraints
+    link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
+    args: dict[str, Any] = {
+        "max_price_usd_month": c.budget_usd_month,
+        "min_total_memory_gb": c.min_total_memory_gb,
+        "min_memory_per_card_gb": c.min_memory_per_card_gb,
+        "exclude_cards": list(c.exclude_cards),
+        "require_link": link,
+        "require_fp8": c.require_fp8,
+        "architectures": list(c.architectures),
+        "exclude_architectures": list(c.exclude_architectures),
+    }
+    return {k: v for k, v in args.items() if v not in (None, [], False)}
 
 
 def p(lang: str, key: str, **kw: Any) -> str:
@@ -92,17 +126,10 @@ class NodesMixin(ComposerBase):
         (empty: no constraint; ``{"configurations": []}``: nothing meets them)."""
         from tools.constraints import Constraints, configurations_within
 
-        c = u.constraints
-        if not c.active():
+        if not u.constraints.active():
             return {}
         cat = self.deps.catalog
-        link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
-        filters = Constraints(
-            max_price_usd_month=c.budget_usd_month,
-            min_total_memory_gb=c.min_total_memory_gb,
-            exclude_cards=list(c.exclude_cards),
-            require_link=link,
-        )
+        filters = Constraints(**constraint_args(u))
         allowed = configurations_within(cat.configurations.values(), cat.gpus, cat.links, filters)
         return {"configurations": allowed}
 
@@ -185,6 +212,14 @@ class NodesMixin(ComposerBase):
         link = c.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(c.exclude_link or "")
         if link:
             words.append(p(d.lang, "c_" + link))
+        if c.require_fp8:
+            words.append(p(d.lang, "c_fp8"))
+        if c.architectures:
+            words.append(p(d.lang, "c_arch", archs=_archs(c.architectures, d.lang)))
+        if c.exclude_architectures:
+            words.append(p(d.lang, "c_exclude", cards=_archs(c.exclude_architectures, d.lang)))
+        if c.min_memory_per_card_gb:
+            words.append(p(d.lang, "c_per_card"))
         return ", ".join(words)
 
     def _card_names(self, cards: list[str]) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
+from assistant.compose.nodes import ARCH_NAMES, constraint_args
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
@@ -387,25 +388,52 @@ class PricesMixin(ComposerBase):
 
     # ---- cheapest
     def _cheapest_without_model(self, d: Draft, u: Query) -> None:
-        """'The cheapest node (with NVLink / within my constraints)': no model to size."""
-        configs = self.deps.catalog.configurations
-        ids = list(d.filters.get("configurations") or configs)
+        """'The cheapest node (with NVLink / within my constraints)': no model to size. Within
+        constraints, `nodes_within` names the cheapest node meeting all of them and the cheaper
+        node each constraint alone excluded."""
         q = u.question.lower()
         nvlink = bool(re.search(r"nvlink|\bsxm", q)) and not u.constraints.exclude_link
-        if nvlink:
-            links = self.deps.catalog.links
-            ids = [c for c in ids if links[configs[c].interconnect].kind == "nvlink"]
+        args = constraint_args(u)
+        if nvlink and "require_link" not in args:
+            args["require_link"] = "nvlink"
+        if not args:
+            self._cheapest_in_catalog(d, u)
+            return
+        res = d.call("nodes_within", **args)
+        if not res or not res["cheapest"]:
+            self._ask_model(d, u)
+            return
+        top, more = res["cheapest"][0], res["cheapest"][1:3]
+        key = "cheapest_within" if u.constraints.active() else "cheapest_catalog_nvlink"
+        cid = top["configuration"]
+        d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
+        d.bullets([f"{d.link(r['configuration'])}: {d.price(r['configuration'])}" for r in more])
+        for ex in res["excluded_by_one"][:2]:
+            d.add(self._excluded_line(d, ex))
+        d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _excluded_line(self, d: Draft, ex: dict[str, Any]) -> str:
+        """'4x A100 SXM4 ($4,395/month) costs less but has no FP8 tensor cores.'"""
+        cid = ex["configuration"]
+        why = _WHY_EXCLUDED.get(ex["constraint"], "why_constraint")
+        if why == "why_link":
+            why += "_" + ex["link_kind"]
+        arch = ARCH_NAMES.get(ex.get("architecture") or "", "")
+        return t(
+            d.lang,
+            "excluded_cheaper",
+            label=d.label(cid),
+            price=d.price(cid),
+            why=t(d.lang, why, mem=gb(d.lang, ex["total_memory_gb"]), arch=arch),
+        )
+
+    def _cheapest_in_catalog(self, d: Draft, u: Query) -> None:
+        configs = self.deps.catalog.configurations
+        ids = list(d.filters.get("configurations") or configs)
         pq = d.call("price_quote", configurations=ids) if ids else None
         if pq and pq.get("cheapest"):
             cid = pq["cheapest"]
-            key = "cheapest_within" if d.filters else "cheapest_catalog"
-            key = "cheapest_catalog_nvlink" if nvlink else key
-            d.add(t(d.lang, key, label=d.link(cid)) + " " + d.price(cid))
-        if d.filters and pq:
-            more = sorted(ids, key=lambda c: configs[c].usd_per_month)[1:3]
-            d.bullets([f"{d.link(c)}: {d.price(c)}" for c in more])
-            d.suggest(follow_up(d.lang, "fit_example"))
-            return
+            d.add(t(d.lang, "cheapest_catalog", label=d.link(cid)) + " " + d.price(cid))
         self._ask_model(d, u)
 
     def _cheapest(self, d: Draft, u: Query) -> None:
@@ -498,6 +526,16 @@ class PricesMixin(ComposerBase):
             if res["model"]["kind"] == "llm"
             else t(d.lang, "image_need", need=gb(d.lang, res["weights_gb"]), precision=prec)
         )
+        if res["model"]["kind"] == "llm" and res["concurrency"] > 1:
+            d.add(
+                t(
+                    d.lang,
+                    "sized_for_load",
+                    conc=res["concurrency"],
+                    context=num(d.lang, res["context_tokens"]),
+                    kv=gb(d.lang, res["kv_gb"]),
+                )
+            )
         # a one-card node among the cheapest holds it: the guide's case is "fits on one card",
         # even when two smaller cards cost less (never "too big for one card" beside it)
         one = next((r for r in rows if r["verdict"] == "fits_one_card" and r["count"] == 1), None)
@@ -521,6 +559,19 @@ class PricesMixin(ComposerBase):
         if top.get("price_source") == "placeholder":
             d.add(t(d.lang, "placeholder_note"))
         self._fit_follow_ups(d, u, {**fit_like, "rows": rows}, top)
+
+
+# why a cheaper node is left out, per constraint (texts.py keys)
+_WHY_EXCLUDED = {
+    "require_fp8": "why_no_fp8",
+    "require_link": "why_link",
+    "min_total_memory_gb": "why_memory",
+    "min_memory_per_card_gb": "why_per_card",
+    "architectures": "why_arch",
+    "exclude_architectures": "why_arch",
+    "exclude_cards": "why_card",
+    "max_price_usd_month": "why_budget",
+}
 
 
 def _first_wins(cids: list[str], rows: dict[str, Any], costs: dict[str, float]) -> bool | None:

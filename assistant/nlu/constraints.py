@@ -12,6 +12,8 @@ import re
 
 from assistant.nlu.lexicon import _NUM, _find_cards, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
+from tools.load import TRAFFIC_USERS
+from tools.specs import ARCHITECTURES, Architecture
 
 # ---------------------------------------------------------------- money and memory
 
@@ -91,14 +93,31 @@ _USERS_RX = re.compile(
     r"developers|devs|entwickler\w*|students|studenten)\b"
 )
 _CONCURRENT_RX = re.compile(
-    r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit"
+    r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit|"
+    r"at a time|zeitgleich|auf einmal"
 )
+
+
+def _at_once(folded: str, m: re.Match[str]) -> bool:
+    """'20 people ... at the same time', '20 Leute gleichzeitig': the same clause says so."""
+    after = re.split(r"[.;!?]", folded[m.end() : m.end() + 50], maxsplit=1)[0]
+    return bool(_CONCURRENT_RX.search(folded[max(0, m.start() - 30) : m.end()] + after))
+
+
+def find_people_at_once(folded: str) -> int | None:
+    """'about 20 people hitting it at the same time', '20 Leute gleichzeitig', '30 devs in
+    parallel': people generating at the same moment, i.e. concurrent sequences."""
+    for m in _USERS_RX.finditer(folded):
+        value = _amount(m.group(1), m.group(2))
+        if value and value >= 2 and _at_once(folded, m):
+            return int(value)
+    return None
 
 
 def find_users(folded: str) -> int | None:
     """'for 200 users', '~1.5k Nutzer': people, not simultaneous sequences."""
     for m in _USERS_RX.finditer(folded):
-        if _CONCURRENT_RX.search(folded[max(0, m.start() - 30) : m.end() + 25]):
+        if _at_once(folded, m):
             continue
         value = _amount(m.group(1), m.group(2))
         if value and value >= 2:
@@ -151,7 +170,8 @@ def find_nodes(folded: str, u: Query) -> None:
 # ---------------------------------------------------------------- exclusions and links
 
 _NEG_BEFORE = re.compile(
-    r"(?:\bnot (?:to )?(?:use|using|want|rent|take|have)|\bno|\bnot|without|except|excluding|"
+    r"(?:\bnot (?:to )?(?:use|using|want|rent|take|have)|n[o']?t (?:want|use|rent|take|need|like)|"
+    r"\bno|\bnot|without|except|excluding|"
     r"other than|but not|never|nothing with|none of|"
     r"avoid(?:ing)?|\bkein\w*|\bnicht|\bohne|"
     r"außer|ausser|ausgenommen|abgesehen von|statt|instead of|anstelle)\s+(?:(?:the|an?|any|"
@@ -181,14 +201,18 @@ _REQUIRE_LINK = (
 )
 
 
-# card classes people exclude by name ("no Ampere cards", "not consumer GPUs")
+# card classes people exclude by name ("not consumer GPUs")
 CARD_CLASSES: dict[str, tuple[str, ...]] = {
-    r"ampere": ("a100-pcie", "a100-sxm4", "rtx-a6000"),
-    r"hopper": ("h100-pcie", "h100-sxm5", "h200"),
-    r"blackwell": ("b200", "rtx-5090"),
-    r"ada(?: lovelace)?": ("l4", "l40s", "rtx-4090"),
     r"consumer|gaming|geforce|endkunden|spiele": ("rtx-4090", "rtx-5090"),
 }
+# card generations by name, oldest first (the catalog says which card is which: `architecture`)
+ARCHITECTURE_WORDS: dict[Architecture, str] = {
+    "ampere": r"ampere",
+    "ada": r"ada(?:[\s-]lovelace)?|lovelace",
+    "hopper": r"hopper",
+    "blackwell": r"blackwell",
+}
+_ARCH = "|".join(ARCHITECTURE_WORDS.values())
 # "no H100 or H200", "ohne A100, H100 und H200": the negation covers the whole list
 _LIST_JOIN = re.compile(
     r"^\s*(?:,|/|or|and|oder|und|nor|noch|&)\s*(?:(?:the|an?|die|der|eine?)\s+)?$"
@@ -212,6 +236,7 @@ def find_exclusions(folded: str, u: Query) -> None:
         m = re.search(rf"\b(?:{word})\b", folded)
         if m and _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]):
             excluded += list(cards)
+    find_architectures(folded, u)
     if excluded:
         c = u.constraints
         c.exclude_cards = sorted(set(excluded))
@@ -229,6 +254,90 @@ def find_exclusions(folded: str, u: Query) -> None:
         if re.search(rx, folded) and u.constraints.exclude_link != kind:
             u.constraints.require_link = kind  # type: ignore[assignment]
             break
+    if u.constraints.exclude_link != "nvlink" and _STATED_NVLINK_RX.search(folded):
+        u.constraints.require_link = "nvlink"
+
+
+# ---------------------------------------------------------------- card capabilities
+
+# "we need NVLink", "NVLink is a must", "Wir brauchen NVLink": a requirement stated, not asked
+_STATED_NVLINK_RX = re.compile(
+    r"(?<!do )(?<!did )(?<!would )(?<!will )(?<!if )(?<!whether )\b(?:we|i)\s+(?:really\s+|"
+    r"definitely\s+|absolutely\s+)?(?:need|require|want)\s+(?:an?\s+)?(?:nvlink|sxm)|"
+    r"^\W*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige|wollen|will)\s+(?:\w+\s+)?"
+    r"(?:nvlink|sxm)|[,.;:]\s*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige)\s+"
+    r"(?:\w+\s+)?(?:nvlink|sxm)|(?:nvlink|sxm)\s+(?:is|ist)\s+(?:a\s+)?(?:must|pflicht|"
+    r"required|a requirement|erforderlich|gesetzt|voraussetzung)"
+)
+# FP8 as a capability of the card, not a precision: "FP8 tensor cores", "needs FP8 support",
+# "native FP8", "FP8-fähig", "mit FP8-Unterstützung"
+_FP8_CAPABILITY_RX = re.compile(
+    r"fp8[\s-]*(?:tensor[\s-]*(?:cores?|kerne?n?)|support\w*|capab\w*|fähig\w*|unterstütz\w*|"
+    r"hardware|kerne?n?|cores?)|(?:native[ns]?|nativem|natives|hardware)[\s-]*fp8|"
+    r"(?:supports?|unterstützt|unterstützen|beherrsch\w*)\s+(?:\w+\s+)?fp8\b"
+)
+# it is required (not asked whether a named card has it): a pick or a requirement is asked
+_REQUIREMENT_RX = re.compile(
+    r"\b(?:need\w*|require\w*|must|have to|has to|brauch\w*|benötig\w*|muss|müssen|"
+    r"sollte?n?|only|nur|cheapest|günstigst\w*|am günstigsten|billigst\w*|recommend\w*|"
+    r"empfehl\w*|suggest\w*|ticks?|erfüll\w*|meets?|which (?:node|server|configuration|card|"
+    r"gpu)|welche[nrs]? (?:knoten|server|konfiguration|karte|gpu))\b"
+)
+_PER_CARD = r"(?:per card|per gpu|pro karte|pro gpu|je karte|je gpu|each|on each card|jeweils)"
+_MIN_PER_CARD_RX = re.compile(
+    rf"(?:at least|mindestens|min(?:imum)?\.?|>=|≥)\s*(\d{{2,3}})\s*gb\s*(?:vram\s*)?{_PER_CARD}"
+    rf"|(?:cards?|gpus?|karten)\s+(?:with|mit)\s+(?:at least|mindestens)\s*(\d{{2,3}})\s*gb"
+)
+
+
+def _newer_or_equal(arch: Architecture) -> list[Architecture]:
+    return list(ARCHITECTURES[ARCHITECTURES.index(arch) :])
+
+
+def _arch_of(word: str) -> Architecture | None:
+    return next((a for a, rx in ARCHITECTURE_WORDS.items() if re.fullmatch(rx, word)), None)
+
+
+_ARCH_NEWER_RX = re.compile(
+    rf"\b({_ARCH})\s*(?:or|oder)\s*(?:newer|later|above|better|neuer|höher|später|aufwärts)|"
+    rf"(?:at least|mindestens|min\.?)\s*({_ARCH})\b|\b({_ARCH})\s*\+|"
+    rf"\b({_ARCH})\s*(?:and|und)\s*(?:newer|later|neuer|höher)"
+)
+_ARCH_LIST = rf"(?:{_ARCH})(?:\s*(?:,|/|or|oder|and|und|&)\s*(?:{_ARCH}))*"
+_ARCH_ONLY_RX = re.compile(
+    rf"(?:only|nur|ausschließlich|just)\s+(?:\w+\s+)?({_ARCH_LIST})\b|"
+    rf"\b({_ARCH_LIST})\s*(?:cards?|gpus?|karten)?\s*(?:only|nur)\b"
+)
+
+
+def find_architectures(folded: str, u: Query) -> None:
+    """'no Ampere', 'Hopper or Blackwell only', 'Ada or newer': card generations as filters."""
+    c = u.constraints
+    for arch, word in ARCHITECTURE_WORDS.items():
+        for m in re.finditer(rf"\b(?:{word})\b", folded):
+            if _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]) or _NEG_AFTER.match(
+                folded[m.end() : m.end() + 40]
+            ):
+                c.exclude_architectures.append(arch)
+                break
+    newer = _ARCH_NEWER_RX.search(folded)
+    only = _ARCH_ONLY_RX.search(folded)
+    if newer:
+        oldest = _arch_of(next(g for g in newer.groups() if g))
+        c.architectures = _newer_or_equal(oldest) if oldest else []
+    elif only:
+        words = re.findall(_ARCH, only.group(1) or only.group(2))
+        c.architectures = [a for a in ARCHITECTURES if any(_arch_of(w) == a for w in words)]
+    c.architectures = [a for a in c.architectures if a not in c.exclude_architectures]
+
+
+def find_capabilities(folded: str, u: Query) -> None:
+    """FP8 tensor cores and memory per card, when the question requires them."""
+    if _FP8_CAPABILITY_RX.search(folded) and _REQUIREMENT_RX.search(folded):
+        u.constraints.require_fp8 = True
+    m = _MIN_PER_CARD_RX.search(folded)
+    if m:
+        u.constraints.min_memory_per_card_gb = float(m.group(1) or m.group(2))
 
 
 _NOT_ADAPTER_RX = re.compile(
@@ -384,12 +493,20 @@ def find_all(folded: str, u: Query) -> None:
     u.constraints.budget_usd_month = find_budget(folded)
     u.constraints.min_total_memory_gb = find_min_memory(folded)
     u.users = find_users(folded)
+    at_once = find_people_at_once(folded)
+    if at_once and u.concurrency is None:
+        u.concurrency = at_once
+        if at_once >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
+            u.workloads.append("traffic")
     find_exclusions(folded, u)
     find_adapter_negation(folded, u)
     find_runtime(folded, u)
     find_nodes(folded, u)
     find_measurements(folded, u)
     find_claim(folded, u)
+    find_capabilities(folded, u)
+    if u.claim == "nvlink_needed" and _STATED_NVLINK_RX.search(folded):
+        u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question
     u.compare = bool(_COMPARE_RX.search(folded)) and (
         len(set(u.cards) | set(u.card_families)) + len(u.configurations) >= 2
     )

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Language
 from assistant.nlu.scope import OutsideGoal
-from tools.specs import KvPrecision
+from tools.specs import Architecture, KvPrecision
 
 Intent = Literal[
     "topology_paste",  # pasted `nvidia-smi topo -m` output
@@ -121,7 +121,19 @@ class Constraints(BaseModel):
         default=None, description="'without NVLink' (pcie only), 'no PCIe' (nvlink only)"
     )
     require_link: Literal["nvlink", "pcie"] | None = Field(
-        default=None, description="'an NVLink node', 'PCIe only'"
+        default=None, description="'an NVLink node', 'PCIe only', 'we need NVLink'"
+    )
+    require_fp8: bool = Field(
+        default=False, description="'FP8 tensor cores', 'needs FP8 support', 'FP8-fähig'"
+    )
+    architectures: list[Architecture] = Field(
+        default_factory=list, description="'Hopper or Blackwell only', 'Ada or newer'"
+    )
+    exclude_architectures: list[Architecture] = Field(
+        default_factory=list, description="'no Ampere', 'ohne Ampere-Karten'"
+    )
+    min_memory_per_card_gb: float | None = Field(
+        default=None, description="'at least 48 GB per card', 'Karten mit mindestens 80 GB'"
     )
 
     def active(self) -> bool:
@@ -131,6 +143,10 @@ class Constraints(BaseModel):
             or self.exclude_cards
             or self.exclude_link
             or self.require_link
+            or self.require_fp8
+            or self.architectures
+            or self.exclude_architectures
+            or self.min_memory_per_card_gb
         )
 
 

@@ -8,6 +8,14 @@ from assistant.nlu.query import Query, Workload
 
 # --------------------------------------------------------------------------- workloads
 
+# "a few hundred users", "Tausende Nutzer", "hundreds of people at a time": a count in words
+_MANY_PEOPLE = (
+    r"(?:hundreds|thousands|hunderte[n]?|tausende[n]?|(?:a few|several|some|ein paar|einige|"
+    r"mehrere|paar)\s+(?:hundred|thousand|hundert|tausend))\s+(?:of\s+)?(?:\w+\s+)?"
+    r"(?:users?|nutzer\w*|benutzer\w*|people|leute|kunden|customers|clients|visitors|besucher\w*|"
+    r"anwender\w*|requests|anfragen|sessions|mitarbeiter\w*|employees)"
+)
+
 _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
     (
         "tensor_parallel",
@@ -34,12 +42,19 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
         r"echte[n]? nutzer|chat[\s-]?bot|chat service|chat-dienst|call[\s-]?cent(?:er|re)|"
         r"support[\s-]?bot|kundenservice|customer service|saas|for our (?:app|product|users)|"
-        r"für unsere (?:app|kunden|nutzer)|live[\s-]?betrieb|rag service|rag-dienst",
+        r"für unsere (?:app|kunden|nutzer)|live[\s-]?betrieb|rag service|rag-dienst|"
+        # user counts said in words: hundreds or thousands of people are real traffic
+        rf"{_MANY_PEOPLE}|"
+        r"public[\s-]?facing|customer[\s-]?facing|for the public|open to the public|"
+        r"(?:ein(?:e|en)?\s+)?öffentlich\w*\s+(?:produkt|dienst|service|app|angebot|chat\w*|"
+        r"plattform|website|webseite|zugänglich)|für die öffentlichkeit|external users|"
+        r"externe[n]? (?:nutzer|kunden|anwender)",
     ),
     (
         "low_concurrency",
         r"low concurrency|geringe[rn]? (?:nebenläufigkeit|last|parallelität)|few users|"
-        r"wenige[n]? (?:nutzer|user|anfragen)|single user|einzelne[rn]? nutzer|just me|"
+        r"wenige[n]? (?:nutzer|user|anfragen)|(?:ein paar|a handful of|handful of) (?:nutzer|"
+        r"user|users|leute|people|kollegen|colleagues)\b|single user|einzelne[rn]? nutzer|just me|"
         r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"
         r"interne|experiment|prototyp|hobby|testing|zum testen|personal|persönlich|"
         r"one user|ein nutzer|single stream|einzelne[rnm]? stream|"
@@ -82,6 +97,14 @@ _WORKLOAD_RX: list[tuple[Workload, re.Pattern[str]]] = [
     (w, re.compile(rx)) for w, rx in _WORKLOAD_SOURCES
 ]
 
+# "only a few concurrent requests", "wenig gleichzeitige Anfragen": a traffic word with a low
+# quantity before it is low concurrency, not real traffic
+_FEW_AT_ONCE_RX = re.compile(
+    r"\b(?:few|a handful of|not many|only a couple of|low|small number of|wenige?[nrs]?|"
+    r"ein paar|kaum|nicht viele|geringe?[nr]?|nur zwei|nur drei)\s+(?:\w+\s+)?(?:parallel\w*|"
+    r"concurrent|gleichzeitig\w*|simultan\w*|simultaneous)\s+(?:\w+\s+)?(?:requests|anfragen|"
+    r"users?|nutzer\w*|sequences|sequenzen|streams|sessions)"
+)
 _QLORA_RX = re.compile(r"\bqlora\b")
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
@@ -101,6 +124,10 @@ class WorkloadMixin:
         for name, rx in _WORKLOAD_RX:
             if rx.search(folded) and name not in u.workloads:
                 u.workloads.append(name)
+        if _FEW_AT_ONCE_RX.search(folded):
+            u.workloads = [w for w in u.workloads if w != "traffic"]
+            if "low_concurrency" not in u.workloads:
+                u.workloads.append("low_concurrency")
         if "fine_tuning" in u.workloads or "training" in u.workloads:
             if _QLORA_RX.search(folded):
                 u.adapter = "qlora"

@@ -42,7 +42,14 @@ from assistant.registry.helpers import quote
 # isort: off
 from assistant.registry.fit import FitArgs, fit_check
 from assistant.registry.memory import MemoryArgs, memory_need
-from assistant.registry.prices import CheapestArgs, PriceArgs, cheapest_fit, price_quote
+from assistant.registry.prices import (
+    CheapestArgs,
+    PriceArgs,
+    WithinArgs,
+    cheapest_fit,
+    nodes_within,
+    price_quote,
+)
 from assistant.registry.speed import ThroughputArgs, throughput_estimate
 from assistant.registry.interconnect import (
     DEFAULT_LINKS,
@@ -85,6 +92,7 @@ __all__ = [
     "ToolSpec",
     "TopologyArgs",
     "TrainingFitArgs",
+    "WithinArgs",
     "call_tool",
     "capacity_check",
     "card_facts",
@@ -96,6 +104,7 @@ __all__ = [
     "interconnect_facts",
     "memory_need",
     "models_for_configuration",
+    "nodes_within",
     "price_quote",
     "purchase_advice",
     "quote",

@@ -16,6 +16,7 @@ from assistant.registry.helpers import (
     _money,
     _r,
 )
+from tools.specs import Architecture
 
 KvPrecisionArg = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
 RuntimeArg = Literal["vllm", "llama.cpp", "ollama"]
@@ -57,6 +58,18 @@ class FitArgs(_Args):
     require_link: Literal["nvlink", "pcie"] | None = Field(
         default=None, description="filter: only NVLink (SXM) or only PCIe nodes"
     )
+    require_fp8: bool = Field(
+        default=False, description="filter: only cards with FP8 tensor cores (no Ampere)"
+    )
+    architectures: list[Architecture] | None = Field(
+        default=None, description="filter: only cards of these generations, e.g. ['hopper']"
+    )
+    exclude_architectures: list[Architecture] | None = Field(
+        default=None, description="filter: leave out these card generations, e.g. ['ampere']"
+    )
+    min_memory_per_card_gb: float | None = Field(
+        default=None, ge=0, description="filter: at least this much memory on each card, GB"
+    )
     sort: Literal["catalog", "price"] = Field(default="catalog", description="row order")
 
     @field_validator("precision", mode="before")
@@ -84,6 +97,10 @@ def _constraints(deps: Any, args: FitArgs, one_card: bool = False, link: str | N
         exclude_cards=cards,
         exclude_configurations=configs,
         require_link=args.require_link or link,
+        require_fp8=args.require_fp8,
+        architectures=args.architectures or [],
+        exclude_architectures=args.exclude_architectures or [],
+        min_memory_per_card_gb=args.min_memory_per_card_gb,
         one_card=one_card,
     )
 

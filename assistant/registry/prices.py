@@ -18,7 +18,15 @@ from assistant.registry.fit import (
     fit_row,
     run_fit,
 )
-from assistant.registry.helpers import _assumptions, _configuration, _model_info, _money, _r
+from assistant.registry.helpers import (
+    _assumptions,
+    _cards,
+    _configuration,
+    _model_info,
+    _money,
+    _r,
+)
+from tools.specs import Architecture
 
 
 class PriceArgs(_Args):
@@ -74,6 +82,7 @@ class CheapestFitResult(ToolResult):
     context_tokens: int
     concurrency: int
     weights_gb: float
+    kv_gb: float = Field(description="KV cache of all concurrent sequences at the context")
     interconnect: str
     cheapest: list[FitRow]
     fitting_configurations: int
@@ -121,6 +130,7 @@ def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
         context_tokens=args.context_tokens,
         concurrency=args.concurrency,
         weights_gb=_r(res.weights_gb),
+        kv_gb=_r(res.kv_bytes_per_token * args.context_tokens * args.concurrency / 1e9),
         interconnect=args.interconnect,
         cheapest=[fit_row(r) for r in rows[:5]],
         fitting_configurations=len(rows),
@@ -128,4 +138,112 @@ def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
         filters=filters_info(filtered),
         assumptions=_assumptions(m),
         notes=notes,
+    )
+
+
+class WithinArgs(_Args):
+    max_price_usd_month: float | None = Field(default=None, ge=0, description="budget, USD/month")
+    min_total_memory_gb: float | None = Field(
+        default=None, ge=0, description="at least this much memory in the node, GB"
+    )
+    min_memory_per_card_gb: float | None = Field(
+        default=None, ge=0, description="at least this much memory on each card, GB"
+    )
+    exclude_cards: list[str] | None = Field(default=None, description="cards to leave out")
+    require_link: Literal["nvlink", "pcie"] | None = Field(
+        default=None, description="only NVLink (SXM) or only PCIe nodes"
+    )
+    require_fp8: bool = Field(default=False, description="only cards with FP8 tensor cores")
+    architectures: list[Architecture] | None = Field(
+        default=None, description="only these card generations, e.g. ['hopper', 'blackwell']"
+    )
+    exclude_architectures: list[Architecture] | None = Field(
+        default=None, description="leave out these card generations, e.g. ['ampere']"
+    )
+
+
+class WithinRow(ToolResult):
+    configuration: str
+    label: str
+    gpu: str
+    total_memory_gb: float
+    fp8_native: bool
+    architecture: str | None
+    link_kind: str
+    usd_per_month: int | float
+    price_source: str
+
+
+class ExcludedRow(WithinRow):
+    constraint: str = Field(description="the one constraint that leaves it out")
+    same_as: list[str] = Field(
+        default=[], description="constraints that leave out exactly the same cards"
+    )
+
+
+class NodesWithinResult(ToolResult):
+    applied: dict[str, str]
+    within: int
+    cheapest: list[WithinRow]
+    excluded_by_one: list[ExcludedRow]
+
+
+def _within_row(deps: Any, cid: str, **extra: Any) -> dict[str, Any]:
+    cat = deps.catalog
+    c = cat.configurations[cid]
+    g = cat.gpus[c.gpu]
+    return {
+        "configuration": cid,
+        "label": c.label,
+        "gpu": g.id,
+        "total_memory_gb": g.memory_gb * c.count,
+        "fp8_native": g.fp8_native,
+        "architecture": g.architecture,
+        "link_kind": cat.links[c.interconnect].kind,
+        "usd_per_month": _money(c.usd_per_month),
+        "price_source": c.price_source,
+        **extra,
+    }
+
+
+@tool
+def nodes_within(deps: Any, args: WithinArgs) -> NodesWithinResult:
+    """The configurations that meet every constraint, without a model: budget, node memory,
+    memory per card, excluded cards, link kind, FP8 tensor cores, card generation (ampere, ada,
+    hopper, blackwell). Up to five, the cheapest first, with exact prices; and for each
+    constraint the cheaper configuration only that constraint leaves out (the runner-up it
+    excluded), e.g. 'NVLink, >= 300 GB, FP8' -> 4x H100 SXM5; 4x A100 SXM4 is cheaper but has no
+    FP8 tensor cores."""
+    from tools.constraints import Constraints
+    from tools.constraints import nodes_within as within
+
+    cat = deps.catalog
+    cards = (
+        [g.id for g in _cards(deps, args.exclude_cards, "exclude_cards", family=True)]
+        if args.exclude_cards
+        else []
+    )
+    c = Constraints(
+        max_price_usd_month=None
+        if args.max_price_usd_month is None
+        else Decimal(str(args.max_price_usd_month)),
+        min_total_memory_gb=args.min_total_memory_gb,
+        min_memory_per_card_gb=args.min_memory_per_card_gb,
+        exclude_cards=cards,
+        require_link=args.require_link,
+        require_fp8=args.require_fp8,
+        architectures=args.architectures or [],
+        exclude_architectures=args.exclude_architectures or [],
+    )
+    res = within(cat.configurations.values(), cat.gpus, cat.links, c)
+    return NodesWithinResult(
+        applied={name: c.value(name) for name in c.active()},
+        within=len(res.kept),
+        cheapest=[WithinRow(**_within_row(deps, cid)) for cid in res.kept[:5]],
+        excluded_by_one=[
+            ExcludedRow(
+                **_within_row(deps, e.configuration, constraint=e.constraint, same_as=e.same_as)
+            )
+            for e in res.excluded_by_one
+        ],
     )
