@@ -707,7 +707,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "why_link_nvlink": ("it is an NVLink node, not PCIe", "er ist ein NVLink-Knoten, kein PCIe"),
     "why_memory": ("it has only {mem} in total", "er hat insgesamt nur {mem}"),
-    "why_per_card": ("its cards have less memory each", "seine Karten haben je weniger Speicher"),
+    "why_per_card": ("its cards have only {per} each", "seine Karten haben nur je {per}"),
     "why_arch": ("its cards are {arch}", "seine Karten sind {arch}"),
     "why_card": ("it is a card you ruled out", "es ist eine Karte, die Sie ausgeschlossen haben"),
     "why_budget": ("it is over your budget", "er liegt über Ihrem Budget"),

@@ -100,6 +100,24 @@ def test_nodes_within_names_the_runner_up_and_the_constraint_that_excluded_it(de
     assert {same.constraint, *same.same_as} == {"require_fp8", "exclude_architectures"}
 
 
+def test_the_runner_up_is_the_dearest_node_below_the_pick(deps: Any) -> None:
+    """'FP8 cards, >= 96 GB': the node only the memory excludes is the one just below the pick
+    in price, not the cheapest card in the catalog."""
+    cat = deps.catalog
+    c = Constraints(require_fp8=True, min_total_memory_gb=96)
+    res = nodes_within(cat.configurations.values(), cat.gpus, cat.links, c)
+    pick = Decimal(cat.configurations[res.kept[0]].usd_per_month)
+    memory = next(e for e in res.excluded_by_one if e.constraint == "min_total_memory_gb")
+    below = [
+        Decimal(cfg.usd_per_month)
+        for cfg in cat.configurations.values()
+        if Decimal(cfg.usd_per_month) < pick
+        and cat.gpus[cfg.gpu].fp8_native
+        and cat.gpus[cfg.gpu].memory_gb * cfg.count < 96
+    ]
+    assert Decimal(memory.usd_per_month) == max(below)
+
+
 def test_registry_tools_take_the_capability_filters(deps: Any) -> None:
     res = call_tool(
         deps,
@@ -138,6 +156,8 @@ def test_registry_tools_take_the_capability_filters(deps: Any) -> None:
             {"require_link": "nvlink", "min_total_memory_gb": 320, "require_fp8": True},
         ),
         ("Hopper or newer only, cheapest server?", {"architectures": ["hopper", "blackwell"]}),
+        ("What's the cheapest Blackwell node?", {"architectures": ["blackwell"]}),
+        ("Günstigster Hopper-Knoten?", {"architectures": ["hopper"]}),
         (
             "Nur Hopper oder Blackwell, was ist am billigsten?",
             {"architectures": ["hopper", "blackwell"]},

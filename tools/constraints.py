@@ -200,8 +200,9 @@ def configurations_within(
 
 
 class Excluded(BaseModel):
-    """The configuration one constraint alone leaves out: the cheapest that meets every other
-    constraint, cheaper than the cheapest within all of them (the runner-up it excluded)."""
+    """The configuration one constraint alone leaves out: of those that meet every other
+    constraint and cost less than the cheapest within all of them, the dearest (the runner-up
+    it excluded)."""
 
     constraint: str = Field(description="the one constraint it does not meet")
     same_as: list[str] = Field(
@@ -237,8 +238,9 @@ def nodes_within(
     configurations: Iterable[Any], gpus: Mapping[str, Any], links: Mapping[str, Any], c: Constraints
 ) -> Within:
     """The configurations within the constraints (cheapest first) and, for each constraint, the
-    cheapest configuration that misses only it (or only constraints that leave out exactly the
-    same cards) and costs less than the cheapest kept."""
+    runner-up it excluded: of the configurations that miss only it (or only constraints that
+    leave out exactly the same cards) and cost less than the cheapest kept, the dearest; when
+    nothing is kept, the cheapest that misses only it."""
     rows = sorted(
         configuration_rows(configurations, gpus, links),
         key=lambda r: (Decimal(r.usd_per_month), r.configuration),
@@ -247,8 +249,10 @@ def nodes_within(
     kept = [r for r in rows if not failed[r.configuration]]
     cap = Decimal(kept[0].usd_per_month) if kept else None
     by_one: dict[str, Excluded] = {}
+    # the runner-up: the dearest one below the pick (closest to it); with no pick, the cheapest
+    order = list(reversed(rows)) if cap is not None else rows
     for group in _groups(rows, failed):
-        for r in rows:
+        for r in order:
             misses = failed[r.configuration]
             if (
                 misses

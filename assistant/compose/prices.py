@@ -424,7 +424,13 @@ class PricesMixin(ComposerBase):
             "excluded_cheaper",
             label=d.label(cid),
             price=d.price(cid),
-            why=t(d.lang, why, mem=gb(d.lang, ex["total_memory_gb"]), arch=arch),
+            why=t(
+                d.lang,
+                why,
+                mem=gb(d.lang, ex["total_memory_gb"]),
+                per=gb(d.lang, ex["memory_gb_per_card"]),
+                arch=arch,
+            ),
         )
 
     def _cheapest_in_catalog(self, d: Draft, u: Query) -> None:

@@ -304,6 +304,11 @@ _ARCH_NEWER_RX = re.compile(
     rf"\b({_ARCH})\s*(?:and|und)\s*(?:newer|later|neuer|höher)"
 )
 _ARCH_LIST = rf"(?:{_ARCH})(?:\s*(?:,|/|or|oder|and|und|&)\s*(?:{_ARCH}))*"
+# "the cheapest Blackwell node", "ein Hopper-Knoten": a generation said as the kind of node
+_ARCH_NODE_RX = re.compile(
+    rf"\b({_ARCH_LIST})[\s-]*(?:nodes?|knoten|servers?|cards?|karten?|gpus?|maschinen?|"
+    r"machines?|systems?|systeme?)\b"
+)
 _ARCH_ONLY_RX = re.compile(
     rf"(?:only|nur|ausschließlich|just)\s+(?:\w+\s+)?({_ARCH_LIST})\b|"
     rf"\b({_ARCH_LIST})\s*(?:cards?|gpus?|karten)?\s*(?:only|nur)\b"
@@ -327,6 +332,9 @@ def find_architectures(folded: str, u: Query) -> None:
         c.architectures = _newer_or_equal(oldest) if oldest else []
     elif only:
         words = re.findall(_ARCH, only.group(1) or only.group(2))
+        c.architectures = [a for a in ARCHITECTURES if any(_arch_of(w) == a for w in words)]
+    elif (kind := _ARCH_NODE_RX.search(folded)) and _REQUIREMENT_RX.search(folded):
+        words = re.findall(_ARCH, kind.group(1))
         c.architectures = [a for a in ARCHITECTURES if any(_arch_of(w) == a for w in words)]
     c.architectures = [a for a in c.architectures if a not in c.exclude_architectures]
 

@@ -166,6 +166,7 @@ class WithinRow(ToolResult):
     configuration: str
     label: str
     gpu: str
+    memory_gb_per_card: float
     total_memory_gb: float
     fp8_native: bool
     architecture: str | None
@@ -196,6 +197,7 @@ def _within_row(deps: Any, cid: str, **extra: Any) -> dict[str, Any]:
         "configuration": cid,
         "label": c.label,
         "gpu": g.id,
+        "memory_gb_per_card": g.memory_gb,
         "total_memory_gb": g.memory_gb * c.count,
         "fp8_native": g.fp8_native,
         "architecture": g.architecture,
@@ -211,9 +213,9 @@ def nodes_within(deps: Any, args: WithinArgs) -> NodesWithinResult:
     """The configurations that meet every constraint, without a model: budget, node memory,
     memory per card, excluded cards, link kind, FP8 tensor cores, card generation (ampere, ada,
     hopper, blackwell). Up to five, the cheapest first, with exact prices; and for each
-    constraint the cheaper configuration only that constraint leaves out (the runner-up it
-    excluded), e.g. 'NVLink, >= 300 GB, FP8' -> 4x H100 SXM5; 4x A100 SXM4 is cheaper but has no
-    FP8 tensor cores."""
+    constraint the runner-up it excluded (of the cheaper configurations only that constraint
+    leaves out, the dearest), e.g. 'NVLink, >= 300 GB, FP8' -> 4x H100 SXM5; 4x A100 SXM4 is
+    cheaper but has no FP8 tensor cores."""
     from tools.constraints import Constraints
     from tools.constraints import nodes_within as within
 
