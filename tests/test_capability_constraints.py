@@ -236,6 +236,20 @@ def test_traffic_said_in_words(nlu: Understander, question: str, workload: str) 
     assert workload in w and not {"traffic", "low_concurrency"} <= set(w)
 
 
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("they insist on real FP8 tensor cores, so no A100. cheapest single card then?", 1),
+        ("ohne A100, welche einzelne Karte ist am günstigsten für Qwen3 14B?", 1),
+        ("no 4x H100, cheapest node for Llama 3.3 70B?", None),
+    ],
+)
+def test_excluding_a_card_keeps_a_card_count_said_apart_from_it(
+    nlu: Understander, question: str, count: int | None
+) -> None:
+    assert nlu.understand(question).count == count
+
+
 def test_dont_want_excludes_cards(nlu: Understander) -> None:
     q = nlu.understand("70B in FP8, at most $1,450 a month, we don't want RTX A6000 or L4 cards")
     assert set(q.constraints.exclude_cards) == {"rtx-a6000", "l4"}

@@ -224,12 +224,14 @@ def find_exclusions(folded: str, u: Query) -> None:
     the excluded cards are not the cards asked about."""
     excluded: list[str] = []
     previous_end = -1
+    counted = False  # "no 4x H100": the count named belongs to the excluded cards
     for start, end, cid in _find_cards(folded):
         before = folded[max(0, start - 40) : start]
         listed = previous_end >= 0 and bool(_LIST_JOIN.match(folded[previous_end:start]))
         if _NEG_BEFORE.search(before) or _NEG_AFTER.match(folded[end : end + 40]) or listed:
             excluded += list(CARD_FAMILIES.get(cid, (cid,)))
             previous_end = end
+            counted = counted or bool(re.search(r"\d\s*x?\s*$", before))
         else:
             previous_end = -1
     for word, cards in CARD_CLASSES.items():
@@ -244,8 +246,8 @@ def find_exclusions(folded: str, u: Query) -> None:
         u.card_families = [f for f in u.card_families if not set(CARD_FAMILIES[f]) <= set(excluded)]
         u.configurations = [x for x in u.configurations if not any(e in x for e in excluded)]
         u.absent_nodes = [(n, x) for n, x in u.absent_nodes if x not in excluded]
-        if not (u.cards or u.card_families or u.configurations):
-            u.count = None if not u.configurations else u.count
+        if counted and not (u.cards or u.card_families or u.configurations):
+            u.count = None  # "no 4x H100" names no card count for the pick; "single card" does
     for kind, rx in _EXCLUDE_LINK:
         if re.search(rx, folded):
             u.constraints.exclude_link = kind  # type: ignore[assignment]
