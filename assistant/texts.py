@@ -104,6 +104,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "nutzbar pro 80-GB-Karte: {usable}.",
     ),
     "weights_only": ("Weights: {weights} in {precision}.", "Gewichte: {weights} in {precision}."),
+    "users_share": (
+        "{users} users are sized as {conc} {conc|sequence|sequences} generating at the same moment "
+        "(an assumption for an interactive service at its busy hour); if you know the peak number "
+        "of simultaneous requests, give it instead.",
+        "{users} Nutzer sind als {conc} gleichzeitig generierende {conc|Sequenz|Sequenzen} "
+        "angesetzt (eine Annahme für einen interaktiven Dienst zur Hauptlastzeit); wenn Sie die "
+        "Spitzenzahl gleichzeitiger Anfragen kennen, nennen Sie sie.",
+    ),
     "sized_for_load": (
         "Sized for {conc} concurrent sequences of {context} tokens each: {kv} of KV cache on top "
         "of the weights, per copy of the model.",

@@ -395,3 +395,25 @@ def test_rule_4_on_a_pcie_node_names_the_nvlink_node_with_its_price(
     )
     assert "4x-a100-sxm4" in [p.configuration for p in a.prices]
     assert "$4,395" in a.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "For 20 devs using Qwen3 14B with 8k context, which single card is cheapest?",
+        "Für 30 Mitarbeiter mit Llama 3.1 8B, 8k Kontext: günstigste einzelne Karte?",
+    ],
+)
+def test_users_as_people_are_sized_by_the_stated_share_and_the_answer_says_so(
+    assistant: Any, nlu: Understander, question: str
+) -> None:
+    from tools.load import concurrent_sequences
+
+    users = nlu.understand(question).users
+    assert users
+    a = assistant.ask(question)
+    conc = _calls(a, "cheapest_fit")[0].arguments["concurrency"]
+    assert conc == concurrent_sequences(users) and not a.violations
+    assert any(p.startswith(f"{users} ") and f" {conc} " in p for p in a.answer.split("\n\n")), (
+        a.answer
+    )

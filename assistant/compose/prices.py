@@ -13,6 +13,7 @@ from assistant.compose.draft import EXAMPLE_MODEL, Draft
 from assistant.compose.nodes import ARCH_NAMES, constraint_args
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
+from tools.load import concurrent_sequences
 
 
 class PricesMixin(ComposerBase):
@@ -542,6 +543,9 @@ class PricesMixin(ComposerBase):
                     kv=gb(d.lang, res["kv_gb"]),
                 )
             )
+        by_share = bool(u.users) and res["concurrency"] == concurrent_sequences(u.users or 1)
+        if res["model"]["kind"] == "llm" and by_share:
+            d.add(t(d.lang, "users_share", users=u.users, conc=res["concurrency"]))
         # a one-card node among the cheapest holds it: the guide's case is "fits on one card",
         # even when two smaller cards cost less (never "too big for one card" beside it)
         one = next((r for r in rows if r["verdict"] == "fits_one_card" and r["count"] == 1), None)
