@@ -10,6 +10,7 @@ from assistant.compose.asks import AsksMixin
 from assistant.compose.base import generic_name
 from assistant.compose.capability import CapabilityMixin
 from assistant.compose.cards import CardsMixin
+from assistant.compose.claims import ClaimsMixin
 from assistant.compose.diagnostics import DiagnosticsMixin
 from assistant.compose.draft import Composed, Draft
 from assistant.compose.fit import FitMixin
@@ -39,6 +40,7 @@ class Composer(
     CapabilityMixin,
     AsksMixin,
     ScopeMixin,
+    ClaimsMixin,
 ):
     """The offline composer: one flow per kind of answer (the table), each in its mixin."""
 

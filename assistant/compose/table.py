@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from assistant.compose.capability import asks_fp8_support
 from assistant.compose.cards import asks_node_models
+from assistant.compose.claims import asks_concept
 from assistant.compose.intents import (
     _MOST_VRAM,
     _PER_TOKEN,
@@ -111,6 +112,8 @@ TABLE: tuple[Flow, ...] = (
     Flow("topology_paste", lambda u: u.intent == "topology_paste", "_topology_paste", "defect"),
     # a goal outside the domain wins over the flows its cards and models would trigger
     Flow("out_of_scope", lambda u: bool(u.outside), "_out_of_scope"),
+    # a guide concept asked yes/no is in scope whatever the intent words say (compose/claims.py)
+    Flow("claim_concept", asks_concept, "_claim_concept", "guide"),
     Flow("off_topic", lambda u: u.intent == "off_topic", "_off_topic"),
     Flow("multi_node", _multi_node, "_multi_node", filtered=True),
     Flow(
@@ -129,6 +132,24 @@ TABLE: tuple[Flow, ...] = (
         lambda u: u.measured.busbw_gb_s is not None,
         "_allreduce_measured",
         "defect",
+    ),
+    # claims the question states about a mechanism, checked by a tool (compose/claims.py)
+    Flow(
+        "claim_memory_adds_up",
+        lambda u: u.claim == "memory_adds_up",
+        "_claim_pooling",
+        "memory_adds_up",
+    ),
+    Flow(
+        "claim_active_memory",
+        lambda u: u.claim == "active_sets_memory",
+        "_claim_active",
+        "active_sets_memory",
+    ),
+    Flow(
+        "claim_format_size",
+        lambda u: u.claim in ("same_size", "larger") and len(u.formats) >= 2,
+        "_claim_size",
     ),
     Flow("fp8_support", asks_fp8_support, "_fp8_support"),
     Flow("node_models", asks_node_models, "_node_models"),

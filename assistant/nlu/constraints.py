@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.nlu.claims import find_stated_claim
 from assistant.nlu.lexicon import _NUM, _find_cards, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
 from tools.load import TRAFFIC_USERS
@@ -517,6 +518,7 @@ def find_all(folded: str, u: Query) -> None:
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _STATED_NVLINK_RX.search(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question
+    find_stated_claim(folded, u)
     u.compare = bool(_COMPARE_RX.search(folded)) and (
         len(set(u.cards) | set(u.card_families)) + len(u.configurations) >= 2
     )

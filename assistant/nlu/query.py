@@ -76,6 +76,11 @@ Claim = Literal[
     "guide",  # a yes/no question a guide section settles
     "defect",  # "Is that broken?", "Ein Defekt?"
     "healthy",  # "Is that normal / correct?", "Passt das?"
+    # claims the user states about a mechanism (assistant/nlu/claims.py), checked by a tool
+    "memory_adds_up",  # "do the 4 x 32 GB add up to 128 GB for one job?"
+    "active_sets_memory",  # "only 3B active, so it needs that little memory?"
+    "same_size",  # "Q4_K_M and AWQ are both 4-bit, so the GGUF is just as small?"
+    "larger",  # "is the GGUF bigger than the AWQ?"
 ]
 
 
@@ -227,6 +232,20 @@ class Query(BaseModel):
     total_cards: int | None = Field(default=None, description="cards asked for over all nodes")
     measured: Measured = Field(default_factory=Measured)
     claim: Claim | None = Field(default=None, description="the yes/no claim asked about")
+    claim_negated: bool = Field(
+        default=False,
+        description="the question states the converse of `claim` / `concept` ('is FP8 "
+        "practically lossless?' for the concept 'FP8 loses noticeable quality')",
+    )
+    concept: str | None = Field(
+        default=None,
+        description="the guide concept a yes/no question asks about (assistant/nlu/claims.py "
+        "CONCEPTS: fp8_quality_loss, kv_follows_weights...), settled by a cited passage",
+    )
+    formats: list[str] = Field(
+        default_factory=list,
+        description="the weight formats a size claim compares, the one the claim is about first",
+    )
     compare: bool = Field(default=False, description="'A or B?', 'A vs B', 'which is better'")
     outside: list[OutsideGoal] = Field(
         default_factory=list,
