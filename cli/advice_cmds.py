@@ -59,25 +59,13 @@ def advice_cmd(
     if traffic not in ("low", "high"):
         _fail("--traffic must be low or high", as_json)
     from tools.advice import AdviceInput, purchase_advice
-    from tools.fit import Requirement, fit_configurations
 
     workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")
-    if config:  # judged against that configuration's card
-        try:
-            fit = fit_configurations(
-                Requirement(
-                    model=m, precision=prec, context_tokens=context, concurrency=concurrency
-                ),
-                [_config(cat, config, as_json)],
-                cat.gpus,
-            )
-        except ValueError as exc:
-            _fail(str(exc).splitlines()[0], as_json)
-        fits_one = any(r.verdict == "fits_one_card" for r in fit.rows)
-        needed = [r.cards_needed for r in fit.rows if r.cards_needed]
-        cards_needed: int | None = min(needed) if needed else 9  # fits in no node: > 8 cards
-    else:  # the registry's decision, the one `sizing ask` and the LLM get
-        fits_one, cards_needed = _registry_case(cat, m.id, prec, context, concurrency, workload)
+    if config:
+        _config(cat, config, as_json)  # a readable error for an unknown configuration
+    # the registry's decision, the one `sizing ask` and the LLM get (against the configuration's
+    # card when one is given: serving by the fit check, training by the fine-tuning memory)
+    fits_one, cards_needed = _registry_case(cat, m.id, prec, context, concurrency, workload, config)
     if m.kind != "llm":
         cards_needed = None  # image and video jobs are not split
     res = purchase_advice(
@@ -110,7 +98,13 @@ def advice_cmd(
 
 
 def _registry_case(
-    cat: Any, model: str, precision: str | None, context: int, concurrency: int, workload: str
+    cat: Any,
+    model: str,
+    precision: str | None,
+    context: int,
+    concurrency: int,
+    workload: str,
+    configuration: str | None = None,
 ) -> tuple[bool, int | None]:
     """(fits on one card, cards one job needs) as the registry's purchase_advice decides it: a
     one-card node must hold the model ("fits on one card" is something you can rent)."""
@@ -125,6 +119,7 @@ def _registry_case(
         "context_tokens": context,
         "concurrency": concurrency,
         "workload": workload,
+        "configuration": configuration,
     }
     res = call_tool(deps, "purchase_advice", {k: v for k, v in args.items() if v is not None})
     return bool(res.result["fits_one_card"]), res.result["cards_needed"]

@@ -39,6 +39,11 @@ class AdviceArgs(_Args):
     planned_tensor_parallel: int | None = Field(
         default=None, ge=1, le=64, description="tensor-parallel size the user plans"
     )
+    configuration: str | None = Field(
+        default=None,
+        description="judge against this configuration's card (does one of its cards hold the "
+        "job, how many of them does it need); omitted: any configuration",
+    )
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -63,18 +68,8 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
         m = _model(deps, args.model)
         info = _model_info(m)
         if args.workload == "training" and m.kind == "llm":
-            mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
-            cat = deps.catalog
-            # as for serving: "fits on one card" means a one-card node holds it
-            single = [
-                cat.gpus[c.gpu].memory_gb
-                for c in cat.configurations.values()
-                if c.count == 1 and cat.gpus[c.gpu].memory_gb * 0.9 >= mem["total_gb"]
-            ]
-            fits = bool(single)
-            if not fits and cards_needed is None:
-                best = max(g.memory_gb for g in cat.gpus.values())
-                cards_needed = max(2, int(-(-mem["total_gb"] // (best * 0.9))))
+            fits, needed = _training_case(deps, args)
+            cards_needed = cards_needed if cards_needed is not None else needed
         else:
             fit = fit_check(
                 deps,
@@ -83,6 +78,7 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
                     precision=args.precision,
                     context_tokens=args.context_tokens,
                     concurrency=args.concurrency,
+                    configurations=[args.configuration] if args.configuration else None,
                 ),
             )
             rows = fit.rows
@@ -113,3 +109,26 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
     out["fits_one_card"] = fits
     out["cards_needed"] = cards_needed
     return out
+
+
+def _training_case(deps: Any, args: AdviceArgs) -> tuple[bool, int | None]:
+    """(one card holds the full fine-tune, cards one job needs) for training: the 18 bytes per
+    parameter of `memory_need(training=true)` against 90 % of each card's memory — of the
+    configuration's card when one is given, else of every card ("fits on one card" means a
+    one-card node holds it, as for serving; the cards needed are counted on the biggest)."""
+    mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
+    cat = deps.catalog
+    if args.configuration:
+        if args.configuration not in cat.configurations:
+            raise ToolError(f"unknown configuration {args.configuration!r}")
+        cards = [cat.gpus[cat.configurations[args.configuration].gpu].memory_gb]
+        fits = cards[0] * 0.9 >= mem["total_gb"]
+    else:
+        cards = [g.memory_gb for g in cat.gpus.values()]
+        fits = any(
+            c.count == 1 and cat.gpus[c.gpu].memory_gb * 0.9 >= mem["total_gb"]
+            for c in cat.configurations.values()
+        )
+    if fits:
+        return True, None
+    return False, max(2, int(-(-mem["total_gb"] // (max(cards) * 0.9))))
