@@ -62,7 +62,7 @@ def advice_cmd(
 
     workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")
     if config:
-        _config(cat, config, as_json)  # a readable error for an unknown configuration
+        config = _config(cat, config, as_json).id  # "4x H100 SXM5", or a readable error
     # the registry's decision, the one `sizing ask` and the LLM get (against the configuration's
     # card when one is given: serving by the fit check, training by the fine-tuning memory)
     fits_one, cards_needed = _registry_case(cat, m.id, prec, context, concurrency, workload, config)

@@ -288,7 +288,11 @@ class ClaimsMixin(ComposerBase):
 
     def _claim_pooling(self, d: Draft, u: Query) -> None:
         kind = self._kind(u)
-        fit = self._call_fit(d, u) if u.has_subject else None
+        fit = None
+        if u.has_subject:  # an image model without a figure at the precision asked: its own
+            fit = self._call_fit(d, u) or self._call_fit(
+                d, u.model_copy(update={"precision": None})
+            )
         row = self._first_target(u, fit)
         if kind == "image":
             self._pool_image(d, u, fit, row)

@@ -25,7 +25,8 @@ from assistant.nlu.query import Query
 
 _POOL_VERB = (
     r"\badd(?:s|ed)? up\b|\badd(?:ed)? together\b|\bsum(?:med)? up\b|\baddier\w*|"
-    r"\bzusammen(?:zähl|rechn|leg|schalt|fass|genommen)\w*|\bsummier\w*|\baufaddier\w*|"
+    r"\bzusammen(?:ge)?(?:zähl|rechn|leg|schalt|fass|nommen)\w*|"
+    r"\b(?:legt|legen|zählt|zählen|rechnet|rechnen|schaltet|schalten)\b[^?!]{0,60}\bzusammen\b|\bsummier\w*|\baufaddier\w*|"
     r"\bpool(?:s|ed|ing)?\b|\bcombine[ds]?\b|\bcombining\b|\bkombinier\w*|"
     r"\b(?:acts?|works?|behaves?|counts?|läuft|laufen|zählt|zählen|funktionier\w*) "
     r"(?:as|like|wie|als) (?:one|a single|eine?|eine einzige|eine große)\b|"
@@ -41,7 +42,7 @@ _POOL_VERB = (
 )
 _POOL_RX = re.compile(_POOL_VERB)
 _MEMORY_WORD = re.compile(
-    r"(?<![\d.,])\d+[\s-]?gb\b|\b(?:vram|memory|speicher\w*|grafikspeicher)\b"
+    r"(?<![\d.,])\d+[\s-]?gb\b|\b(?:vram|memory|memories|speicher\w*|grafikspeicher)\b"
 )
 _SEVERAL = re.compile(
     r"(?<![a-z0-9])(?:[2-9]|two|three|four|eight|zwei|drei|vier|acht)\s*(?:x|×|mal)?\s*"
