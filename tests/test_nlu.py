@@ -195,3 +195,23 @@ def test_follow_up(nlu: Understander) -> None:
     u = nlu.understand("und in FP8?")
     assert u.follow_up and u.precision == "fp8" and u.language == "de"
     assert not nlu.understand("Does Llama 3.3 70B fit on one card?").follow_up
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We need 500 GB in total and FP8 (no Ampere / A100). Cheapest node?",
+        "Mindestens 500 GB und FP8, also kein Ampere oder A100 – welcher Knoten ist am günstigsten?",
+        "cheapest node with FP8, 500 GB total, without Ampere, A100",
+    ],
+)
+def test_an_exclusion_list_starting_with_a_generation_excludes_its_cards(
+    nlu: Understander, text: str
+) -> None:
+    """'no Ampere / A100': the card listed after an excluded generation is excluded with it, and is
+    not a card the question is about (EVAL_BUGS lead-2)."""
+    u = nlu.understand(text)
+    assert {"a100-pcie", "a100-sxm4"} <= set(u.constraints.exclude_cards)
+    assert "ampere" in u.constraints.exclude_architectures
+    assert "a100" not in u.card_families and not u.cards
+    assert u.intent == "cheapest"

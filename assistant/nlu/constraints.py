@@ -220,21 +220,31 @@ _LIST_JOIN = re.compile(
 )
 
 
+def _negated_word_ends(folded: str) -> list[int]:
+    """Where a negated generation or class of cards ends ("no Ampere", "keine Consumer-Karten"):
+    a card listed right after it ("no Ampere / A100") is excluded with it."""
+    ends = []
+    for word in (_ARCH, *CARD_CLASSES):
+        for m in re.finditer(rf"\b(?:{word})\b", folded):
+            if _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]):
+                ends.append(m.end())
+    return ends
+
+
 def find_exclusions(folded: str, u: Query) -> None:
     """'no H100', 'ohne 4090', 'H100 is out', 'without NVLink', 'no Ampere cards': filters, and
     the excluded cards are not the cards asked about."""
     excluded: list[str] = []
-    previous_end = -1
+    # where an excluded item ends: a card, or a generation or class of cards ("no Ampere / A100")
+    item_ends = _negated_word_ends(folded)
     counted = False  # "no 4x H100": the count named belongs to the excluded cards
     for start, end, cid in _find_cards(folded):
         before = folded[max(0, start - 40) : start]
-        listed = previous_end >= 0 and bool(_LIST_JOIN.match(folded[previous_end:start]))
+        listed = any(_LIST_JOIN.match(folded[e:start]) for e in item_ends if e <= start)
         if _NEG_BEFORE.search(before) or _NEG_AFTER.match(folded[end : end + 40]) or listed:
             excluded += list(CARD_FAMILIES.get(cid, (cid,)))
-            previous_end = end
+            item_ends.append(end)
             counted = counted or bool(re.search(r"\d\s*x?\s*$", before))
-        else:
-            previous_end = -1
     for word, cards in CARD_CLASSES.items():
         m = re.search(rf"\b(?:{word})\b", folded)
         if m and _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]):
