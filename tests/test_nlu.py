@@ -201,7 +201,7 @@ def test_follow_up(nlu: Understander) -> None:
     "text",
     [
         "We need 500 GB in total and FP8 (no Ampere / A100). Cheapest node?",
-        "Mindestens 500 GB und FP8, also kein Ampere oder A100 – welcher Knoten ist am günstigsten?",
+        "Mindestens 500 GB und FP8, also kein Ampere oder A100 – welcher Knoten ist günstiger?",
         "cheapest node with FP8, 500 GB total, without Ampere, A100",
     ],
 )
