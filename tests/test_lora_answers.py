@@ -3,29 +3,16 @@ not the BF16 serving fit. Every expected figure is computed from the tools."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.registry import call_tool
 from assistant.service import Assistant
-from assistant.settings import Settings
 from assistant.texts import gb
 from tests.answers import last_call as _call
 from tests.answers import ok as _ok
-
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory) -> Deps:
-    d: Path = tmp_path_factory.mktemp("lora")
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
 
 
 def _need(deps: Deps, model: str, adapter: str) -> dict[str, Any]:

