@@ -220,15 +220,20 @@ _LIST_JOIN = re.compile(
 )
 
 
+def _negated(folded: str, start: int) -> bool:
+    """Whether a negation ("no", "ohne", "except", "not using") ends where a name starts."""
+    return bool(_NEG_BEFORE.search(folded[max(0, start - 40) : start]))
+
+
 def _negated_word_ends(folded: str) -> list[int]:
     """Where a negated generation or class of cards ends ("no Ampere", "keine Consumer-Karten"):
     a card listed right after it ("no Ampere / A100") is excluded with it."""
-    ends = []
-    for word in (_ARCH, *CARD_CLASSES):
-        for m in re.finditer(rf"\b(?:{word})\b", folded):
-            if _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]):
-                ends.append(m.end())
-    return ends
+    return [
+        m.end()
+        for word in (_ARCH, *CARD_CLASSES)
+        for m in re.finditer(rf"\b(?:{word})\b", folded)
+        if _negated(folded, m.start())
+    ]
 
 
 def find_exclusions(folded: str, u: Query) -> None:
@@ -241,13 +246,13 @@ def find_exclusions(folded: str, u: Query) -> None:
     for start, end, cid in _find_cards(folded):
         before = folded[max(0, start - 40) : start]
         listed = any(_LIST_JOIN.match(folded[e:start]) for e in item_ends if e <= start)
-        if _NEG_BEFORE.search(before) or _NEG_AFTER.match(folded[end : end + 40]) or listed:
+        if _negated(folded, start) or _NEG_AFTER.match(folded[end : end + 40]) or listed:
             excluded += list(CARD_FAMILIES.get(cid, (cid,)))
             item_ends.append(end)
             counted = counted or bool(re.search(r"\d\s*x?\s*$", before))
     for word, cards in CARD_CLASSES.items():
         m = re.search(rf"\b(?:{word})\b", folded)
-        if m and _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]):
+        if m and _negated(folded, m.start()):
             excluded += list(cards)
     find_architectures(folded, u)
     if excluded:
@@ -333,9 +338,7 @@ def find_architectures(folded: str, u: Query) -> None:
     c = u.constraints
     for arch, word in ARCHITECTURE_WORDS.items():
         for m in re.finditer(rf"\b(?:{word})\b", folded):
-            if _NEG_BEFORE.search(folded[max(0, m.start() - 40) : m.start()]) or _NEG_AFTER.match(
-                folded[m.end() : m.end() + 40]
-            ):
+            if _negated(folded, m.start()) or _NEG_AFTER.match(folded[m.end() : m.end() + 40]):
                 c.exclude_architectures.append(arch)
                 break
     newer = _ARCH_NEWER_RX.search(folded)
