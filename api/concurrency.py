@@ -70,34 +70,36 @@ class AnswerRunner:
     async def run_inline_first(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """`fn(*args, **kwargs)` on the event loop when this runner answers inline and no step of
         it would block (`knowledge.blocking.may_block`), else in an answer thread (`run`)."""
-        if self.inline:
-            try:
-                with no_blocking():
-                    result = fn(*args, **kwargs)
-            except WouldBlock as exc:
-                self.on_loop[exc.what] += 1
-            else:
-                self.on_loop["inline"] += 1
-                return result
+        done = self._on_loop(functools.partial(fn, *args, **kwargs))
+        if done:
+            return done[0]
         return await self.run(fn, *args, **kwargs)
 
     async def iterate_inline_first(self, make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
         """The items of `make()`: all drained on the event loop when this runner answers inline
         and no step blocks (an offline stream is a finished answer cut into events), else from
         a fresh `make()` drained in an answer thread (`iterate`)."""
-        if self.inline:
-            try:
-                with no_blocking():
-                    items = list(make())
-            except WouldBlock as exc:
-                self.on_loop[exc.what] += 1
-            else:
-                self.on_loop["inline"] += 1
-                for item in items:
-                    yield item
-                return
+        done = self._on_loop(lambda: list(make()))
+        if done:
+            for item in done[0]:
+                yield item
+            return
         async for item in self.iterate(make()):
             yield item
+
+    def _on_loop(self, call: Callable[[], T]) -> tuple[T] | None:
+        """`(call(),)` run here under `no_blocking()`, or None when answers are not inline or a
+        step would block (counted by what it was)."""
+        if not self.inline:
+            return None
+        try:
+            with no_blocking():
+                result = call()
+        except WouldBlock as exc:
+            self.on_loop[exc.what] += 1
+            return None
+        self.on_loop["inline"] += 1
+        return (result,)
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """A short blocking call (a store read or write) off the event loop."""

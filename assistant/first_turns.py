@@ -15,12 +15,11 @@ something about this moment), and follow-ups (they depend on the conversation).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from assistant.answer import Answer
+from knowledge.lru import LRU
 
 
 @dataclass(frozen=True)
@@ -33,35 +32,25 @@ class FirstTurn:
 
 
 class FirstTurns:
-    """A bounded, thread-safe LRU of first turns by (question, language, index generation)."""
+    """Kept first turns by (question, language, index generation); `size` 0 keeps none."""
 
     def __init__(self, size: int) -> None:
         self.size = max(0, size)
-        self._data: OrderedDict[tuple[Any, ...], FirstTurn] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept = LRU(self.size)
         self.hits = 0
 
     def get(self, key: tuple[Any, ...]) -> FirstTurn | None:
-        if not self.size:
-            return None
-        with self._lock:
-            turn = self._data.get(key)
-            if turn is not None:
-                self._data.move_to_end(key)
-                self.hits += 1
+        turn: FirstTurn | None = self._kept.get(key) if self.size else None
+        if turn is not None:
+            self.hits += 1
         return turn
 
     def put(self, key: tuple[Any, ...], turn: FirstTurn) -> None:
-        if not self.size or not keepable(turn.answer):
-            return
-        with self._lock:
-            self._data[key] = turn
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+        if self.size and keepable(turn.answer):
+            self._kept.put(key, turn)
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._kept)
 
 
 def keepable(answer: Answer) -> bool:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +53,7 @@ from knowledge.index import (
     store_generation,
     write_snapshot,
 )
+from knowledge.lru import LRU
 from knowledge.packed import PackedRows, heading_path, pack_rows
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
@@ -97,31 +97,6 @@ def _similarities(vectors: np.ndarray, vec: np.ndarray) -> np.ndarray:
     for start in range(0, len(vectors), rows):
         np.dot(vectors[start : start + rows], vec, out=out[start : start + rows])
     return out
-
-
-class _LRU:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        return None
-
-    def put(self, key: Any, value: Any) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
 
 
 @dataclass(frozen=True)
@@ -198,8 +173,8 @@ class Retriever:
         self._clock = clock
         self._checked_at = clock()
         self._refresh_lock = threading.Lock()
-        self._query_cache = _LRU(cache_size)
-        self._result_cache = _LRU(cache_size)
+        self._query_cache = LRU(cache_size)
+        self._result_cache = LRU(cache_size)
         self._snap = self._read(collection) if collection is not None else self._load()
 
     # --- loading -------------------------------------------------------------------------
