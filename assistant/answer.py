@@ -4,9 +4,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from assistant.language import Language
+from assistant.reading.model import Reading
 from tools.money import USD
 
-Language = Literal["de", "en"]
 Mode = Literal["offline", "llm"]
 
 
@@ -92,6 +93,16 @@ class Answer(BaseModel):
     )
     attempts: list[LLMAttempt] = Field(
         default=[], description="LLM mode: every answer the model wrote and what became of it"
+    )
+    reading: Reading | None = Field(
+        default=None,
+        description="what the assistant understood the question to ask; the answer is computed "
+        "from it, and a partial reading sent back re-answers (docs/reading.md)",
+    )
+    understood: str = Field(
+        default="",
+        description="the reading in one short line ('Sized for: Qwen2.5 72B · FP8 · 12 at once "
+        "of 80 users · 8k context · ≤ $5,000/month')",
     )
     # the configuration(s) the offline answer chose as its result (the cheapest that holds the
     # model, a comparison's winner): kept in the session for "on it" in the next question; not

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.answer import Language
+from assistant.language import Language
 
 # --------------------------------------------------------------------------- language
 

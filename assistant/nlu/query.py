@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.answer import Language
+from assistant.language import Language
 from assistant.nlu.scope import OutsideGoal
 from tools.specs import Architecture, KvPrecision
 

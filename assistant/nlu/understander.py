@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from assistant.answer import Language
+from assistant.language import Language
 from assistant.nlu import constraints
 from assistant.nlu.asks import find_asks
 from assistant.nlu.entities import EntityMixin

@@ -1,0 +1,129 @@
+"""The rule reader's parse (`assistant.nlu.Query`) as a `Reading`, and a `Reading` as the query the
+composer's flows run on. Both directions are one table (`RENAMED`, `CONSTRAINTS`, and the fields
+both models share under one name), so a field added to both is carried without code here.
+
+    reading = from_query(query)      # what the rules understood, public
+    query = to_query(reading)        # what the planner runs on: built from the reading alone
+
+`to_query(from_query(q))` plans and composes exactly as `q` does (tests/test_reading.py checks
+it over every eval question): the planner sees nothing the reading does not hold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.nlu.query import Constraints, Intent, Query
+from assistant.reading.model import Reading, Task
+
+#: reading field -> query field, where the names differ
+RENAMED: dict[str, str] = {
+    "text": "question",
+    "model_name": "unknown_model",
+    "model_candidates": "unknown_model_closest",
+    "concurrent_sequences": "concurrency",
+}
+#: reading field -> `Query.constraints` field
+CONSTRAINTS: dict[str, str] = {
+    "budget_usd_per_month": "budget_usd_month",
+    "min_total_memory_gb": "min_total_memory_gb",
+    "min_memory_per_card_gb": "min_memory_per_card_gb",
+    "exclude_cards": "exclude_cards",
+    "exclude_link": "exclude_link",
+    "require_link": "require_link",
+    "require_fp8": "require_fp8",
+    "architectures": "architectures",
+    "exclude_architectures": "exclude_architectures",
+}
+#: reading fields no query holds (the reading's own)
+READING_ONLY = frozenset({"task", "budget_currency", "refers_to", "unread", "reader"})
+SHARED = frozenset(Reading.model_fields) - READING_ONLY - set(RENAMED) - set(CONSTRAINTS)
+
+
+def from_query(q: Query, **extra: Any) -> Reading:
+    """The reading of a parsed question (`extra`: the reading-only fields, e.g. unread)."""
+    data: dict[str, Any] = {name: getattr(q, name) for name in SHARED}
+    data.update({name: getattr(q, field) for name, field in RENAMED.items()})
+    data.update({name: getattr(q.constraints, field) for name, field in CONSTRAINTS.items()})
+    data["task"] = task_of(q)
+    data.update(extra)
+    return Reading.model_validate(_copied(data))
+
+
+def to_query(r: Reading) -> Query:
+    """The query the planner runs on, from the reading alone. A reading a reader filled without
+    `intents` (an LLM, a user's edit) gets them from its task and asks."""
+    data: dict[str, Any] = {name: getattr(r, name) for name in SHARED}
+    data.update({field: getattr(r, name) for name, field in RENAMED.items()})
+    data["constraints"] = Constraints(
+        **{field: getattr(r, name) for name, field in CONSTRAINTS.items()}
+    )
+    if not r.intents:
+        data["intents"] = intents_of(r)
+    return Query.model_validate(_copied(data))
+
+
+def _copied(data: dict[str, Any]) -> dict[str, Any]:
+    """Lists copied, models copied: the reading and the query never share a mutable value."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, list):
+            value = list(value)
+        elif hasattr(value, "model_copy"):
+            value = value.model_copy(deep=True)
+        out[key] = value
+    return out
+
+
+def task_of(q: Query) -> Task:
+    """The task a parsed question is about, for the reading line and the LLM reader."""
+    workloads = set(q.workloads)
+    rules: tuple[tuple[bool, Task], ...] = (
+        (bool(q.outside) or q.intent == "off_topic", "out_of_scope"),
+        (_diagnoses(q), "diagnose"),
+        (q.explain, "explain"),
+        (bool(q.adapter) or "fine_tuning" in workloads, "fine_tune"),
+        ("training" in workloads, "train"),
+        (bool(workloads & {"diffusion", "rendering"}), "images_video"),
+        (q.compare or len(q.configurations) >= 2, "compare"),
+        (q.intent == "price" and not q.has_subject, "price"),
+        (q.has_subject, "serve"),
+    )
+    return next((task for holds, task in rules if holds), "other")
+
+
+def _diagnoses(q: Query) -> bool:
+    pasted = q.intent in ("topology_paste", "allreduce_paste")
+    measured = q.measured.busbw_gb_s is not None or q.measured.topo_label is not None
+    return pasted or measured or bool(q.topo_text or q.nccl_text)
+
+
+#: the intent that answers each ask kind first
+_ASK_INTENT: dict[str, Intent] = {
+    "fit": "fit",
+    "price": "price",
+    "speed": "speed",
+    "context": "capacity",
+}
+#: the intent a task calls for when no ask says more
+_TASK_INTENT: dict[str, Intent] = {
+    "out_of_scope": "off_topic",
+    "price": "price",
+    "compare": "cheapest",
+    "serve": "fit",
+    "fine_tune": "fit",
+    "train": "fit",
+    "images_video": "fit",
+}
+
+
+def intents_of(r: Reading) -> list[Intent]:
+    """Intents for a reading that has none: its asks in order, else its task's."""
+    intents: list[Intent] = []
+    for ask in r.asks:
+        intent = _ASK_INTENT[ask.kind]
+        if intent not in intents:
+            intents.append(intent)
+    if not intents and r.task in _TASK_INTENT:
+        intents.append(_TASK_INTENT[r.task])
+    return intents or ["general"]
