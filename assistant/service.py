@@ -494,7 +494,7 @@ def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str
     return {}
 
 
-def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
+def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:  # noqa: C901
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
     earlier turns. A question that names a new model starts fresh (but keeps the workload)."""

@@ -23,7 +23,7 @@ class FitMixin(ComposerBase):
     """Does it fit, and where."""
 
     # ---- fit
-    def _fit_answer(self, d: Draft, u: Query) -> None:
+    def _fit_answer(self, d: Draft, u: Query) -> None:  # noqa: C901
         fit = self._call_fit(d, u)
         if fit is not None and self._training(u) and not self._is_image(fit):
             if u.adapter is not None:

@@ -282,7 +282,7 @@ class NvlinkMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
 
-    def _nvlink_for_model(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
+    def _nvlink_for_model(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:  # noqa: C901
         w = set(u.workloads)
         if {"pipeline_parallel", "tensor_parallel"} <= w and not self._training(u):
             self._pipeline_or_tensor(d, u, fit)

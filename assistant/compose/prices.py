@@ -20,7 +20,7 @@ class PricesMixin(ComposerBase):
     """What it costs."""
 
     # ---- price
-    def _price(self, d: Draft, u: Query) -> None:
+    def _price(self, d: Draft, u: Query) -> None:  # noqa: C901
         cat = self.deps.catalog
         ids = [c for c in u.configurations if c in cat.configurations]
         intro = "price_intro_many"

@@ -119,7 +119,7 @@ class EntityMixin:
                     return
             u.precision = names[0]
 
-    def _find_cards_and_counts(self, folded: str, u: Query) -> None:
+    def _find_cards_and_counts(self, folded: str, u: Query) -> None:  # noqa: C901
         spans = _find_cards(folded)
         u.gen4 = bool(
             re.search(

@@ -166,7 +166,7 @@ class IntentMixin:
                 kinds.add(str(link.kind))
         return kinds
 
-    def _intents(self, folded: str, u: Query) -> list[Intent]:
+    def _intents(self, folded: str, u: Query) -> list[Intent]:  # noqa: C901
         intents: list[Intent] = []
         if u.nccl_text is not None:
             intents.append("allreduce_paste")
