@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from evals.checks import TurnChecks, check_turn
 from evals.diff import diff_reports, turn_facts
-from evals.schema import Case, Dataset
+from evals.schema import Case, Dataset, Turn, given_reading_model
 
 REPORT_VERSION = 1
 RESULT_TRUNCATE = 3000
@@ -134,6 +134,15 @@ def _llm_case(turns: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
+def answer_turn(assistant: Any, turn: Turn, session: str | None, language: str) -> Any:
+    """Ask the turn's question, or (a planner turn) answer its given reading with no parse: the
+    reading's language is the case's unless the reading says one."""
+    if turn.given_reading is None:
+        return assistant.ask(turn.question, session_id=session)
+    reading = given_reading_model({"language": language, **turn.given_reading})
+    return assistant.answer_reading(reading, session_id=session)
+
+
 def _run_case(
     assistant: Any,
     case: Case,
@@ -151,12 +160,12 @@ def _run_case(
         lang = turn.language or case.language
         t0 = time.perf_counter()
         try:
-            answer = assistant.ask(turn.question, session_id=session)
+            answer = answer_turn(assistant, turn, session, lang)
         except Exception as exc:  # an answer that raises is a failed case, never a crashed run
             error = f"{type(exc).__name__}: {exc}"
             turns_out.append(
                 {
-                    "question": turn.question,
+                    "question": turn.text,
                     "latency_ms": round((time.perf_counter() - t0) * 1000, 2),
                     "checks": [{"kind": "error", "ok": False, "detail": error}],
                     "error": error,
@@ -170,7 +179,7 @@ def _run_case(
         all_ok = all_ok and checks.ok
         turns_out.append(
             {
-                "question": turn.question,
+                "question": turn.text,
                 "language": lang,
                 "expect": turn.expect.model_dump(mode="json", exclude_defaults=True),
                 "answer": answer.answer,

@@ -25,6 +25,21 @@ A follow-up is a `conversation`: a list of turns asked in one session; every tur
 own `expect`. Expectations are written from what the assistant SHOULD answer (the guides, the
 catalog, the tools), never copied from an answer.
 
+The layers are measured apart (issue 23): a case or a turn may carry `reading:`, the gold fields
+of the `Reading` the question should be read as (only the fields given are scored, see
+`evals/reading_checks.py`); a *planner case* gives `given_reading:` (a partial `Reading`) instead
+of `question` and is answered through `Assistant.answer_reading`, with no parse:
+
+      - id: read-qwen72-fp8-budget
+        question: Qwen2.5 72B in FP8 for 80 users, 12 at once, under $5,000 a month?
+        language: en
+        reading: {model: qwen2.5-72b, precision: fp8, users: 80, concurrent_sequences: 12,
+                  budget_usd_per_month: 5000, asks: [fit]}
+      - id: plan-llama70-4xa100
+        given_reading: {model: llama-3.3-70b, configurations: [4x-a100-sxm4], asks: [fit]}
+        language: en
+        expect: {verdict: fits_one_card}
+
 The JSON schema of this format is committed as `evals/dataset.schema.json`
 (`sizing eval --schema` prints it; a test keeps the two equal).
 """
@@ -37,6 +52,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from assistant.reading.model import Reading
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "dataset.schema.json"
 
@@ -210,12 +227,99 @@ class Expectations(_Strict):
         return self == Expectations()
 
 
+GOLD_READING_DESCRIPTION = (
+    "gold reading: Reading field -> the value the question should be read as (only the fields "
+    "given are scored; null means 'must be empty'; asks as kinds in order, e.g. [fit, price])"
+)
+GIVEN_READING_DESCRIPTION = (
+    "a planner case: a partial Reading answered through Assistant.answer_reading, no parse "
+    "(asks may be written as kinds, e.g. [fit, price])"
+)
+
+
+def normalise_asks(value: Any) -> Any:
+    """`asks` as written in a dataset (`[fit, price]` or `[{kind: fit, precision: fp8}]`) as the
+    objects `Reading` holds; anything else unchanged (validation reports it)."""
+    if not isinstance(value, list):
+        return value
+    return [{"kind": a} if isinstance(a, str) else a for a in value]
+
+
+def _reading_data(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: normalise_asks(v) if k == "asks" else v for k, v in data.items()}
+
+
+def check_gold_reading(gold: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Gold fields are `Reading` fields, with values a `Reading` accepts (None: must be empty)."""
+    if gold is None:
+        return None
+    unknown = sorted(set(gold) - set(Reading.model_fields))
+    if unknown:
+        raise ValueError(f"unknown reading field(s) {', '.join(map(repr, unknown))}")
+    given = {k: v for k, v in gold.items() if v is not None}
+    try:
+        Reading.model_validate(_reading_data(given))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise ValueError(f"reading.{where}: {err['msg']}") from None
+    return gold
+
+
+def given_reading_model(data: dict[str, Any]) -> Reading:
+    """The `Reading` a planner case gives (asks may be written as kinds)."""
+    return Reading.model_validate(_reading_data(data))
+
+
+def check_given_reading(data: dict[str, Any] | None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    try:
+        given_reading_model(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise ValueError(f"given_reading.{where}: {err['msg']}") from None
+    return data
+
+
 class Turn(_Strict):
-    question: str = Field(min_length=1)
+    question: str | None = Field(default=None, min_length=1)
+    given_reading: dict[str, Any] | None = Field(
+        default=None,
+        description=GIVEN_READING_DESCRIPTION + "; in a conversation: the session's reading "
+        "edited (the widget's chips), answered in the same session",
+    )
     language: Language | None = Field(
         default=None, description="expected answer language of this turn (default: the case's)"
     )
+    reading: dict[str, Any] | None = Field(default=None, description=GOLD_READING_DESCRIPTION)
     expect: Expectations = Field(default_factory=Expectations)
+
+    @field_validator("reading")
+    @classmethod
+    def _gold_fields(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_gold_reading(v)
+
+    @field_validator("given_reading")
+    @classmethod
+    def _given_reading(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_given_reading(v)
+
+    @model_validator(mode="after")
+    def _one_input(self) -> Turn:
+        if (self.question is None) == (self.given_reading is None):
+            raise ValueError("a turn gives either `question` or `given_reading`")
+        if self.given_reading is not None and self.reading is not None:
+            raise ValueError("`reading` (gold) is scored on a question, not on a given_reading")
+        return self
+
+    @property
+    def text(self) -> str:
+        """The question, or the given reading's text, for reports."""
+        if self.question is not None:
+            return self.question
+        return str((self.given_reading or {}).get("text") or "(given reading)")
 
 
 class Case(_Strict):
@@ -224,8 +328,14 @@ class Case(_Strict):
     conversation: list[Turn] | None = Field(
         default=None, min_length=2, description="follow-ups: turns asked in one session"
     )
+    given_reading: dict[str, Any] | None = Field(
+        default=None, description=GIVEN_READING_DESCRIPTION
+    )
     language: Language = Field(description="the language the answer must be in")
     tags: list[str] = Field(default=[])
+    reading: dict[str, Any] | None = Field(
+        default=None, description=GOLD_READING_DESCRIPTION + " (of the last turn)"
+    )
     expect: Expectations = Field(
         default_factory=Expectations, description="expectations on the (last) answer"
     )
@@ -236,26 +346,63 @@ class Case(_Strict):
     )
     notes: str | None = Field(default=None, description="where the expectation comes from")
 
+    @field_validator("reading")
+    @classmethod
+    def _gold_fields(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_gold_reading(v)
+
+    @field_validator("given_reading")
+    @classmethod
+    def _given_reading(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_given_reading(v)
+
     @model_validator(mode="after")
     def _one_form(self) -> Case:
-        if (self.question is None) == (self.conversation is None):
-            raise ValueError("give either `question` or `conversation`")
-        if self.conversation is not None and not self.expect.is_empty():
+        forms = (self.question, self.conversation, self.given_reading)
+        if sum(f is not None for f in forms) != 1:
+            raise ValueError("give one of `question`, `conversation` or `given_reading`")
+        if self.given_reading is not None and self.reading is not None:
+            raise ValueError("`reading` (gold) is scored on a question, not on a given_reading")
+        if self.conversation is not None:
             last = self.conversation[-1]
-            if not last.expect.is_empty():
+            if not self.expect.is_empty() and not last.expect.is_empty():
                 raise ValueError(
                     "expectations on the last turn: use the turn's expect or the case's, not both"
                 )
+            if self.reading is not None and last.reading is not None:
+                raise ValueError(
+                    "gold reading of the last turn: use the turn's reading or the case's, not both"
+                )
+            if self.reading is not None and last.given_reading is not None:
+                raise ValueError("`reading` (gold) is scored on a question, not on a given_reading")
         return self
 
+    @property
+    def planner(self) -> bool:
+        """A planner case: answered from a given reading, no question parsed."""
+        return self.given_reading is not None
+
     def turns(self) -> list[Turn]:
-        """The turns to ask, with the case's expectations on the last one."""
-        if self.question is not None:
-            return [Turn(question=self.question, language=self.language, expect=self.expect)]
+        """The turns to ask, with the case's expectations (and gold reading) on the last one."""
+        if self.question is not None or self.given_reading is not None:
+            return [
+                Turn(
+                    question=self.question,
+                    given_reading=self.given_reading,
+                    language=self.language,
+                    reading=self.reading,
+                    expect=self.expect,
+                )
+            ]
         assert self.conversation is not None
         turns = [t.model_copy() for t in self.conversation]
+        update: dict[str, Any] = {}
         if not self.expect.is_empty():
-            turns[-1] = turns[-1].model_copy(update={"expect": self.expect})
+            update["expect"] = self.expect
+        if self.reading is not None:
+            update["reading"] = self.reading
+        if update:
+            turns[-1] = turns[-1].model_copy(update=update)
         return turns
 
 

@@ -102,7 +102,7 @@ def test_bad_datasets_name_the_file_and_case(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("case", "message"),
     [
-        ({"id": "a", "language": "en"}, "either `question` or `conversation`"),
+        ({"id": "a", "language": "en"}, "one of `question`, `conversation` or `given_reading`"),
         (
             {
                 "id": "a",
@@ -110,7 +110,7 @@ def test_bad_datasets_name_the_file_and_case(tmp_path: Path) -> None:
                 "conversation": [{"question": "x"}, {"question": "y"}],
                 "language": "en",
             },
-            "either",
+            "one of",
         ),
         (
             {"id": "a", "question": "q", "language": "en", "expect": {"patterns": ["("]}},

@@ -37,6 +37,8 @@ def answers(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
     for case in (c for d in datasets for c in d.cases):
         session = None
         for turn in case.turns():
+            if turn.question is None:  # a planner turn (a given reading): no question to ask
+                continue
             answer = assistant.ask(turn.question, session_id=session, language=case.language)
             session = answer.session_id
             out.append((f"{case.id}: {turn.question}", answer))
