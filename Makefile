@@ -46,7 +46,7 @@ test-fast: install  ## unit tests only (no servers, no browser)
 lint: install  ## ruff (lint + format check) and mypy on every package
 	$(RUN)/ruff check .
 	$(RUN)/ruff format --check .
-	$(RUN)/mypy tools knowledge assistant api evals cli
+	$(RUN)/mypy tools store knowledge assistant api evals cli
 
 format: install
 	$(RUN)/ruff format .

@@ -18,9 +18,9 @@ from api.fairness import (
 )
 from api.metrics import Metrics
 from api.ratelimit import RateLimiter
-from assistant.db import StorageError
 from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
+from store.db import StorageError
 
 log = logging.getLogger("api")
 

@@ -17,9 +17,9 @@ from api.dependencies import AppState
 from api.fairness import meter_retriever
 from api.readiness import redact_paths
 from api.security import error_response
-from assistant.db import StorageError, open_database
 from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
+from store.db import StorageError, open_database
 
 log = logging.getLogger("api")
 

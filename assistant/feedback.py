@@ -1,5 +1,5 @@
 """Feedback on answers (👍/👎 plus an optional comment): `<data_dir>/feedback.sqlite3` by
-default, PostgreSQL when SIZING_DATABASE_URL is set (see assistant.db).
+default, PostgreSQL when SIZING_DATABASE_URL is set (see store.db).
 
 Used by the HTTP API (`POST /api/feedback`, the widget's buttons) and the Slack bot (reaction
 buttons). One row per vote; a later vote on the same message from the same session replaces the
@@ -16,7 +16,7 @@ Read API (stable; `sizing feedback list/export` builds on it):
     store.summary()                -> {"up": 3, "down": 1}
     store.prune(older_than_s)      -> rows deleted (retention, `sizing db prune`)
 
-A store that cannot be read or written raises `assistant.db.StorageError` (the message names the
+A store that cannot be read or written raises `store.db.StorageError` (the message names the
 store, never a full path).
 """
 
@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 from assistant.settings import Settings
+from store.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 
 log = logging.getLogger("assistant.feedback")
 
@@ -131,7 +131,7 @@ def _iso(ts: datetime) -> str:
 
 
 class FeedbackStore:
-    """Thread-safe; SQLite file or PostgreSQL (see assistant.db)."""
+    """Thread-safe; SQLite file or PostgreSQL (see store.db)."""
 
     def __init__(self, db: Database | Path) -> None:
         self.db: Database = db if isinstance(db, Database) else SQLiteDatabase(Path(db))

@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from assistant.db import StorageError, open_database
 from assistant.feedback import FeedbackStore
 from assistant.sessions import SessionStore
 from assistant.settings import Settings
 from assistant.shared_state import SLACK_CONVERSATIONS, KeyValues, RateBuckets, SeenKeys
+from store.db import StorageError, open_database
 
 log = logging.getLogger("assistant.retention")
 

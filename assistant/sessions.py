@@ -1,5 +1,5 @@
 """Conversation sessions: `<data_dir>/sessions.sqlite3` by default, PostgreSQL when
-SIZING_DATABASE_URL is set (see assistant.db).
+SIZING_DATABASE_URL is set (see store.db).
 
 A session keeps its turns (question, answer, the Answer as JSON) and the resolved *slots* (model,
 precision, workload, cards, configuration, ...) so a follow-up such as "and on an H200?" or
@@ -34,10 +34,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from assistant.answer import WITHOUT_TOOL_RESULTS, Answer, Language
-from assistant.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 from assistant.errors import InvalidRequest
 from assistant.grounding import GroundingFacts
 from assistant.settings import Settings
+from store.db import Database, Migration, SQLiteDatabase, StorageError, open_database
 
 log = logging.getLogger("assistant.sessions")
 

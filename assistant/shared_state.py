@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from assistant.db import Busy, Database, Migration, Transaction, open_database
 from assistant.settings import Settings
+from store.db import Busy, Database, Migration, Transaction, open_database
 
 SLACK_CONVERSATIONS = "slack-conversations"  # KeyValues namespace of api/slack/conversation.py
 

@@ -42,8 +42,8 @@ def prune_cmd(
 @db_app.command("check")
 def check_cmd() -> None:
     """Open every store and probe that it can be read and written (exit 1 if one cannot)."""
-    from assistant.db import open_database
     from assistant.settings import Settings
+    from store.db import open_database
 
     settings = Settings()
     bad = False

@@ -93,7 +93,7 @@ def pg_url(postgres_url: str) -> Iterator[str]:
     """A fresh database on the session's PostgreSQL server, for one test."""
     import psycopg
 
-    from assistant.db import close_shared
+    from store.db import close_shared
 
     name = "t_" + secrets.token_hex(6)
     with psycopg.connect(postgres_url, autocommit=True) as con:

@@ -1,5 +1,6 @@
 """The import rules of the README's Architecture section, checked on the source (lazy imports
-inside functions included): `tools` <- `knowledge` <- `assistant` <- `api`, `evals`."""
+inside functions included): `tools` <- `knowledge` <- `assistant` <- `api`, `evals`; `store`
+(storage) imports nothing of the project and is used by `assistant` and `api`."""
 
 from __future__ import annotations
 
@@ -9,18 +10,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("tools", "knowledge", "assistant", "api", "evals", "cli")
+PACKAGES = ("tools", "store", "knowledge", "assistant", "api", "evals", "cli")
 
 # what each package (or sub-package) may import from the project, besides itself
 ALLOWED: dict[str, set[str]] = {
     "tools": set(),
+    # storage works on plain rows and JSON: it knows nothing of answers, sessions' slots or
+    # settings (assistant/sessions.py converts; the settings reach it through a Protocol)
+    "store": set(),
     "knowledge": {"tools"},
-    "assistant": {"tools", "knowledge"},
+    "assistant": {"tools", "knowledge", "store"},
     # the CLI is a surface: `sizing eval` / `sizing audit` run the evals package, `sizing serve`
     # the API; nothing imports it
-    "cli": {"tools", "knowledge", "assistant", "evals", "api"},
+    "cli": {"tools", "store", "knowledge", "assistant", "evals", "api"},
     "evals": {"tools", "knowledge", "assistant"},
-    "api": {"tools", "knowledge", "assistant"},
+    "api": {"tools", "store", "knowledge", "assistant"},
 }
 
 
@@ -62,6 +66,11 @@ def test_imports_go_one_way(package: str) -> None:
         if bad:
             wrong.append(f"{path.relative_to(ROOT)} ({key}) imports {sorted(bad)}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_no_two_packages_import_each_other() -> None:
+    cycles = [(a, b) for a in ALLOWED for b in ALLOWED[a] if a != b and a in ALLOWED.get(b, set())]
+    assert not cycles
 
 
 def test_the_rule_catches_a_wrong_import(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from assistant import feedback, sessions
-from assistant.db import Migration, SQLiteDatabase
 from assistant.sessions import SessionStore
+from store.db import Migration, SQLiteDatabase
 
 OPENERS = 6
 ROUNDS = 12
@@ -102,7 +102,7 @@ def test_a_column_added_already_counts_as_applied(tmp_path: Path) -> None:
 def test_other_migration_errors_still_fail(tmp_path: Path) -> None:
     import pytest
 
-    from assistant.db import StorageError
+    from store.db import StorageError
 
     db = SQLiteDatabase(tmp_path / "y.sqlite3")
     with pytest.raises(StorageError, match="no such table"):

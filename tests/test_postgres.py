@@ -18,10 +18,10 @@ import pytest
 pytest.register_assert_rewrite("tests.server")
 
 from assistant.answer import Answer  # noqa: E402
-from assistant.db import PostgresDatabase  # noqa: E402
 from assistant.feedback import FeedbackStore  # noqa: E402
 from assistant.sessions import SessionStore, Slots  # noqa: E402
 from assistant.shared_state import RateBuckets, SeenKeys  # noqa: E402
+from store.db import PostgresDatabase  # noqa: E402
 
 pytest_plugins = ["tests.server", "tests.pg"]
 
@@ -176,8 +176,8 @@ def test_two_replicas_share_one_postgres(pg_url: str, api_data_dir: Path, tmp_pa
 
 
 def test_readyz_names_the_database_without_its_password(pg_url: str, api_settings: Any) -> None:
-    from assistant.db import open_database
     from assistant.settings import Settings
+    from store.db import open_database
 
     settings = Settings(database_url=pg_url.replace("postgres@", "postgres:hunter2@", 1))
     label = open_database(settings, "sessions").label

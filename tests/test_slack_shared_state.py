@@ -15,10 +15,10 @@ import pytest
 
 from api.slack.conversation import Conversation, StoredConversations
 from api.slack.dedupe import SharedDeduplicator
-from assistant.db import SQLiteDatabase, open_database
 from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
 from assistant.shared_state import KeyValues, SeenKeys
+from store.db import SQLiteDatabase, open_database
 from tests.server import LiveServer, make_settings
 from tests.slack_stub import BOT_TOKEN, BOT_USER_ID, SlackStub
 from tests.test_slack_bot import (

@@ -42,9 +42,9 @@ from api.slack.conversation import (
 from api.slack.dedupe import Deduplicator, SharedDeduplicator
 from api.slack.mrkdwn import escape, from_slack
 from assistant.answer import Answer
-from assistant.db import StorageError
 from assistant.settings import Settings
 from assistant.situation import Situation, read_situation, split_reset
+from store.db import StorageError
 
 log = logging.getLogger("sizing.slack")
 

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assistant.answer import Language
-from assistant.db import StorageError
 from assistant.settings import Settings
 from assistant.shared_state import SLACK_CONVERSATIONS, KeyValues
 from assistant.situation import (
@@ -38,6 +37,7 @@ from assistant.situation import (
     sort_sentences,
     split_reset,
 )
+from store.db import StorageError
 
 log = logging.getLogger("sizing.slack")
 

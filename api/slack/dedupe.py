@@ -19,9 +19,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from assistant.db import StorageError
 from assistant.settings import Settings
 from assistant.shared_state import SeenKeys
+from store.db import StorageError
 
 log = logging.getLogger("sizing.slack")
 

@@ -33,12 +33,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from assistant.settings import Settings
+from pydantic import SecretStr
 
-log = logging.getLogger("assistant.db")
+log = logging.getLogger("store.db")
 
 Dialect = Literal["sqlite", "postgresql"]
 SQLITE_FILES = {
@@ -57,6 +57,20 @@ _ADD_COLUMN = re.compile(r"\s*ALTER\s+TABLE\s+\S+\s+ADD\s+(COLUMN\s+)?", re.IGNO
 # a new file switches to WAL once; a concurrent opener may find it locked for a moment (SQLite
 # does not wait for that lock on its own): retry for up to about WAL_RETRY_S seconds
 WAL_RETRY_S = 10.0
+
+
+class DatabaseSettings(Protocol):
+    """What `open_database` reads of the settings (the application's `Settings` has these:
+    SIZING_DATA_DIR, SIZING_DATABASE_URL, SIZING_DATABASE_POOL_SIZE)."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def database_url(self) -> SecretStr | None: ...
+
+    @property
+    def database_pool_size(self) -> int: ...
 
 
 class StorageError(RuntimeError):
@@ -364,7 +378,7 @@ _shared: dict[str, PostgresDatabase] = {}
 _shared_lock = threading.Lock()
 
 
-def open_database(settings: Settings, store: str) -> Database:
+def open_database(settings: DatabaseSettings, store: str) -> Database:
     """The database of one store (`sessions`, `feedback` or `state`): its SQLite file under the
     data folder, or the one PostgreSQL database (one pool per URL and process) when
     SIZING_DATABASE_URL is set."""

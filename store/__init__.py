@@ -1,0 +1,10 @@
+"""Storage: sessions, feedback, rate-limit buckets, Slack de-duplication and retention, in SQLite
+files under the data folder or in one PostgreSQL database (SIZING_DATABASE_URL).
+
+Used by `assistant` (conversation memory) and `api` (feedback, shared rate limits, Slack state).
+It imports nothing of the project: it works on plain rows, JSON text and its own small pydantic
+models; the typed conversion to the assistant's objects (Answer, GroundingFacts) stays in
+`assistant/` (see `assistant/sessions.py`).
+
+- `store.db`: the database (SQLite or PostgreSQL), migrations, `StorageError`
+"""
