@@ -282,7 +282,7 @@ class NvlinkMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "topology"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
 
-    def _nvlink_for_model(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:  # noqa: C901
+    def _nvlink_for_model(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         w = set(u.workloads)
         if {"pipeline_parallel", "tensor_parallel"} <= w and not self._training(u):
             self._pipeline_or_tensor(d, u, fit)
@@ -295,175 +295,248 @@ class NvlinkMixin(ComposerBase):
         prec = precision_label(fit["precision"])
         targets = self._targets(u, fit)
         if targets and all(r["verdict"] == "does_not_fit" for r in targets):
-            # the node asked about can't hold it at all: say so first (and whether a lower
-            # precision would), then answer for the nodes where it does fit
-            d.add(t(d.lang, "nvlink_setup_no_fit", model=model, precision=prec))
-            d.bullets([self._row_line(d, r) for r in targets])
-            if not self._is_image(fit):
-                self._lower_precision(d, u, fit, targets)
-            u = u.model_copy(
-                update={"configurations": [], "cards": [], "card_families": [], "memory_gb": None}
-            )
+            u = self._nvlink_setup_no_fit(d, u, fit, targets)
             targets = []
-        one = self._cheapest_row(rows, ("fits_one_card",))
-        single = self._cheapest_row([r for r in rows if r["count"] == 1], ("fits_one_card",))
-        # a one-card node that holds it settles it (rule 1); otherwise the user's own setup
-        # decides ("on four cards" / "on 4x A100" where it must be split)
-        setup_split = [r for r in targets if r["verdict"] == "split"]
-        if not targets and u.count and u.count > 1:
-            setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
-        # a model that fits one card only on the biggest cards (sold in 4- and 8-card nodes) is
-        # still a split job on the usual cards: answer that, and name the bigger card as option
-        any_split = any(r["verdict"] == "split" for r in rows)
-        must_split = single is None and (bool(setup_split) or one is None or any_split)
-        if single is not None:
-            one = single
-        if single is None and targets and all(r["verdict"] == "fits_one_card" for r in targets):
-            # the card asked about holds it alone ("and on an H200?"): no split, no NVLink
-            must_split = False
-            one = self._cheapest_row(targets, ("fits_one_card",))
+        one, must_split, setup_split = self._one_or_split(u, rows, targets)
         if not must_split:
-            # fits on one card: no NVLink (rule 1); warn against sharding it
             assert one is not None
-            d.add(
-                t(d.lang, "nvlink_not_needed_fits", model=model, precision=prec)
-                + " "
-                + t(
-                    d.lang,
-                    "cheapest_card",
-                    label=d.link(one["configuration"]),
-                    need=gb(d.lang, one["required_gb_per_card"]),
-                )
-                + " "
-                + d.price(one["configuration"])
-            )
-            advice = self._advice(
-                d,
-                fits_one_card=True,
-                independent_jobs="independent" in w,
-                planned_tensor_parallel=u.count if (u.count or 0) > 1 else None,
-                parallelism=self._parallelism(u),
-            )
-            self._numbers(d, fit)
-            self._add_advice(d, advice)
-            d.suggest(follow_up(d.lang, "speed", label=d.label(one["configuration"])))
-            d.suggest(follow_up(d.lang, "topology"))
+            self._nvlink_fits_one(d, u, fit, one)
             return
         if not any(r["verdict"] != "does_not_fit" for r in rows):
             d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec))
             self._numbers(d, fit)
             self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=9))
             return
+        self._nvlink_split(d, u, fit, one, setup_split)
+
+    def _nvlink_setup_no_fit(
+        self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]
+    ) -> Query:
+        """The node asked about can't hold it at all: say so first (and whether a lower precision
+        would); the answer goes on for the nodes where it does fit (the query without the
+        hardware it names, returned)."""
+        model = self._model_name(fit, d.lang)
+        d.add(
+            t(
+                d.lang,
+                "nvlink_setup_no_fit",
+                model=model,
+                precision=precision_label(fit["precision"]),
+            )
+        )
+        d.bullets([self._row_line(d, r) for r in targets])
+        if not self._is_image(fit):
+            self._lower_precision(d, u, fit, targets)
+        return u.model_copy(
+            update={"configurations": [], "cards": [], "card_families": [], "memory_gb": None}
+        )
+
+    def _one_or_split(
+        self, u: Query, rows: list[dict[str, Any]], targets: list[dict[str, Any]]
+    ) -> tuple[dict[str, Any] | None, bool, list[dict[str, Any]]]:
+        """The one card that holds the model, whether it must be split all the same, and the
+        split rows of the user's own setup. A one-card node that holds it settles it (rule 1);
+        otherwise the user's own setup decides ("on four cards" / "on 4x A100" where it must be
+        split)."""
+        one = self._cheapest_row(rows, ("fits_one_card",))
+        single = self._cheapest_row([r for r in rows if r["count"] == 1], ("fits_one_card",))
+        setup_split = [r for r in targets if r["verdict"] == "split"]
+        if not targets and u.count and u.count > 1:
+            setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
+        if single is not None:
+            return single, False, setup_split
+        if targets and all(r["verdict"] == "fits_one_card" for r in targets):
+            # the card asked about holds it alone ("and on an H200?"): no split, no NVLink
+            return self._cheapest_row(targets, ("fits_one_card",)), False, setup_split
+        # a model that fits one card only on the biggest cards (sold in 4- and 8-card nodes) is
+        # still a split job on the usual cards: answer that, and name the bigger card as option
+        any_split = any(r["verdict"] == "split" for r in rows)
+        return one, bool(setup_split) or one is None or any_split, setup_split
+
+    def _nvlink_fits_one(
+        self, d: Draft, u: Query, fit: dict[str, Any], one: dict[str, Any]
+    ) -> None:
+        """Fits on one card: no NVLink (rule 1); warn against sharding it."""
+        d.add(
+            t(
+                d.lang,
+                "nvlink_not_needed_fits",
+                model=self._model_name(fit, d.lang),
+                precision=precision_label(fit["precision"]),
+            )
+            + " "
+            + t(
+                d.lang,
+                "cheapest_card",
+                label=d.link(one["configuration"]),
+                need=gb(d.lang, one["required_gb_per_card"]),
+            )
+            + " "
+            + d.price(one["configuration"])
+        )
+        advice = self._advice(
+            d,
+            fits_one_card=True,
+            independent_jobs="independent" in u.workloads,
+            planned_tensor_parallel=u.count if (u.count or 0) > 1 else None,
+            parallelism=self._parallelism(u),
+        )
+        self._numbers(d, fit)
+        self._add_advice(d, advice)
+        d.suggest(follow_up(d.lang, "speed", label=d.label(one["configuration"])))
+        d.suggest(follow_up(d.lang, "topology"))
+
+    def _nvlink_split(
+        self,
+        d: Draft,
+        u: Query,
+        fit: dict[str, Any],
+        one: dict[str, Any] | None,
+        setup_split: list[dict[str, Any]],
+    ) -> None:
+        """A model that must be split: the verdict for the workload, why (the all-reduce of
+        tensor parallelism), the same job on the SXM node and its PCIe twin, the rule, and the
+        bigger card that would hold it alone."""
+        w = set(u.workloads)
+        rows = fit["rows"]
         sxm, pcie = self._pair(u, fit)
         ref = sxm or pcie
         n = ref["cards_needed"] if ref else self._cards_needed(rows, setup_split)
+        self._nvlink_split_verdict(d, u, fit, ref, setup_split)
+        self._numbers(d, fit)
+        if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
+            self._tp_syncs(d, u, fit, ref, n)
+        self._same_job_both_ways(d, u, sxm, pcie)
+        self._nvlink_split_rule(d, u, n)
+        self._alternative_cards(d, u, one)
+        d.suggest(follow_up(d.lang, "topology"))
+        if fit["precision"] != "fp8":
+            d.suggest(follow_up(d.lang, "fp8"))
+
+    def _nvlink_split_verdict(
+        self,
+        d: Draft,
+        u: Query,
+        fit: dict[str, Any],
+        ref: dict[str, Any] | None,
+        setup_split: list[dict[str, Any]],
+    ) -> None:
+        """The first sentence for a split model: by the workload, or the split and the card when
+        the workload is not said."""
+        w = set(u.workloads)
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        n = ref["cards_needed"] if ref else 0
         split_txt = (
             t(d.lang, "split_across", n=n, label=d.link(ref["configuration"])) if ref else ""
         )
-        split_rows = [r for r in rows if r["verdict"] == "split"]
-        card_row = ref or (setup_split[0] if setup_split else split_rows[0] if split_rows else None)
-        mem = smart(d.lang, card_row["memory_gb_per_card"]) if card_row else ""
-        card = (f"{mem}-GB" if d.lang == "de" else f"{mem} GB") if mem else ""
-        traffic = "traffic" in w
-        training = self._training(u)
         if "independent" in w:
             d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))
         elif "pipeline_parallel" in w:
             d.add(t(d.lang, "nvlink_pipeline") + d.cite("pipeline-parallelism"))
-        elif training:
+        elif self._training(u):
             d.add(t(d.lang, "nvlink_yes_training"))
-        elif traffic:
-            d.add(
-                t(
-                    d.lang,
-                    "nvlink_yes_traffic",
-                    model=model,
-                    precision=prec,
-                    split=split_txt,
-                    card=card,
-                )
-            )
-        elif "low_concurrency" in w:
+        elif "low_concurrency" in w and "traffic" not in w:
             d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
         else:
+            key = "nvlink_yes_traffic" if "traffic" in w else "nvlink_split_unknown_workload"
+            card = self._split_card(d, fit["rows"], ref, setup_split)
+            d.add(t(d.lang, key, model=model, precision=prec, split=split_txt, card=card))
+
+    @staticmethod
+    def _split_card(
+        d: Draft,
+        rows: list[dict[str, Any]],
+        ref: dict[str, Any] | None,
+        setup_split: list[dict[str, Any]],
+    ) -> str:
+        """'80 GB' (de: '80-GB'): the memory per card of the node the model is split over."""
+        split_rows = [r for r in rows if r["verdict"] == "split"]
+        card_row = ref or (setup_split[0] if setup_split else split_rows[0] if split_rows else None)
+        mem = smart(d.lang, card_row["memory_gb_per_card"]) if card_row else ""
+        return (f"{mem}-GB" if d.lang == "de" else f"{mem} GB") if mem else ""
+
+    def _tp_syncs(
+        self, d: Draft, u: Query, fit: dict[str, Any], ref: dict[str, Any], n: int | None
+    ) -> None:
+        """Why: the all-reduces of tensor parallelism, per token."""
+        tp = d.call(
+            "tensor_parallel_cost",
+            model=self._model_arg(u),
+            configuration=ref["configuration"],
+            cards=max(n or 2, 2),
+        )
+        if tp:
             d.add(
                 t(
                     d.lang,
-                    "nvlink_split_unknown_workload",
-                    model=model,
-                    precision=prec,
-                    split=split_txt,
-                    card=card,
+                    "tp_syncs",
+                    layers=tp["syncs_per_token"],
+                    model=self._model_name(fit, d.lang),
                 )
+                + d.cite("tensor-parallelism")
             )
-        self._numbers(d, fit)
-        # why: the all-reduce of tensor parallelism
-        if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
-            tp = d.call(
-                "tensor_parallel_cost",
-                model=self._model_arg(u),
-                configuration=ref["configuration"],
-                cards=max(n or 2, 2),
-            )
-            if tp:
-                d.add(
-                    t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)
-                    + d.cite("tensor-parallelism")
-                )
-        # the same job on both nodes: speed floor and prices
+
+    def _same_job_both_ways(
+        self, d: Draft, u: Query, sxm: dict[str, Any] | None, pcie: dict[str, Any] | None
+    ) -> None:
+        """The same job on the SXM node and its PCIe twin: link, speed floor and prices."""
         pair = [r for r in (sxm, pcie) if r is not None]
-        if pair:
-            lines = []
-            for r in pair:
-                tput = d.call(
-                    "throughput_estimate",
-                    model=self._model_arg(u),
-                    configuration=r["configuration"],
-                    precision=u.precision,
-                )
-                node = d.call("interconnect_facts", configurations=[r["configuration"]])
-                link = ""
-                if node:
-                    info = node["nodes"][0]["link"]
-                    link = f"{info['name']} · {num(d.lang, info['bandwidth_gb_s'])} GB/s"
-                speed = (
-                    t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + ", "
-                    if tput
-                    else ""
-                )
-                lines.append(
-                    t(
-                        d.lang,
-                        "compare_row",
-                        label=d.link(r["configuration"]),
-                        link=link,
-                        speed=speed,
-                        price=d.price(r["configuration"]),
-                    )
-                )
-            d.add(t(d.lang, "compare_title") + d.cite("same-job-both-ways", contains=r"\$"))
-            d.bullets(lines)
-            d.add(
-                t(d.lang, "speed_floor")
-                + d.cite(
-                    "same-job-both-ways",
-                    contains=r"konservativ|"
-                    r"conservative|Untergrenze|floor",
-                )
+        if not pair:
+            return
+        lines = [self._compare_row(d, u, r) for r in pair]
+        d.add(t(d.lang, "compare_title") + d.cite("same-job-both-ways", contains=r"\$"))
+        d.bullets(lines)
+        d.add(
+            t(d.lang, "speed_floor")
+            + d.cite(
+                "same-job-both-ways",
+                contains=r"konservativ|"
+                r"conservative|Untergrenze|floor",
             )
-            if len(pair) == 2:
-                pq = d.call("price_quote", configurations=[r["configuration"] for r in pair])
-                if (
-                    pq
-                    and pq.get("difference_usd_per_month")
-                    and sxm is not None
-                    and Decimal(str(sxm["usd_per_month"])) > Decimal(str(pcie["usd_per_month"]))
-                ):
-                    d.add(t(d.lang, "nvlink_premium", diff=usd(pq["difference_usd_per_month"])))
-        # the rule
+        )
+        if sxm is None or pcie is None:
+            return
+        pq = d.call("price_quote", configurations=[r["configuration"] for r in pair])
+        if (
+            pq
+            and pq.get("difference_usd_per_month")
+            and Decimal(str(sxm["usd_per_month"])) > Decimal(str(pcie["usd_per_month"]))
+        ):
+            d.add(t(d.lang, "nvlink_premium", diff=usd(pq["difference_usd_per_month"])))
+
+    def _compare_row(self, d: Draft, u: Query, r: dict[str, Any]) -> str:
+        """One node of the same job both ways: its link, the speed floor, its price."""
+        tput = d.call(
+            "throughput_estimate",
+            model=self._model_arg(u),
+            configuration=r["configuration"],
+            precision=u.precision,
+        )
+        node = d.call("interconnect_facts", configurations=[r["configuration"]])
+        link = ""
+        if node:
+            info = node["nodes"][0]["link"]
+            link = f"{info['name']} · {num(d.lang, info['bandwidth_gb_s'])} GB/s"
+        speed = t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + ", " if tput else ""
+        return t(
+            d.lang,
+            "compare_row",
+            label=d.link(r["configuration"]),
+            link=link,
+            speed=speed,
+            price=d.price(r["configuration"]),
+        )
+
+    def _nvlink_split_rule(self, d: Draft, u: Query, n: int | None) -> None:
+        """The guide's rule for a split model; when the workload is not said, both rules and the
+        question that decides between them."""
+        w = set(u.workloads)
+        training = self._training(u)
+        traffic = "traffic" in w
         if "independent" in w:
             advice = self._advice(d, fits_one_card=False, independent_jobs=True)
-        elif traffic or training or "low_concurrency" in w or "pipeline_parallel" in w:
+        elif traffic or training or {"low_concurrency", "pipeline_parallel"} & w:
             advice = self._advice(
                 d,
                 fits_one_card=False,
@@ -484,7 +557,13 @@ class NvlinkMixin(ComposerBase):
             d.suggest(follow_up(d.lang, "traffic"))
             d.suggest(follow_up(d.lang, "low"))
         self._add_advice(d, advice, with_also=False)
-        if one is not None and one["count"] > 1 and u.count is None and not u.configurations:
+
+    def _alternative_cards(self, d: Draft, u: Query, one: dict[str, Any] | None) -> None:
+        """The card that holds the split model alone: a bigger card in a multi-card node (when
+        no hardware was named), or a single card."""
+        if one is None:
+            return
+        if one["count"] > 1 and u.count is None and not u.configurations:
             d.add(
                 t(
                     d.lang,
@@ -494,7 +573,7 @@ class NvlinkMixin(ComposerBase):
                     price=d.price(one["configuration"]),
                 )
             )
-        if one is not None and one["count"] == 1:
+        if one["count"] == 1:
             d.add(
                 t(
                     d.lang,
@@ -506,9 +585,6 @@ class NvlinkMixin(ComposerBase):
                 + d.price(one["configuration"])
                 + d.cite("what-to-buy", contains=r"^\s*1\.")
             )
-        d.suggest(follow_up(d.lang, "topology"))
-        if fit["precision"] != "fp8":
-            d.suggest(follow_up(d.lang, "fp8"))
 
     @staticmethod
     def _cards_needed(rows: list[dict[str, Any]], targets: list[dict[str, Any]]) -> int:
