@@ -298,6 +298,59 @@ def _print_llm(console: Any, result: dict[str, Any]) -> None:
             )
 
 
+def _print_layers(console: Any, result: dict[str, Any], limit: int = 30) -> None:
+    """Reader accuracy per gold field, planner accuracy, end-to-end, each failing case's layer,
+    and the reader's misses (shown when the sets hold gold readings or planner cases)."""
+    from rich.markup import escape
+
+    layers = result.get("layers") or {}
+    if not layers or not (layers["reader"]["total"] or layers["planner"]["total"]):
+        return
+    reader, planner, e2e = layers["reader"], layers["planner"], layers["end_to_end"]
+
+    def rate(x: dict[str, Any], ok: str = "right", of: str = "total") -> str:
+        share = "–" if not x[of] else f"{x[ok] / x[of] * 100:.1f} %"
+        return f"{share} ({x[ok]}/{x[of]})"
+
+    console.print(
+        f"[bold]layers[/bold]: reader {rate(reader)} of gold fields in {reader['cases']} cases"
+        f" · planner {rate(planner)} · end-to-end {rate(e2e, 'passed')}",
+        highlight=False,
+    )
+    fields = sorted(reader["fields"].items(), key=lambda kv: (kv[1]["accuracy"] or 0, kv[0]))
+    if fields:
+        console.print(
+            "  reader per field: " + " · ".join(f"{k} {rate(v)}" for k, v in fields),
+            highlight=False,
+        )
+    blame = {k: v for k, v in layers.get("attribution", {}).items() if v}
+    if blame:
+        console.print(
+            "  failing cases by layer: "
+            + " · ".join(
+                f"{k} {len(v)} ({', '.join(v[:6])}{' …' if len(v) > 6 else ''})"
+                for k, v in blame.items()
+            ),
+            highlight=False,
+        )
+    fs = layers.get("first_sentence_wrong") or {}
+    if fs.get("of"):
+        console.print(
+            f"  first sentences wrong: {fs['count']} of {fs['of']} yes/no turns", highlight=False
+        )
+    misses = [
+        (c["id"], w) for c in result["cases"] for w in (c.get("reader") or {}).get("wrong", [])
+    ]
+    for cid, w in misses[:limit]:
+        console.print(
+            f"  [yellow]reader[/yellow] {escape(cid)} turn {w['turn']}: {w['field']} "
+            f"gold {escape(repr(w['gold']))}, read {escape(repr(w['actual']))}",
+            highlight=False,
+        )
+    if len(misses) > limit:
+        console.print(f"  … and {len(misses) - limit} more reader misses (report.json)")
+
+
 def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -344,9 +397,11 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
         console.print(f"[dim]LLM-judged metrics: {judge.get('note', 'skipped')}[/dim]")
     if result.get("llm"):
         _print_llm(console, result)
+    _print_layers(console, result)
     failing = [x for x in result["cases"] if x["status"] in ("fail", "error")]
     for x in failing:
-        console.print(f"[red]✗ {x['id']}[/red]", markup=True, highlight=False)
+        layer = f" [dim]({x['layer']})[/dim]" if x.get("layer") else ""
+        console.print(f"[red]✗ {x['id']}[/red]{layer}", markup=True, highlight=False)
         for f in x["failures"][:4]:
             console.print(f"    {f}", markup=False, highlight=False)
     for x in result["cases"]:

@@ -66,6 +66,15 @@ METRIC_HELP: dict[str, MetricHelp] = {
         "visitors must read on to learn the verdict, or the first word says the opposite of "
         "the sentence after it",
     ),
+    "reader_accuracy": MetricHelp(
+        "gold reading fields (cases with `reading:`) the answer's reading holds, of all gold "
+        "fields; per field in the report's `layers.reader.fields`",
+        "the question is misread: the model, the load, a budget or an ask is not what was said",
+    ),
+    "planner_accuracy": MetricHelp(
+        "planner cases (`given_reading:`, no parse) whose every check holds",
+        "the planner or the writer answers a correct reading wrongly: the reader is not to blame",
+    ),
     "latency_ms_p50": MetricHelp(
         "median answer time per turn", "high: answers got slower (a bench tells by how much)"
     ),

@@ -181,6 +181,7 @@ def to_html(report: dict[str, Any]) -> str:
         parts.append(_compare_html(report["compare"]))
         if report["compare"].get("answers"):
             parts.append(diff_html(report["compare"]["answers"]))
+    parts.append(_layers_html(report.get("layers") or {}))
     parts.append("<h2>Pass rate by tag</h2>")
     parts.append(tag_chart(report.get("by_tag", {})))
     failing = [c for c in report["cases"] if c["status"] in ("fail", "error")]
@@ -241,11 +242,51 @@ def _compare_html(cmp: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _layers_html(layers: dict[str, Any]) -> str:
+    """Reader accuracy per gold field, planner accuracy, end-to-end and the failing cases' layers
+    (empty when the sets hold no gold readings and no planner cases)."""
+    reader, planner = layers.get("reader"), layers.get("planner")
+    if not reader or not planner or not (reader["total"] or planner["total"]):
+        return ""
+    e2e = layers["end_to_end"]
+    out = [
+        "<h2>Layers: reader, planner, end to end</h2>",
+        f"<p>reader {_pct(reader['accuracy'])} ({reader['right']}/{reader['total']} gold fields, "
+        f"{reader['cases']} cases) · planner {_pct(planner['accuracy'])} "
+        f"({planner['right']}/{planner['total']}) · end to end {_pct(e2e['pass_rate'])} "
+        f"({e2e['passed']}/{e2e['total']})</p>",
+        "<table><tr><th>reading field</th><th>right</th><th>accuracy</th></tr>",
+    ]
+    for name, v in sorted(reader["fields"].items(), key=lambda kv: kv[1]["accuracy"] or 0):
+        cls = "ok" if v["right"] == v["total"] else "bad"
+        out.append(
+            f"<tr><td>{escape(name)}</td><td>{v['right']}/{v['total']}</td>"
+            f'<td class="{cls}">{_pct(v["accuracy"])}</td></tr>'
+        )
+    out.append("</table><p>failing cases by layer: ")
+    out.append(
+        " · ".join(
+            f"{escape(k)} {len(ids)}" + (f" ({escape(', '.join(ids))})" if ids else "")
+            for k, ids in layers.get("attribution", {}).items()
+        )
+    )
+    out.append("</p>")
+    return "".join(out)
+
+
 def _case_html(c: dict[str, Any]) -> str:
     out = [
         f"<details open><summary>{escape(c['id'])} · {escape(c['status'])} · "
-        f"{escape(', '.join(c['tags']))}</summary>"
+        f"{escape(', '.join(c['tags']))}"
+        + (f" · layer: {escape(c['layer'])}" if c.get("layer") else "")
+        + "</summary>"
     ]
+    for w in (c.get("reader") or {}).get("wrong", []):
+        out.append(
+            f'<p class="bad">reader, turn {w["turn"]}: {escape(w["field"])} gold '
+            f"{escape(json.dumps(w['gold'], ensure_ascii=False))}, read "
+            f"{escape(json.dumps(w['actual'], ensure_ascii=False))}</p>"
+        )
     if c.get("xfail"):
         out.append(f"<p><b>Known bug:</b> {escape(c['xfail'])}</p>")
     out.append("<ul>")

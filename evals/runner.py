@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from evals.checks import TurnChecks, check_turn
 from evals.diff import diff_reports, turn_facts
+from evals.reading_checks import check_reading, reader_result
 from evals.schema import Case, Dataset, Turn, given_reading_model
 
 REPORT_VERSION = 1
@@ -143,6 +144,43 @@ def answer_turn(assistant: Any, turn: Turn, session: str | None, language: str) 
     return assistant.answer_reading(reading, session_id=session)
 
 
+def _layer_fields(turn: Turn, reading: Any, *, shown: bool) -> dict[str, Any]:
+    """A turn's reader result (when it gives a gold reading) and, for tracing, what was read."""
+    out: dict[str, Any] = {}
+    if turn.reading is not None:
+        out["reader"] = reader_result(check_reading(turn.reading, reading))
+    if turn.given_reading is not None:
+        out["given_reading"] = turn.given_reading
+    if shown and reading is not None:
+        out["reading"] = reading.model_dump(mode="json", exclude_defaults=True, exclude={"text"})
+    return out
+
+
+def _case_reader(turns: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The case's reader result over its turns with gold readings (None: no gold reading)."""
+    scored = [(i, t["reader"]) for i, t in enumerate(turns) if t.get("reader")]
+    if not scored:
+        return None
+    return {
+        "right": sum(r["right"] for _, r in scored),
+        "total": sum(r["total"] for _, r in scored),
+        "wrong": [{"turn": i + 1, **w} for i, r in scored for w in r["wrong"]],
+    }
+
+
+#: where a failing case goes wrong: the reader (a gold field of it is wrong), else what plans and
+#: writes the answer; a question case without a gold reading cannot be traced
+LAYERS = ("reader", "planner/renderer", "no gold reading")
+
+
+def _attribution(planner: bool, reader: dict[str, Any] | None) -> str:
+    if planner:
+        return "planner/renderer"
+    if reader is None:
+        return "no gold reading"
+    return "reader" if reader["wrong"] else "planner/renderer"
+
+
 def _run_case(
     assistant: Any,
     case: Case,
@@ -177,9 +215,11 @@ def _run_case(
         session = answer.session_id
         checks: TurnChecks = check_turn(answer, turn.expect, lang, prices, deps)
         all_ok = all_ok and checks.ok
+        reading = getattr(answer, "reading", None)
         turns_out.append(
             {
                 "question": turn.text,
+                **_layer_fields(turn, reading, shown=turn.reading is not None or not checks.ok),
                 "language": lang,
                 "expect": turn.expect.model_dump(mode="json", exclude_defaults=True),
                 "answer": answer.answer,
@@ -206,6 +246,7 @@ def _run_case(
         status = "xpass" if all_ok else "xfail"
     else:
         status = "pass" if all_ok else ("error" if error else "fail")
+    reader = _case_reader(turns_out)
     out = {
         "id": case.id,
         "dataset": dataset,
@@ -213,6 +254,9 @@ def _run_case(
         "language": case.language,
         "status": status,
         "passed": all_ok,
+        "planner": case.planner,
+        "reader": reader,
+        "layer": None if all_ok else _attribution(case.planner, reader),
         "xfail": case.xfail,
         "failures": [
             f"turn {i + 1}: [{c['kind']}] {c['detail']}"
@@ -349,6 +393,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         total = sum(by_kind[k][1] for k in kinds if k in by_kind)
         return _ratio(ok, total)
 
+    layers = summarise_layers(results)
     metrics = {
         "verdict_accuracy": acc("verdict", "rule"),
         "number_accuracy": acc("number"),
@@ -360,6 +405,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "tool_call_correctness": _ratio(*tool_turns),
         "phrase_accuracy": acc("contains", "pattern", "forbidden"),
         "first_sentence_answers": _ratio(*yes_no),
+        "reader_accuracy": layers["reader"]["accuracy"],
+        "planner_accuracy": layers["planner"]["accuracy"],
         "latency_ms_p50": _round(_percentile(latencies, 0.5)),
         "latency_ms_p95": _round(_percentile(latencies, 0.95)),
         "latency_ms_mean": _round(statistics.fmean(latencies)) if latencies else None,
@@ -388,12 +435,55 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     llm = summarise_llm(results)
     return {
         **({"llm": llm} if llm else {}),
+        "layers": layers,
         "pass_rate": _ratio(passed, scored) if scored else 0.0,
         "counts": {"cases": len(results), "scored": scored, "passed": passed, **counts},
         "metrics": metrics,
         "checks": checks,
         "by_tag": by_tag,
         "by_dataset": by_dataset,
+    }
+
+
+def summarise_layers(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The layers apart (issue 23): reader accuracy per gold field and over all gold fields,
+    planner accuracy (planner cases: a given reading, no parse), the end-to-end pass rate of the
+    question cases, each failing case's layer, and yes/no first sentences that fail."""
+    fields: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in results:
+        for t in r["turns"]:
+            for name, ok in (t.get("reader") or {}).get("fields", {}).items():
+                fields[name][1] += 1
+                fields[name][0] += ok
+    right, total = sum(v[0] for v in fields.values()), sum(v[1] for v in fields.values())
+    scored = [r for r in results if r["status"] != "xfail"]
+    planner = [r for r in scored if r.get("planner")]
+    e2e = [r for r in scored if not r.get("planner")]
+    attribution: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+    for r in scored:
+        if not r["passed"]:
+            layer = r.get("layer") or _attribution(bool(r.get("planner")), r.get("reader"))
+            attribution[layer].append(r["id"])
+    yes_no = [t["first_sentence"] for r in results for t in r["turns"] if "first_sentence" in t]
+    yes_no = [x for x in yes_no if x is not None]
+
+    def rate(ok: int, n: int) -> dict[str, Any]:
+        return {"right": ok, "total": n, "accuracy": _ratio(ok, n)}
+
+    return {
+        "reader": {
+            **rate(right, total),
+            "cases": sum(r.get("reader") is not None for r in results),
+            "fields": {k: rate(*v) for k, v in sorted(fields.items())},
+        },
+        "planner": rate(sum(r["passed"] for r in planner), len(planner)),
+        "end_to_end": {
+            "passed": sum(r["passed"] for r in e2e),
+            "total": len(e2e),
+            "pass_rate": _ratio(sum(r["passed"] for r in e2e), len(e2e)),
+        },
+        "attribution": attribution,
+        "first_sentence_wrong": {"count": yes_no.count(False), "of": len(yes_no)},
     }
 
 

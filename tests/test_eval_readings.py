@@ -109,3 +109,263 @@ def test_schema_lists_the_reading_fields() -> None:
     case = schema["$defs"]["Case"]["properties"]
     assert {"reading", "given_reading"} <= set(case)
     assert {"reading", "given_reading"} <= set(schema["$defs"]["Turn"]["properties"])
+
+
+# --------------------------------------------------------------------------- comparison rules
+
+
+@pytest.mark.parametrize(
+    ("field", "gold", "actual", "ok"),
+    [
+        ("budget_usd_per_month", 5000, 5040.0, True),  # floats within 1 %
+        ("budget_usd_per_month", 5000, 5060.0, False),
+        ("users", 80, 80, True),  # ints exactly
+        ("users", 80, 81, False),
+        ("context_tokens", 8192, 8000, False),
+        ("exclude_cards", ["h100-sxm", "A100-PCIE"], ["a100-pcie", "h100-sxm"], True),  # sets
+        ("exclude_cards", ["h100-sxm"], ["h100-sxm", "a100-pcie"], False),
+        ("asks", ["fit", "price"], ["fit", "price"], True),  # ordered kinds
+        ("asks", ["fit", "price"], ["price", "fit"], False),
+        ("asks", [{"kind": "speed", "precision": "fp8"}], ["speed@fp8"], True),
+        ("asks", [{"kind": "speed", "precision": "fp8"}], ["speed@bf16"], False),
+        ("asks", ["speed"], ["speed@bf16"], True),  # precision only where the gold gives it
+        ("one_node", True, True, True),  # booleans exactly
+        ("one_node", False, None, False),
+        ("model", "qwen2.5-72b", "Qwen2.5-72B", True),
+        ("budget_usd_per_month", None, None, True),  # None: must be empty
+        ("exclude_cards", None, [], True),
+        ("exclude_cards", None, ["h100-sxm"], False),
+        ("measured", {"busbw_gb_s": 22}, {"busbw_gb_s": 22.1, "topo_label": None}, True),
+        ("absent_nodes", [[8, "l40s"]], [[8, "l40s"]], True),
+    ],
+)
+def test_comparison_rules(field: str, gold: object, actual: object, ok: bool) -> None:
+    from evals.reading_checks import field_matches
+
+    assert field_matches(field, gold, actual) is ok
+
+
+def test_check_reading_reads_the_answers_reading() -> None:
+    from assistant.nlu.query import Ask
+    from assistant.reading.model import Reading
+    from evals.reading_checks import check_reading
+
+    reading = Reading(
+        model="qwen2.5-72b",
+        users=12,
+        asks=[Ask(kind="fit"), Ask(kind="price")],
+        budget_usd_per_month=5000.0,
+    )
+    gold = {"model": "qwen2.5-72b", "users": 80, "asks": ["fit", "price"], "precision": None}
+    got = {r.field: (r.ok, r.actual) for r in check_reading(gold, reading)}
+    assert got == {
+        "model": (True, "qwen2.5-72b"),
+        "users": (False, 12),
+        "asks": (True, ["fit", "price"]),
+        "precision": (True, None),
+    }
+    # an answer without a reading: every field the gold wants filled is wrong
+    assert [r.ok for r in check_reading(gold, None)] == [False, False, False, True]
+
+
+# --------------------------------------------------------------------------- runner and summary
+
+
+class _Stub:
+    """A stand-in assistant: `ask` reads every question as `read`, `answer_reading` records the
+    reading it is given. Its answer says what the case expects only when `text` says it."""
+
+    def __init__(
+        self, read: dict | None = None, text: str = "It fits on one card, with room."
+    ) -> None:
+        from assistant.reading.model import Reading
+
+        self.read = Reading.model_validate(read or {})
+        self.text = text
+        self.given: list = []
+        self.asked: list[str] = []
+
+    def _answer(self, question: str, reading: object, language: str = "en"):
+        from assistant.answer import Answer
+
+        return Answer(
+            question=question,
+            language=language,  # type: ignore[arg-type]
+            answer=self.text,
+            mode="offline",
+            session_id="s1",
+            message_id="m1",
+            reading=reading,  # type: ignore[arg-type]
+        )
+
+    def ask(self, question: str, session_id: str | None = None):
+        self.asked.append(question)
+        return self._answer(question, self.read)
+
+    def answer_reading(self, reading, session_id: str | None = None):
+        self.given.append(reading)
+        return self._answer(reading.text, reading, reading.language)
+
+
+def _cases(cases: list[dict]) -> list:
+    return Dataset.model_validate({"name": "r", "cases": cases}).cases
+
+
+def _run(stub: _Stub, cases: list[dict]) -> list[dict]:
+    from evals.runner import _run_case
+
+    return [_run_case(stub, c, "r", {}) for c in _cases(cases)]
+
+
+def test_a_wrong_gold_field_is_a_reader_failure_naming_the_field() -> None:
+    stub = _Stub(read={"model": "llama-3.3-70b", "users": 12, "concurrent_sequences": None})
+    [res] = _run(
+        stub,
+        [
+            {
+                "id": "read-load",
+                "question": "Llama 3.3 70B for 80 users, 12 at once?",
+                "language": "en",
+                "reading": {"model": "llama-3.3-70b", "users": 80, "concurrent_sequences": 12},
+                "expect": {"contains": ["12 at once"]},  # the stub's answer does not say it
+            }
+        ],
+    )
+    assert res["status"] == "fail" and res["layer"] == "reader"
+    assert res["reader"]["right"] == 1 and res["reader"]["total"] == 3
+    assert [(w["field"], w["gold"], w["actual"]) for w in res["reader"]["wrong"]] == [
+        ("users", 80, 12),
+        ("concurrent_sequences", 12, None),
+    ]
+    assert res["turns"][0]["reader"]["fields"] == {
+        "model": True,
+        "users": False,
+        "concurrent_sequences": False,
+    }
+    assert res["turns"][0]["reading"]["users"] == 12  # what was read, for tracing
+
+
+def test_a_right_reading_with_a_wrong_answer_is_the_planners() -> None:
+    stub = _Stub(read={"model": "llama-3.3-70b"})
+    [res] = _run(
+        stub,
+        [
+            {
+                "id": "read-ok-answer-wrong",
+                "question": "Does Llama 3.3 70B fit?",
+                "language": "en",
+                "reading": {"model": "llama-3.3-70b"},
+                "expect": {"contains": ["does not fit"]},
+            }
+        ],
+    )
+    assert res["status"] == "fail" and res["layer"] == "planner/renderer"
+    assert res["reader"]["wrong"] == []
+
+
+def test_a_planner_case_runs_without_a_question() -> None:
+    stub = _Stub(text="Ja, es passt auf eine Karte, mit Platz für den Cache.")
+    [res] = _run(
+        stub,
+        [
+            {
+                "id": "plan-de",
+                "given_reading": {"model": "llama-3.3-70b", "asks": ["fit"], "cards": ["h200"]},
+                "language": "de",
+                "expect": {"contains": ["passt"]},
+            }
+        ],
+    )
+    assert stub.asked == []  # nothing parsed
+    [given] = stub.given
+    assert given.model == "llama-3.3-70b" and given.cards == ["h200"]
+    assert [a.kind for a in given.asks] == ["fit"] and given.language == "de"  # the case's
+    assert res["planner"] is True and res["status"] == "pass" and res["reader"] is None
+    assert res["turns"][0]["question"] == "(given reading)"
+
+
+def test_the_layer_summary_counts() -> None:
+    from evals.runner import summarise
+
+    stub = _Stub(read={"model": "llama-3.3-70b", "users": 12, "precision": "fp8"})
+    results = _run(
+        stub,
+        [
+            {  # 3 gold fields, 2 right (users wrong); end to end passes
+                "id": "a",
+                "question": "q1",
+                "language": "en",
+                "reading": {"model": "llama-3.3-70b", "users": 80, "precision": "fp8"},
+            },
+            {  # 2 gold fields, 1 right (model wrong); fails: reader
+                "id": "b",
+                "question": "q2",
+                "language": "en",
+                "reading": {"model": "qwen2.5-72b", "users": 12},
+                "expect": {"contains": ["nope"]},
+            },
+            {  # conversation: turn 1 model right; turn 2 (the case's reading) users right
+                "id": "c",
+                "conversation": [
+                    {"question": "q3", "reading": {"model": "llama-3.3-70b"}},
+                    {"question": "q4"},
+                ],
+                "reading": {"users": 12},
+                "language": "en",
+            },
+            {  # no gold reading, fails: not traceable
+                "id": "d",
+                "question": "q5",
+                "language": "en",
+                "expect": {"contains": ["nope"]},
+            },
+            {  # planner cases: one passes, one fails
+                "id": "p1",
+                "given_reading": {"model": "llama-3.3-70b"},
+                "language": "en",
+                "expect": {"contains": ["fits"]},
+            },
+            {
+                "id": "p2",
+                "given_reading": {"model": "llama-3.3-70b"},
+                "language": "en",
+                "expect": {"contains": ["split"]},
+            },
+        ],
+    )
+    summary = summarise(results)
+    layers = summary["layers"]
+    assert layers["reader"]["fields"] == {
+        "model": {"right": 2, "total": 3, "accuracy": 0.6667},
+        "precision": {"right": 1, "total": 1, "accuracy": 1.0},
+        "users": {"right": 2, "total": 3, "accuracy": 0.6667},
+    }
+    assert (layers["reader"]["right"], layers["reader"]["total"]) == (5, 7)
+    assert layers["reader"]["accuracy"] == 0.7143 and layers["reader"]["cases"] == 3
+    assert layers["planner"] == {"right": 1, "total": 2, "accuracy": 0.5}
+    assert layers["end_to_end"] == {"passed": 2, "total": 4, "pass_rate": 0.5}
+    assert layers["attribution"] == {
+        "reader": ["b"],
+        "planner/renderer": ["p2"],
+        "no gold reading": ["d"],
+    }
+    assert summary["metrics"]["reader_accuracy"] == 0.7143
+    assert summary["metrics"]["planner_accuracy"] == 0.5
+
+    # the terminal summary of `sizing eval` and report.html show the same numbers
+    from rich.console import Console
+
+    from cli.eval_cmds import _print_layers
+    from evals.report import to_html
+
+    console = Console(record=True, width=300)
+    report = {**summary, "cases": results, "created": "x", "mode": "offline", "datasets": ["r"]}
+    _print_layers(console, report)
+    text = console.export_text()
+    assert "reader 71.4 % (5/7) of gold fields in 3 cases" in text
+    assert "planner 50.0 % (1/2)" in text and "end-to-end 50.0 % (2/4)" in text
+    assert "model 66.7 % (2/3)" in text
+    assert "reader a turn 1: users gold 80, read 12" in text
+    assert "reader 1 (b)" in text and "planner/renderer 1 (p2)" in text
+    html = to_html(report)
+    assert "Layers: reader, planner, end to end" in html and "2/3" in html
