@@ -10,8 +10,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from assistant import feedback, sessions
+from assistant import feedback
 from assistant.sessions import SessionStore
+from store import sessions
 from store.db import Migration, SQLiteDatabase
 
 OPENERS = 6

@@ -55,7 +55,7 @@ def test_a_broken_session_store_costs_memory_not_answers(
     data = copy_data_dir(api_data_dir, tmp_path / "data")
     (data / "sessions.sqlite3").write_bytes(b"this is not a database" * 100)
     server = live_api_factory(make_settings(data))
-    with caplog.at_level(logging.ERROR, logger="assistant.sessions"):
+    with caplog.at_level(logging.ERROR, logger="store.sessions"):
         for _ in range(3):
             r = httpx.post(server.url + "/api/chat", json={"message": GUIDE_Q}, timeout=60)
             assert r.status_code == 200, r.text
