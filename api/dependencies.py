@@ -18,9 +18,9 @@ from api.fairness import (
 )
 from api.metrics import Metrics
 from api.ratelimit import RateLimiter
-from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
 from store.db import StorageError
+from store.feedback import FeedbackStore
 
 log = logging.getLogger("api")
 
@@ -36,7 +36,7 @@ class AppState:
     gate: EmbedGate
     long_questions: LongQuestions
     long_runner: AnswerRunner
-    shared_limits: Any = None  # assistant.shared_state.RateBuckets (workers and replicas share)
+    shared_limits: Any = None  # store.shared_state.RateBuckets (workers and replicas share)
     feedback: FeedbackStore | None = None
     deps: Any = None  # assistant.deps.Deps
     assistant: Any = None  # assistant.service.Assistant

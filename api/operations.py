@@ -17,9 +17,9 @@ from api.dependencies import AppState
 from api.fairness import meter_retriever
 from api.readiness import redact_paths
 from api.security import error_response
-from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
 from store.db import StorageError, open_database
+from store.feedback import FeedbackStore
 
 log = logging.getLogger("api")
 
@@ -36,7 +36,7 @@ def open_stores(state: AppState) -> None:
         state.extras["feedback_error"] = str(exc)
         log.error("feedback store unavailable: %s", exc)
     if settings.rate_limit_per_minute > 0 and settings.rate_limit_burst > 0:
-        from assistant.shared_state import RateBuckets
+        from store.shared_state import RateBuckets
 
         try:
             state.shared_limits = RateBuckets(
@@ -107,8 +107,8 @@ def watched_metrics(state: AppState) -> list[Metric]:
 
 
 async def prune_periodically(state: AppState) -> None:
-    """Every prune_interval_s: delete what is past the retention age (assistant.retention)."""
-    from assistant.retention import prune
+    """Every prune_interval_s: delete what is past the retention age (store.retention)."""
+    from store.retention import prune
 
     interval = state.settings.prune_interval_s
     while interval > 0:

@@ -22,8 +22,8 @@ def prune_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Delete sessions and feedback older than the retention age (and expired limiter state)."""
-    from assistant.retention import prune
     from assistant.settings import Settings
+    from store.retention import prune
 
     report = prune(Settings(), days=days)
     failed = [name for name, part in report.items() if isinstance(part, dict) and "error" in part]

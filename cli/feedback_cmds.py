@@ -48,8 +48,8 @@ def _filter(
     limit: int,
     as_json: bool,
 ) -> Any:
-    from assistant.feedback import FeedbackError, normalize_rating
     from assistant.review import ReviewFilter, parse_when
+    from store.feedback import FeedbackError, normalize_rating
 
     try:
         value = normalize_rating(rating) if rating else None
@@ -68,9 +68,9 @@ def _filter(
 
 
 def _stores() -> tuple[Any, Any]:
-    from assistant.feedback import FeedbackStore
     from assistant.sessions import SessionStore
     from assistant.settings import Settings
+    from store.feedback import FeedbackStore
 
     settings = Settings()
     return FeedbackStore.from_settings(settings), SessionStore.from_settings(settings)

@@ -23,9 +23,9 @@ from assistant.deps import build_deps  # noqa: E402
 from assistant.first_turns import keepable  # noqa: E402
 from assistant.service import Assistant  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
-from assistant.shared_state import RateBuckets  # noqa: E402
 from knowledge.blocking import WouldBlock, may_block, no_blocking  # noqa: E402
 from store.db import SQLiteDatabase  # noqa: E402
+from store.shared_state import RateBuckets  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 
 pytest_plugins = ["tests.server"]

@@ -12,7 +12,7 @@ pytest.register_assert_rewrite("tests.server")
 
 from api.sse import parse_sse  # noqa: E402
 from assistant.answer import Answer  # noqa: E402
-from assistant.feedback import FeedbackStore  # noqa: E402
+from store.feedback import FeedbackStore  # noqa: E402
 from tests.server import TEST_ORIGIN, LiveServer, make_settings  # noqa: E402
 
 # fixtures: api_data_dir, api_settings, live_api, live_api_factory

@@ -10,9 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from assistant import feedback
 from assistant.sessions import SessionStore
-from store import sessions
+from store import feedback, sessions
 from store.db import Migration, SQLiteDatabase
 
 OPENERS = 6

@@ -65,10 +65,10 @@ REPEAT = 25  # 12 questions x 25 sessions + follow-ups + fallbacks: a few hundre
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A data folder with a few hundred turns answered by the real assistant (offline), votes
     from three surfaces, follow-ups, and LLM fallbacks as the LLM path stores them."""
-    from assistant.feedback import FeedbackStore
     from assistant.llm_answer import NOTICES
     from assistant.service import Assistant
     from evals.runner import RunOptions, prepare_deps
+    from store.feedback import FeedbackStore
 
     tmp = tmp_path_factory.mktemp("review")
     data = tmp / "data"
@@ -105,8 +105,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_rated_answers_filters(recorded: dict[str, Any]) -> None:
-    from assistant.feedback import FeedbackStore
     from assistant.review import ReviewFilter, rated_answers
+    from store.feedback import FeedbackStore
 
     c = recorded["counts"]
     assert c["turns"] >= 300

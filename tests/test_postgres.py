@@ -18,10 +18,10 @@ import pytest
 pytest.register_assert_rewrite("tests.server")
 
 from assistant.answer import Answer  # noqa: E402
-from assistant.feedback import FeedbackStore  # noqa: E402
 from assistant.sessions import SessionStore, Slots  # noqa: E402
-from assistant.shared_state import RateBuckets, SeenKeys  # noqa: E402
 from store.db import PostgresDatabase  # noqa: E402
+from store.feedback import FeedbackStore  # noqa: E402
+from store.shared_state import RateBuckets, SeenKeys  # noqa: E402
 
 pytest_plugins = ["tests.server", "tests.pg"]
 

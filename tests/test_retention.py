@@ -11,9 +11,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from assistant.answer import Answer, ToolCall
-from assistant.feedback import FeedbackStore
 from assistant.sessions import SessionStore, Slots
 from cli import app
+from store.feedback import FeedbackStore
 
 
 def _answer(sid: str, mid: str) -> Answer:

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from api.app import create_app
-from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
+from store.feedback import FeedbackStore
 from tests.server import LiveServer, make_settings
 from tests.slack_stub import APP_TOKEN, BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, Call, SlackStub
 

@@ -15,10 +15,10 @@ import pytest
 
 from api.slack.conversation import Conversation, StoredConversations
 from api.slack.dedupe import SharedDeduplicator
-from assistant.feedback import FeedbackStore
 from assistant.settings import Settings
-from assistant.shared_state import KeyValues, SeenKeys
 from store.db import SQLiteDatabase, open_database
+from store.feedback import FeedbackStore
+from store.shared_state import KeyValues, SeenKeys
 from tests.server import LiveServer, make_settings
 from tests.slack_stub import BOT_TOKEN, BOT_USER_ID, SlackStub
 from tests.test_slack_bot import (
@@ -198,7 +198,7 @@ def test_a_store_that_cannot_be_opened_leaves_the_bot_in_process_memory(
 
 
 def test_retention_deletes_old_conversation_entries_with_the_sessions(tmp_path: Path) -> None:
-    from assistant.retention import prune
+    from store.retention import prune
 
     settings = Settings(data_dir=tmp_path)
     db = open_database(settings, "state")

@@ -14,7 +14,7 @@ import pytest
 
 pytest.register_assert_rewrite("tests.server")
 
-from assistant.feedback import FeedbackStore  # noqa: E402
+from store.feedback import FeedbackStore  # noqa: E402
 from tests.llm_server import ScriptedLLMServer, text  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 from tests.test_widget_browser import Widget, browser  # noqa: E402, F401  (the browser fixture)

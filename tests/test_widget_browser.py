@@ -15,7 +15,7 @@ import pytest
 
 pytest.register_assert_rewrite("tests.server")
 
-from assistant.feedback import FeedbackStore  # noqa: E402
+from store.feedback import FeedbackStore  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 
 # fixtures: api_data_dir, api_settings, live_api, live_api_factory

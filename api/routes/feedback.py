@@ -11,8 +11,8 @@ from starlette.concurrency import run_in_threadpool
 from api.dependencies import FeedbackDep, RateLimited, State
 from api.questions import checked_text
 from api.responses import errors
-from assistant.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, answer_exists
 from store.db import StorageError
+from store.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, answer_exists
 
 router = APIRouter(tags=["feedback"])
 

@@ -144,7 +144,7 @@ def _session_describer(deps: Any, settings: Settings) -> Any:
 
 def _feedback_recorder(settings: Settings) -> Any:
     try:
-        from assistant.feedback import FeedbackStore
+        from store.feedback import FeedbackStore
 
         return FeedbackStore.from_settings(settings).record
     except Exception as error:

@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from assistant.answer import Language
 from assistant.settings import Settings
-from assistant.shared_state import SLACK_CONVERSATIONS, KeyValues
 from assistant.situation import (
     REQUIREMENT_ORDER,
     Requirement,
@@ -38,6 +37,7 @@ from assistant.situation import (
     split_reset,
 )
 from store.db import StorageError
+from store.shared_state import SLACK_CONVERSATIONS, KeyValues
 
 log = logging.getLogger("sizing.slack")
 
@@ -84,7 +84,7 @@ class MemoryConversations:
 
 
 class StoredConversations:
-    """The index in the shared state store (`assistant.shared_state.KeyValues`). A store that
+    """The index in the shared state store (`store.shared_state.KeyValues`). A store that
     cannot be read or written costs memory, not answers: `get` then says "no current session"
     (the question starts fresh) and `put` is skipped, each with a log line naming the store."""
 

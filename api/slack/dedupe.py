@@ -5,7 +5,7 @@ and can deliver the same message twice (e.g. as `app_mention` and as `message`).
 carries an `event_id`; a message is identified by channel + ts.
 
 - `SharedDeduplicator` (what the bot uses): the keys live in the shared state store
-  (`assistant.shared_state.SeenKeys`, namespace "slack": `state.sqlite3` under the data folder, or
+  (`store.shared_state.SeenKeys`, namespace "slack": `state.sqlite3` under the data folder, or
   PostgreSQL with SIZING_DATABASE_URL), so two workers or replicas never answer one event twice.
   If the store cannot be written, it falls back to the in-process memory for that key (logged):
   an event may then be answered twice across workers, but it is never dropped.
@@ -20,8 +20,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from assistant.settings import Settings
-from assistant.shared_state import SeenKeys
 from store.db import StorageError
+from store.shared_state import SeenKeys
 
 log = logging.getLogger("sizing.slack")
 

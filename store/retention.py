@@ -9,22 +9,41 @@ several replicas pruning the same PostgreSQL database at once is harmless.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Protocol
 
-from assistant.feedback import FeedbackStore
-from assistant.sessions import SessionStore
-from assistant.settings import Settings
-from assistant.shared_state import SLACK_CONVERSATIONS, KeyValues, RateBuckets, SeenKeys
-from store.db import StorageError, open_database
+from store.db import DatabaseSettings, StorageError, open_database
+from store.feedback import FeedbackStore
+from store.sessions import SessionRows
+from store.shared_state import SLACK_CONVERSATIONS, KeyValues, RateBuckets, SeenKeys
 
-log = logging.getLogger("assistant.retention")
+log = logging.getLogger("store.retention")
 
 DAY_S = 86_400.0
 
 
+class RetentionSettings(DatabaseSettings, Protocol):
+    """What `prune` reads of the settings (SIZING_RETENTION_DAYS and the rate limit's
+    SIZING_RATE_LIMIT_PER_MINUTE / SIZING_RATE_LIMIT_BURST, besides the database's)."""
+
+    @property
+    def retention_days(self) -> float: ...
+
+    @property
+    def rate_limit_per_minute(self) -> float: ...
+
+    @property
+    def rate_limit_burst(self) -> int: ...
+
+
+class PrunableSessions(Protocol):
+    """`store.sessions.SessionRows` or the assistant's SessionStore over it."""
+
+    def prune(self, older_than_s: float) -> dict[str, int]: ...
+
+
 def prune(
-    settings: Settings,
-    sessions: SessionStore | None = None,
+    settings: RetentionSettings,
+    sessions: PrunableSessions | None = None,
     feedback: FeedbackStore | None = None,
     days: float | None = None,
 ) -> dict[str, Any]:
@@ -32,7 +51,7 @@ def prune(
     store's error). `days=0` (or SIZING_RETENTION_DAYS=0) keeps sessions and feedback."""
     days = settings.retention_days if days is None else days
     report: dict[str, Any] = {"retention_days": days}
-    sessions = sessions or SessionStore.from_settings(settings)
+    sessions = sessions or SessionRows.from_settings(settings)
     feedback = feedback or FeedbackStore.from_settings(settings)
     age = days * DAY_S
     steps = {
@@ -49,7 +68,7 @@ def prune(
     return report
 
 
-def _prune_state(settings: Settings, age: float) -> dict[str, int]:
+def _prune_state(settings: RetentionSettings, age: float) -> dict[str, int]:
     db = open_database(settings, "state")
     buckets = RateBuckets(db, settings.rate_limit_per_minute, settings.rate_limit_burst)
     keys = SeenKeys(db, "slack")

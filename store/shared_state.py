@@ -23,8 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from assistant.settings import Settings
-from store.db import Busy, Database, Migration, Transaction, open_database
+from store.db import Busy, Database, DatabaseSettings, Migration, Transaction, open_database
 
 SLACK_CONVERSATIONS = "slack-conversations"  # KeyValues namespace of api/slack/conversation.py
 
@@ -144,7 +143,9 @@ class SeenKeys:
         db.migrate("state", MIGRATIONS)
 
     @classmethod
-    def from_settings(cls, settings: Settings, namespace: str, ttl_s: float = 3600.0) -> SeenKeys:
+    def from_settings(
+        cls, settings: DatabaseSettings, namespace: str, ttl_s: float = 3600.0
+    ) -> SeenKeys:
         return cls(open_database(settings, "state"), namespace, ttl_s)
 
     def first_time(self, key: str) -> bool:
@@ -192,7 +193,7 @@ class KeyValues:
         db.migrate("state", MIGRATIONS)
 
     @classmethod
-    def from_settings(cls, settings: Settings, namespace: str) -> KeyValues:
+    def from_settings(cls, settings: DatabaseSettings, namespace: str) -> KeyValues:
         return cls(open_database(settings, "state"), namespace)
 
     def get(self, key: str) -> Any:

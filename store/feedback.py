@@ -31,10 +31,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.settings import Settings
-from store.db import Database, Migration, SQLiteDatabase, StorageError, open_database
+from store.db import (
+    Database,
+    DatabaseSettings,
+    Migration,
+    SQLiteDatabase,
+    StorageError,
+    open_database,
+)
 
-log = logging.getLogger("assistant.feedback")
+log = logging.getLogger("store.feedback")
 
 FEEDBACK_FILE = "feedback.sqlite3"
 MAX_COMMENT_CHARS = 2000
@@ -111,7 +117,9 @@ def normalize_rating(rating: object) -> Literal[1, -1]:
 
 
 def answer_exists(sessions: Any, session_id: str, message_id: str) -> bool | None:
-    """Whether the session store holds this answer in this session (None: cannot tell)."""
+    """Whether the session store holds this answer in this session (None: cannot tell). Any
+    store with `answer(message_id)`: the assistant's SessionStore (an Answer) or
+    `store.sessions.SessionRows` (the answer's JSON object)."""
     lookup = getattr(sessions, "answer", None)
     if lookup is None:
         return None
@@ -119,7 +127,10 @@ def answer_exists(sessions: Any, session_id: str, message_id: str) -> bool | Non
         answer = lookup(message_id)
     except StorageError:
         return None
-    return answer is not None and answer.session_id == session_id
+    if answer is None:
+        return False
+    owner = answer.get("session_id") if isinstance(answer, dict) else answer.session_id
+    return bool(owner == session_id)
 
 
 def _row(row: Any) -> Feedback:
@@ -149,7 +160,7 @@ class FeedbackStore:
         return cls(Path(data_dir) / FEEDBACK_FILE)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> FeedbackStore:
+    def from_settings(cls, settings: DatabaseSettings) -> FeedbackStore:
         return cls(open_database(settings, "feedback"))
 
     def record(
