@@ -2,7 +2,7 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr, field_serializer, model_validator
 
 from assistant.language import Language
 from assistant.reading.model import Reading
@@ -104,6 +104,22 @@ class Answer(BaseModel):
         description="the reading in one short line ('Sized for: Qwen2.5 72B · FP8 · 12 at once "
         "of 80 users · 8k context · ≤ $5,000/month')",
     )
+
+    @field_serializer("reading")
+    def _compact_reading(self, reading: Reading | None) -> dict[str, Any] | None:
+        """The reading without its defaults, and without its text when that is the question
+        (restored on load): a few hundred bytes on every surface."""
+        if reading is None:
+            return None
+        exclude = {"text"} if reading.text == self.question else set()
+        return reading.model_dump(mode="json", exclude_defaults=True, exclude=exclude)
+
+    @model_validator(mode="after")
+    def _reading_text(self) -> "Answer":
+        if self.reading is not None and not self.reading.text:
+            self.reading.text = self.question
+        return self
+
     # the configuration(s) the offline answer chose as its result (the cheapest that holds the
     # model, a comparison's winner): kept in the session for "on it" in the next question; not
     # part of the answer's JSON

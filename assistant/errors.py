@@ -7,3 +7,7 @@ class InvalidRequest(ValueError):
 
 class QuestionError(InvalidRequest):
     """The question is empty or too long."""
+
+
+class UnknownSession(InvalidRequest):
+    """A session id that names no stored conversation (or one with nothing to adjust)."""

@@ -25,7 +25,7 @@ import queue
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from assistant.answer import (
@@ -41,12 +41,17 @@ from assistant.answer import (
     TokenEvent,
 )
 from assistant.deps import Deps
-from assistant.errors import InvalidRequest, QuestionError
+from assistant.errors import InvalidRequest, QuestionError, UnknownSession
 from assistant.first_turns import FirstTurn, FirstTurns
 from assistant.guide_search import with_notice as keyword_search_notice
 from assistant.nlu.asks import find_asks
 from assistant.nlu.lexicon import _fold
 from assistant.price_notes import add_price_notes
+from assistant.reading.convert import to_query
+from assistant.reading.edit import apply_edits
+from assistant.reading.line import understood_line
+from assistant.reading.model import Reading
+from assistant.reading.rules import read_rules
 from assistant.sessions import (
     InvalidSessionId,
     Session,
@@ -55,6 +60,7 @@ from assistant.sessions import (
     check_session_id,
     new_session_id,
 )
+from assistant.texts import t
 
 __all__ = ["Assistant", "InvalidRequest", "InvalidSessionId", "QuestionError", "answer_events"]
 
@@ -132,12 +138,49 @@ class Assistant:
             answer = kept.answer.model_copy(update={"session_id": sid, "message_id": _new_id()})
             self.sessions.save_turn(sid, answer, kept.slots, facts=kept.facts)
             return answer
-        understanding, slots = self._understand(question, session, language)
-        answer = self._offline(understanding, sid)
-        slots.answered = list(answer._chosen)
-        if self.deps.llm is not None and not understanding.outside:
+        understanding, _ = self._understand(question, session, language)
+        reading = read_rules(understanding, self.nlu)
+        answer, slots = self._planned(reading, sid)
+        if self.deps.llm is not None and not reading.outside:
             # a goal outside the domain is declined by the offline answer, not by a model
-            answer = self._llm(question, session, understanding.language, answer, sid, progress)
+            answer = self._llm(question, session, reading.language, answer, sid, progress)
+            answer = _with_reading(answer, reading, self.deps.catalog)
+        return self._finished(answer, sid, slots, key)
+
+    def answer_reading(
+        self, reading: Reading, session_id: str | None = None, *, store: bool = True
+    ) -> Answer:
+        """The answer to a reading given whole (an eval's planner case, the LLM reader's
+        reading): planned and composed from it alone, no text parsed. Stored as a turn of
+        `session_id` (a new session when None) unless `store` is false."""
+        if session_id is not None:
+            check_session_id(session_id)
+        sid = session_id or new_session_id()
+        answer, slots = self._planned(reading, sid)
+        if not store:
+            return answer
+        return self._finished(answer, sid, slots, None)
+
+    def reanswer(self, session_id: str, edits: Mapping[str, Any]) -> Answer:
+        """The session's last question answered again from its reading with `edits` applied
+        (a chip changed in the widget, `sizing ask --set`, `/api/chat` with `reading`, Slack's
+        "Adjust"): no text is parsed again. Stored as a new turn. An unknown session, one with no
+        reading yet, or a field that cannot change is an `InvalidRequest`."""
+        check_session_id(session_id)
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise UnknownSession(f"there is no session {session_id!r}")
+        stored = self.sessions.answer(session.turns[-1].message_id) if session.turns else None
+        last = stored.reading if stored is not None else None
+        if last is None:
+            raise UnknownSession(f"no answered question in session {session_id!r} to adjust")
+        edited = apply_edits(last, edits, self.deps.catalog)
+        return self.answer_reading(edited, session_id)
+
+    def _finished(
+        self, answer: Answer, sid: str, slots: Slots, key: tuple[Any, ...] | None
+    ) -> Answer:
+        """Notes on the answer, then the turn stored (and an opening answer kept)."""
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
         answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
         from assistant.grounding import facts_of
@@ -232,38 +275,30 @@ class Assistant:
         prev = session.slots if session else None
         if prev is not None:
             u = merge_slots(u, prev, self.deps.catalog)
-        slots = Slots(
-            model=u.model,
-            params_b=u.params_b,
-            unknown_model=u.unknown_model,
-            precision=u.precision,
-            workloads=list(u.workloads),
-            cards=list(u.cards),
-            card_families=list(u.card_families),
-            count=u.count,
-            memory_gb=u.memory_gb,
-            configurations=list(u.configurations),
-            context_tokens=u.context_tokens,
-            concurrency=u.concurrency,
-            intent=u.intent,
-            adapter=u.adapter,
-            lora_rank=u.lora_rank,
-            lora_attention_only=u.lora_attention_only,
-            constraints=u.constraints.model_dump(exclude_defaults=True),
-            users=u.users,
-            runtime=u.runtime,
-            kv_precision=u.kv_precision,
-        )
-        return u, slots
+        return u, slots_of(u)
 
-    def _offline(self, u: Any, session_id: str) -> Answer:
+    def _planned(self, reading: Reading, session_id: str) -> tuple[Answer, Slots]:
+        """The planner's answer to a reading (it sees nothing else) and the slots the session
+        keeps of it."""
+        u = to_query(reading)
+        offline = self._offline(u, session_id, reading.unread)
+        answer = _with_reading(offline, reading, self.deps.catalog)
+        slots = slots_of(u)
+        slots.answered = list(answer._chosen)
+        return answer, slots
+
+    def _offline(self, u: Any, session_id: str, unread: Sequence[str] = ()) -> Answer:
         from assistant.grounding import catalog_prices, check_answer
 
         composed = self.composer.compose(u)
+        text = composed.text
+        if unread:  # say what this answer does not cover rather than pass over it
+            parts = "; ".join(f"“{part}”" for part in unread)
+            text += "\n\n" + t(u.language, "not_covered", parts=parts)
         answer = Answer(
             question=u.question,
             language=u.language,
-            answer=composed.text,
+            answer=text,
             mode="offline",
             citations=composed.citations,
             prices=composed.prices,
@@ -605,3 +640,37 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:  # noqa: C901
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
     return merged
+
+
+def slots_of(u: Any) -> Slots:
+    """What the session keeps of a query for the next turn's follow-up."""
+    return Slots(
+        model=u.model,
+        params_b=u.params_b,
+        unknown_model=u.unknown_model,
+        precision=u.precision,
+        workloads=list(u.workloads),
+        cards=list(u.cards),
+        card_families=list(u.card_families),
+        count=u.count,
+        memory_gb=u.memory_gb,
+        configurations=list(u.configurations),
+        context_tokens=u.context_tokens,
+        concurrency=u.concurrency,
+        intent=u.intent,
+        adapter=u.adapter,
+        lora_rank=u.lora_rank,
+        lora_attention_only=u.lora_attention_only,
+        constraints=u.constraints.model_dump(exclude_defaults=True),
+        users=u.users,
+        runtime=u.runtime,
+        kv_precision=u.kv_precision,
+    )
+
+
+def _with_reading(answer: Answer, reading: Reading, catalog: Any) -> Answer:
+    """The answer carrying the reading it was computed from, and its one-line summary."""
+    line = understood_line(reading, catalog, answer.language)
+    out = answer.model_copy(update={"reading": reading, "understood": line})
+    out._chosen = list(answer._chosen)
+    return out

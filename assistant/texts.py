@@ -21,6 +21,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "oder welchen Knoten ein Modell passt, ob Sie NVLink brauchen, welches Tempo zu erwarten "
         "ist und was die Konfigurationen im Monat kosten.",
     ),
+    "not_covered": (
+        "_Not covered in this answer: {parts}. Ask it on its own and I will answer it, or "
+        "correct what I understood above._",
+        "_Nicht beantwortet habe ich hier: {parts}. Stellen Sie das bitte als eigene Frage, oder "
+        "korrigieren Sie oben, was ich verstanden habe._",
+    ),
     "injection": (
         "Instructions inside a question can't change prices or the sizing rules; "
         "prices come only from the catalog.",

@@ -92,3 +92,129 @@ def test_the_budget_and_concurrency_names_are_the_public_ones() -> None:
 )
 def test_the_fields_outside_checks_rely_on_exist(field: str) -> None:
     assert field in Reading.model_fields
+
+
+# ------------------------------------------------------------------ the reading on every answer
+
+
+def test_every_answer_carries_its_reading_and_line(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("Does Llama 3.3 70B in FP8 fit on 2x H100 PCIe?")
+    assert a.reading is not None and a.reading.reader == "rules"
+    assert (a.reading.model, a.reading.precision) == ("llama-3.3-70b", "fp8")
+    assert a.reading.configurations == ["2x-h100-pcie"]
+    assert a.understood.startswith("Sized for: Llama 3.3 70B · FP8")
+    de = assistant.ask("Passt Qwen2.5 72B auf 4x A100 SXM4, Budget 5.000 € im Monat?")
+    assert de.understood.startswith("Berechnet für: Qwen2.5 72B")
+    assert "≤ €5.000/Monat" in de.understood
+    assert (de.reading.budget_usd_per_month, de.reading.budget_currency) == (5000, "EUR")
+
+
+@pytest.mark.parametrize(
+    ("question", "budget"),
+    [
+        ("Our budget is $1,000 a month. Which card for Llama 3.1 8B?", 1000),
+        ("We can pay about 2k $ monthly for Qwen3 14B, what do you suggest?", 2000),
+        ("Unser Budget liegt bei 3.000 € im Monat, welcher Server für Llama 3.1 8B?", 3000),
+    ],
+)
+def test_a_budget_said_in_a_sentence_is_read(assistant, question: str, budget: int) -> None:  # type: ignore[no-untyped-def]
+    assert assistant.ask(question).reading.budget_usd_per_month == budget
+
+
+def test_people_and_those_at_once_are_kept_apart(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "We are 60 employees, usually 10-15 at the same time, at most $6,000 per month. "
+        "Which server for Qwen2.5 72B?"
+    )
+    r = a.reading
+    assert (r.users, r.concurrent_sequences, r.budget_usd_per_month) == (60, 15, 6000)
+    assert "15 at once of 60 users" in a.understood
+    assert not a.answer.lower().startswith("**no")  # a within-budget offer exists
+
+
+@pytest.mark.parametrize(
+    "second", ["How do we set up monitoring for it?", "Can you also do our tax return?"]
+)
+def test_a_second_question_no_row_answers_is_said_to_be_uncovered(assistant, second: str) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(f"Does Llama 3.3 70B fit on 2x H100 SXM5? {second}")
+    assert a.reading.unread == [second]
+    assert "Not covered in this answer" in a.answer and second in a.answer
+    assert a.answer.lstrip("*").lower().startswith("yes")  # the first ask is still answered
+
+
+def test_a_second_ask_a_row_answers_is_covered(assistant) -> None:  # type: ignore[no-untyped-def]
+    one = assistant.ask("Does Llama 3.3 70B fit on 2x H100 SXM5? And what does it cost?")
+    assert one.reading.unread == [] and "Not covered" not in one.answer
+    relay = assistant.ask(
+        "Customer asks: does Llama 3.1 8B fit on one L4? Can you help me answer him?"
+    )
+    assert relay.reading.unread == []
+
+
+# ------------------------------------------------------------------ correcting a reading
+
+
+def test_an_edit_re_answers_from_the_reading_without_a_re_parse(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask("Does Llama 3.3 70B fit on 4x H100 SXM5?")
+    edited = assistant.reanswer(
+        first.session_id, {"precision": "fp8", "configurations": "2x-h100-pcie"}
+    )
+    r = edited.reading
+    assert (r.reader, r.precision, r.configurations, r.cards, r.count) == (
+        "user",
+        "fp8",
+        ["2x-h100-pcie"],
+        ["h100-pcie"],
+        2,
+    )
+    assert edited.question == first.question and edited.session_id == first.session_id
+    assert [p.configuration for p in edited.prices] == ["2x-h100-pcie"]
+    fit = next(c for c in edited.tool_calls if c.name == "fit_check")
+    assert fit.arguments.get("precision") == "fp8"
+    # the next edit starts from the edited reading: the turn was stored
+    again = assistant.reanswer(first.session_id, {"users": 200})
+    assert (again.reading.precision, again.reading.users) == ("fp8", 200)
+    assert again.reading.concurrent_sequences is not None
+    assert again.reading.concurrent_sequences < 200
+
+
+@pytest.mark.parametrize(
+    ("edits", "message"),
+    [
+        ({"question": "x"}, "cannot change question"),
+        ({"precision": "fp9"}, "reading.precision"),
+        ({"users": -3}, "reading.users"),
+        ({"model": "no-such-model-zz"}, "reading.model"),
+        ({"configurations": "3x-h100-sxm5"}, "reading.configurations"),
+        ({"context_tokens": 0}, "reading.context_tokens"),
+    ],
+)
+def test_a_bad_edit_is_a_clear_error(assistant, edits: dict, message: str) -> None:  # type: ignore[no-untyped-def]
+    from assistant.errors import InvalidRequest
+
+    first = assistant.ask("Does Llama 3.1 8B fit on one L4?")
+    with pytest.raises(InvalidRequest, match=message):
+        assistant.reanswer(first.session_id, edits)
+
+
+def test_editing_an_unknown_session_is_an_error(assistant) -> None:  # type: ignore[no-untyped-def]
+    from assistant.errors import UnknownSession
+
+    with pytest.raises(UnknownSession):
+        assistant.reanswer("no-such-session", {"precision": "fp8"})
+
+
+def test_a_reading_given_whole_is_answered_without_text(assistant) -> None:  # type: ignore[no-untyped-def]
+    r = Reading(
+        task="serve",
+        model="qwen2.5-72b",
+        precision="fp8",
+        configurations=["2x-h100-pcie"],
+        cards=["h100-pcie"],
+        count=2,
+        asks=[{"kind": "fit"}],
+    )  # type: ignore[list-item]
+    a = assistant.answer_reading(r)
+    assert a.reading is not None and a.reading.model == "qwen2.5-72b"
+    assert any(c.name == "fit_check" for c in a.tool_calls)
+    assert [p.configuration for p in a.prices] == ["2x-h100-pcie"]

@@ -1,4 +1,6 @@
-"""The default /api/chat answer stays <= 4 KB over every eval question (issue 15).
+"""The default /api/chat answer stays <= 4.5 KB over every eval question (issue 15 set 4 KB;
+issue 23 added the reading every answer carries, a few hundred bytes, which the widget needs to
+show and correct it: the limit moved by that much rather than drop the capability).
 
 Sizes are deterministic (same catalog, guides and composer), so this is a test, not a bench:
 every turn of every case in evals/datasets is answered by the real assistant (real catalog,
@@ -22,7 +24,7 @@ from assistant.settings import Settings
 from evals.schema import load_datasets
 
 ROOT = Path(__file__).resolve().parent.parent
-LIMIT = 4096
+LIMIT = 4608
 
 
 @pytest.fixture(scope="module")

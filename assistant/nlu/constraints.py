@@ -53,8 +53,34 @@ def _amount(raw: str, scale: str | None) -> float | None:
     return value if value > 0 else None
 
 
+# money said with its currency ("$1,000", "3.000 €", "2k usd") and a budget cue up to four words
+# before it in the same clause ("our budget is $1,000 a month", "we can pay about 2k $")
+_MONEY_RX = re.compile(rf"{_CURRENCY}\s*{_AMOUNT}|{_AMOUNT}\s*{_CURRENCY}")
+_CUE_BEFORE_RX = re.compile(
+    rf"(?:{_BUDGET_CUE}|pay|zahlen|bezahlen|kosten darf|may cost|can cost|cap|obergrenze|"
+    r"rahmen|ceiling)\b(?:\W+\w+){0,4}\W*$"
+)
+
+
+def _cued_money(folded: str) -> float | None:
+    for m in _MONEY_RX.finditer(folded):
+        before = re.split(r"[.;!?\n]", folded[max(0, m.start() - 60) : m.start()])[-1]
+        if not _CUE_BEFORE_RX.search(before):
+            continue
+        raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        value = _amount(raw, scale)
+        if value is not None and value >= 50:
+            return value
+    return None
+
+
 def find_budget(folded: str) -> float | None:
-    """'budget 8k/month', 'max. 2000 $', 'unter 3.000 € im Monat', 'we can spend $5,000'."""
+    """'budget 8k/month', 'max. 2000 $', 'unter 3.000 € im Monat', 'we can spend $5,000', 'our
+    budget is $1,000 a month'."""
+    return _budget_said(folded) or _cued_money(folded)
+
+
+def _budget_said(folded: str) -> float | None:
     for m in _BUDGET_RX.finditer(folded):
         groups = [g for g in m.groups()]
         raw, scale = next(
@@ -99,15 +125,35 @@ _CONCURRENT_RX = re.compile(
 )
 
 
+# a number or range said of the concurrency itself: "usually 10-15 at the same time", "davon
+# 20 gleichzeitig", "up to 12 concurrently" (the upper end of a range is what is sized for)
+_NUMBER_AT_ONCE_RX = re.compile(
+    r"(?<![\d.,$€])(\d{1,5})(?:\s*(?:-|–|to|bis)\s*(\d{1,5}))?\s+(?:[a-zä]+\s+){0,2}?"
+    r"(?:at the same time|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?|"
+    r"gleichzeitig|zeitgleich|zur gleichen zeit|auf einmal|parallel)\b"
+)
+
+
 def _at_once(folded: str, m: re.Match[str]) -> bool:
-    """'20 people ... at the same time', '20 Leute gleichzeitig': the same clause says so."""
+    """'20 people ... at the same time', '20 Leute gleichzeitig': the same clause says so, and
+    no other number comes between ('60 employees, usually 10-15 at the same time': the 60 are
+    people, the 10-15 are at once)."""
     after = re.split(r"[.;!?]", folded[m.end() : m.end() + 50], maxsplit=1)[0]
+    cue = _CONCURRENT_RX.search(after)
+    if cue and re.search(r"(?<![\w.,])\d+(?![\w.,])", after[: cue.start()]):
+        return False
     return bool(_CONCURRENT_RX.search(folded[max(0, m.start() - 30) : m.end()] + after))
 
 
 def find_people_at_once(folded: str) -> int | None:
     """'about 20 people hitting it at the same time', '20 Leute gleichzeitig', '30 devs in
-    parallel': people generating at the same moment, i.e. concurrent sequences."""
+    parallel', 'usually 10-15 at the same time': people generating at the same moment, i.e.
+    concurrent sequences."""
+    said = _NUMBER_AT_ONCE_RX.search(folded)
+    if said:
+        value = int(said.group(2) or said.group(1))
+        if value >= 2:
+            return value
     for m in _USERS_RX.finditer(folded):
         value = _amount(m.group(1), m.group(2))
         if value and value >= 2 and _at_once(folded, m):

@@ -81,7 +81,9 @@ class Reading(BaseModel):
     model_candidates: list[str] = Field(
         default_factory=list, description="catalog models closest to `model_name`"
     )
-    params_b: float | None = Field(default=None, description="parameters in billions ('a 34B')")
+    params_b: float | None = Field(
+        default=None, gt=0, description="parameters in billions ('a 34B')"
+    )
     precision: str | None = Field(default=None, description="weights: bf16, fp8, awq, q4_k_m …")
     precisions: list[str] = Field(default_factory=list, description="every precision named")
     runtime: Runtime | None = None
@@ -91,11 +93,11 @@ class Reading(BaseModel):
     )
 
     # ------------------------------------------------------------- the load
-    users: int | None = Field(default=None, description="people using it (not all at once)")
+    users: int | None = Field(default=None, ge=1, description="people using it (not all at once)")
     concurrent_sequences: int | None = Field(
-        default=None, description="requests generating at the same time"
+        default=None, ge=1, description="requests generating at the same time"
     )
-    context_tokens: int | None = Field(default=None, description="tokens per request")
+    context_tokens: int | None = Field(default=None, ge=1, description="tokens per request")
     full_context: bool = Field(default=False, description="the model's own maximum context")
     workloads: list[Workload] = Field(default_factory=list)
     adapter: Literal["lora", "qlora"] | None = None
@@ -109,7 +111,7 @@ class Reading(BaseModel):
     cards: list[str] = Field(default_factory=list, description="card ids named, in order")
     card_families: list[str] = Field(default_factory=list, description="'A100' without SXM / PCIe")
     subject_cards: list[str] = Field(default_factory=list)
-    count: int | None = Field(default=None, description="cards in one node")
+    count: int | None = Field(default=None, ge=1, le=64, description="cards in one node")
     memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
     one_node: bool = False
     nodes: int | None = None
@@ -121,7 +123,7 @@ class Reading(BaseModel):
 
     # ------------------------------------------------------------- constraints
     budget_usd_per_month: float | None = Field(
-        default=None, description="the most the user will pay per month, in USD"
+        default=None, gt=0, description="the most the user will pay per month, in USD"
     )
     budget_currency: Currency | None = Field(
         default=None, description="the currency the budget was said in (EUR is compared 1:1)"

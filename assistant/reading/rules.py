@@ -1,0 +1,88 @@
+"""The rule reader: the deterministic NLU's parse (`assistant.nlu`, merged with the session by
+`merge_slots`) as a `Reading`, plus what only the reading says: the budget's currency and the
+parts of the question no answer row covers (`unread`).
+
+    reading = read_rules(query, nlu)
+
+`unread` is measured per question clause: a question with two or more questions in it ("Does it
+fit on one card? And what should we check on day one?") is read clause by clause, and a clause
+whose own ask is not one the reading answers (its primary intent, its asks) is unread. The
+answer says what it did not cover instead of answering another question.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.nlu.query import Intent, Query
+from assistant.reading.convert import from_query
+from assistant.reading.model import Currency, Reading
+
+_EURO = re.compile(r"€|\beur(?:o|os)?\b")
+# a clause ends at ?, ! or . followed by space, or at a line break
+_CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\n+")
+_ASK_INTENT: dict[str, Intent] = {
+    "fit": "fit",
+    "price": "price",
+    "speed": "speed",
+    "context": "capacity",
+}
+# clause intents that never go unread: pastes and a catch-all fit on the session's subject
+_NEVER_UNREAD = frozenset({"topology_paste", "allreduce_paste"})
+MIN_CLAUSE_WORDS = 3
+# a relaying request about the answer itself ("can you help me answer?", "draft the facts for my
+# reply", "was sage ich dem Kunden?"): it asks for the answer, not for something else
+_RELAY = re.compile(
+    r"\b(?:help me (?:answer|reply)|draft|reply|respond|answer (?:him|her|them|this)|facts|"
+    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich)\b",
+    re.I,
+)
+
+
+def read_rules(u: Query, nlu: Any = None) -> Reading:
+    """The reading of a parsed (and session-merged) question."""
+    return from_query(u, budget_currency=_currency(u), unread=unread_clauses(u, nlu))
+
+
+def _currency(u: Query) -> Currency | None:
+    if u.constraints.budget_usd_month is None:
+        return None
+    return "EUR" if _EURO.search(u.question.lower()) else "USD"
+
+
+def covered_intents(u: Query) -> set[str]:
+    """The intents the answer to `u` answers: its primary one and one per ask."""
+    return {u.intent, *(_ASK_INTENT[a.kind] for a in u.asks)}
+
+
+def unread_clauses(u: Query, nlu: Any) -> list[str]:
+    """The question clauses whose own ask the reading does not answer (see the module doc)."""
+    if nlu is None or u.topo_text or u.nccl_text or u.outside:
+        return []
+    asked = [c.strip() for c in _CLAUSE_END.split(u.question) if "?" in c]
+    asked = [c for c in asked if len(c.split()) >= MIN_CLAUSE_WORDS]
+    if len(asked) < 2:
+        return []
+    covered = covered_intents(u)
+    return [c for c in asked if not _is_covered(nlu.understand(c, language=u.language), covered, u)]
+
+
+def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
+    if part.intent in _NEVER_UNREAD or _RELAY.search(part.question):
+        return True
+    if _catch_all_fit(part):
+        return False  # the rules fell back to "fit" for a clause that asks nothing of a fit
+    if part.intent in covered:
+        return True
+    if part.explain:
+        return whole.explain
+    # a catch-all clause that names nothing of its own continues the sizing question
+    return part.intent == "general" and not part.workloads and whole.intent == "general"
+
+
+def _catch_all_fit(part: Query) -> bool:
+    """A clause read as "fit" only because nothing else matched: no fit words, no model, no
+    hardware, no load of its own."""
+    named = part.has_subject or part.cards or part.card_families or part.configurations
+    return part.intent == "fit" and not part.asks_fit and not named and not part.workloads
