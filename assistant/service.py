@@ -120,11 +120,14 @@ class Assistant:
         *,
         max_chars: int | None = None,
         progress: Callable[[ProgressEvent], None] | None = None,
+        edits: Mapping[str, Any] | None = None,
     ) -> Answer:
         """Answer one question (grounding-checked) and store the turn in the session.
         `max_chars` lets a surface that checked the parts itself allow a longer text (Slack: the
         question within `max_question_chars`, pasted material within `max_pasted_chars`).
-        `progress` (LLM mode): called when a tool call starts and finishes."""
+        `progress` (LLM mode): called when a tool call starts and finishes. `edits`: reading
+        fields the caller sets over what the question says (`sizing ask --set`), validated as
+        `reanswer`'s."""
         question = self._validate(question, max_chars)
         if session_id is not None:
             check_session_id(session_id)
@@ -133,6 +136,7 @@ class Assistant:
         session = self.sessions.get(session_id) if session_id else None
         sid = session_id or new_session_id()
         key = self._first_turn_key(question, language) if session is None else None
+        key = None if edits else key
         kept = self.first_turns.get(key) if key else None
         if kept is not None:  # an opening question answered before: the same checked answer
             answer = kept.answer.model_copy(update={"session_id": sid, "message_id": _new_id()})
@@ -140,6 +144,8 @@ class Assistant:
             return answer
         understanding, _ = self._understand(question, session, language)
         reading = read_rules(understanding, self.nlu)
+        if edits:
+            reading = apply_edits(reading, edits, self.deps.catalog)
         answer, slots = self._planned(reading, sid)
         if self.deps.llm is not None and not reading.outside:
             # a goal outside the domain is declined by the offline answer, not by a model

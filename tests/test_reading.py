@@ -218,3 +218,9 @@ def test_a_reading_given_whole_is_answered_without_text(assistant) -> None:  # t
     assert a.reading is not None and a.reading.model == "qwen2.5-72b"
     assert any(c.name == "fit_check" for c in a.tool_calls)
     assert [p.configuration for p in a.prices] == ["2x-h100-pcie"]
+
+
+def test_edits_given_with_a_question_replace_what_it_says(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("Does Llama 3.3 70B fit on 2x H100 PCIe?", edits={"precision": "fp8"})
+    assert (a.reading.precision, a.reading.reader) == ("fp8", "user")
+    assert "FP8" in a.understood
