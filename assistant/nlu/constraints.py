@@ -150,10 +150,8 @@ def find_people_at_once(folded: str) -> int | None:
     parallel', 'usually 10-15 at the same time': people generating at the same moment, i.e.
     concurrent sequences."""
     said = _NUMBER_AT_ONCE_RX.search(folded)
-    if said:
-        value = int(said.group(2) or said.group(1))
-        if value >= 2:
-            return value
+    if said and int(said.group(2) or said.group(1)) >= 2:
+        return int(said.group(2) or said.group(1))
     for m in _USERS_RX.finditer(folded):
         value = _amount(m.group(1), m.group(2))
         if value and value >= 2 and _at_once(folded, m):
