@@ -5,7 +5,8 @@
 
 Only the fields the gold gives are scored. The rules:
 - numbers: a float on either side is equal within 1 % (budgets, memory); ints exactly (users,
-  concurrent sequences, context tokens, counts);
+  concurrent sequences, counts), except `context_tokens`: "8k" is 8,000 or 8,192 tokens, so a
+  context agrees within 2.5 % (the k read as 1,000 or 1,024);
 - booleans exactly; strings equal ignoring case;
 - lists as sets (configurations, cards, exclusions ...), except `asks`: the ordered list of ask
   kinds (gold `[fit, price]`, or objects; an object's `precision` is compared when the gold gives
@@ -22,6 +23,8 @@ from typing import Any
 from pydantic import BaseModel
 
 REL_TOLERANCE = 0.01
+# "8k": 8,000 or 8,192 tokens (2.4 % apart)
+CONTEXT_K_TOLERANCE = 0.025
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ def field_matches(field: str, gold: Any, actual: Any) -> bool:
         return is_empty(actual)
     if field == "asks":
         return _asks_match(gold, actual)
+    if field == "context_tokens" and isinstance(actual, int) and isinstance(gold, int | float):
+        return abs(actual - gold) <= CONTEXT_K_TOLERANCE * gold
     return same(gold, actual)
 
 

@@ -121,7 +121,9 @@ def test_schema_lists_the_reading_fields() -> None:
         ("budget_usd_per_month", 5000, 5060.0, False),
         ("users", 80, 80, True),  # ints exactly
         ("users", 80, 81, False),
-        ("context_tokens", 8192, 8000, False),
+        ("context_tokens", 8000, 8192, True),  # "8k": 8,000 or 8,192 tokens
+        ("context_tokens", 32000, 32768, True),
+        ("context_tokens", 8000, 8400, False),
         ("exclude_cards", ["h100-sxm", "A100-PCIE"], ["a100-pcie", "h100-sxm"], True),  # sets
         ("exclude_cards", ["h100-sxm"], ["h100-sxm", "a100-pcie"], False),
         ("asks", ["fit", "price"], ["fit", "price"], True),  # ordered kinds
