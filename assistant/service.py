@@ -142,8 +142,7 @@ class Assistant:
             answer = kept.answer.model_copy(update={"session_id": sid, "message_id": _new_id()})
             self.sessions.save_turn(sid, answer, kept.slots, facts=kept.facts)
             return answer
-        understanding, _ = self._understand(question, session, language)
-        reading = read_rules(understanding, self.nlu)
+        reading = self._read(question, session, language)
         if edits:
             reading = apply_edits(reading, edits, self.deps.catalog)
         answer, slots = self._planned(reading, sid)
@@ -272,16 +271,19 @@ class Assistant:
             raise QuestionError(f"the question is too long ({len(q)} characters; at most {limit})")
         return q
 
-    def _understand(
-        self, question: str, session: Session | None, language: Language | None
-    ) -> tuple[Any, Slots]:
+    def _read(self, question: str, session: Session | None, language: Language | None) -> Reading:
+        """The rule reader: the question parsed, merged with the session (a follow-up keeps
+        what earlier turns established), as a `Reading`."""
         u = self.nlu.understand(question, language=language)
         if language is None and not u.language_detected and session and session.language:
             u.language = session.language
         prev = session.slots if session else None
-        if prev is not None:
-            u = merge_slots(u, prev, self.deps.catalog)
-        return u, slots_of(u)
+        if prev is None:
+            return read_rules(u, self.nlu)
+        merged = merge_slots(u, prev, self.deps.catalog)
+        own = u.configurations or u.cards or u.card_families
+        carried = [] if own else list(merged.configurations)
+        return read_rules(merged, self.nlu, refers_to=carried)
 
     def _planned(self, reading: Reading, session_id: str) -> tuple[Answer, Slots]:
         """The planner's answer to a reading (it sees nothing else) and the slots the session

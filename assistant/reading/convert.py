@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.nlu.query import Constraints, Intent, Query
+from assistant.nlu.query import AskKind, Constraints, Intent, Query
 from assistant.reading.model import Reading, Task
 
 #: reading field -> query field, where the names differ
@@ -60,7 +60,27 @@ def to_query(r: Reading) -> Query:
     )
     if not r.intents:
         data["intents"] = intents_of(r)
+    if r.asks and all(a.at == IMPLIED_AT for a in r.asks):
+        data["asks"] = []  # stated by the reader from the intent: the flow answers them anyway
     return Query.model_validate(_copied(data))
+
+
+#: `Ask.at` of an ask the rule reader states from the question's intent (not said in words)
+IMPLIED_AT = -2
+#: the asks a primary intent makes by itself (a reading states them; the planner's flow for
+#: that intent answers them, so they add no ask of their own)
+INTENT_ASKS: dict[str, tuple[AskKind, ...]] = {
+    "fit": ("fit",),
+    "cheapest": ("fit", "price"),
+    "price": ("price",),
+    "speed": ("speed",),
+    "capacity": ("context",),
+}
+
+
+def implied_asks(intent: str | None) -> tuple[AskKind, ...]:
+    """The asks `intent` makes by itself (empty for the intents that ask for no figure)."""
+    return INTENT_ASKS.get(intent or "", ())
 
 
 def _copied(data: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.nlu.query import Intent, Query
-from assistant.reading.convert import from_query
+from assistant.nlu.asks import is_yes_no
+from assistant.nlu.query import Ask, Claim, Intent, Query
+from assistant.reading.convert import IMPLIED_AT, from_query, implied_asks
 from assistant.reading.model import Currency, Reading
 
 _EURO = re.compile(r"€|\beur(?:o|os)?\b")
@@ -40,9 +41,37 @@ _RELAY = re.compile(
 )
 
 
-def read_rules(u: Query, nlu: Any = None) -> Reading:
-    """The reading of a parsed (and session-merged) question."""
-    return from_query(u, budget_currency=_currency(u), unread=unread_clauses(u, nlu))
+def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) -> Reading:
+    """The reading of a parsed (and session-merged) question. `refers_to`: the configurations a
+    follow-up's "that" / "da drauf" resolved to (the session merge finds them)."""
+    reading = from_query(
+        u,
+        budget_currency=_currency(u),
+        unread=unread_clauses(u, nlu),
+        refers_to=list(refers_to or []),
+    )
+    return reading.model_copy(update=_stated(u))
+
+
+#: the claim a yes/no question makes with its primary intent, when it names none
+_INTENT_CLAIM: dict[str, Claim] = {"fit": "fits", "nvlink": "nvlink_needed"}
+
+
+def _stated(u: Query) -> dict[str, Any]:
+    """What the reading states explicitly that the parse leaves implicit: every ask (a single
+    one too) and the claim a yes/no question asks about."""
+    update: dict[str, Any] = {}
+    if len(u.asks) < 2 and not u.explain:
+        kinds = implied_asks(u.intent)
+        update["asks"] = [
+            Ask(kind=k, at=IMPLIED_AT, precision=u.asks[0].precision if u.asks else None)
+            for k in kinds
+        ]
+    if u.claim is None and u.has_subject and is_yes_no(u.question):
+        claim = _INTENT_CLAIM.get(u.intent)
+        if claim is not None:
+            update["claim"] = claim
+    return update
 
 
 def _currency(u: Query) -> Currency | None:
