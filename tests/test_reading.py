@@ -224,3 +224,17 @@ def test_edits_given_with_a_question_replace_what_it_says(assistant) -> None:  #
     a = assistant.ask("Does Llama 3.3 70B fit on 2x H100 PCIe?", edits={"precision": "fp8"})
     assert (a.reading.precision, a.reading.reader) == ("fp8", "user")
     assert "FP8" in a.understood
+
+
+def test_the_flow_table_decides_from_the_reading_not_the_text(nlu) -> None:  # type: ignore[no-untyped-def]
+    """Blank the words: every eval question still gets the same flow (the triggers read reading
+    fields and topics only; the words are left to wording, guide search and paste parsers)."""
+    from assistant.compose.table import select
+
+    moved = []
+    for q in QUESTIONS:
+        r = from_query(nlu.understand(q))
+        blank = r.model_copy(update={"text": "", "asked_text": ""})
+        if select(to_query(r)).name != select(to_query(blank)).name:
+            moved.append(q[:60])
+    assert not moved, moved[:5]

@@ -22,7 +22,6 @@ from assistant.compose.draft import Draft
 from assistant.compose.speed import speed_cost
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
-from assistant.nlu.asks import is_yes_no
 from assistant.nlu.query import Ask
 from assistant.texts import gb, num, precision_label, render, t, tokens
 
@@ -99,7 +98,7 @@ class AsksMixin(ComposerBase):
         """The lead says that the context asked is beyond the model itself (a yes/no question
         gets its "no"), before the answer at the model's limit."""
         model = self.deps.catalog.models[u.model]
-        key = "beyond_context_no" if is_yes_no(u.question) or u.claim else "beyond_context"
+        key = "beyond_context_no" if u.yes_no or u.claim else "beyond_context"
         text = p(
             d.lang,
             key,

@@ -59,20 +59,11 @@ def p(lang: str, key: str, **kw: Any) -> str:
     return render(PHRASES, lang, key, **kw)
 
 
-_ASKS_SUPPORT = re.compile(
-    r"\bfp8\b.{0,40}\b(?:support\w*|native\w*|tensor[\s-]?cores?|run\w*|use\w*|work\w*|"
-    r"possible|capable|unterstütz\w*|läuft|laufen|nutz\w*|geht|gehen|möglich|fähig|kann|"
-    r"können)\b|\b(?:support\w*|unterstütz\w*|native\w*|kann|können|can|does|do|"
-    r"run|läuft|nutzen)\b.{0,40}\bfp8\b|^\W*fp8\b.{0,30}\?\s*$"
-)
-
-
 def asks_fp8_support(u: Query) -> bool:
     """'Does the A100 support FP8?', 'FP8 auf der RTX A6000 möglich?' (no model to size)."""
-    q = u.question.lower()
-    named = bool(u.cards or u.card_families or re.search(r"ampere|hopper|ada|blackwell", q))
+    named = bool(u.cards or u.card_families or "architecture_named" in u.topics)
     picks = u.constraints.require_fp8 or bool(u.constraints.exclude_architectures)
-    return named and not u.has_subject and not picks and bool(_ASKS_SUPPORT.search(q))
+    return named and not u.has_subject and not picks and "fp8_support" in u.topics
 
 
 class CapabilityMixin(ComposerBase):

@@ -152,16 +152,7 @@ class CardsMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "fit_example"))
 
 
-_WHAT_RUNS = re.compile(
-    r"what (?:can|could|will|would) (?:i|we|you) (?:run|serve|host|load|fit|put)|"
-    r"which models?\b.{0,30}\b(?:fit|run|work|go)|what (?:models? )?(?:fits?|runs?)\b|"
-    r"welche modelle?\b|was (?:kann|könnte|lässt sich|passt|läuft)\b.{0,40}"
-    r"(?:laufen|betreiben|darauf|drauf|damit|auf (?:dem|der|den|ihm|ihr|ihnen))|"
-    r"was passt (?:auf|in|drauf)|was läuft (?:auf|darauf|drauf)"
-)
-
-
 def asks_node_models(u: Query) -> bool:
     """'I have 2x L40S, what can I run on it?', 'Welche Modelle passen auf eine RTX 4090?'."""
     hardware = bool(u.configurations or u.cards or u.card_families)
-    return hardware and not u.has_subject and bool(_WHAT_RUNS.search(u.question.lower()))
+    return hardware and not u.has_subject and "what_runs" in u.topics

@@ -25,7 +25,7 @@ from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
 from assistant.compose.guides import _excerpt
 from assistant.nlu import Query
-from assistant.nlu.asks import _WH_RX, is_yes_no
+from assistant.nlu.asks import _WH_RX
 from assistant.texts import follow_up, gb, precision_label, render
 
 FLUX_GUIDE = "gpu-for-flux-sdxl"
@@ -231,13 +231,12 @@ def states_claim(u: Query) -> bool:
 
 def asks_concept(u: Query) -> bool:
     """A yes/no question about a guide concept ('Is FP8's quality loss noticeable?')."""
-    q = u.question
     hardware = bool(u.cards or u.card_families or u.configurations)
     return (
         u.concept is not None
         and not hardware
         and not (u.asks_fit and u.has_subject)
-        and (is_yes_no(q) or bool(re.search(r",\s*(?:oder|right)\W*$", q)))
+        and (u.yes_no or "tag_question" in u.topics)
     )
 
 

@@ -10,8 +10,8 @@ from typing import Any
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import NVLINK_GUIDE, Draft
 from assistant.compose.guides import _excerpt
-from assistant.compose.intents import _described_topo
 from assistant.nlu import CARD_FAMILIES, Query
+from assistant.nlu.topics import described_topo
 from assistant.texts import follow_up, t
 
 
@@ -109,7 +109,7 @@ class DiagnosticsMixin(ComposerBase):
         """A topology described in words: the label between the cards of a named node, judged by
         check_topology_output on the matrix the words describe. A card named without its form
         factor ("8x H100") is judged for each variant of that size, SXM first."""
-        m = _described_topo(u.question)
+        m = described_topo(u.question)
         label = m.group(1).upper() if m else str(u.measured.topo_label)
         judged = 0
         for cfg in self._described_nodes(u)[:2]:

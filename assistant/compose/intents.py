@@ -115,64 +115,10 @@ def _asks_card_facts(u: Query) -> bool:
     the H200 have?", "Which GPUs have 48 GB?"."""
     if u.has_subject or u.configurations or (u.count or 1) > 1:
         return False  # "4x A100 zusammen": the node's facts (price flow)
-    q = u.question.lower()
-    names_card = bool(u.cards or u.card_families)
-    asks_spec = re.search(
-        r"\bvram\b|\bmemory\b|\bspeicher\w*|\bhbm\b|\bgb\b|bandwidth|bandbreite", q
-    )
-    if re.search(r"nvlink|pcie|interconnect|verbindung", q) and not re.search(
-        r"memory bandwidth|speicherbandbreite|vram|hbm", q
-    ):
-        return False  # link questions have their own flow
-    if not asks_spec or re.search(r"\bcost|\bprice|preis|kostet|per dollar|pro dollar", q):
+    if "card_spec" not in u.topics:
         return False
-    if names_card:
-        return bool(
-            re.search(
-                r"\b(?:have|has|hat|haben|does|do|wie viel|how much|what is|what's|was ist|"
-                r"wie (?:hoch|groß)|welche)\b",
-                q,
-            )
-        )
-    return bool(re.search(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|karten?)\b", q))
-
-
-_MOST_VRAM = re.compile(
-    r"most (?:vram|memory|gpu memory)|(?:meiste[nr]?|größte[nr]?|grösste[nr]?) "
-    r"(?:vram|speicher|grafikspeicher)|(?:largest|biggest|most powerful|beefiest|strongest) "
-    r"(?:\w+ )?(?:vram|memory|node|server|machine|box|configuration|config|setup)|"
-    r"(?:größte[nrs]?|grösste[nrs]?|stärkste[nrs]?|mächtigste[nrs]?) (?:knoten|server|maschine|"
-    r"konfiguration|system)"
-)
-
-
-_VRAM_PER_DOLLAR = re.compile(
-    r"(?:vram|memory|speicher|gb)\s*(?:per|pro|je)\s*(?:dollar|\$|euro)|"
-    r"(?:per|pro|je)\s*gb\b.{0,30}(?:cheapest|günstigst|billigst|lowest|niedrigst)|"
-    r"(?:cheapest|günstigst|billigst|lowest|niedrigst)\w*.{0,30}(?:per|pro|je)\s*gb\b"
-)
-
-
-_PRICE_SOURCE = re.compile(
-    r"(?:prices?|preise?)\b.{0,40}\b(?:real|actual|binding|verbindlich|echt|placeholder|"
-    r"platzhalter|published|veröffentlicht|official|offiziell)"
-)
-
-
-_PER_TOKEN = re.compile(r"million|mio\.?\b|per (?:1m |1 m )?tokens?|pro (?:million )?token")
-
-
-_DESCRIBED_TOPO = re.compile(
-    r"(?=.*\b(?:shows?|showing|zeigt|zeigen|between|zwischen|überall|everywhere|"
-    r"all (?:cards|pairs)|alle[nr]? (?:karten|paare))\b)(?=.*(?:topo|nvidia-smi))"
-)
-
-
-def _described_topo(question: str) -> re.Match[str] | None:
-    """'... shows PHB between all cards in topo -m': the label (upper case as printed)."""
-    if not _DESCRIBED_TOPO.match(question.lower()):
-        return None
-    return re.search(r"\b(PHB|PIX|PXB|NODE|SYS|SOC|NV\d+)\b", question)
+    names_card = bool(u.cards or u.card_families)
+    return ("spec_has" if names_card else "which_cards") in u.topics
 
 
 def _named_links(question: str) -> list[str]:

@@ -46,7 +46,7 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         if converse:
             d.paras[lead] = m.group(1) + _FLIP[m.group(2)] + d.paras[lead][m.end() :]
         return
-    if _ANY_LEAD_RX.match(d.paras[lead]) or not (is_yes_no(u.question) or u.claim):
+    if _ANY_LEAD_RX.match(d.paras[lead]) or not (u.yes_no or u.claim):
         return
     verdict = d.verdict
     if verdict is None and flow_claim == "fits":

@@ -13,29 +13,15 @@ asks.py), so a new kind of ask is one method there and one entry in `ASKS`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.compose.capability import asks_fp8_support
 from assistant.compose.cards import asks_node_models
 from assistant.compose.claims import asks_concept
-from assistant.compose.intents import (
-    _MOST_VRAM,
-    _PER_TOKEN,
-    _PRICE_SOURCE,
-    _VRAM_PER_DOLLAR,
-    _asks_card_facts,
-    _described_topo,
-)
-from assistant.compose.polarity import is_yes_no
+from assistant.compose.intents import _asks_card_facts
 from assistant.nlu import Query
 from assistant.nlu.query import AskKind, Claim, Intent
-
-_VERSUS = re.compile(
-    r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
-    r"lohnt|worth)\b"
-)
 
 
 @dataclass(frozen=True)
@@ -48,10 +34,6 @@ class Flow:
     answers: frozenset[AskKind] = frozenset()  # the asks its answer answers (empty: none of them)
 
 
-def _q(u: Query) -> str:
-    return u.question.lower()
-
-
 def _hardware(u: Query) -> bool:
     return bool(u.configurations or u.cards or u.card_families)
 
@@ -61,7 +43,7 @@ def _compares_cards(u: Query) -> bool:
         u.intent in ("fit", "general", "cheapest", "price")
         and u.has_subject
         and len(set(u.cards) | set(u.card_families)) >= 2
-        and bool(_VERSUS.search(_q(u)))
+        and "versus" in u.topics
     )
 
 
@@ -73,18 +55,12 @@ def _nvlink_general(u: Query) -> bool:
     )
 
 
-_RECOMMEND = re.compile(
-    r"\b(?:suggest|recommend|advise|offer|propose|empfehl\w*|vorschlag\w*|schlagen sie|"
-    r"anbieten|bieten wir|what (?:should|would|do) (?:we|i|you) (?:rent|take|get|pick|offer))"
-)
-
-
 def _constrained_pick(u: Query) -> bool:
     """'Llama 3.3 70B, nothing with H100, has to be NVLink', 'Max 5k, no Ampere, for Qwen 72B —
     what do you suggest?': a model and constraints but no card named is a request for the
     cheapest configuration within them."""
-    asks_pick = bool(_RECOMMEND.search(_q(u))) or (
-        u.constraints.active() and u.claim is None and not is_yes_no(u.question)
+    asks_pick = "recommend" in u.topics or (
+        u.constraints.active() and u.claim is None and not u.yes_no
     )
     return (
         u.has_subject
@@ -123,7 +99,7 @@ TABLE: tuple[Flow, ...] = (
     ),
     Flow(
         "topology_described",
-        lambda u: bool(_described_topo(u.question) or u.measured.topo_label) and _hardware(u),
+        lambda u: bool("topology_described" in u.topics or u.measured.topo_label) and _hardware(u),
         "_topology_described",
         "defect",
     ),
@@ -156,11 +132,7 @@ TABLE: tuple[Flow, ...] = (
     Flow("card_facts", _asks_card_facts, "_card_facts"),
     Flow(
         "most_vram",
-        lambda u: (
-            not u.has_subject
-            and bool(_MOST_VRAM.search(_q(u)))
-            and not _VRAM_PER_DOLLAR.search(_q(u))
-        ),
+        lambda u: not u.has_subject and "most_vram" in u.topics,
         "_most_vram",
         filtered=True,
     ),
@@ -200,20 +172,20 @@ TABLE: tuple[Flow, ...] = (
     ),
     Flow(
         "price_per_token",
-        lambda u: u.intent == "price" and u.has_subject and bool(_PER_TOKEN.search(_q(u))),
+        lambda u: u.intent == "price" and u.has_subject and "per_token" in u.topics,
         "_price_and_speed",
         filtered=True,
         answers=SPEED,
     ),
     Flow(
         "vram_per_dollar",
-        lambda u: not u.has_subject and bool(_VRAM_PER_DOLLAR.search(_q(u))),
+        lambda u: not u.has_subject and "vram_per_dollar" in u.topics,
         "_vram_per_dollar",
         filtered=True,
     ),
     Flow(
         "price_sources",
-        lambda u: not u.has_subject and bool(_PRICE_SOURCE.search(_q(u))),
+        lambda u: not u.has_subject and "price_sources" in u.topics,
         "_price_sources",
     ),
     Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", "fits", True, FIT),

@@ -84,6 +84,25 @@ Claim = Literal[
 ]
 
 
+#: what the words of a question ask about that no entity carries (assistant/nlu/topics.py)
+Topic = Literal[
+    "versus",  # "A or B?", "A vs B", "is it worth it"
+    "recommend",  # "what do you suggest / recommend?"
+    "most_vram",  # "the node with the most VRAM", "the biggest server"
+    "vram_per_dollar",  # "most GB per dollar", "cheapest per GB"
+    "price_sources",  # "are the prices real / placeholders?"
+    "per_token",  # "price per million tokens"
+    "topology_described",  # "topo -m shows PHB between all cards"
+    "fp8_support",  # "does the A100 support FP8?"
+    "architecture_named",  # Ampere, Hopper, Ada, Blackwell named
+    "what_runs",  # "what can I run on 2x L40S?"
+    "card_spec",  # asks about memory or bandwidth, not a link or a price
+    "spec_has",  # "how much … does it have", "what is", "welche"
+    "which_cards",  # "which GPUs …", "welche Karten …"
+    "tag_question",  # "…, oder?", "…, right?"
+]
+
+
 # what the user asks for, one of possibly several asks in one question ("Does it fit on 4x H100,
 # and what does that node cost?"): each is answered, the first (primary) one first
 AskKind = Literal[
@@ -264,6 +283,10 @@ class Query(BaseModel):
         description="every ask the question makes, in the order it makes them (the primary "
         "first); two or more: each is answered (assistant/nlu/asks.py)",
     )
+    topics: list[Topic] = Field(
+        default_factory=list, description="what the words ask about (assistant/nlu/topics.py)"
+    )
+    yes_no: bool = Field(default=False, description="asked as a yes/no question")
 
     @property
     def intent(self) -> Intent:

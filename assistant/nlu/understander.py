@@ -27,6 +27,7 @@ from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
 from assistant.nlu.scope import find_outside
+from assistant.nlu.topics import find_topics
 from assistant.nlu.typos import correct_typos
 from assistant.nlu.workloads import WorkloadMixin
 from tools.load import TRAFFIC_USERS, concurrent_sequences
@@ -171,6 +172,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
             u.intents = ["general"]
         find_asks(prose, u)
+        find_topics(u)
         return u
 
     def _asked_text(self, prose: str, u: Query) -> str:

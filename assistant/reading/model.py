@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.language import Language
-from assistant.nlu.query import Ask, Claim, Intent, Measured, Runtime, Workload
+from assistant.nlu.query import Ask, Claim, Intent, Measured, Runtime, Topic, Workload
 from assistant.nlu.scope import OutsideGoal
 from tools.specs import Architecture, KvPrecision
 
@@ -68,6 +68,13 @@ class Reading(BaseModel):
         default=None, description="the guide concept a yes/no question asks about"
     )
     explain: bool = Field(default=False, description="a why / how / difference question")
+    yes_no: bool = Field(default=False, description="asked as a yes/no question")
+    topics: list[Topic] = Field(
+        default_factory=list,
+        description="what the words ask about that no other field carries: versus, recommend, "
+        "most_vram, vram_per_dollar, price_sources, per_token, topology_described, fp8_support, "
+        "architecture_named, what_runs, card_spec, spec_has, which_cards, tag_question",
+    )
     compare: bool = Field(default=False, description="'A or B?', 'A vs B', 'which is better'")
 
     # ------------------------------------------------------------- the model(s)

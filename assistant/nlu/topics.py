@@ -1,0 +1,132 @@
+"""Topics: what the words of a question ask about that no entity carries — a comparison ("A or
+B?"), a recommendation ("what do you suggest?"), the node with the most VRAM, VRAM per dollar,
+where prices come from, a price per million tokens, a topology described in words, whether FP8 is
+supported, what runs on a node, a card's own specs, a yes/no or a tag question.
+
+The reader sets `Query.topics` (and `Query.yes_no`) from the question's words once; the planner's
+flow table decides from them and the other reading fields, never from the text
+(assistant/compose/table.py). A new topic is one regex here and one name in `Topic`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.nlu.asks import is_yes_no
+from assistant.nlu.query import Query, Topic
+
+_VERSUS = re.compile(
+    r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
+    r"lohnt|worth)\b"
+)
+
+
+_RECOMMEND = re.compile(
+    r"\b(?:suggest|recommend|advise|offer|propose|empfehl\w*|vorschlag\w*|schlagen sie|"
+    r"anbieten|bieten wir|what (?:should|would|do) (?:we|i|you) (?:rent|take|get|pick|offer))"
+)
+
+
+_MOST_VRAM = re.compile(
+    r"most (?:vram|memory|gpu memory)|(?:meiste[nr]?|größte[nr]?|grösste[nr]?) "
+    r"(?:vram|speicher|grafikspeicher)|(?:largest|biggest|most powerful|beefiest|strongest) "
+    r"(?:\w+ )?(?:vram|memory|node|server|machine|box|configuration|config|setup)|"
+    r"(?:größte[nrs]?|grösste[nrs]?|stärkste[nrs]?|mächtigste[nrs]?) (?:knoten|server|maschine|"
+    r"konfiguration|system)"
+)
+
+
+_VRAM_PER_DOLLAR = re.compile(
+    r"(?:vram|memory|speicher|gb)\s*(?:per|pro|je)\s*(?:dollar|\$|euro)|"
+    r"(?:per|pro|je)\s*gb\b.{0,30}(?:cheapest|günstigst|billigst|lowest|niedrigst)|"
+    r"(?:cheapest|günstigst|billigst|lowest|niedrigst)\w*.{0,30}(?:per|pro|je)\s*gb\b"
+)
+
+
+_PRICE_SOURCE = re.compile(
+    r"(?:prices?|preise?)\b.{0,40}\b(?:real|actual|binding|verbindlich|echt|placeholder|"
+    r"platzhalter|published|veröffentlicht|official|offiziell)"
+)
+
+
+_PER_TOKEN = re.compile(r"million|mio\.?\b|per (?:1m |1 m )?tokens?|pro (?:million )?token")
+
+
+_DESCRIBED_TOPO = re.compile(
+    r"(?=.*\b(?:shows?|showing|zeigt|zeigen|between|zwischen|überall|everywhere|"
+    r"all (?:cards|pairs)|alle[nr]? (?:karten|paare))\b)(?=.*(?:topo|nvidia-smi))"
+)
+
+
+_ASKS_SUPPORT = re.compile(
+    r"\bfp8\b.{0,40}\b(?:support\w*|native\w*|tensor[\s-]?cores?|run\w*|use\w*|work\w*|"
+    r"possible|capable|unterstütz\w*|läuft|laufen|nutz\w*|geht|gehen|möglich|fähig|kann|"
+    r"können)\b|\b(?:support\w*|unterstütz\w*|native\w*|kann|können|can|does|do|"
+    r"run|läuft|nutzen)\b.{0,40}\bfp8\b|^\W*fp8\b.{0,30}\?\s*$"
+)
+
+
+_WHAT_RUNS = re.compile(
+    r"what (?:can|could|will|would) (?:i|we|you) (?:run|serve|host|load|fit|put)|"
+    r"which models?\b.{0,30}\b(?:fit|run|work|go)|what (?:models? )?(?:fits?|runs?)\b|"
+    r"welche modelle?\b|was (?:kann|könnte|lässt sich|passt|läuft)\b.{0,40}"
+    r"(?:laufen|betreiben|darauf|drauf|damit|auf (?:dem|der|den|ihm|ihr|ihnen))|"
+    r"was passt (?:auf|in|drauf)|was läuft (?:auf|darauf|drauf)"
+)
+
+
+_ARCHITECTURE = re.compile(r"ampere|hopper|ada|blackwell")
+_TAG_QUESTION = re.compile(r",\s*(?:oder|right)\W*$")
+_CARD_SPEC = re.compile(r"\bvram\b|\bmemory\b|\bspeicher\w*|\bhbm\b|\bgb\b|bandwidth|bandbreite")
+_LINK_WORDS = re.compile(r"nvlink|pcie|interconnect|verbindung")
+_MEMORY_BANDWIDTH = re.compile(r"memory bandwidth|speicherbandbreite|vram|hbm")
+_PRICE_WORDS = re.compile(r"\bcost|\bprice|preis|kostet|per dollar|pro dollar")
+_HAS_WORDS = re.compile(
+    r"\b(?:have|has|hat|haben|does|do|wie viel|how much|what is|what's|was ist|"
+    r"wie (?:hoch|groß)|welche)\b"
+)
+_WHICH_CARDS = re.compile(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|karten?)\b")
+
+#: topics read by one regex over the lower-cased question
+_SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
+    ("versus", _VERSUS),
+    ("recommend", _RECOMMEND),
+    ("vram_per_dollar", _VRAM_PER_DOLLAR),
+    ("price_sources", _PRICE_SOURCE),
+    ("per_token", _PER_TOKEN),
+    ("fp8_support", _ASKS_SUPPORT),
+    ("architecture_named", _ARCHITECTURE),
+    ("what_runs", _WHAT_RUNS),
+    ("spec_has", _HAS_WORDS),
+    ("which_cards", _WHICH_CARDS),
+)
+
+
+def described_topo(question: str) -> re.Match[str] | None:
+    """'... shows PHB between all cards in topo -m': the label (upper case as printed)."""
+    if not _DESCRIBED_TOPO.match(question.lower()):
+        return None
+    return re.search(r"\b(PHB|PIX|PXB|NODE|SYS|SOC|NV\d+)\b", question)
+
+
+def _card_spec(q: str) -> bool:
+    """A question about a card's own specs (memory, bandwidth), not its link or price."""
+    if not _CARD_SPEC.search(q) or _PRICE_WORDS.search(q):
+        return False
+    return not (_LINK_WORDS.search(q) and not _MEMORY_BANDWIDTH.search(q))
+
+
+def find_topics(u: Query) -> None:
+    """Set `u.topics` and `u.yes_no` from the question's words."""
+    q = u.question.lower()
+    topics: list[Topic] = [name for name, rx in _SIMPLE if rx.search(q)]
+    if _MOST_VRAM.search(q) and "vram_per_dollar" not in topics:
+        topics.append("most_vram")
+    if described_topo(u.question) is not None:
+        topics.append("topology_described")
+    if _card_spec(q):
+        topics.append("card_spec")
+    if _TAG_QUESTION.search(u.question):
+        topics.append("tag_question")
+    u.topics = topics
+    u.yes_no = is_yes_no(u.question)
