@@ -74,6 +74,14 @@ class LLMAttempt(BaseModel):
     tool_calls: list[str] = Field(default=[], description="names of the tools called so far")
 
 
+class Choice(BaseModel):
+    """A reading the user may pick instead (a chip or button): its label and the reading fields
+    it sets, sent back as `reading` to re-answer."""
+
+    label: str = Field(description="what the button says, e.g. 'Llama 3.3 70B · FP8'")
+    reading: dict[str, Any] = Field(description="the reading fields it sets")
+
+
 class Answer(BaseModel):
     question: str
     language: Language
@@ -98,6 +106,11 @@ class Answer(BaseModel):
         default=None,
         description="what the assistant understood the question to ask; the answer is computed "
         "from it, and a partial reading sent back re-answers (docs/reading.md)",
+    )
+    choices: list[Choice] = Field(
+        default=[],
+        description="other readings to pick from (a starting point's alternatives); each "
+        "re-answers with its fields",
     )
     understood: str = Field(
         default="",

@@ -30,6 +30,7 @@ from typing import Any
 
 from assistant.answer import (
     Answer,
+    Choice,
     CitationEvent,
     DoneEvent,
     ErrorEvent,
@@ -52,6 +53,7 @@ from assistant.reading.edit import apply_edits
 from assistant.reading.line import understood_line
 from assistant.reading.model import Reading
 from assistant.reading.rules import read_rules
+from assistant.reading.start import model_choices, proposals, starting_point
 from assistant.sessions import (
     InvalidSessionId,
     Session,
@@ -60,7 +62,7 @@ from assistant.sessions import (
     check_session_id,
     new_session_id,
 )
-from assistant.texts import t
+from assistant.texts import num, t
 
 __all__ = ["Assistant", "InvalidRequest", "InvalidSessionId", "QuestionError", "answer_events"]
 
@@ -288,18 +290,59 @@ class Assistant:
     def _planned(self, reading: Reading, session_id: str) -> tuple[Answer, Slots]:
         """The planner's answer to a reading (it sees nothing else) and the slots the session
         keeps of it."""
+        choices: list[Choice] = []
+        if self.composer.plan(to_query(reading)).name == "ask_model":
+            reading, choices = self._without_model(reading)
         u = to_query(reading)
-        offline = self._offline(u, session_id, reading.unread)
+        offline = self._offline(u, session_id, reading.unread, assumed=self._assumed(reading))
         answer = _with_reading(offline, reading, self.deps.catalog)
+        answer.choices = choices
         slots = slots_of(u)
         slots.answered = list(answer._chosen)
         return answer, slots
 
-    def _offline(self, u: Any, session_id: str, unread: Sequence[str] = ()) -> Answer:
+    def _without_model(self, reading: Reading) -> tuple[Reading, list[Choice]]:
+        """No model named: with a load or a budget said, the site's first proposal is sized as a
+        starting point and the others are offered; otherwise every proposal is offered as a
+        choice beside the question asked back."""
+        if _sized_without_model(reading):
+            return starting_point(reading, self.deps.catalog)
+        return reading, model_choices(proposals(self.deps.catalog))
+
+    def _assumed(self, reading: Reading) -> str:
+        """The paragraph saying what a starting point assumed ("" when nothing was)."""
+        if not reading.assumed:
+            return ""
+        spec = self.deps.catalog.models.get(reading.model or "")
+        parts = [
+            t(
+                reading.language,
+                "assumed_model",
+                model=getattr(spec, "name", reading.model),
+                precision=(reading.precision or "").upper(),
+            )
+        ]
+        if "context_tokens" in reading.assumed and reading.context_tokens:
+            parts.append(
+                t(
+                    reading.language,
+                    "assumed_context",
+                    tokens=num(reading.language, reading.context_tokens),
+                )
+            )
+        return t(reading.language, "starting_point", assumed=", ".join(parts))
+
+    def _offline(
+        self, u: Any, session_id: str, unread: Sequence[str] = (), assumed: str = ""
+    ) -> Answer:
         from assistant.grounding import catalog_prices, check_answer
 
         composed = self.composer.compose(u)
         text = composed.text
+        if assumed:  # ask back for the model, size a starting point, say what it assumed
+            lead, _, rest = text.partition("\n\n")
+            ask = f"**{t(u.language, 'ask_model')}** {t(u.language, 'starting_point_lead')}"
+            text = f"{ask}\n\n{lead}\n\n{assumed}" + (f"\n\n{rest}" if rest else "")
         if unread:  # say what this answer does not cover rather than pass over it
             parts = "; ".join(f"“{part}”" for part in unread)
             text += "\n\n" + t(u.language, "not_covered", parts=parts)
@@ -682,3 +725,9 @@ def _with_reading(answer: Answer, reading: Reading, catalog: Any) -> Answer:
     out = answer.model_copy(update={"reading": reading, "understood": line})
     out._chosen = list(answer._chosen)
     return out
+
+
+def _sized_without_model(reading: Reading) -> bool:
+    """A load or a budget was said but no model ("a chatbot for our 50 employees"): a starting
+    point is sized. A question that says neither ("Which GPU do I need?") is only asked back."""
+    return bool(reading.users or reading.concurrent_sequences or reading.budget_usd_per_month)

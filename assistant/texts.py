@@ -21,6 +21,21 @@ PHRASES: dict[str, tuple[str, str]] = {
         "oder welchen Knoten ein Modell passt, ob Sie NVLink brauchen, welches Tempo zu erwarten "
         "ist und was die Konfigurationen im Monat kosten.",
     ),
+    "starting_point_lead": (
+        "Until you say, here is a starting point:",
+        "Bis dahin ein Ausgangspunkt:",
+    ),
+    "starting_point": (
+        "_Assumed, since the question names no model: {assumed}. Pick another model below, or "
+        "change any of it above._",
+        "_Angenommen, da die Frage kein Modell nennt: {assumed}. Wählen Sie unten ein anderes "
+        "Modell, oder ändern Sie oben, was ich verstanden habe._",
+    ),
+    "assumed_model": ("{model} in {precision}", "{model} in {precision}"),
+    "assumed_context": (
+        "{tokens} tokens of context per request",
+        "{tokens} Token Kontext pro Anfrage",
+    ),
     "not_covered": (
         "_Not covered in this answer: {parts}. Ask it on its own and I will answer it, or "
         "correct what I understood above._",

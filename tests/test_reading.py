@@ -238,3 +238,39 @@ def test_the_flow_table_decides_from_the_reading_not_the_text(nlu) -> None:  # t
         if select(to_query(r)).name != select(to_query(blank)).name:
             moved.append(q[:60])
     assert not moved, moved[:5]
+
+
+# ------------------------------------------------------------------ no model named
+
+
+def test_a_load_without_a_model_gets_a_priced_starting_point(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("We want a chatbot for our 50 employees, what do we need?")
+    r = a.reading
+    first = min(
+        (m for m in assistant.deps.catalog.models.values() if m.starting_point),
+        key=lambda m: m.starting_point.rank,
+    )
+    assert (r.model, r.precision, r.users) == (first.id, first.starting_point.precision, 50)
+    assert {"model", "precision", "context_tokens"} <= set(r.assumed)
+    assert "(assumed)" in a.understood and "50 users" in a.understood
+    assert a.prices and "?" in a.answer.split("\n")[0]  # asked back, and priced
+    assert any(c.name == "cheapest_fit" for c in a.tool_calls)
+    assert a.choices and all(set(c.reading) == {"model", "precision"} for c in a.choices)
+    picked = assistant.reanswer(a.session_id, a.choices[0].reading)
+    assert picked.reading.model == a.choices[0].reading["model"]
+    assert "model" not in picked.reading.assumed  # chosen now, not assumed
+    assert picked.reading.users == 50
+
+
+def test_a_question_with_nothing_to_size_offers_models_to_pick(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("Welche GPU brauche ich?")
+    assert a.reading.model is None and not a.prices
+    assert len(a.choices) >= 2
+    picked = assistant.reanswer(a.session_id, a.choices[0].reading)
+    assert picked.reading.model == a.choices[0].reading["model"]
+    assert any(c.name == "fit_check" for c in picked.tool_calls)
+
+
+def test_a_team_of_n_is_read_as_users(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("What GPU do I need for a coding assistant for my team of 10?")
+    assert a.reading.users == 10

@@ -13,6 +13,9 @@ import math
 
 # share of users generating at the same moment at the busy hour (an assumption, stated)
 ACTIVE_SHARE = 0.1
+# tokens per request assumed when a question names no context (a chat turn with some history;
+# an assumption, stated in every answer that uses it)
+DEFAULT_CONTEXT_TOKENS = 8192
 # from this many users on, the service is real traffic (many concurrent requests), not a few
 TRAFFIC_USERS = 20
 

@@ -165,6 +165,14 @@ class VramNeed(_Record):
     note: str | None = None
 
 
+class StartingPoint(_Record):
+    """A model the assistant proposes when a question names none ("a chatbot for 50 people"):
+    the site's order of proposals and the precision proposed."""
+
+    rank: int = Field(ge=1, description="1: proposed first; the others are offered as choices")
+    precision: str = Field(description="the precision proposed, e.g. fp8")
+
+
 class ModelSpec(_Record):
     """A model: LLM architecture facts, or an image/video model's published VRAM needs."""
 
@@ -196,6 +204,9 @@ class ModelSpec(_Record):
     native_precision: str = "bf16"
     vram: list[VramNeed] = Field(default=[], description="image/video: published VRAM needs")
     generic: bool = Field(default=False, description="built from a parameter count only")
+    starting_point: StartingPoint | None = Field(
+        default=None, description="proposed when a question names no model (its rank)"
+    )
     estimate_basis: str | None = Field(
         default=None,
         description="generic models: where the estimated architecture (KV cache) comes from",

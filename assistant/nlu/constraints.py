@@ -159,8 +159,19 @@ def find_people_at_once(folded: str) -> int | None:
     return None
 
 
+# "a team of 10", "ein Team von 12 Leuten", "our company of 80": a group and its size
+_GROUP_OF_RX = re.compile(
+    r"\b(?:team|group|staff|company|firm|office|department|class|gruppe|firma|abteilung|"
+    r"büro|klasse)\s+(?:of|von|mit)\s+(?:about\s+|around\s+|ca\.?\s+|etwa\s+|rund\s+)?"
+    r"(\d{1,6})\b(?!\s*(?:gb|tb|k\b|tokens?|cards?|gpus?|karten))"
+)
+
+
 def find_users(folded: str) -> int | None:
-    """'for 200 users', '~1.5k Nutzer': people, not simultaneous sequences."""
+    """'for 200 users', '~1.5k Nutzer', 'a team of 10': people, not simultaneous sequences."""
+    group = _GROUP_OF_RX.search(folded)
+    if group and int(group.group(1)) >= 2:
+        return int(group.group(1))
     for m in _USERS_RX.finditer(folded):
         if _at_once(folded, m):
             continue

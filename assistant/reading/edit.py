@@ -41,6 +41,7 @@ def apply_edits(reading: Reading, edits: Mapping[str, Any], catalog: Any) -> Rea
     if "task" in edits:
         data["intents"] = []  # the planner derives them from the new task and the asks
     data["reader"] = "user"
+    data["assumed"] = [f for f in data.get("assumed", []) if f not in edits]  # now said
     try:
         return Reading.model_validate(data)
     except ValidationError as exc:

@@ -107,17 +107,27 @@ def _exclusions(r: Reading, catalog: Any, lang: Language) -> str | None:
     return ("ohne " if lang == "de" else "no ") + ", ".join(parts)
 
 
+_ASSUMED = ("assumed", "angenommen")
+
+
+def _marked(text: str | None, field: str, r: Reading, lang: Language) -> str | None:
+    """A part of the line, marked when the planner assumed it (a starting point)."""
+    if text and field in r.assumed:
+        return f"{text} ({_pick(_ASSUMED, lang)})"
+    return text
+
+
 def _parts(r: Reading, catalog: Any, lang: Language) -> list[str | None]:
     task = _TASK.get(r.task)
     ctx = r.context_tokens
     context = f"{_tokens(ctx)} {'Kontext' if lang == 'de' else 'context'}" if ctx else None
     builders: list[Callable[[], str | None]] = [
         lambda: _pick(task, lang) if task and r.task not in ("price", "compare") else None,
-        lambda: _model(r, catalog, lang),
-        lambda: (r.precision or "").upper() or None,
+        lambda: _marked(_model(r, catalog, lang), "model", r, lang),
+        lambda: _marked((r.precision or "").upper() or None, "precision", r, lang),
         lambda: r.runtime,
         lambda: _load(r, lang),
-        lambda: context,
+        lambda: _marked(context, "context_tokens", r, lang),
         lambda: _hardware(r, catalog, lang),
         lambda: _budget(r, lang),
         lambda: _exclusions(r, catalog, lang),

@@ -169,6 +169,11 @@ class Reading(BaseModel):
     asked_text: str = Field(default="", description="the in-domain clauses, when `outside`")
     asks_fit: bool = False
     reader: Reader = Field(default="rules", description="who filled this reading last")
+    assumed: list[str] = Field(
+        default_factory=list,
+        description="fields the planner filled because the question did not say them (a "
+        "starting point: the model, the context); shown as assumptions, each one editable",
+    )
 
     @property
     def intent(self) -> Intent:
