@@ -318,11 +318,15 @@ def _print_layers(console: Any, result: dict[str, Any], limit: int = 30) -> None
         highlight=False,
     )
     fields = sorted(reader["fields"].items(), key=lambda kv: (kv[1]["accuracy"] or 0, kv[0]))
-    if fields:
+    weak = [(k, v) for k, v in fields if v["right"] < v["total"]]
+    if weak:
         console.print(
-            "  reader per field: " + " · ".join(f"{k} {rate(v)}" for k, v in fields),
+            "  reader, weakest fields: " + " · ".join(f"{k} {rate(v)}" for k, v in weak),
             highlight=False,
         )
+    whole = [k for k, v in fields if v["right"] == v["total"]]
+    if whole:
+        console.print(f"  reader, every gold value right: {', '.join(whole)}", highlight=False)
     blame = {k: v for k, v in layers.get("attribution", {}).items() if v}
     if blame:
         console.print(
@@ -338,15 +342,18 @@ def _print_layers(console: Any, result: dict[str, Any], limit: int = 30) -> None
         console.print(
             f"  first sentences wrong: {fs['count']} of {fs['of']} yes/no turns", highlight=False
         )
-    misses = [
-        (c["id"], w) for c in result["cases"] for w in (c.get("reader") or {}).get("wrong", [])
-    ]
-    for cid, w in misses[:limit]:
-        console.print(
-            f"  [yellow]reader[/yellow] {escape(cid)} turn {w['turn']}: {w['field']} "
-            f"gold {escape(repr(w['gold']))}, read {escape(repr(w['actual']))}",
-            highlight=False,
-        )
+    misses: list[str] = []
+    for c in result["cases"]:
+        r = c.get("reader") or {}
+        blind = set(r.get("no_reading", []))
+        misses += [f"{c['id']} turn {t}: the answer carries no reading" for t in sorted(blind)]
+        misses += [
+            f"{c['id']} turn {w['turn']}: {w['field']} {w['gold']!r} ≠ read {w['actual']!r}"
+            for w in r.get("wrong", [])
+            if w["turn"] not in blind
+        ]
+    for line in misses[:limit]:
+        console.print(f"  [yellow]reader[/yellow] {escape(line)}", highlight=False)
     if len(misses) > limit:
         console.print(f"  … and {len(misses) - limit} more reader misses (report.json)")
 

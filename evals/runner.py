@@ -149,6 +149,7 @@ def _layer_fields(turn: Turn, reading: Any, *, shown: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if turn.reading is not None:
         out["reader"] = reader_result(check_reading(turn.reading, reading))
+        out["reader"]["no_reading"] = reading is None
     if turn.given_reading is not None:
         out["given_reading"] = turn.given_reading
     if shown and reading is not None:
@@ -165,6 +166,7 @@ def _case_reader(turns: list[dict[str, Any]]) -> dict[str, Any] | None:
         "right": sum(r["right"] for _, r in scored),
         "total": sum(r["total"] for _, r in scored),
         "wrong": [{"turn": i + 1, **w} for i, r in scored for w in r["wrong"]],
+        "no_reading": [i + 1 for i, r in scored if r.get("no_reading")],
     }
 
 

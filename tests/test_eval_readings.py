@@ -170,6 +170,25 @@ def test_check_reading_reads_the_answers_reading() -> None:
     assert [r.ok for r in check_reading(gold, None)] == [False, False, False, True]
 
 
+def test_an_answer_without_a_reading_is_said_once() -> None:
+    from rich.console import Console
+
+    from cli.eval_cmds import _print_layers
+    from evals.runner import summarise
+
+    stub = _Stub()
+    stub.read = None  # type: ignore[assignment]
+    results = _run(
+        stub,
+        [{"id": "blind", "question": "q", "language": "en", "reading": {"model": "x", "users": 3}}],
+    )
+    assert results[0]["reader"]["no_reading"] == [1]
+    console = Console(record=True, width=300)
+    _print_layers(console, {**summarise(results), "cases": results})
+    text = console.export_text()
+    assert "blind turn 1: the answer carries no reading" in text and "≠" not in text
+
+
 # --------------------------------------------------------------------------- runner and summary
 
 
@@ -366,8 +385,9 @@ def test_the_layer_summary_counts() -> None:
     text = console.export_text()
     assert "reader 71.4 % (5/7) of gold fields in 3 cases" in text
     assert "planner 50.0 % (1/2)" in text and "end-to-end 50.0 % (2/4)" in text
-    assert "model 66.7 % (2/3)" in text
-    assert "reader a turn 1: users gold 80, read 12" in text
+    assert "reader, weakest fields: model 66.7 % (2/3) · users 66.7 % (2/3)" in text
+    assert "every gold value right: precision" in text
+    assert "reader a turn 1: users 80 ≠ read 12" in text
     assert "reader 1 (b)" in text and "planner/renderer 1 (p2)" in text
     html = to_html(report)
     assert "Layers: reader, planner, end to end" in html and "2/3" in html
