@@ -25,7 +25,6 @@ OVER_LIMIT: dict[str, int] = {
     "assistant/compose/fit.py::_fit_answer": 24,
     "assistant/compose/prices.py::_price": 22,
     "assistant/nlu/entities.py::_find_cards_and_counts": 37,
-    "assistant/nlu/intents.py::_intents": 27,
     "assistant/service.py::merge_slots": 29,
 }
 

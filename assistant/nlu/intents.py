@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from assistant.nlu.lexicon import _find_cards
 from assistant.nlu.query import Intent, Query
@@ -149,6 +151,227 @@ _FOLLOW_UP_RX = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class _Said:
+    """What the intent rules read: the folded question, the same with the card names blanked,
+    the entities found so far, and the link kinds of named configurations (from the catalog)."""
+
+    folded: str
+    no_cards: str
+    u: Query
+    link_kinds: Callable[[list[str]], set[str]]
+
+    @property
+    def names_cards(self) -> bool:
+        return bool(self.u.cards or self.u.card_families)
+
+
+#: the rules below correct the raw regex hits, in this order; each one reads the hits the ones
+#: before it left
+_HitRule = Callable[[dict[str, bool], _Said], None]
+
+
+def _memory_bandwidth(hits: dict[str, bool], s: _Said) -> None:
+    """The card's memory bandwidth, not the link's."""
+    if (
+        hits["link_facts"]
+        and re.search(r"memory bandwidth|speicherbandbreite|hbm|vram bandwidth", s.folded)
+        and not re.search(r"nvlink|pcie|interconnect|verbindung", s.folded)
+    ):
+        hits["link_facts"] = False
+
+
+def _link_for_the_job(hits: dict[str, bool], s: _Said) -> None:
+    """ "Is PCIe Gen4 a problem for tensor parallelism?" asks what the job needs."""
+    if (
+        hits["link_facts"]
+        and {"tensor_parallel", "pipeline_parallel", "training", "fine_tuning", "traffic"}
+        & set(s.u.workloads)
+        and not re.search(
+            r"bandwidth|bandbreite|how much faster|wie viel schneller|generation|"
+            r"which link|welche verbindung",
+            s.folded,
+        )
+    ):
+        hits["link_facts"], hits["nvlink"] = False, True
+
+
+def _allreduce_over_link(hits: dict[str, bool], s: _Said) -> None:
+    """ "all-reduce over PCIe Gen4" asks for a time."""
+    if hits["link_facts"] and re.search(r"all[\s-]*reduce|allreduce|gradient", s.folded):
+        hits["link_facts"] = False
+
+
+def _link_for_model(hits: dict[str, bool], s: _Said) -> None:
+    """ "bandwidth for Llama on 4x A100" is about the model."""
+    if (hits["link_facts"] or hits["tp_sync"]) and s.u.model:
+        hits["link_facts"] = False
+
+
+def _per_token_sync(hits: dict[str, bool], s: _Said) -> None:
+    """Syncs per token are tensor parallelism's (a split model), not the training step's."""
+    per_token_sync = re.search(
+        r"(?:all-?reduces?|synchroni[sz]ations?|abgleiche|syncs?)\b.{0,20}"
+        r"\b(?:pro|per) token|\blayers?\b.{0,60}\ball-?reduce",
+        s.folded,
+    )
+    if hits["tp_sync"] and not (
+        re.search(r"tensor|\btp\b|split|aufgeteilt|aufteil", s.folded) or per_token_sync
+    ):
+        hits["tp_sync"] = False
+    if per_token_sync:
+        hits["allreduce"] = False
+
+
+def _rent_which(hits: dict[str, bool], s: _Said) -> None:
+    """ "Should I rent SXM for rendering?" asks what to rent, not what it costs."""
+    if (
+        hits["price"]
+        and (hits["nvlink"] or s.u.workloads)
+        and not s.u.configurations
+        and not _MONEY_RX.search(s.no_cards)
+    ):
+        hits["price"] = False
+
+
+def _card_has_link(hits: dict[str, bool], s: _Said) -> None:
+    """ "Do H200s have NVLink?": the fact about that card's node, not the general rule."""
+    if (
+        hits["nvlink"]
+        and s.names_cards
+        and not s.u.has_subject
+        and not s.u.workloads
+        and re.search(
+            r"\b(?:have|has|come with|comes with|connected|linked|use|uses|support|supports|"
+            r"hat|haben|verbunden|nutzt|nutzen|unterstützt|unterstützen)\b",
+            s.folded,
+        )
+    ):
+        hits["nvlink"], hits["link_facts"] = False, True
+
+
+def _which_parallelism(hits: dict[str, bool], s: _Said) -> None:
+    """Pipeline or tensor parallelism asks which link."""
+    if {"pipeline_parallel", "tensor_parallel"} <= set(s.u.workloads) and not (
+        hits["speed"] or hits["price"] or hits["cheapest"]
+    ):
+        hits["nvlink"] = True
+
+
+def _gen4_or_gen5(hits: dict[str, bool], s: _Said) -> None:
+    """ "2x RTX 4090 in the Gen4 chassis vs a Gen5 node": what link each really runs at."""
+    if (
+        s.names_cards
+        and not s.u.has_subject
+        and re.search(r"gen\s*4|pcie\s*4", s.folded)
+        and re.search(r"gen\s*5|pcie\s*5", s.folded)
+    ):
+        hits["link_facts"] = True
+        hits["speed"] = hits["nvlink"] = False
+
+
+def _which_is_cheaper(hits: dict[str, bool], s: _Said) -> None:
+    """ "Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?" compares two prices."""
+    if hits["cheapest"] and len(s.u.configurations) >= 2 and not s.u.has_subject:
+        hits["cheapest"], hits["price"] = False, True
+
+
+def _same_job_both_links(hits: dict[str, bool], s: _Said) -> None:
+    """ "Is 4x A100 PCIe or 4x A100 SXM4 better for Llama 3.3 70B?": the same job both ways (two
+    NVLink nodes, "8x H100 or 8x H200?", are a comparison, not a link question)."""
+    configs = s.u.configurations
+    if (
+        len(configs) >= 2
+        and s.u.has_subject
+        and not any(hits[k] for k in ("price", "cheapest", "speed", "capacity", "allreduce"))
+        and s.link_kinds(configs) == {"pcie", "nvlink"}
+        and len({re.sub(r"^\d+x-|-(?:pcie|sxm\d?)(?:-gen4)?$", "", c) for c in configs}) == 1
+    ):
+        hits["nvlink"] = True
+
+
+def _link_generation(hits: dict[str, bool], s: _Said) -> None:
+    """ "A100 SXM4 mit NVLink 4?", "Is the L40S on PCIe Gen5?": the link that card runs."""
+    if (
+        s.names_cards
+        and not s.u.has_subject
+        and _LINK_GENERATION_RX.search(s.folded)
+        and not any(hits[k] for k in ("allreduce", "price", "cheapest", "speed", "capacity"))
+    ):
+        hits["link_facts"], hits["nvlink"] = True, False
+
+
+def _price_comparison(hits: dict[str, bool], s: _Said) -> None:
+    """ "what's cheaper, 4x A100 PCIe or SXM4?" is a price comparison."""
+    if hits["cheapest"] and hits["price"] and not s.u.has_subject and not s.u.workloads:
+        hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", s.folded))
+
+
+_HIT_RULES: tuple[_HitRule, ...] = (
+    _memory_bandwidth,
+    _link_for_the_job,
+    _allreduce_over_link,
+    _link_for_model,
+    _per_token_sync,
+    _rent_which,
+    _card_has_link,
+    _which_parallelism,
+    _gen4_or_gen5,
+    _which_is_cheaper,
+    _same_job_both_links,
+    _link_generation,
+    _price_comparison,
+)
+
+#: the intents in the order they are answered (fit comes after them)
+_ORDER: tuple[Intent, ...] = (
+    "tp_sync",
+    "link_facts",
+    "capacity",
+    "cheapest",
+    "price",
+    "allreduce",
+    "topology_howto",
+    "nvlink",
+    "speed",
+)
+
+
+def _without_card_names(folded: str) -> str:
+    """ "8x H100 SXM5" names a card, it doesn't ask about the interconnect: the names blanked."""
+    no_cards = folded
+    for start, end, _cid in reversed(_find_cards(folded)):
+        no_cards = no_cards[:start] + " gpu " + no_cards[end:]
+    return re.sub(r"\b\d+x-[a-z0-9-]+\b", " gpu ", no_cards)
+
+
+def _in_domain(folded: str, u: Query) -> bool:
+    return (
+        bool(_DOMAIN_RX.search(folded))
+        or u.has_subject
+        or bool(u.cards or u.card_families)
+        or bool(u.workloads)
+    )
+
+
+def _drop_unasked(intents: list[Intent], folded: str, u: Query) -> list[Intent]:
+    """ "how do I check the topology" vs "check whether Llama fits": a model means fit; an
+    all-reduce without training or its words is not asked."""
+    if (
+        "topology_howto" in intents
+        and u.has_subject
+        and not re.search(r"topolog|nvidia-smi|nvlink|topo", folded)
+    ):
+        intents.remove("topology_howto")
+    if (
+        "allreduce" in intents
+        and "training" not in u.workloads
+        and not re.search(r"all[\s-]*reduce|allreduce|nccl|busbw|abgleich|trainingsschritt", folded)
+    ):
+        intents.remove("allreduce")
+    return intents
+
+
 class IntentMixin:
     """`Understander._intents`: which questions the text asks, primary first."""
 
@@ -166,161 +389,26 @@ class IntentMixin:
                 kinds.add(str(link.kind))
         return kinds
 
-    def _intents(self, folded: str, u: Query) -> list[Intent]:  # noqa: C901
+    def _intents(self, folded: str, u: Query) -> list[Intent]:
         intents: list[Intent] = []
         if u.nccl_text is not None:
             intents.append("allreduce_paste")
         if u.topo_text is not None:
             intents.append("topology_paste")
-        # "8x H100 SXM5" names a card, it doesn't ask about the interconnect
-        no_cards = folded
-        for start, end, _cid in reversed(_find_cards(folded)):
-            no_cards = no_cards[:start] + " gpu " + no_cards[end:]
-        no_cards = re.sub(r"\b\d+x-[a-z0-9-]+\b", " gpu ", no_cards)
+        no_cards = _without_card_names(folded)
         hits = {k: bool(rx.search(no_cards)) for k, rx in _INTENT_RX.items()}
-        in_domain = (
-            bool(_DOMAIN_RX.search(folded))
-            or u.has_subject
-            or bool(u.cards or u.card_families)
-            or bool(u.workloads)
-        )
-        if not in_domain and not intents:
+        if not _in_domain(folded, u) and not intents:
             # off topic on its own; in a conversation "how fast?" / "what does it cost?" still
             # says what it asks, after the off_topic marker
             sizing: tuple[Intent, ...] = ("price", "cheapest", "speed", "nvlink")
-            asked: list[Intent] = [i for i in sizing if hits[i]]
-            return ["off_topic", *asked]
-        if (
-            hits["link_facts"]
-            and re.search(r"memory bandwidth|speicherbandbreite|hbm|vram bandwidth", folded)
-            and not re.search(r"nvlink|pcie|interconnect|verbindung", folded)
-        ):
-            hits["link_facts"] = False  # the card's memory bandwidth, not the link's
-        if (
-            hits["link_facts"]
-            and {"tensor_parallel", "pipeline_parallel", "training", "fine_tuning", "traffic"}
-            & set(u.workloads)
-            and not re.search(
-                r"bandwidth|bandbreite|how much faster|wie viel schneller|generation|"
-                r"which link|welche verbindung",
-                folded,
-            )
-        ):
-            # "Is PCIe Gen4 a problem for tensor parallelism?" asks what the job needs
-            hits["link_facts"], hits["nvlink"] = False, True
-        if hits["link_facts"] and re.search(r"all[\s-]*reduce|allreduce|gradient", folded):
-            hits["link_facts"] = False  # "all-reduce over PCIe Gen4" asks for a time
-        if (hits["link_facts"] or hits["tp_sync"]) and u.model:
-            hits["link_facts"] = False  # "bandwidth for Llama on 4x A100" is about the model
-        per_token_sync = re.search(
-            r"(?:all-?reduces?|synchroni[sz]ations?|abgleiche|syncs?)\b.{0,20}"
-            r"\b(?:pro|per) token|\blayers?\b.{0,60}\ball-?reduce",
-            folded,
-        )
-        if hits["tp_sync"] and not (
-            re.search(r"tensor|\btp\b|split|aufgeteilt|aufteil", folded) or per_token_sync
-        ):
-            hits["tp_sync"] = False
-        if per_token_sync:
-            hits["allreduce"] = False  # per token is tensor parallelism, not the training step
-        order: list[Intent] = [
-            "tp_sync",
-            "link_facts",
-            "capacity",
-            "cheapest",
-            "price",
-            "allreduce",
-            "topology_howto",
-            "nvlink",
-            "speed",
-        ]
-        if (
-            hits["price"]
-            and (hits["nvlink"] or u.workloads)
-            and not u.configurations
-            and not _MONEY_RX.search(no_cards)
-        ):
-            # "Should I rent SXM for rendering?" asks what to rent, not what it costs
-            hits["price"] = False
-        if (
-            hits["nvlink"]
-            and (u.cards or u.card_families)
-            and not u.has_subject
-            and not u.workloads
-            and re.search(
-                r"\b(?:have|has|come with|comes with|connected|linked|use|uses|support|supports|"
-                r"hat|haben|verbunden|nutzt|nutzen|unterstützt|unterstützen)\b",
-                folded,
-            )
-        ):
-            # "Do H200s have NVLink?": the fact about that card's node, not the general rule
-            hits["nvlink"], hits["link_facts"] = False, True
-        if {"pipeline_parallel", "tensor_parallel"} <= set(u.workloads) and not (
-            hits["speed"] or hits["price"] or hits["cheapest"]
-        ):
-            hits["nvlink"] = True  # which parallelism, i.e. which link
-        if (
-            (u.cards or u.card_families)
-            and not u.has_subject
-            and re.search(r"gen\s*4|pcie\s*4", folded)
-            and re.search(r"gen\s*5|pcie\s*5", folded)
-        ):
-            # "2x RTX 4090 in the Gen4 chassis vs a Gen5 node": what link each really runs at
-            hits["link_facts"] = True
-            hits["speed"] = hits["nvlink"] = False
-        if hits["cheapest"] and len(u.configurations) >= 2 and not u.has_subject:
-            # "Was ist günstiger: 4x A100 PCIe oder 4x A100 SXM4?" compares two prices
-            hits["cheapest"], hits["price"] = False, True
-        if (
-            len(u.configurations) >= 2
-            and u.has_subject
-            and not any(hits[k] for k in ("price", "cheapest", "speed", "capacity", "allreduce"))
-            and self._link_kinds(u.configurations) == {"pcie", "nvlink"}
-            and len(
-                {re.sub(r"^\d+x-|-(?:pcie|sxm\d?)(?:-gen4)?$", "", c) for c in u.configurations}
-            )
-            == 1
-        ):
-            # "Is 4x A100 PCIe or 4x A100 SXM4 better for Llama 3.3 70B?": the same job both ways
-            # (two NVLink nodes, "8x H100 or 8x H200?", are a comparison, not a link question)
-            hits["nvlink"] = True
-        if (
-            (u.cards or u.card_families)
-            and not u.has_subject
-            and _LINK_GENERATION_RX.search(folded)
-            and not any(hits[k] for k in ("allreduce", "price", "cheapest", "speed", "capacity"))
-        ):
-            # "A100 SXM4 mit NVLink 4?", "Is the L40S on PCIe Gen5?": the link that card runs
-            hits["link_facts"], hits["nvlink"] = True, False
-        if hits["cheapest"] and hits["price"] and not u.has_subject and not u.workloads:
-            # "what's cheaper, 4x A100 PCIe or SXM4?" is a price comparison
-            hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", folded))
-        for intent in order:
-            if hits[intent]:
-                intents.append(intent)
+            return ["off_topic", *(i for i in sizing if hits[i])]
+        said = _Said(folded, no_cards, u, self._link_kinds)
+        for rule in _HIT_RULES:
+            rule(hits, said)
+        intents += [i for i in _ORDER if hits[i]]
         u.asks_fit = bool(hits["fit"] or _RUNS_RX.search(folded))
         if hits["fit"] or (u.has_subject and not intents):
             intents.append("fit")
-        # "how do I check the topology" vs "check whether Llama fits": a model means fit
-        if (
-            "topology_howto" in intents
-            and u.has_subject
-            and not re.search(r"topolog|nvidia-smi|nvlink|topo", folded)
-        ):
-            intents.remove("topology_howto")
-        if (
-            "allreduce" in intents
-            and "training" not in u.workloads
-            and not re.search(
-                r"all[\s-]*reduce|allreduce|nccl|busbw|abgleich|trainingsschritt", folded
-            )
-        ):
-            intents.remove("allreduce")
-        if not intents:
-            intents.append("general")
+        intents = _drop_unasked(intents, folded, u)
         # de-duplicate, keep order
-        seen: list[Intent] = []
-        for i in intents:
-            if i not in seen:
-                seen.append(i)
-        return seen
+        return list(dict.fromkeys(intents or ["general"]))
