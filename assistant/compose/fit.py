@@ -23,7 +23,7 @@ class FitMixin(ComposerBase):
     """Does it fit, and where."""
 
     # ---- fit
-    def _fit_answer(self, d: Draft, u: Query) -> None:  # noqa: C901
+    def _fit_answer(self, d: Draft, u: Query) -> None:
         fit = self._call_fit(d, u)
         if fit is not None and self._training(u) and not self._is_image(fit):
             if u.adapter is not None:
@@ -33,84 +33,122 @@ class FitMixin(ComposerBase):
             return
         note = ""
         if fit is None and u.precision is not None:
-            # an image model has published figures only for some precisions: answer with those
-            fit = d.call(
-                "fit_check",
-                model=self._model_arg(u),
-                context_tokens=u.context_tokens,
-                concurrency=u.concurrency,
-            )
-            if fit is not None:
-                note = t(
-                    d.lang,
-                    "no_figure_for_precision",
-                    model=self._model_name(fit, d.lang),
-                    asked=precision_label(u.precision),
-                    precision=precision_label(fit["precision"]),
-                )
+            fit, note = self._fit_published_precision(d, u)
         if fit is None:
             self._general(d, u)
             return
-        model = self._model_name(fit, d.lang)
-        prec = precision_label(fit["precision"])
         rows = fit["rows"]
         targets = self._targets(u, fit)
         topic = self._cite_topic_guides(d, u, fit)
-        if (
-            fit.get("kv_bytes_per_token")
-            and re.search(r"kv[\s-]*cache", u.question.lower())
-            and re.search(
-                r"how much|how big|wie viel|wie groß|take|braucht|belegt|size", u.question.lower()
-            )
-        ):
-            # "How much does the KV cache of X take at full context?": that figure first
-            d.add(
-                t(
-                    d.lang,
-                    "kv_lead",
-                    model=model,
-                    ctx=num(d.lang, fit["context_tokens"]),
-                    kv=gb(d.lang, fit["kv_gb"]),
-                    per_token=num(d.lang, fit["kv_bytes_per_token"]),
-                )
-                + topic
-            )
+        self._kv_lead(d, u, fit, topic)
         one = self._cheapest_row(
             [r for r in rows if r["count"] == 1], ("fits_one_card",)
         ) or self._cheapest_row(rows, ("fits_one_card",))
         split = self._cheapest_row(rows, ("split",))
         if targets:
-            self._count_note(d, u, targets)
-            verdicts = {r["verdict"] for r in targets}
-            if verdicts == {"fits_one_card"} and self._plans_tp(u):
-                # "TP 4 for a model that fits one card. Good idea?": no, the guide's worst mistake
-                lead = t(d.lang, "fit_tp_mistake", model=model, precision=prec, n=u.count)
-                d.add(lead + d.cite(CASE_ANCHORS["mistake.unneeded-tensor-parallelism"]) + topic)
-            else:
-                d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
-            d.bullets([self._row_line(d, r) for r in targets])
-            no_fit = [r for r in targets if r["verdict"] == "does_not_fit"]
-            if no_fit and not self._is_image(fit):
-                self._lower_precision(d, u, fit, no_fit)
-            if verdicts == {"does_not_fit"}:
-                alts = self._alternatives(u, rows, targets, one, split)
-                if alts:
-                    d.add(t(d.lang, "fit_instead"))
-                    d.bullets([self._row_line(d, r) for r in alts])
-        elif u.one_node and not (one is not None and one["count"] == 1):
-            # "on one node/server": every node that holds it, cheapest first
-            nodes = sorted(
-                (r for r in rows if r["verdict"] != "does_not_fit"),
-                key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]),
+            self._fit_targets(d, u, fit, targets, one, split, topic)
+        else:
+            self._fit_anywhere(d, u, fit, one, split, topic)
+        self._replicas(d, u, rows)
+        if self._is_image(fit):
+            self._image_room(d, targets or ([one] if one is not None else []), rows)
+        d.add(note)
+        self._numbers(d, fit)
+        self._fit_rule(d, u, fit, targets, one, split)
+        fitting = [r for r in targets if r["verdict"] != "does_not_fit"]
+        self._fit_follow_ups(d, u, fit, (fitting[0] if fitting else None) or one or split)
+
+    def _fit_published_precision(self, d: Draft, u: Query) -> tuple[dict[str, Any] | None, str]:
+        """An image model has published figures only for some precisions: the fit with those,
+        and the note that the asked precision has none."""
+        fit = d.call(
+            "fit_check",
+            model=self._model_arg(u),
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+        )
+        if fit is None or u.precision is None:
+            return fit, ""
+        note = t(
+            d.lang,
+            "no_figure_for_precision",
+            model=self._model_name(fit, d.lang),
+            asked=precision_label(u.precision),
+            precision=precision_label(fit["precision"]),
+        )
+        return fit, note
+
+    def _kv_lead(self, d: Draft, u: Query, fit: dict[str, Any], topic: str) -> None:
+        """ "How much does the KV cache of X take at full context?": that figure first."""
+        q = u.question.lower()
+        if not (
+            fit.get("kv_bytes_per_token")
+            and re.search(r"kv[\s-]*cache", q)
+            and re.search(r"how much|how big|wie viel|wie groß|take|braucht|belegt|size", q)
+        ):
+            return
+        d.add(
+            t(
+                d.lang,
+                "kv_lead",
+                model=self._model_name(fit, d.lang),
+                ctx=num(d.lang, fit["context_tokens"]),
+                kv=gb(d.lang, fit["kv_gb"]),
+                per_token=num(d.lang, fit["kv_bytes_per_token"]),
             )
-            if nodes:
-                d.add(t(d.lang, "fit_node_yes", model=model, precision=prec) + topic)
-                d.bullets([self._row_line(d, r) for r in nodes[:6]])
-                if any(r["verdict"] == "split" for r in nodes):
-                    d.add(t(d.lang, "fit_node_split"))
-            else:
-                d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
-        elif one is not None and (one["count"] == 1 or split is None):
+            + topic
+        )
+
+    def _fit_targets(
+        self,
+        d: Draft,
+        u: Query,
+        fit: dict[str, Any],
+        targets: list[dict[str, Any]],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+        topic: str,
+    ) -> None:
+        """The configurations asked about: the verdict, one line each, a lower precision for
+        those that can't hold it, and where it fits instead when none can."""
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        self._count_note(d, u, targets)
+        verdicts = {r["verdict"] for r in targets}
+        if verdicts == {"fits_one_card"} and self._plans_tp(u):
+            # "TP 4 for a model that fits one card. Good idea?": no, the guide's worst mistake
+            lead = t(d.lang, "fit_tp_mistake", model=model, precision=prec, n=u.count)
+            d.add(lead + d.cite(CASE_ANCHORS["mistake.unneeded-tensor-parallelism"]) + topic)
+        else:
+            d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
+        d.bullets([self._row_line(d, r) for r in targets])
+        no_fit = [r for r in targets if r["verdict"] == "does_not_fit"]
+        if no_fit and not self._is_image(fit):
+            self._lower_precision(d, u, fit, no_fit)
+        if verdicts != {"does_not_fit"}:
+            return
+        alts = self._alternatives(u, fit["rows"], targets, one, split)
+        if alts:
+            d.add(t(d.lang, "fit_instead"))
+            d.bullets([self._row_line(d, r) for r in alts])
+
+    def _fit_anywhere(
+        self,
+        d: Draft,
+        u: Query,
+        fit: dict[str, Any],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+        topic: str,
+    ) -> None:
+        """No configuration asked about: every node on one server, the cheapest single card, or
+        the cheapest split."""
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        one_card = one is not None and one["count"] == 1
+        if u.one_node and not one_card:
+            self._fit_one_node(d, fit, topic)
+        elif one is not None and (one_card or split is None):
             d.add(
                 t(
                     d.lang,
@@ -125,77 +163,110 @@ class FitMixin(ComposerBase):
                 + topic
             )
         elif split is not None:
-            if one is not None:
-                d.add(
-                    t(
-                        d.lang,
-                        "verdict_big_card_only",
-                        model=model,
-                        precision=prec,
-                        label=d.link(one["configuration"]),
-                    )
-                    + topic
-                )
-            else:
-                d.add(t(d.lang, "verdict_must_split", model=model, precision=prec) + topic)
-            lines = [self._row_line(d, split)]
-            if one is not None:  # one card holds it only on the biggest cards (4/8-card nodes)
-                lines.append(self._row_line(d, one))
-            nv = self._cheapest_nvlink(rows)
-            if nv is not None and nv["configuration"] != split["configuration"]:
-                lines.append(self._row_line(d, nv))
-            d.bullets(lines)
+            self._fit_split(d, fit, one, split, topic)
         else:
             d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
-        if "independent" in u.workloads and u.count and u.count > 1:
-            reps = [r for r in rows if r["verdict"] == "fits_one_card" and r["replicas"] >= u.count]
-            best = self._cheapest_row(reps, ("fits_one_card",))
-            if best is not None:
-                d.add(
-                    t(
-                        d.lang,
-                        "replicas",
-                        n=u.count,
-                        label=d.link(best["configuration"]),
-                        r=best["replicas"],
-                    )
-                    + " "
-                    + d.price(best["configuration"])
-                )
-        if self._is_image(fit):
-            self._image_room(d, targets or ([one] if one is not None else []), rows)
-        d.add(note)
-        self._numbers(d, fit)
-        # recommendation: the guide's rule for this case
-        if not self._is_image(fit):
-            fits_one, cards_needed = self._one_card_case(rows, targets, one, split)
-            # the asked configuration can't hold it, a single card elsewhere can: say which one
-            # the rule is about, so "does not fit here" and "buy one card" don't contradict
-            bridge = (
-                t(d.lang, "rule_bridge_one_card", label=d.link(one["configuration"]))
-                if fits_one
-                and one is not None
-                and targets
-                and all(r["verdict"] == "does_not_fit" for r in targets)
-                else ""
-            )
-            advice = self._advice(
-                d,
-                fits_one_card=fits_one,
-                cards_needed=cards_needed,
-                workload="training" if self._training(u) else "llm_serving",
-                traffic="high" if "traffic" in u.workloads else "low",
-                independent_jobs="independent" in u.workloads,
-                parallelism=self._parallelism(u),
-                planned_tensor_parallel=u.count if "tensor_parallel" in u.workloads else None,
-            )
-            self._split_rules(d, u, advice, cards_needed, lead=bridge)
-            self._nvlink_instead(d, u, advice, targets, rows)
+
+    def _fit_one_node(self, d: Draft, fit: dict[str, Any], topic: str) -> None:
+        """ "on one node/server": every node that holds it, cheapest first."""
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        nodes = sorted(
+            (r for r in fit["rows"] if r["verdict"] != "does_not_fit"),
+            key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]),
+        )
+        if not nodes:
+            d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
+            return
+        d.add(t(d.lang, "fit_node_yes", model=model, precision=prec) + topic)
+        d.bullets([self._row_line(d, r) for r in nodes[:6]])
+        if any(r["verdict"] == "split" for r in nodes):
+            d.add(t(d.lang, "fit_node_split"))
+
+    def _fit_split(
+        self,
+        d: Draft,
+        fit: dict[str, Any],
+        one: dict[str, Any] | None,
+        split: dict[str, Any],
+        topic: str,
+    ) -> None:
+        """It must be split (or one card holds it only on the biggest cards, sold in 4- and
+        8-card nodes): the cheapest split, that big card, and the cheapest NVLink node."""
+        model = self._model_name(fit, d.lang)
+        prec = precision_label(fit["precision"])
+        if one is not None:
+            label = d.link(one["configuration"])
+            lead = t(d.lang, "verdict_big_card_only", model=model, precision=prec, label=label)
         else:
+            lead = t(d.lang, "verdict_must_split", model=model, precision=prec)
+        d.add(lead + topic)
+        lines = [self._row_line(d, split)]
+        if one is not None:
+            lines.append(self._row_line(d, one))
+        nv = self._cheapest_nvlink(fit["rows"])
+        if nv is not None and nv["configuration"] != split["configuration"]:
+            lines.append(self._row_line(d, nv))
+        d.bullets(lines)
+
+    def _replicas(self, d: Draft, u: Query, rows: list[dict[str, Any]]) -> None:
+        """Independent copies ("8 copies, one per card"): the cheapest node that holds them."""
+        if not ("independent" in u.workloads and u.count and u.count > 1):
+            return
+        reps = [r for r in rows if r["verdict"] == "fits_one_card" and r["replicas"] >= u.count]
+        best = self._cheapest_row(reps, ("fits_one_card",))
+        if best is None:
+            return
+        d.add(
+            t(
+                d.lang,
+                "replicas",
+                n=u.count,
+                label=d.link(best["configuration"]),
+                r=best["replicas"],
+            )
+            + " "
+            + d.price(best["configuration"])
+        )
+
+    def _fit_rule(
+        self,
+        d: Draft,
+        u: Query,
+        fit: dict[str, Any],
+        targets: list[dict[str, Any]],
+        one: dict[str, Any] | None,
+        split: dict[str, Any] | None,
+    ) -> None:
+        """The recommendation: the guide's rule for this case."""
+        rows = fit["rows"]
+        if self._is_image(fit):
             advice = self._advice(d, fits_one_card=one is not None, workload="image_video")
             self._add_advice(d, advice)
-        fitting = [r for r in targets if r["verdict"] != "does_not_fit"]
-        self._fit_follow_ups(d, u, fit, (fitting[0] if fitting else None) or one or split)
+            return
+        fits_one, cards_needed = self._one_card_case(rows, targets, one, split)
+        # the asked configuration can't hold it, a single card elsewhere can: say which one the
+        # rule is about, so "does not fit here" and "buy one card" don't contradict
+        bridge = (
+            t(d.lang, "rule_bridge_one_card", label=d.link(one["configuration"]))
+            if fits_one
+            and one is not None
+            and targets
+            and all(r["verdict"] == "does_not_fit" for r in targets)
+            else ""
+        )
+        advice = self._advice(
+            d,
+            fits_one_card=fits_one,
+            cards_needed=cards_needed,
+            workload="training" if self._training(u) else "llm_serving",
+            traffic="high" if "traffic" in u.workloads else "low",
+            independent_jobs="independent" in u.workloads,
+            parallelism=self._parallelism(u),
+            planned_tensor_parallel=u.count if "tensor_parallel" in u.workloads else None,
+        )
+        self._split_rules(d, u, advice, cards_needed, lead=bridge)
+        self._nvlink_instead(d, u, advice, targets, rows)
 
     def _training_memory(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """Full fine-tuning / training memory (weights, gradients, FP32 master, Adam) instead of
