@@ -21,7 +21,16 @@ from api.dependencies import AppState, new_gate, new_long_lane
 from api.metrics import Metrics, MetricsMiddleware
 from api.operations import attach, meter_embedder, open_stores, prune_periodically
 from api.ratelimit import RateLimiter
-from api.routes import catalog, chat, feedback, feedback_review, health, openai_compat, pages
+from api.routes import (
+    catalog,
+    chat,
+    feedback,
+    feedback_review,
+    health,
+    openai_compat,
+    pages,
+    reading,
+)
 from api.security import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
 from assistant.settings import Settings
 
@@ -156,7 +165,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     attach(app, state)  # /metrics and docs exposure, store and breaker metrics (api.operations)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
 
-    for module in (pages, chat, openai_compat, catalog, feedback, feedback_review, health):
+    routers = (pages, chat, openai_compat, catalog, reading, feedback, feedback_review, health)
+    for module in routers:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from assistant.errors import InvalidRequest
+from assistant.errors import InvalidRequest, UnknownSession
 
 log = logging.getLogger("api")
 
@@ -111,6 +111,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(InvalidRequest)
     async def _invalid(request: Request, exc: InvalidRequest) -> JSONResponse:
         return error_response(422, str(exc))
+
+    @app.exception_handler(UnknownSession)
+    async def _unknown_session(request: Request, exc: UnknownSession) -> JSONResponse:
+        return error_response(404, str(exc))  # nothing to re-answer (an InvalidRequest elsewhere)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -199,19 +199,25 @@ class Assistant:
         return answer
 
     def stream(
-        self, question: str, session_id: str | None = None, language: Language | None = None
+        self,
+        question: str,
+        session_id: str | None = None,
+        language: Language | None = None,
+        *,
+        edits: Mapping[str, Any] | None = None,
     ) -> Iterator[StreamEvent]:
         """The checked answer as events: TokenEvent chunks, a CitationEvent per citation, one
         PricesEvent, then DoneEvent with the whole Answer. A bad request or failure yields one
-        ErrorEvent (bad input raises InvalidRequest before the first event, so HTTP can 422)."""
+        ErrorEvent (bad input raises InvalidRequest before the first event, so HTTP can 422).
+        `edits`: reading fields set over the question's, as `ask`'s."""
         question = self._validate(question)
         if session_id is not None:
             check_session_id(session_id)
         if self.deps.llm is not None:
-            yield from self._stream_with_progress(question, session_id, language)
+            yield from self._stream_with_progress(question, session_id, language, edits)
             return
         try:
-            answer = self.ask(question, session_id=session_id, language=language)
+            answer = self.ask(question, session_id=session_id, language=language, edits=edits)
         except InvalidRequest:
             raise
         except Exception as exc:  # never a traceback on a surface
@@ -221,14 +227,20 @@ class Assistant:
         yield from answer_events(answer)
 
     def _stream_with_progress(
-        self, question: str, session_id: str | None, language: Language | None
+        self,
+        question: str,
+        session_id: str | None,
+        language: Language | None,
+        edits: Mapping[str, Any] | None = None,
     ) -> Iterator[StreamEvent]:
         """LLM mode: ProgressEvents while the tools run, then the checked answer's events."""
         events: queue.Queue[StreamEvent | Answer | BaseException] = queue.Queue()
 
         def work() -> None:
             try:
-                events.put(self.ask(question, session_id, language, progress=events.put))
+                events.put(
+                    self.ask(question, session_id, language, progress=events.put, edits=edits)
+                )
             except BaseException as exc:  # handed to the consumer below
                 events.put(exc)
 
