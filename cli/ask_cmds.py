@@ -1,8 +1,13 @@
-"""`sizing ask "QUESTION" [--json] [--session ID] [--lang de|en]`: one grounded answer.
+"""`sizing ask "QUESTION" [--json] [--session ID] [--lang de|en] [--set FIELD=VALUE ...]`: one
+grounded answer.
 
-Prints the answer as Markdown (rich) with its sources and prices, or with --json the Answer object
-(the same JSON the HTTP API returns). The session id is printed so a conversation can continue:
-`sizing ask --session ID "and in FP8?"`. Errors print one clear line and exit 2.
+Prints what was understood (the reading's line, dim), then the answer as Markdown (rich) with its
+sources and prices, or with --json the Answer object (the same JSON the HTTP API returns, with
+its `reading`). The session id is printed so a conversation can continue:
+`sizing ask --session ID "and in FP8?"`. `--set FIELD=VALUE` (repeatable) changes a reading field
+(docs/reading.md): with a question, over what it says; with `--session ID` and no question, the
+session's last question is answered again from its reading (`sizing ask --session ID --set
+precision=fp8`). Errors print one clear line and exit 2.
 
 Heavy imports happen inside the command: `sizing --help` and the cold start stay fast.
 """
@@ -27,9 +32,52 @@ def _fail(message: str, as_json: bool) -> None:
     raise typer.Exit(2)
 
 
+# reading fields whose value is a list: VALUE is split at commas
+_LIST_FIELDS = ("configurations", "cards", "exclude_cards", "workloads")
+
+
+def _value(text: str) -> Any:
+    """A --set value: an int, a float, else the text ('' and 'none' clear the field)."""
+    import re
+
+    raw = text.strip()
+    if raw.lower() in ("", "none", "null"):
+        return None
+    number = raw.lstrip("$€").replace("_", "")
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", number):  # 6,000 is a number, not a list
+        number = number.replace(",", "")
+    for kind in (int, float):
+        try:
+            return kind(number)
+        except ValueError:
+            pass
+    return raw
+
+
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    """`["precision=fp8", "users=40", "configurations=4x-h200,8x-h100"]` as reading edits."""
+    edits: dict[str, Any] = {}
+    for pair in pairs:
+        field, sep, value = pair.partition("=")
+        field = field.strip()
+        if not sep or not field:
+            raise ValueError(f"--set {pair!r}: expected FIELD=VALUE, e.g. --set precision=fp8")
+        if field in _LIST_FIELDS:
+            edits[field] = [v.strip() for v in value.split(",") if v.strip()]
+        else:
+            edits[field] = _value(value)
+    return edits
+
+
 @app.command("ask")
 def ask(
-    question: Annotated[str, typer.Argument(help="the question, in German or English")],
+    question: Annotated[
+        str | None,
+        typer.Argument(
+            help="the question, in German or English (none with --session and --set: "
+            "re-answer the session's last question)"
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", metavar="", help="print the Answer as JSON")
     ] = False,
@@ -38,6 +86,16 @@ def ask(
     ] = None,
     lang: Annotated[
         str | None, typer.Option("--lang", "-l", help="answer language: de or en (default: auto)")
+    ] = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="FIELD=VALUE",
+            help="change a reading field (repeatable): model, precision, users, "
+            "concurrent_sequences, context_tokens, configurations, budget_usd_per_month, … "
+            "(docs/reading.md); an empty VALUE clears it, commas make a list",
+        ),
     ] = None,
     verbose: Annotated[
         int,
@@ -59,6 +117,14 @@ def ask(
         _fail("--lang must be 'de' or 'en'", as_json)
     language: Literal["de", "en"] | None = "de" if lang == "de" else "en" if lang == "en" else None
     try:
+        edits = parse_sets(sets or [])
+    except ValueError as exc:
+        _fail(str(exc), as_json)
+        return
+    if question is None and not (edits and session):
+        _fail("give a question, or --session ID with --set FIELD=VALUE to re-answer", as_json)
+        return
+    try:
         from assistant.deps import build_deps
         from assistant.errors import InvalidRequest
         from assistant.service import Assistant
@@ -76,7 +142,16 @@ def ask(
         _fail(f"cannot start the assistant: {exc}", as_json)
         return
     try:
-        answer = Assistant(deps).ask(question, session_id=session, language=language)
+        assistant = Assistant(deps)
+        if question is None:
+            assert session is not None
+            if language and "language" not in edits:
+                edits["language"] = language
+            answer = assistant.reanswer(session, edits)
+        else:
+            answer = assistant.ask(
+                question, session_id=session, language=language, edits=edits or None
+            )
     except InvalidRequest as exc:
         _fail(str(exc), as_json)
         return
@@ -133,6 +208,10 @@ def _print(answer: Any) -> None:
 
     de = answer.language == "de"
     console = Console(highlight=False)
+    if answer.understood:  # what was understood, before the answer computed from it
+        from rich.markup import escape
+
+        console.print(f"[dim]{escape(answer.understood)}[/]")
     if answer.notice:
         console.print(f"[yellow]{answer.notice}[/]")
     console.print(markdown_to_rich(answer.answer))
@@ -162,7 +241,9 @@ def _print(answer: Any) -> None:
             console.print(f"  • {f}")
     console.print()
     hint = "fortsetzen mit" if de else "continue with"
+    adjust = "ändern mit" if de else "adjust with"
     console.print(
         f"[dim]session {answer.session_id} · {answer.mode} · {hint}: "
-        f'sizing ask --session {answer.session_id} "…"[/]'
+        f'sizing ask --session {answer.session_id} "…" · {adjust}: '
+        f"sizing ask --session {answer.session_id} --set FIELD=VALUE[/]"
     )

@@ -175,3 +175,108 @@ def test_verbose_shows_the_details(tmp_path: Path, args: list[str]) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "warning assistant.llm: LLM unavailable, answering offline:" in proc.stderr
     assert "Connection" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- --set (issue 23)
+
+SERVE_EN = "Which server for Llama 3.3 70B in BF16 for 60 users?"
+
+
+def _fit(answer: dict[str, object]) -> dict[str, object]:
+    calls = answer["tool_calls"]
+    assert isinstance(calls, list)
+    return next(t["arguments"] for t in calls if t["name"] == "fit_check")
+
+
+def test_parse_sets_reads_numbers_and_lists() -> None:
+    from cli.ask_cmds import parse_sets
+
+    assert parse_sets(
+        [
+            "users=60",
+            "budget_usd_per_month=$6,000",
+            "params_b=34.5",
+            "precision=FP8",
+            "model=Llama 3.3 70B",
+            "configurations=4x-h200, 8x-h100",
+            "cards=h200",
+            "context_tokens=",
+        ]
+    ) == {
+        "users": 60,
+        "budget_usd_per_month": 6000,
+        "params_b": 34.5,
+        "precision": "FP8",
+        "model": "Llama 3.3 70B",
+        "configurations": ["4x-h200", "8x-h100"],
+        "cards": ["h200"],
+        "context_tokens": None,
+    }
+    with pytest.raises(ValueError, match="FIELD=VALUE"):
+        parse_sets(["precision"])
+
+
+def test_json_has_the_reading_and_set_changes_it(
+    runner: tuple[CliRunner, dict[str, str]],
+) -> None:
+    cli, env = runner
+    plain = json.loads(cli.invoke(app, ["ask", "--json", SERVE_EN], env=env).output)
+    assert plain["reading"]["precision"] == "bf16" and plain["reading"]["users"] == 60
+    assert plain["understood"].startswith("Sized for: Llama 3.3 70B · BF16")
+    res = cli.invoke(
+        app, ["ask", "--json", "--set", "precision=fp8", "--set", "users=20", SERVE_EN], env=env
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["question"] == SERVE_EN
+    assert data["reading"]["precision"] == "fp8" and data["reading"]["users"] == 20
+    assert data["reading"]["model"] == "llama-3.3-70b"
+    assert _fit(data)["precision"] == "fp8"
+
+
+def test_set_with_a_session_reanswers_its_last_question(
+    runner: tuple[CliRunner, dict[str, str]],
+) -> None:
+    cli, env = runner
+    first = json.loads(cli.invoke(app, ["ask", "--json", SERVE_EN], env=env).output)
+    sid = first["session_id"]
+    res = cli.invoke(app, ["ask", "--json", "--session", sid, "--set", "precision=fp8"], env=env)
+    assert res.exit_code == 0, res.output
+    again = json.loads(res.output)
+    assert again["session_id"] == sid and again["question"] == SERVE_EN
+    assert again["message_id"] != first["message_id"]
+    assert again["reading"]["precision"] == "fp8" and again["reading"]["reader"] == "user"
+    assert _fit(again)["precision"] == "fp8"
+    prices = {p["configuration"]: p["usd_per_month"] for p in again["prices"]}
+    assert prices != {p["configuration"]: p["usd_per_month"] for p in first["prices"]}
+
+    # Markdown output: the understood line before the answer, and how to adjust it
+    res = cli.invoke(
+        app,
+        ["ask", "--session", sid, "--set", "configurations=4x-h200"],
+        env={**env, "COLUMNS": "200"},
+    )
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith("Sized for: Llama 3.3 70B · FP8") and "4 × NVIDIA H200" in lines[0]
+    assert f"sizing ask --session {sid} --set FIELD=VALUE" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ask", "--set", "precision=fp8"], "--session ID with --set"),
+        (["ask", "--session", "abc123"], "--session ID with --set"),
+        (["ask", "--set", "precision", "hi"], "FIELD=VALUE"),
+        (["ask", "--set", "precision=fp3", "Does Llama 3.3 70B fit?"], "reading.precision"),
+        (["ask", "--set", "text=hi", "Does Llama 3.3 70B fit?"], "cannot change text"),
+        (["ask", "--session", "never-issued-123", "--set", "users=5"], "no session"),
+    ],
+)
+def test_set_errors_exit_2(
+    runner: tuple[CliRunner, dict[str, str]], args: list[str], message: str
+) -> None:
+    cli, env = runner
+    res = cli.invoke(app, ["ask", "--json", *args[1:]], env=env)
+    assert res.exit_code == 2, res.output
+    assert message in json.loads(res.output)["error"]
