@@ -391,3 +391,31 @@ def test_the_layer_summary_counts() -> None:
     assert "reader 1 (b)" in text and "planner/renderer 1 (p2)" in text
     html = to_html(report)
     assert "Layers: reader, planner, end to end" in html and "2/3" in html
+
+
+# --------------------------------------------------------------------------- the real assistant
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_planner_cases_of_the_training_set_run_through_answer_reading(assistant: object) -> None:
+    """The shipped planner cases, answered by the real offline assistant from their readings
+    alone; the same reading with a wrong verdict expected fails its verdict check."""
+    from assistant.grounding import catalog_prices
+    from evals.runner import _run_case
+
+    ds = load_dataset(ROOT / "evals" / "datasets" / "readings.yaml")
+    planner = [c for c in ds.cases if c.planner]
+    assert len(planner) >= 10
+    prices = catalog_prices(assistant.deps.catalog)  # type: ignore[attr-defined]
+    by_id = {c.id: c for c in planner}
+    case = by_id["plan-70b-fp8-1x-h100-pcie-no-fit-de"]
+    res = _run_case(assistant, case, "readings", prices, assistant.deps)  # type: ignore[attr-defined]
+    assert res["status"] == "pass", res["failures"]
+    assert res["turns"][0]["answer_language"] == "de"
+    wrong = case.model_copy(
+        update={"expect": case.expect.model_copy(update={"verdict": "fits_one_card"})}
+    )
+    res = _run_case(assistant, wrong, "readings", prices, assistant.deps)  # type: ignore[attr-defined]
+    assert res["status"] == "fail" and res["layer"] == "planner/renderer"
+    assert any("[verdict]" in f for f in res["failures"])
