@@ -159,8 +159,8 @@ class StaleComposerAssistant(Assistant):
     """A deliberately broken flow: quotes 4 × A100 SXM4 at the guide's old $4,395 whatever the
     catalog says (as an assistant that copied prices from the guide would)."""
 
-    def _offline(self, u: Any, session_id: str, unread: Any = ()) -> Answer:
-        answer = super()._offline(u, session_id, unread)
+    def _offline(self, u: Any, session_id: str, unread: Any = (), assumed: str = "") -> Answer:
+        answer = super()._offline(u, session_id, unread, assumed)
         current = catalog_prices(self.deps.catalog).get("4x-a100-sxm4")
         if not any(p.configuration == "4x-a100-sxm4" for p in answer.prices) or current is None:
             return answer
