@@ -20,44 +20,8 @@ class PricesMixin(ComposerBase):
     """What it costs."""
 
     # ---- price
-    def _price(self, d: Draft, u: Query) -> None:  # noqa: C901
-        cat = self.deps.catalog
-        ids = [c for c in u.configurations if c in cat.configurations]
-        intro = "price_intro_many"
-        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
-        if not ids and cards and u.count is not None:
-            same = [c for c in cat.configurations.values() if c.gpu in cards]
-            if same and not any(c.count == u.count for c in same):
-                # "3x H100": no such node; the nearest counts below and above, with prices
-                below = [c.count for c in same if c.count < u.count]
-                above = [c.count for c in same if c.count > u.count]
-                near = {max(below)} if below else set()
-                near |= {min(above)} if above else set()
-                ids = [c.id for c in same if c.count in near and not c.id.endswith("-gen4")]
-                name = (
-                    u.card_families[0].upper() if u.card_families else cat.gpus[cards[0]].short_name
-                )
-                key = "price_no_single" if u.count == 1 else "price_no_count"
-                d.add(t(d.lang, key, count=u.count, card=name))
-                intro = ""
-        if not ids and u.card_families:
-            for fam in u.card_families:
-                for card in CARD_FAMILIES[fam]:
-                    ids += [
-                        c.id
-                        for c in cat.configurations.values()
-                        if c.gpu == card and (u.count is None or c.count == u.count)
-                    ]
-            if u.count is not None and u.card_families and ids:
-                fam_label = f"{u.count}x {u.card_families[0].upper()}"
-                variants = {cat.configurations[c].gpu for c in ids}
-                key = "price_family" if len(variants) > 1 else "price_family_one"
-                d.add(t(d.lang, key, family=fam_label))
-                intro = ""
-        if not ids and u.cards:
-            for card in u.cards:
-                ids += [c.id for c in cat.configurations.values() if c.gpu == card]
-            intro = "price_card_all"
+    def _price(self, d: Draft, u: Query) -> None:
+        ids, intro = self._price_ids(d, u)
         if not ids:
             if u.has_subject:
                 self._cheapest(d, u)
@@ -71,71 +35,130 @@ class PricesMixin(ComposerBase):
         if pq is None:
             d.add(f"**{t(d.lang, 'ask_configuration')}**")
             return
-        lines = []
-        for q in pq["quotes"]:
-            cid = q["configuration"]
-            node = d.call("interconnect_facts", configurations=[cid])
-            link = ""
-            if node:
-                info = node["nodes"][0]["link"]
-                link = (
-                    f" ({gb(d.lang, q['total_memory_gb'])} VRAM, {info['name']} · "
-                    f"{num(d.lang, info['bandwidth_gb_s'])} GB/s)"
-                )
-            lines.append(f"{d.link(cid)}{link}: **{d.price(cid)}**")
+        lines = [self._price_line(d, q) for q in pq["quotes"]]
         if len(lines) == 1:
-            d.add(f"**{d.link(ids[0])}: {d.price(ids[0])}**")
-            q = pq["quotes"][0]
-            if (
-                re.search(
-                    r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)", u.question.lower()
-                )
-                and q["count"] > 1
-            ):
-                d.add(t(d.lang, "price_per_card", per=usd(q["usd_per_card_month"])))
-            node = next(
-                (c.result for c in reversed(d.calls) if c.name == "interconnect_facts"), None
-            )
-            if node:
-                info = node["nodes"][0]["link"]
-                d.add(
-                    t(
-                        d.lang,
-                        "node_facts_one" if q["count"] == 1 else "node_facts",
-                        count=q["count"],
-                        mem=gb(d.lang, q["total_memory_gb"]),
-                        link=info["name"],
-                        bw=num(d.lang, info["bandwidth_gb_s"]),
-                    )
-                )
+            self._price_one(d, u, ids[0], pq["quotes"][0])
         else:
-            if intro == "price_card_all":
-                d.add(t(d.lang, intro, card=cat.gpus[u.cards[0]].short_name))
-            elif intro:
-                d.add(t(d.lang, intro))
-            d.bullets(lines)
-            if pq.get("difference_usd_per_month") and len(lines) == 2:
-                cheap = pq["cheapest"]
-                other = next(
-                    q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap
-                )
-                d.add(
-                    t(
-                        d.lang,
-                        "price_diff",
-                        more=d.label(other),
-                        less=d.label(cheap),
-                        diff=usd(pq["difference_usd_per_month"]),
-                    )
-                )
+            self._price_many(d, u, intro, lines, pq)
         published = [c for c in ids if c in ("4x-a100-pcie", "4x-a100-sxm4")]
         if published:
             key = "price_source_guide" if len(published) == 2 else "price_source_guide_one"
             d.add(t(d.lang, key) + d.cite("same-job-both-ways", contains=r"\$"))
-        if any(cat.configurations[c].placeholder for c in ids):
+        if any(self.deps.catalog.configurations[c].placeholder for c in ids):
             d.add(t(d.lang, "placeholder_note"))
         d.suggest(follow_up(d.lang, "nvlink_example"))
         d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _price_ids(self, d: Draft, u: Query) -> tuple[list[str], str]:
+        """The configurations to price and the intro key of their list: those named; else the
+        nearest counts of a card with no node of that count; else a family's nodes (of the count
+        said); else every node of the cards named."""
+        cat = self.deps.catalog
+        ids = [c for c in u.configurations if c in cat.configurations]
+        intro = "price_intro_many"
+        cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
+        if not ids and cards and u.count is not None:
+            ids, intro = self._nearest_counts(d, u, cards, intro)
+        if not ids and u.card_families:
+            ids, intro = self._family_ids(d, u, intro)
+        if not ids and u.cards:
+            ids = [c.id for card in u.cards for c in cat.configurations.values() if c.gpu == card]
+            intro = "price_card_all"
+        return ids, intro
+
+    def _nearest_counts(
+        self, d: Draft, u: Query, cards: list[str], intro: str
+    ) -> tuple[list[str], str]:
+        """ "3x H100": no such node; the nearest counts below and above, with prices."""
+        cat = self.deps.catalog
+        same = [c for c in cat.configurations.values() if c.gpu in cards]
+        if u.count is None or not same or any(c.count == u.count for c in same):
+            return [], intro
+        below = [c.count for c in same if c.count < u.count]
+        above = [c.count for c in same if c.count > u.count]
+        near = {max(below)} if below else set()
+        near |= {min(above)} if above else set()
+        ids = [c.id for c in same if c.count in near and not c.id.endswith("-gen4")]
+        name = u.card_families[0].upper() if u.card_families else cat.gpus[cards[0]].short_name
+        key = "price_no_single" if u.count == 1 else "price_no_count"
+        d.add(t(d.lang, key, count=u.count, card=name))
+        return ids, ""
+
+    def _family_ids(self, d: Draft, u: Query, intro: str) -> tuple[list[str], str]:
+        """The nodes of the card families named (of the count said), and what the list is."""
+        cat = self.deps.catalog
+        ids = [
+            c.id
+            for fam in u.card_families
+            for card in CARD_FAMILIES[fam]
+            for c in cat.configurations.values()
+            if c.gpu == card and (u.count is None or c.count == u.count)
+        ]
+        if u.count is None or not ids:
+            return ids, intro
+        variants = {cat.configurations[c].gpu for c in ids}
+        key = "price_family" if len(variants) > 1 else "price_family_one"
+        d.add(t(d.lang, key, family=f"{u.count}x {u.card_families[0].upper()}"))
+        return ids, ""
+
+    def _price_line(self, d: Draft, q: dict[str, Any]) -> str:
+        """One node of a price list: memory, link and price."""
+        cid = q["configuration"]
+        node = d.call("interconnect_facts", configurations=[cid])
+        link = ""
+        if node:
+            info = node["nodes"][0]["link"]
+            link = (
+                f" ({gb(d.lang, q['total_memory_gb'])} VRAM, {info['name']} · "
+                f"{num(d.lang, info['bandwidth_gb_s'])} GB/s)"
+            )
+        return f"{d.link(cid)}{link}: **{d.price(cid)}**"
+
+    def _price_one(self, d: Draft, u: Query, cid: str, q: dict[str, Any]) -> None:
+        """One node: its price (per card when asked), its cards, memory and link."""
+        d.add(f"**{d.link(cid)}: {d.price(cid)}**")
+        per_card = re.search(
+            r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)", u.question.lower()
+        )
+        if per_card and q["count"] > 1:
+            d.add(t(d.lang, "price_per_card", per=usd(q["usd_per_card_month"])))
+        node = next((c.result for c in reversed(d.calls) if c.name == "interconnect_facts"), None)
+        if not node:
+            return
+        info = node["nodes"][0]["link"]
+        d.add(
+            t(
+                d.lang,
+                "node_facts_one" if q["count"] == 1 else "node_facts",
+                count=q["count"],
+                mem=gb(d.lang, q["total_memory_gb"]),
+                link=info["name"],
+                bw=num(d.lang, info["bandwidth_gb_s"]),
+            )
+        )
+
+    def _price_many(
+        self, d: Draft, u: Query, intro: str, lines: list[str], pq: dict[str, Any]
+    ) -> None:
+        """Several nodes: the intro, one line each, and the difference when there are two."""
+        if intro == "price_card_all":
+            d.add(t(d.lang, intro, card=self.deps.catalog.gpus[u.cards[0]].short_name))
+        elif intro:
+            d.add(t(d.lang, intro))
+        d.bullets(lines)
+        if not (pq.get("difference_usd_per_month") and len(lines) == 2):
+            return
+        cheap = pq["cheapest"]
+        other = next(q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap)
+        d.add(
+            t(
+                d.lang,
+                "price_diff",
+                more=d.label(other),
+                less=d.label(cheap),
+                diff=usd(pq["difference_usd_per_month"]),
+            )
+        )
 
     # ---- two named nodes for one model
     def _compare_nodes(self, d: Draft, u: Query) -> None:
