@@ -300,6 +300,165 @@
     return el("button", { class: "sw-chip", type: "button", text: text, onclick: function () { ask(text); } });
   }
 
+  // ---------------------------------------------------------------- the reading as chips
+  // What was understood, under the newest answer: a row of buttons. A chip becomes a select or a
+  // number field; applying it re-answers from the edited reading ({session_id, reading}), with no
+  // re-parse. Labels follow the answer's language. Older answers keep their chips, disabled.
+  var R = {
+    de: { model: "Modell", precision: "Präzision", users: "Nutzer", concurrent_sequences: "Gleichzeitig",
+      context_tokens: "Kontext", configurations: "Hardware", budget_usd_per_month: "Budget",
+      change: "ändern", add: "hinzufügen", apply: "Übernehmen", cancel: "Abbrechen", assumed: "angenommen",
+      lead: "Verstanden", month: "Monat", people: "Nutzer", atOnce: "gleichzeitig", context: "Kontext" },
+    en: { model: "Model", precision: "Precision", users: "Users", concurrent_sequences: "At once",
+      context_tokens: "Context", configurations: "Hardware", budget_usd_per_month: "Budget",
+      change: "change", add: "add", apply: "Apply", cancel: "Cancel", assumed: "assumed",
+      lead: "Understood", month: "month", people: "users", atOnce: "at once", context: "context" }
+  };
+  var FIELDS = ["model", "precision", "users", "concurrent_sequences", "context_tokens", "configurations", "budget_usd_per_month"];
+  var ADDABLE = ["precision", "users", "context_tokens", "budget_usd_per_month"];
+  var STEP = { users: "1", concurrent_sequences: "1", context_tokens: "1", budget_usd_per_month: "any" };
+  var optionsFor = {}, editSeq = 0;
+
+  function readingOptions(lang) {  // the catalog's models, precisions, configurations (cached)
+    if (!optionsFor[lang]) {
+      optionsFor[lang] = fetch(API + "/api/reading/options?lang=" + lang).then(function (res) {
+        if (!res.ok) throw new Error(String(res.status));
+        return res.json();
+      });
+      optionsFor[lang].catch(function () { delete optionsFor[lang]; });
+    }
+    return optionsFor[lang];
+  }
+
+  function named(list, id, key) {
+    var hit = (list || []).filter(function (o) { return o.id === id; })[0];
+    return hit ? hit[key] : id;
+  }
+
+  function chipText(field, r, lang, opts) {
+    var v = r[field], L = R[lang], loc = lang === "de" ? "de-DE" : "en-US";
+    function n(x) { return Number(x).toLocaleString(loc, { maximumFractionDigits: 0 }); }
+    if (field === "model") return named(opts && opts.models, v, "name");
+    if (field === "precision") return String(v).toUpperCase();
+    if (field === "users") return n(v) + " " + L.people;
+    if (field === "concurrent_sequences") return n(v) + " " + L.atOnce;
+    if (field === "context_tokens") {
+      var k = v >= 1000 && v % 1000 === 0 ? v / 1000 + "k" : v % 1024 === 0 ? v / 1024 + "k" : n(v);
+      return k + " " + L.context;
+    }
+    if (field === "configurations") {
+      return v.map(function (id) { return named(opts && opts.configurations, id, "label"); }).join(" / ");
+    }
+    return "≤ " + (r.budget_currency === "EUR" ? "€" : "$") + n(v) + "/" + L.month;
+  }
+
+  function setChip(b, field, r, lang, opts) {
+    var L = R[lang];
+    if (b.classList.contains("sw-add")) {
+      b.textContent = "+ " + L[field];
+      b.setAttribute("aria-label", L[field] + ": " + L.add);
+      return;
+    }
+    var text = chipText(field, r, lang, opts);
+    if ((r.assumed || []).indexOf(field) >= 0) text += " (" + L.assumed + ")";
+    b.textContent = text;
+    b.setAttribute("aria-label", L[field] + ": " + text + " – " + L.change);
+  }
+
+  function readingRow(turn) {
+    var a = turn.answer || {}, r = a.reading;
+    if (!r) return null;
+    var lang = a.language === "en" ? "en" : "de";
+    var held = FIELDS.filter(function (f) { return r[f] != null && !(Array.isArray(r[f]) && !r[f].length); });
+    if (!held.length && !(a.choices || []).length) return null;
+    var lead = (a.understood || "").split(":")[0] || R[lang].lead;
+    var row = el("div", { class: "sw-reading", role: "group", "aria-label": a.understood || lead },
+      [held.length ? el("span", { class: "sw-label sw-rlead", text: lead }) : null]);
+    row._turn = turn;
+    function add(field, extra) {
+      var b = el("button", { type: "button", class: "sw-rchip" + extra, "data-field": field });
+      b.addEventListener("click", function () { if (!busy) editChip(b, field, r, lang, turn); });
+      setChip(b, field, r, lang, null);
+      row.appendChild(b);
+    }
+    held.forEach(function (f) { add(f, ""); });
+    if (r.model) ADDABLE.forEach(function (f) { if (held.indexOf(f) < 0) add(f, " sw-add"); });
+    (a.choices || []).forEach(function (c) {
+      row.appendChild(el("button", { type: "button", class: "sw-chip sw-choice", text: c.label, onclick: function () {
+        if (!busy) ask("✎ " + c.label, { session_id: a.session_id, reading: c.reading });
+      } }));
+    });
+    if (r.model || (r.configurations || []).length) {
+      readingOptions(lang).then(function (opts) {
+        row.querySelectorAll(".sw-rchip").forEach(function (b) {
+          setChip(b, b.getAttribute("data-field"), r, lang, opts);
+        });
+      }).catch(function () { /* the ids stay */ });
+    }
+    return row;
+  }
+
+  // Only the newest answer of the conversation can be changed: the server re-answers the
+  // session's last question.
+  function refreshChips() {
+    var last = null;
+    state.turns.forEach(function (t) { if (t.answer) last = t; });
+    log.querySelectorAll(".sw-reading").forEach(function (row) {
+      var stale = busy || row._turn !== last;
+      row.classList.toggle("sw-stale", row._turn !== last);
+      row.querySelectorAll("button").forEach(function (b) { b.disabled = stale; });
+    });
+  }
+
+  function editChip(chipBtn, field, r, lang, turn) {
+    var L = R[lang], id = "sw-edit-" + (++editSeq), number = STEP[field], control;
+    if (number) {
+      control = el("input", { type: "number", min: "1", step: number, inputmode: "numeric",
+        value: r[field] == null ? "" : String(r[field]) });
+    } else {
+      control = el("select", { disabled: "" });
+      var now = field === "configurations" ? (r[field] || [])[0] : r[field];
+      if (now) control.appendChild(el("option", { value: now, text: chipBtn.textContent }));
+      readingOptions(lang).then(function (opts) {
+        var list = field === "precision" ? opts.precisions.map(function (p) { return { id: p, name: p.toUpperCase() }; })
+          : field === "model" ? opts.models
+          : opts.configurations.map(function (c) { return { id: c.id, name: c.label + " – " + formatUsd(c.usd_per_month) + "/" + L.month }; });
+        control.textContent = "";
+        list.forEach(function (o) { control.appendChild(el("option", { value: o.id, text: o.name })); });
+        if (now) control.value = now;
+        control.disabled = false;
+      }).catch(function () { cancel(); });
+    }
+    control.id = id;
+    var form = el("form", { class: "sw-edit" }, [
+      el("label", { for: id, text: L[field] }), control,
+      el("button", { type: "submit", class: "sw-apply", text: "✓", "aria-label": L.apply, title: L.apply }),
+      el("button", { type: "button", class: "sw-cancel", text: "✕", "aria-label": L.cancel, title: L.cancel, onclick: cancel })
+    ]);
+    function cancel() { if (form.parentNode) { form.parentNode.replaceChild(chipBtn, form); chipBtn.focus(); } }
+    form.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); cancel(); }
+    });
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      if (busy || control.disabled) return;
+      if (number && !control.checkValidity()) { control.reportValidity(); return; }
+      var raw = control.value, value;
+      if (number) value = raw === "" ? null : Number(raw);
+      else value = field === "configurations" ? [raw] : raw;
+      var old = field === "configurations" ? (r[field] || [])[0] : r[field];
+      if (raw === (old == null ? "" : String(old))) { cancel(); return; }
+      var shown = value == null ? "–" : number ? chipText(field, (function () { var c = {}; c[field] = value; return c; })(), lang)
+        : control.options[control.selectedIndex].text;
+      var reading = {};
+      reading[field] = value;
+      form.parentNode.replaceChild(chipBtn, form);  // this answer keeps its reading, disabled
+      ask("✎ " + L[field] + ": " + shown, { session_id: (turn.answer || {}).session_id, reading: reading });
+    });
+    chipBtn.parentNode.replaceChild(form, chipBtn);
+    control.focus();
+  }
+
   function citeMap(citations) {
     var map = {};
     (citations || []).forEach(function (c) { map[String(c.n)] = c; });
@@ -329,6 +488,8 @@
     text.innerHTML = renderMarkdown(a.answer || turn.partial || "", citeMap(a.citations || turn.citations));
     body.appendChild(text);
     if (pending) { body.appendChild(typing(turn.progress)); return; }
+    var row = readingRow(turn);
+    if (row) body.appendChild(row);
     if (a.notice) body.appendChild(el("p", { class: "sw-notice", text: a.notice }));
     if (a.prices && a.prices.length) {
       var list = el("ul", { class: "sw-prices", "aria-label": T.prices });
@@ -385,8 +546,13 @@
     return bar;
   }
 
+  function userNode(turn) {
+    return el("div", { class: "sw-msg sw-user" + (turn.edit ? " sw-adjust" : ""), "aria-label": T.you },
+      [el("p", { text: turn.q })]);
+  }
+
   function turnNodes(turn) {
-    var q = el("div", { class: "sw-msg sw-user", "aria-label": T.you }, [el("p", { text: turn.q })]);
+    var q = userNode(turn);
     var body = el("div", { class: "sw-msg sw-bot", "aria-label": T.bot });
     if (turn.error) showError(body, turn, q);
     else renderAnswer(body, turn);
@@ -405,7 +571,7 @@
         if (body.parentNode) body.parentNode.removeChild(body);
         if (input.value.trim() === turn.q) { input.value = ""; autosize(); }
         save();
-        ask(turn.q);
+        ask(turn.q, turn.edit);
       }
     }));
   }
@@ -414,6 +580,7 @@
     log.textContent = "";
     log.appendChild(intro());
     state.turns.forEach(function (t) { turnNodes(t).forEach(function (n) { log.appendChild(n); }); });
+    refreshChips();
     log.scrollTop = log.scrollHeight;
   }
 
@@ -435,13 +602,16 @@
     return status === 503 ? T.offline : T.failed;
   }
 
-  function ask(question) {
+  // A question, or (`edit`: {session_id, reading}) a change to the newest answer's reading.
+  function ask(question, edit) {
     if (busy) return;
     busy = true; sendBtn.disabled = true;
-    input.value = ""; autosize();
+    if (!edit) { input.value = ""; autosize(); }
     var turn = { q: question, partial: "", citations: [] };
+    if (edit) turn.edit = edit;
     state.turns.push(turn);
-    var q = el("div", { class: "sw-msg sw-user", "aria-label": T.you }, [el("p", { text: question })]);
+    refreshChips();
+    var q = userNode(turn);
     var body = el("div", { class: "sw-msg sw-bot sw-pending", "aria-label": T.bot, "aria-busy": "true" },
       [typing()]);
     log.appendChild(q); log.appendChild(body);
@@ -465,12 +635,13 @@
       if (error) {
         turn.error = error;
         showError(body, turn, q);
-        if (!input.value.trim()) { input.value = question; autosize(); }  // the question stays
+        if (!edit && !input.value.trim()) { input.value = question; autosize(); }  // the question stays
       }
       body.classList.remove("sw-pending"); body.removeAttribute("aria-busy");
       delete turn.partial; delete turn.citations; delete turn.progress;
       save();
       busy = false; sendBtn.disabled = false;
+      refreshChips();
       follow();
       input.focus({ preventScroll: true });
     }
@@ -497,7 +668,7 @@
     fetch(API + "/api/chat", {
       method: "POST",
       headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
-      body: JSON.stringify({ message: question, session_id: state.session_id || null, language: LANG })
+      body: JSON.stringify(edit ? edit : { message: question, session_id: state.session_id || null, language: LANG })
     }).then(function (res) {
       if (!res.ok) {
         return res.json().catch(function () { return null; }).then(function (b) {
