@@ -4,6 +4,7 @@ precision, cards and counts, configurations, context length and concurrency."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from assistant.nlu.language import _DE_WORDS, _EN_WORDS
@@ -119,7 +120,7 @@ class EntityMixin:
                     return
             u.precision = names[0]
 
-    def _find_cards_and_counts(self, folded: str, u: Query) -> None:  # noqa: C901
+    def _find_cards_and_counts(self, folded: str, u: Query) -> None:
         spans = _find_cards(folded)
         u.gen4 = bool(
             re.search(
@@ -130,24 +131,10 @@ class EntityMixin:
         )
         own_count: dict[str, int] = {}  # "2x H100 PCIe or 4x L40S": each card its own count
         for start, end, cid in spans:
-            # count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"
-            before = folded[max(0, start - 24) : start]
-            m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
-            if m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)]):
-                n = _to_int(m.group(1))
-                one_card = (
-                    m.group(1) in ("a", "an")
-                    and not u.follow_up
-                    and not re.match(
-                        r"\s*(?:sxm\d?|pcie)?\s*(?:node|server|machine|box|system)", folded[end:]
-                    )
-                )  # "on an RTX 5090" is one card, "an H100 node" is not
-                if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
-                    u.count = u.count or n
-                    own_count.setdefault(cid, n)
-                elif one_card:
-                    u.count = u.count or 1
-                    own_count.setdefault(cid, 1)
+            n = _count_before_card(folded, start, end, u)
+            if n is not None:
+                u.count = u.count or n
+                own_count.setdefault(cid, n)
             if cid in CARD_FAMILIES:
                 if cid not in u.card_families:
                     u.card_families.append(cid)
@@ -155,60 +142,14 @@ class EntityMixin:
                 u.cards.append(cid)
         u.subject_cards = _subject_cards(folded, spans)
         if u.count is None:
-            m = re.search(
-                r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD,
-                folded,
-            )
-            if m:
-                u.count = _to_int(m.group(1))
-                u.memory_gb = float(m.group(2))
-        if u.count is None:
-            m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s*-?\s*(?:x\s*)?" + _CARD_WORD, folded)
-            if m and _to_int(m.group(1)):
-                u.count = _to_int(m.group(1))
-            m2 = re.search(
-                r"(?<!\d)(\d{1,7})\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)",
-                folded,
-            )
-            if u.count is None and m2:
-                u.count = int(m2.group(1))
+            _count_and_memory(folded, u)
+        for find in _COUNT_FINDERS:
+            if u.count is None:
+                u.count = find(folded, spans, u)
         if u.memory_gb is None:
             m = re.search(r"(?<!\d)(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded)
             if m:
                 u.memory_gb = float(m.group(1))
-        if u.count is None and re.search(
-            r"single (?:card|gpu)|one (?:card|gpu)|einer? (?:einzigen |einzelnen )?(?:karte|gpu)|"
-            r"einzelne[nr]? (?:karte|gpu)|on its own card",
-            folded,
-        ):
-            u.count = 1
-        if u.count is None:
-            m = re.search(
-                r"(?<![a-z0-9.,])" + _NUM + r"\s+(?:independent\s+|unabhängige[n]?\s+|"
-                r"separate[n]?\s+)?(?:copies|kopien|replicas|repliken|instances|"
-                r"instanzen)",
-                folded,
-            )
-            if m and _to_int(m.group(1)) and m.group(1) not in ("a", "an"):
-                u.count = _to_int(m.group(1))
-        if u.count is None and not spans:
-            # a bare count, as in the follow-up "und 8x?" / "and 8 ×?"
-            m = re.search(r"(?<![a-z0-9.,])(\d{1,2})\s*(?:x|-mal)(?![a-z0-9])", folded)
-            if m:
-                u.count = int(m.group(1))
-        if u.count is None and not spans and u.follow_up and len(folded) < 40:
-            # a count that ends a short follow-up: "und 4 davon?", "und auf vier?", "and two of
-            # them?", "and on 8 cards?"
-            m = re.search(
-                r"(?<![a-z0-9.,])" + _NUM + r"\s*(?:davon|of them|of those|stück|"
-                r"(?:x\s*)?(?:cards?|karten|gpus?))?\s*[?.!]*\s*$",
-                folded,
-            )
-            n = _to_int(m.group(1)) if m and m.group(1) not in ("a", "an", "single") else None
-            if m and re.search(r"\b(?:that|this|same|which|the|other)\s*$", folded[: m.start(1)]):
-                n = None  # "on that one?" names no count
-            if n is not None and 1 <= n <= 8:  # "und bei 50?" means users, not cards
-                u.count = n
         if u.count is not None and u.count <= 0:
             u.count = None
         u.one_node = bool(
@@ -219,28 +160,27 @@ class EntityMixin:
                 folded,
             )
         )
-        # configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count
+        self._find_configurations(folded, u, own_count)
+
+    def _find_configurations(self, folded: str, u: Query, own_count: dict[str, int]) -> None:
+        """Configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count."""
         for cid in re.findall(r"\b\d+x-[a-z0-9-]+\b", folded):
             if cid in self._configs and cid not in u.configurations:
                 u.configurations.append(cid)
         if u.count is not None:
             for card in u.cards:
                 ids = self._config_ids(own_count.get(card, u.count), card, u.gen4)
-                for cid in ids:
-                    if cid not in u.configurations:
-                        u.configurations.append(cid)
+                _add_new(u.configurations, ids)
                 if not ids and self._configs and card in own_count:
                     u.absent_nodes.append((own_count[card], card))  # "2x H200": no such node
-        if u.configurations:
-            # "2x L40S vs 1x A100": a card family with its own count next to a named node
-            # resolves to the variants that exist at that count (1x A100: the PCIe card)
-            for fam in u.card_families:
-                if fam not in own_count:
-                    continue
+        if not u.configurations:
+            return
+        # "2x L40S vs 1x A100": a card family with its own count next to a named node resolves
+        # to the variants that exist at that count (1x A100: the PCIe card)
+        for fam in u.card_families:
+            if fam in own_count:
                 for card in CARD_FAMILIES[fam]:
-                    for cid in self._config_ids(own_count[fam], card, u.gen4):
-                        if cid not in u.configurations:
-                            u.configurations.append(cid)
+                    _add_new(u.configurations, self._config_ids(own_count[fam], card, u.gen4))
 
     def _config_ids(self, count: int, card: str, gen4: bool) -> list[str]:
         cands = [f"{count}x-{card}-gen4", f"{count}x-{card}"] if gen4 else [f"{count}x-{card}"]
@@ -401,3 +341,111 @@ def _with_proper_names(original: str, mention: str) -> str:
             break
         extra += " " + w.strip(".,;:!?")
     return (original[idx:end].rstrip() + extra).strip()
+
+
+# ---- the count of cards: said before a card, or found by the first of `_COUNT_FINDERS` that
+# sees one
+
+
+def _count_before_card(folded: str, start: int, end: int, u: Query) -> int | None:
+    """The count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"; "on an
+    RTX 5090" is one card, "an H100 node" is not."""
+    before = folded[max(0, start - 24) : start]
+    m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
+    if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
+        return None
+    n = _to_int(m.group(1))
+    if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
+        return n
+    one_card = (
+        m.group(1) in ("a", "an")
+        and not u.follow_up
+        and not re.match(r"\s*(?:sxm\d?|pcie)?\s*(?:node|server|machine|box|system)", folded[end:])
+    )
+    return 1 if one_card else None
+
+
+def _count_and_memory(folded: str, u: Query) -> None:
+    """ "4 80-GB cards": the count and the memory per card."""
+    m = re.search(
+        r"(?<![a-z0-9])" + _NUM + r"\s*-?\s*(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD,
+        folded,
+    )
+    if m:
+        u.count = _to_int(m.group(1))
+        u.memory_gb = float(m.group(2))
+
+
+def _count_of_cards(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """ "4 cards", "8x GPUs", "an 8-GPU node"."""
+    m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s*-?\s*(?:x\s*)?" + _CARD_WORD, folded)
+    if m and _to_int(m.group(1)):
+        return _to_int(m.group(1))
+    m2 = re.search(
+        r"(?<!\d)(\d{1,7})\s*-?\s*(?:gpu|karten?)[\s-]*(?:node|knoten|server|maschine)",
+        folded,
+    )
+    return int(m2.group(1)) if m2 else None
+
+
+def _single_card(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """ "on a single card", "auf einer einzelnen Karte"."""
+    m = re.search(
+        r"single (?:card|gpu)|one (?:card|gpu)|einer? (?:einzigen |einzelnen )?(?:karte|gpu)|"
+        r"einzelne[nr]? (?:karte|gpu)|on its own card",
+        folded,
+    )
+    return 1 if m else None
+
+
+def _copies(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """ "8 independent copies", "vier Instanzen"."""
+    m = re.search(
+        r"(?<![a-z0-9.,])" + _NUM + r"\s+(?:independent\s+|unabhängige[n]?\s+|"
+        r"separate[n]?\s+)?(?:copies|kopien|replicas|repliken|instances|"
+        r"instanzen)",
+        folded,
+    )
+    if m and _to_int(m.group(1)) and m.group(1) not in ("a", "an"):
+        return _to_int(m.group(1))
+    return None
+
+
+def _bare_count(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """A bare count, as in the follow-up "und 8x?" / "and 8 ×?"."""
+    m = None if spans else re.search(r"(?<![a-z0-9.,])(\d{1,2})\s*(?:x|-mal)(?![a-z0-9])", folded)
+    return int(m.group(1)) if m else None
+
+
+def _trailing_count(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """A count that ends a short follow-up: "und 4 davon?", "und auf vier?", "and two of them?",
+    "and on 8 cards?" ("und bei 50?" means users, not cards; "on that one?" names none)."""
+    if spans or not u.follow_up or len(folded) >= 40:
+        return None
+    m = re.search(
+        r"(?<![a-z0-9.,])" + _NUM + r"\s*(?:davon|of them|of those|stück|"
+        r"(?:x\s*)?(?:cards?|karten|gpus?))?\s*[?.!]*\s*$",
+        folded,
+    )
+    if not m or m.group(1) in ("a", "an", "single"):
+        return None
+    if re.search(r"\b(?:that|this|same|which|the|other)\s*$", folded[: m.start(1)]):
+        return None
+    n = _to_int(m.group(1))
+    return n if n is not None and 1 <= n <= 8 else None
+
+
+_COUNT_FINDERS: tuple[Callable[[str, list[tuple[int, int, str]], Query], int | None], ...] = (
+    _count_of_cards,
+    _single_card,
+    _copies,
+    _bare_count,
+    _trailing_count,
+)
+
+
+def _add_new(configurations: list[str], ids: list[str]) -> None:
+    """Append the ids not yet in the list, in order."""
+    for cid in ids:
+        if cid not in configurations:
+            configurations.append(cid)
