@@ -323,7 +323,7 @@ class Assistant:
 
     def _assumed(self, reading: Reading) -> str:
         """The paragraph saying what a starting point assumed ("" when nothing was)."""
-        if not reading.assumed:
+        if "model" not in reading.assumed:
             return ""
         spec = self.deps.catalog.models.get(reading.model or "")
         parts = [

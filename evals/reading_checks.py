@@ -12,7 +12,9 @@ Only the fields the gold gives are scored. The rules:
   kinds (gold `[fit, price]`, or objects; an object's `precision` is compared when the gold gives
   it);
 - a mapping (`measured`) field by field, only the keys the gold gives;
-- `None` in the gold: the field must be empty (None, [], false, "").
+- `None` in the gold: the field must be empty (None, [], false, ""), or listed in the reading's
+  `assumed` (filled by the assistant, not said: the sequences at once derived from the users, a
+  starting point's model).
 """
 
 from __future__ import annotations
@@ -130,9 +132,12 @@ def check_reading(gold: dict[str, Any], reading: Any) -> list[FieldResult]:
     """One result per gold field, in the gold's order. `reading` is the answer's `Reading` (or
     None: every field the gold wants filled is wrong)."""
     out = []
+    assumed = set(getattr(reading, "assumed", None) or ())
     for field, want in gold.items():
         got = actual_value(reading, field)
-        out.append(FieldResult(field, field_matches(field, want, got), want, got))
+        # a field the reading marks as assumed was not said: it agrees with a gold "not said"
+        ok = (want is None and field in assumed) or field_matches(field, want, got)
+        out.append(FieldResult(field, ok, want, got))
     return out
 
 

@@ -274,3 +274,23 @@ def test_a_question_with_nothing_to_size_offers_models_to_pick(assistant) -> Non
 def test_a_team_of_n_is_read_as_users(assistant) -> None:  # type: ignore[no-untyped-def]
     a = assistant.ask("What GPU do I need for a coding assistant for my team of 10?")
     assert a.reading.users == 10
+
+
+def test_a_family_and_size_without_a_version_is_the_catalogs_one_model(nlu) -> None:  # type: ignore[no-untyped-def]
+    assert nlu.understand("Kunde will Qwen 72B für 200 Nutzer").model == "qwen2.5-72b"
+    assert nlu.understand("Does Gemma 27B fit on an L4?").model == "gemma-3-27b"
+    # a version the catalog lacks, or two models of that size: not guessed
+    assert nlu.understand("Qwen 4 72B on an H100?").model is None
+    assert nlu.understand("Mistral 24B on a 4090?").model is None
+
+
+def test_sequences_derived_from_users_are_marked_assumed(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("Llama 3.1 8B for 200 users on one L40S?")
+    assert (a.reading.users, a.reading.concurrent_sequences) == (200, 20)
+    assert "concurrent_sequences" in a.reading.assumed
+    assert "20 at once (assumed) of 200 users" in a.understood
+    said = assistant.ask("Llama 3.1 8B for 200 users, 30 at the same time, on one L40S?")
+    assert said.reading.concurrent_sequences == 30
+    assert "concurrent_sequences" not in said.reading.assumed
+    assert a.reading.budget_currency is None  # no budget, no currency
+    assert assistant.ask("Budget 8k/Monat für Llama 3.1 8B?").reading.budget_currency is None

@@ -67,10 +67,15 @@ class EntityMixin:
         if family and family.group(2) and re.search(r"\d", family.group(2)):
             mention = (family.group(1) + family.group(2)).strip(" -.:?")
             mention = _with_proper_names(original, _original_case(original, mention))
+            size = _number(params[0].group(1)) if params else None
+            only = self._only_of_size(family.group(1), family.group(2), size)
+            if only is not None:  # "Qwen 72B": the family's one 72B model
+                u.model, u.model_mention = only, mention
+                return
             u.unknown_model = mention
             u.unknown_model_closest = self._closest(mention)
-            if params:
-                u.params_b = _number(params[0].group(1))
+            if size is not None:
+                u.params_b = size
             return
         if params:
             u.params_b = _number(params[0].group(1))
@@ -79,6 +84,23 @@ class EntityMixin:
         named = _named_model(original)
         if named is not None:
             u.unknown_model = named  # "Does Command R+ fit on 2x A100?": a name, no size
+
+    def _only_of_size(self, family: str, rest: str, size: float | None) -> str | None:
+        """The catalog's one model of `family` with `size` billion parameters (within 3 %), when
+        the name says no version ("Qwen 72B", "Gemma 27B"); None when it does ("Qwen 4 72B"),
+        or when none or several models match."""
+        if size is None or re.search(r"\d", _PARAMS_RX.sub(" ", rest)):
+            return None
+        models = getattr(self.catalog, "models", {}) or {}
+        fam = re.sub(r"[\s-]", "", family.lower())
+        hits = [
+            m.id
+            for m in models.values()
+            if _norm_alias(m.name).startswith(fam)
+            and not getattr(m, "generic", False)
+            and abs(m.params_b - size) <= 0.03 * size
+        ]
+        return hits[0] if len(hits) == 1 else None
 
     def _closest(self, mention: str) -> list[str]:
         """Known models of the same family (a 'Claude 3' has no close relative here)."""

@@ -287,6 +287,10 @@ class Query(BaseModel):
         default_factory=list, description="what the words ask about (assistant/nlu/topics.py)"
     )
     yes_no: bool = Field(default=False, description="asked as a yes/no question")
+    assumed: list[str] = Field(
+        default_factory=list,
+        description="reading fields filled by assumption, not said (Reading.assumed)",
+    )
 
     @property
     def intent(self) -> Intent:

@@ -128,6 +128,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         if u.users and u.concurrency is None:
             # 200 users are not 200 simultaneous sequences: size for those generating at once
             u.concurrency = concurrent_sequences(u.users)
+            u.assumed.append("concurrent_sequences")
             if u.users >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
                 u.workloads.append("traffic")
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses

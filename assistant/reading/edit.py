@@ -42,6 +42,8 @@ def apply_edits(reading: Reading, edits: Mapping[str, Any], catalog: Any) -> Rea
         data["intents"] = []  # the planner derives them from the new task and the asks
     data["reader"] = "user"
     data["assumed"] = [f for f in data.get("assumed", []) if f not in edits]  # now said
+    if "users" in edits and "concurrent_sequences" not in edits and data["users"]:
+        data["assumed"].append("concurrent_sequences")  # the share of them at once
     try:
         return Reading.model_validate(data)
     except ValidationError as exc:

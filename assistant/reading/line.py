@@ -60,6 +60,13 @@ def _model(r: Reading, catalog: Any, lang: Language) -> str | None:
 
 def _load(r: Reading, lang: Language) -> str | None:
     at_once = r.concurrent_sequences
+    assumed = "concurrent_sequences" in r.assumed
+    if r.users and at_once and at_once != r.users and assumed:
+        if lang == "de":
+            return (
+                f"{_num(at_once, lang)} gleichzeitig (angenommen) von {_num(r.users, lang)} Nutzern"
+            )
+        return f"{_num(at_once, lang)} at once (assumed) of {_num(r.users, lang)} users"
     if r.users and at_once and at_once != r.users:
         if lang == "de":
             return f"{_num(at_once, lang)} gleichzeitig von {_num(r.users, lang)} Nutzern"

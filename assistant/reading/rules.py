@@ -21,6 +21,7 @@ from assistant.reading.convert import IMPLIED_AT, from_query, implied_asks
 from assistant.reading.model import Currency, Reading
 
 _EURO = re.compile(r"€|\beur(?:o|os)?\b")
+_DOLLAR = re.compile(r"\$|\busd\b|\bdollars?\b")
 # a clause ends at ?, ! or . followed by space, or at a line break
 _CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\n+")
 _ASK_INTENT: dict[str, Intent] = {
@@ -77,7 +78,10 @@ def _stated(u: Query) -> dict[str, Any]:
 def _currency(u: Query) -> Currency | None:
     if u.constraints.budget_usd_month is None:
         return None
-    return "EUR" if _EURO.search(u.question.lower()) else "USD"
+    text = u.question.lower()
+    if _EURO.search(text):
+        return "EUR"
+    return "USD" if _DOLLAR.search(text) else None  # not said: compared as USD
 
 
 def covered_intents(u: Query) -> set[str]:

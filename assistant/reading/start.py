@@ -38,7 +38,7 @@ def starting_point(reading: Reading, catalog: Any) -> tuple[Reading, list[Choice
         "precision": first.starting_point.precision,
         "intents": ["cheapest"],
         "asks": [],
-        "assumed": ["model", "precision"],
+        "assumed": [*reading.assumed, "model", "precision"],
     }
     if reading.context_tokens is None:
         update["context_tokens"] = DEFAULT_CONTEXT_TOKENS
