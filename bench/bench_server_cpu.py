@@ -11,12 +11,20 @@ overhead outside the answer is the server's CPU per request minus that (median o
 the box is shared, so a round's figures drift together). Targets: server CPU per answer <= 6x
 the trivial endpoint, overhead outside the answer <= 0.5 ms.
 
+With `--distinct` (issue 23) one more `sizing serve` takes questions it has never seen: every
+request a new question from `bench/distinct_questions.py` (templates over the catalog's models,
+configurations, user counts, contexts and budgets, German and English, a fixed seed), so no kept
+answer, no cached search and no cached tool result serves it; its in-process answer CPU is
+measured on another stream of the same generator. Kept answers serve only repeats: this row is
+what an answer costs the server. Target (issue 23): <= 6x the trivial endpoint.
+
 Also, without HTTP and without the noise of the answer: the app's own CPU per request (the real
 app from create_app, its lifespan, middleware and dependencies, called as ASGI in this process
 with the assistant's answers replayed), and the default response size over the eval questions.
 
     .venv/bin/python bench/bench_server_cpu.py                # 3 rounds x 4 s, 4 clients
     .venv/bin/python bench/bench_server_cpu.py --rounds 5 --seconds 6 --clients 8 --json
+    .venv/bin/python bench/bench_server_cpu.py --distinct --no-variants   # issue 23's row
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_api import QUESTIONS, RawClient, ensure_index, free_port, wait_ready  # noqa: E402
+from distinct_questions import DistinctQuestions  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -164,8 +174,24 @@ def _children(pid: int) -> list[int]:
     return out + [g for c in out for g in _children(c)]
 
 
-async def load(port: int, clients: int, seconds: float) -> tuple[int, int]:
-    """`clients` keep-alive connections posting the questions in rotation; (answers, errors)."""
+Questions = Callable[[int], tuple[str, str]]  # the n-th request's (question, language)
+
+
+def repeated(n: int) -> tuple[str, str]:
+    """The bench's few questions in rotation: after the first round, kept answers serve them."""
+    return QUESTIONS[n % len(QUESTIONS)]
+
+
+def distinct(seed: int) -> Questions:
+    """A new question for every request (issue 23), from its own deterministic stream."""
+    stream = DistinctQuestions(seed)
+    return lambda _n: next(stream)
+
+
+async def load(
+    port: int, clients: int, seconds: float, questions: Questions = repeated
+) -> tuple[int, int]:
+    """`clients` keep-alive connections posting the questions; (answers, errors)."""
     done = [0, 0]
     stop = time.perf_counter() + seconds
 
@@ -173,7 +199,7 @@ async def load(port: int, clients: int, seconds: float) -> tuple[int, int]:
         client = RawClient("127.0.0.1", port)
         n = i
         while time.perf_counter() < stop:
-            question, language = QUESTIONS[n % len(QUESTIONS)]
+            question, language = questions(n)
             n += 1
             body = json.dumps({"message": question, "language": language}).encode()
             status, content = await client.post("/api/chat", body, "application/json")
@@ -185,9 +211,15 @@ async def load(port: int, clients: int, seconds: float) -> tuple[int, int]:
     return done[0], done[1]
 
 
-def measure(proc: subprocess.Popen[bytes], port: int, clients: int, seconds: float) -> dict:
+def measure(
+    proc: subprocess.Popen[bytes],
+    port: int,
+    clients: int,
+    seconds: float,
+    questions: Questions = repeated,
+) -> dict:
     user0, sys0 = cpu_seconds(proc.pid)
-    answers, errors = asyncio.run(load(port, clients, seconds))
+    answers, errors = asyncio.run(load(port, clients, seconds, questions))
     user1, sys1 = cpu_seconds(proc.pid)
     per = 1000 / max(answers, 1)
     return {"answers": answers, "errors": errors, "cpu_ms": (user1 - user0 + sys1 - sys0) * per,
@@ -210,13 +242,13 @@ def in_process_assistant(data_dir: Path, env: dict[str, str]) -> Any:
     return assistant
 
 
-def answer_cpu(assistant: Any, seconds: float) -> float:
-    """Thread CPU ms of Assistant.ask over the questions in rotation for `seconds` (a new
-    session each, as the bench's requests)."""
+def answer_cpu(assistant: Any, seconds: float, questions: Questions = repeated) -> float:
+    """Thread CPU ms of Assistant.ask over the questions for `seconds` (a new session each, as
+    the bench's requests)."""
     n, stop = 0, time.perf_counter() + seconds
     t0 = time.thread_time()
     while time.perf_counter() < stop:
-        q, lang = QUESTIONS[n % len(QUESTIONS)]
+        q, lang = questions(n)
         assistant.ask(q, language=lang)
         n += 1
     return (time.thread_time() - t0) * 1000 / n
@@ -314,6 +346,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     "  answers not kept (FIRST_TURN_CACHE=0)": {"SIZING_FIRST_TURN_CACHE": "0"},
     "  in threads (INLINE_ANSWERS=false)": {"SIZING_INLINE_ANSWERS": "false"},
 }
+# issue 23: `sizing serve` as shipped, every request a question it has not seen
+DISTINCT = "sizing serve, distinct questions"
+SERVER_SEED, IN_PROCESS_SEED = 1, 2
 
 
 def main() -> None:
@@ -324,37 +359,52 @@ def main() -> None:
     parser.add_argument("--app-requests", type=int, default=3000, help="ASGI requests, replayed")
     parser.add_argument("--data-dir", type=Path, default=ROOT / ".data")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument(
+        "--distinct", action="store_true", help="add `sizing serve` taking unseen questions"
+    )
+    parser.add_argument(
+        "--no-variants", action="store_true", help="only `sizing serve`: no lever turned off"
+    )
     args = parser.parse_args()
+    variants = {k: v for k, v in VARIANTS.items() if not args.no_variants or not v}
+    if args.distinct:
+        variants[DISTINCT] = {}
+    sources: dict[str, tuple[Questions, Questions]] = {
+        DISTINCT: (distinct(SERVER_SEED), distinct(IN_PROCESS_SEED))
+    }
 
     data_dir, tmp = ensure_index(args.data_dir)
     app_ms = app_overhead(data_dir, args.app_requests)
-    assistants = {name: in_process_assistant(data_dir, env) for name, env in VARIANTS.items()}
+    assistants = {name: in_process_assistant(data_dir, env) for name, env in variants.items()}
     servers: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
     rounds: list[dict[str, Any]] = []
     try:
         port = free_port()
         servers["trivial"] = (start_trivial(port), port)
-        for name, env in VARIANTS.items():
+        for name, env in variants.items():
             port = free_port()
             servers[name] = (start_sizing(data_dir, port, env), port)
         port = free_port()
         servers[REPLAYED] = (start_replayed(data_dir, port), port)
-        for proc, port in servers.values():
+        for name, (proc, port) in servers.items():
             wait_ready(f"http://127.0.0.1:{port}", proc)
-            measure(proc, port, args.clients, 1.0)  # warm-up
+            server_questions = sources.get(name, (repeated, repeated))[0]
+            measure(proc, port, args.clients, 1.0, server_questions)  # warm-up
         for _ in range(args.rounds):
             figures: dict[str, Any] = {}
             for name, (proc, port) in servers.items():
-                figures[name] = measure(proc, port, args.clients, args.seconds)
+                server_questions = sources.get(name, (repeated, repeated))[0]
+                figures[name] = measure(proc, port, args.clients, args.seconds, server_questions)
             for name, assistant in assistants.items():
-                figures[name]["answer_ms"] = answer_cpu(assistant, args.seconds / 4)
+                own = sources.get(name, (repeated, repeated))[1]
+                figures[name]["answer_ms"] = answer_cpu(assistant, args.seconds / 4, own)
             rounds.append(figures)
     finally:
         for proc, _port in servers.values():
             stop(proc)
         if tmp is not None:
             tmp.cleanup()
-    report = summarise(rounds)
+    report = summarise(rounds, list(variants))
     report["app_cpu_ms_answers_replayed"] = round(app_ms, 3)
     report["response_bytes"] = response_sizes(assistants["sizing serve"])
     report["load_average"] = round(os.getloadavg()[0], 1)
@@ -364,14 +414,14 @@ def main() -> None:
     show(report, args)
 
 
-def summarise(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+def summarise(rounds: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
     def total(kind: str, field: str = "cpu_ms") -> float:
         answers = sum(r[kind]["answers"] for r in rounds)
         return sum(r[kind][field] * r[kind]["answers"] for r in rounds) / max(answers, 1)
 
     trivial_ms = total("trivial")
     variants = {}
-    for name in VARIANTS:
+    for name in names:
         overheads = [r[name]["cpu_ms"] - r[name]["answer_ms"] for r in rounds]
         variants[name] = {
             "cpu_ms": round(total(name), 3),
@@ -430,6 +480,10 @@ def show(report: dict[str, Any], args: argparse.Namespace) -> None:
           f"{report['replayed_per_round']}; target <= 0.5 ms)")  # fmt: skip
     print(f"the app's own CPU per request (ASGI in process, answers replayed): "
           f"{report['app_cpu_ms_answers_replayed']:.3f} ms")  # fmt: skip
+    if DISTINCT in report["variants"]:
+        d = report["variants"][DISTINCT]
+        print(f"issue 23: {DISTINCT} / trivial: {d['ratio']}x (per round "
+              f"{d['ratio_per_round']}; target <= 6x); repeated: {main['ratio']}x")  # fmt: skip
     print(f"errors: {report['errors']}")
     for kind, sizes in report["response_bytes"].items():
         print(f"/api/chat answer, {kind:<10} over {sizes['answers']} eval turns: mean "
