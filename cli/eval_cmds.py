@@ -77,6 +77,14 @@ def eval_command(
     as_json: Annotated[
         bool, typer.Option("--json", metavar="", help="print the report as JSON")
     ] = False,
+    gold_readings: Annotated[
+        bool,
+        typer.Option(
+            "--gold-readings",
+            metavar="",
+            help="answer each question from its gold reading (the planner measured apart)",
+        ),
+    ] = False,
 ) -> None:
     """Run question sets through the assistant and score them (pass rate, verdicts, numbers,
     prices, citations, grounding, language, tools, latency). Exit 1 when a grounding violation
@@ -130,7 +138,13 @@ def eval_command(
 
     settings = Settings()
     total = sum(len(d.cases) for d in loaded)
-    options = RunOptions(mode=mode, concurrency=concurrency, judge=judge, data_dir=data_dir)  # type: ignore[arg-type]
+    options = RunOptions(
+        mode=mode,  # type: ignore[arg-type]
+        concurrency=concurrency,
+        judge=judge,
+        data_dir=data_dir,
+        gold_readings=gold_readings,
+    )
     try:
         if as_json:
             result = run_eval(loaded, settings, options)

@@ -47,6 +47,8 @@ class RunOptions:
     # builds the assistant from deps (default: assistant.service.Assistant); tests inject a
     # deliberately broken flow here to prove the checks catch it
     assistant_factory: Callable[[Any], Any] | None = None
+    # answer each question from its gold reading laid over the rule reading (evals/gold.py)
+    gold_readings: bool = False
 
 
 def _percentile(values: list[float], q: float) -> float | None:
@@ -139,6 +141,8 @@ def answer_turn(assistant: Any, turn: Turn, session: str | None, language: str) 
     """Ask the turn's question, or (a planner turn) answer its given reading with no parse: the
     reading's language is the case's unless the reading says one."""
     if turn.given_reading is None:
+        if hasattr(assistant, "use_gold"):  # --gold-readings: the planner on the gold reading
+            assistant.use_gold(turn.reading)
         return assistant.ask(turn.question, session_id=session)
     reading = given_reading_model({"language": language, **turn.given_reading})
     return assistant.answer_reading(reading, session_id=session)
@@ -292,7 +296,12 @@ def run_eval(
         t0 = time.perf_counter()
         deps = prepare_deps(settings, options, Path(tmp))
         setup_s = time.perf_counter() - t0
-        assistant = (options.assistant_factory or Assistant)(deps)
+        factory = options.assistant_factory or Assistant
+        if options.gold_readings:
+            from evals.gold import GoldReadingAssistant
+
+            factory = GoldReadingAssistant
+        assistant = factory(deps)
         prices = catalog_prices(deps.catalog)
         jobs = [
             (case, (dataset_names or [d.name for d in datasets])[i])

@@ -419,3 +419,26 @@ def test_planner_cases_of_the_training_set_run_through_answer_reading(assistant:
     res = _run_case(assistant, wrong, "readings", prices, assistant.deps)  # type: ignore[attr-defined]
     assert res["status"] == "fail" and res["layer"] == "planner/renderer"
     assert any("[verdict]" in f for f in res["failures"])
+
+
+def test_gold_readings_mode_answers_from_the_gold_laid_over_the_rule_reading(
+    deps: object,
+) -> None:
+    """`sizing eval --gold-readings`: a question whose gold reading says FP8 (the words say
+    nothing of it) is sized in FP8, and the fields the gold leaves out keep the rule reading."""
+    from evals.gold import GoldReadingAssistant, overlay
+
+    assistant = GoldReadingAssistant(deps)
+    assistant.use_gold({"precision": "fp8", "asks": ["fit"]})
+    a = assistant.ask("Does Llama 3.3 70B fit on 2x H100 PCIe?")
+    assert (a.reading.precision, a.reading.model) == ("fp8", "llama-3.3-70b")
+    fit = next(c for c in a.tool_calls if c.name == "fit_check")
+    assert fit.arguments.get("precision") == "fp8"
+    assistant.use_gold(None)
+    plain = assistant.ask("Does Llama 3.3 70B fit on 2x H100 PCIe?")
+    assert plain.reading.precision is None
+    # a gold task the rule reader did not see re-derives the intents
+    from assistant.reading.model import Reading
+
+    r = overlay(Reading(task="serve", intents=["general"], model="qwen3-8b"), {"task": "price"})
+    assert r.intents == [] and r.task == "price"
