@@ -234,6 +234,16 @@ def _print(answer: Any) -> None:
             console.print(
                 f"  {p.label}: {monthly(answer.language, p.usd_per_month)}{note}  {p.url}"
             )
+    if answer.choices:
+        console.print()
+        console.print("[bold]Stattdessen wählen[/]" if de else "[bold]Or choose[/]")
+        for c in answer.choices:
+            sets = " ".join(f"--set {k}={v}" for k, v in c.reading.items())
+            console.print(
+                f"  • {c.label}  [dim]sizing ask --session {answer.session_id} {sets}[/]",
+                highlight=False,
+                soft_wrap=True,  # a command to copy stays on one line
+            )
     if answer.follow_ups:
         console.print()
         console.print("[bold]Weiter fragen[/]" if de else "[bold]Ask next[/]")

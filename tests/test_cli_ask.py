@@ -280,3 +280,23 @@ def test_set_errors_exit_2(
     res = cli.invoke(app, ["ask", "--json", *args[1:]], env=env)
     assert res.exit_code == 2, res.output
     assert message in json.loads(res.output)["error"]
+
+
+def test_choices_are_printed_with_the_command_that_picks_them(
+    runner: tuple[CliRunner, dict[str, str]],
+) -> None:
+    cli, env = runner
+    res = cli.invoke(
+        app, ["ask", "We want a chatbot for our 50 employees, what do we need?"], env=env
+    )
+    assert res.exit_code == 0, res.output
+    assert "Or choose" in res.output
+    command = next(line for line in res.output.splitlines() if "--set model=" in line)
+    sid = command.split("--session ")[1].split()[0]
+    sets = [part for part in command.split("--set ")[1:]]
+    args = ["ask", "--json", "--session", sid]
+    for part in sets:
+        args += ["--set", part.split()[0]]
+    picked = json.loads(cli.invoke(app, args, env=env).output)
+    assert picked["reading"]["model"] == sets[0].split()[0].split("=")[1]
+    assert picked["reading"]["users"] == 50
