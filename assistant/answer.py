@@ -60,8 +60,10 @@ class GroundingViolation(BaseModel):
 
 
 AttemptOutcome = Literal[
-    "accepted", "ungrounded", "wrong_language", "markup", "truncated", "unavailable", "empty"
-]
+    "accepted", "ungrounded", "wrong_language", "markup", "truncated", "unavailable", "empty",
+    "read",  # the LLM reader's reading, answered by the planner (assistant/reading/paths.py)
+    "invalid",  # the LLM reader's output failed validation
+]  # fmt: skip
 
 
 class LLMAttempt(BaseModel):

@@ -52,6 +52,7 @@ from assistant.reading.convert import to_query
 from assistant.reading.edit import apply_edits
 from assistant.reading.line import understood_line
 from assistant.reading.model import Reading
+from assistant.reading.paths import answer_llm_mode
 from assistant.reading.rules import read_rules
 from assistant.reading.start import model_choices, proposals, starting_point
 from assistant.sessions import (
@@ -149,9 +150,11 @@ class Assistant:
             reading = apply_edits(reading, edits, self.deps.catalog)
         answer, slots = self._planned(reading, sid)
         if self.deps.llm is not None and not reading.outside:
-            # a goal outside the domain is declined by the offline answer, not by a model
-            answer = self._llm(question, session, reading.language, answer, sid, progress)
-            answer = _with_reading(answer, reading, self.deps.catalog)
+            # a goal outside the domain is declined by the offline answer, not by a model; the
+            # LLM reader chooses the path (assistant/reading/paths.py)
+            answer, slots = answer_llm_mode(
+                self, question, reading, session, sid, answer, slots, progress, edited=bool(edits)
+            )
         return self._finished(answer, sid, slots, key)
 
     def answer_reading(

@@ -56,6 +56,17 @@ class Settings(BaseSettings):
     llm_deadline_s: float = Field(
         default=60.0, description="no new LLM call after this many seconds; then the offline answer"
     )
+    llm_reader: bool = Field(
+        default=True,
+        description="in LLM mode, read the question with the LLM (assistant/reading/llm.py) and "
+        "answer through the planner when it covers the asks; false: the rule reading and the "
+        "free LLM answer",
+    )
+    llm_reader_method: Literal["json_schema", "function_calling"] = Field(
+        default="json_schema",
+        description="how the LLM reader asks for structured output: response_format json_schema "
+        "(vLLM, llama.cpp, Ollama, OpenAI) or a forced tool call (OpenAI, vLLM)",
+    )
 
     nlu_neighbours: bool = Field(
         default=False,

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+# The LLM-mode tests written before the LLM reader (assistant/reading/llm.py) script the free
+# answer's model calls only: they run with the rule reading. Tests of the reader and of the
+# two paths set `llm_reader=True` in their Settings (tests/test_llm_reader.py).
+os.environ.setdefault("SIZING_LLM_READER", "false")
 
 if TYPE_CHECKING:  # imported lazily below: most tests never need the assistant
     from assistant.deps import Deps
