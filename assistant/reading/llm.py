@@ -187,7 +187,7 @@ def reader_prompt(catalog: Any) -> str:
     )
 
 
-def _previous_message(previous: Reading | None, chosen: list[str]) -> str | None:
+def _previous_message(previous: Reading | None, chosen: list[str], priced: list[str]) -> str | None:
     if previous is None:
         return None
     data = previous.model_dump(
@@ -196,19 +196,24 @@ def _previous_message(previous: Reading | None, chosen: list[str]) -> str | None
         include=set(LLMReading.model_fields) | {"budget_usd_per_month", "budget_currency"},
     )
     lines = [
-        "The previous question's reading (this question may be a follow-up):",
-        json.dumps(data),
+        "This question may follow up the previous one.",
+        f"Previous question: {previous.text[:500]}",
+        f"Its reading: {json.dumps(data)}",
     ]
     if chosen:
-        lines.append("The previous answer chose or priced: " + ", ".join(chosen))
+        lines.append("The previous answer chose: " + ", ".join(chosen))
+    if priced:
+        lines.append("It named these prices: " + ", ".join(priced))
     return "\n".join(lines)
 
 
-def _messages(question: str, catalog: Any, previous: Reading | None, chosen: list[str]) -> list:
+def _messages(
+    question: str, catalog: Any, previous: Reading | None, chosen: list[str], priced: list[str]
+) -> list[Any]:
     from langchain_core.messages import HumanMessage, SystemMessage
 
     messages: list[Any] = [SystemMessage(reader_prompt(catalog))]
-    before = _previous_message(previous, chosen)
+    before = _previous_message(previous, chosen, priced)
     if before:
         messages.append(HumanMessage(before))
     messages.append(HumanMessage(user_message(question)))
@@ -222,6 +227,7 @@ def read_with_llm(
     *,
     previous: Reading | None = None,
     chosen: list[str] | None = None,
+    priced: list[str] | None = None,
 ) -> ReaderResult:
     """The LLM's reading of `question` (see the module doc). Never raises for LLM failures:
     `reading` is None then, and `attempts` say why."""
@@ -234,7 +240,7 @@ def read_with_llm(
     structured = llm.with_structured_output(
         SCHEMA, method=settings.llm_reader_method, include_raw=True
     )
-    messages = _messages(question, deps.catalog, previous, list(chosen or []))
+    messages = _messages(question, deps.catalog, previous, list(chosen or []), list(priced or []))
     for n in (1, 2):
         try:
             sent = list(messages)

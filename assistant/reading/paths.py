@@ -47,8 +47,10 @@ def answer_llm_mode(
     deps = assistant.deps
     result = ReaderResult()
     if deps.settings.llm_reader and not edited:
-        previous, chosen = last_reading(assistant.sessions, session)
-        result = read_with_llm(deps, question, rules, previous=previous, chosen=chosen)
+        previous, chosen, priced = last_reading(assistant.sessions, session)
+        result = read_with_llm(
+            deps, question, rules, previous=previous, chosen=chosen, priced=priced
+        )
     if result.reading is not None and planner_covers(result):
         answer, slots = assistant._planned(result.reading, sid)
         return _noted(answer, result), slots
@@ -80,14 +82,13 @@ def _unavailable(offline: Answer, result: ReaderResult) -> Answer:
     return out
 
 
-def last_reading(sessions: Any, session: Any) -> tuple[Reading | None, list[str]]:
-    """The session's last reading and the configurations its answer chose or priced (what
-    "that" and "the cheaper one" can mean)."""
+def last_reading(sessions: Any, session: Any) -> tuple[Reading | None, list[str], list[str]]:
+    """The session's last reading, the configurations its answer chose and those it priced
+    (what "that" and "the cheaper one" can mean)."""
     if session is None or not session.turns:
-        return None, []
+        return None, [], []
     stored = sessions.answer(session.turns[-1].message_id)
     if stored is None:
-        return None, []
-    chosen = list(session.slots.answered)
-    priced = [p.configuration for p in stored.prices]
-    return stored.reading, list(dict.fromkeys([*chosen, *priced]))
+        return None, [], []
+    priced = [f"{p.configuration} (${p.usd_per_month:,.0f}/month)" for p in stored.prices]
+    return stored.reading, list(session.slots.answered), priced

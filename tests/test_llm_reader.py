@@ -1,0 +1,246 @@
+"""The LLM reader (assistant/reading/llm.py) and LLM mode's two paths (assistant/reading/paths.py).
+
+Replayed: tests/transcripts/reader/*.json, recorded through ../shared/tools/llm_relay.py with the
+model played by hand (the reader's JSON, and the free answers' tool calls and texts). The scripted
+server (tests/llm_server.py) plays them back to the real openai client through LangChain; the
+real reader validation, planner, tools, retrieval and grounding answer. Each turn asserts the
+path, the reading's fields, the tools called, the prices (exact catalog figures) and the verdict
+and figures of the first line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.llm_server import ScriptedLLMServer, replay_steps, status, text, tool_call
+
+# fixtures: api_data_dir
+pytest_plugins = ["tests.server"]
+
+HERE = Path(__file__).parent / "transcripts" / "reader"
+RECORDED = sorted(HERE.glob("*.json"))
+
+
+def _assistant(data_dir: Path, server: ScriptedLLMServer, index: Any = None, **extra: Any) -> Any:
+    from assistant.deps import build_deps
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+
+    settings = Settings(
+        data_dir=data_dir,
+        openai_api_key="test-key",
+        openai_base_url=server.base_url,
+        llm_model="scripted-model",
+        llm_timeout_s=5.0,
+        llm_max_retries=0,
+        **{"llm_reader": True, **extra},
+    )
+    deps = build_deps(settings)
+    if index is not None:
+        deps = dataclasses.replace(deps, index=index)
+    return Assistant(deps)
+
+
+@pytest.fixture(scope="module")
+def replay(api_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from knowledge.retrieval import open_retriever
+
+    server = ScriptedLLMServer([]).start()
+    assistant = _assistant(
+        tmp_path_factory.mktemp("reader-replay"), server, open_retriever(api_data_dir)
+    )
+    yield server, assistant
+    server.stop()
+
+
+def test_the_recorded_set_is_varied() -> None:
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in RECORDED]
+    turns = [t for r in records for t in r["turns"]]
+    assert len(records) >= 15
+    assert {r["language"] for r in records} == {"de", "en"}
+    assert {t["expect"]["path"] for t in turns} == {"planner", "free"}
+    assert any(len(r["turns"]) > 2 for r in records), "a follow-up conversation"
+    assert any(t["expect"]["reading"].get("budget_currency") == "EUR" for t in turns)
+    assert any(t["expect"]["reading"].get("refers_to") for t in turns), "'that' / 'the cheaper one'"
+    both = [t for t in turns if {"users", "concurrent_sequences"} <= set(t["expect"]["reading"])]
+    assert both, "users kept apart from the requests at once"
+
+
+def _unmarked(text: str) -> str:
+    return re.sub(r"\[\d+\]", "[n]", text)
+
+
+def _check_first_line(answer: Any, expect: dict[str, Any], where: str) -> None:
+    first = answer.answer.split("\n")[0]
+    if expect["verdict"]:
+        assert expect["verdict"] in first, (where, first)
+    for figure in expect["figures"]:
+        assert figure in first, (where, figure, first)
+
+
+def _check_prices(assistant: Any, answer: Any, expect: dict[str, Any], where: str) -> None:
+    assert [p.configuration for p in answer.prices] == expect["prices"], where
+    configs = assistant.deps.catalog.configurations
+    for quote in answer.prices:
+        assert float(quote.usd_per_month) == float(configs[quote.configuration].usd_per_month)
+
+
+def _check_reading(answer: Any, expect: dict[str, Any], where: str) -> None:
+    reading = answer.reading.model_dump(mode="json")
+    for field, value in expect["reading"].items():
+        assert reading[field] == value, (where, field, reading[field])
+    assert [a["kind"] for a in reading["asks"]] == expect["asks"], where
+    assert reading["intents"] == expect["intents"], where
+    assert reading["unread"] == expect["unread"], where
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=[p.stem for p in RECORDED])
+def test_recorded_reader_transcript_replays(replay: Any, path: Path) -> None:
+    server, assistant = replay
+    record = json.loads(path.read_text(encoding="utf-8"))
+    session_id = None
+    for n, turn in enumerate(record["turns"]):
+        where = f"{path.stem} turn {n + 1}"
+        before = len(server.requests)
+        server.add(*replay_steps(turn["responses"]))
+        answer = assistant.ask(turn["question"], session_id=session_id)
+        session_id = answer.session_id
+        expect = turn["expect"]
+        sent = server.requests[before:]
+        reader_request = sent[0]
+        assert reader_request["response_format"]["type"] == "json_schema", where
+        assert reader_request["max_tokens"] == assistant.deps.settings.llm_max_tokens
+        assert "max_completion_tokens" not in reader_request
+        assert "tools" not in reader_request, "a reader never calls a sizing tool"
+        if n:  # a follow-up's reader sees the previous reading
+            assert any("previous" in str(m["content"]) for m in reader_request["messages"]), where
+        assert [a.outcome for a in answer.attempts] == expect["outcomes"], where
+        assert answer.mode == expect["mode"], where
+        assert [c.name for c in answer.tool_calls] == expect["tool_calls"], where
+        if expect["path"] == "planner":
+            assert answer.reading.reader == "llm", where
+            assert "LLM reader -> planner" in (answer.attempts[-1].detail or "")
+            assert len(sent) == 1, "the planner path makes one model call"
+        else:
+            assert answer.reading.reader == "rules", where
+            # the model's text as written (citation markers are renumbered by first use)
+            recorded = turn["responses"][-1]["content"]
+            assert _unmarked(answer.answer) == _unmarked(recorded), where
+            assert answer.violations == [], where
+        _check_reading(answer, expect, where)
+        _check_prices(assistant, answer, expect, where)
+        _check_first_line(answer, expect, where)
+    assert server.remaining == 0
+
+
+# --------------------------------------------------------------------------- reader behaviour
+
+
+READING = {
+    "task": "serve",
+    "asks": [{"kind": "fit", "claim": "fits"}],
+    "model": "llama-3.3-70b",
+    "cards": ["h100"],
+    "count": 1,
+}
+
+
+def test_invalid_output_is_sent_back_once_with_the_error(tmp_path: Path) -> None:
+    bad = dict(READING, model="llama-70b")  # not a catalog id
+    with ScriptedLLMServer([text(json.dumps(bad)), text(json.dumps(READING))]) as server:
+        answer = _assistant(tmp_path, server).ask("Does Llama 3.3 70B fit on one H100?")
+        retry = server.requests[1]["messages"][-1]["content"]
+    assert "'llama-70b' is not a catalog model id" in retry
+    assert [a.outcome for a in answer.attempts] == ["invalid", "read"]
+    assert answer.reading.reader == "llm" and answer.reading.model == "llama-3.3-70b"
+    assert answer.answer.startswith("**No.")
+
+
+def test_invalid_twice_keeps_the_rule_reading_and_the_free_answer(tmp_path: Path) -> None:
+    script = [text("{bad"), text("Llama fits, I think."), text("It does not fit on one H100.")]
+    with ScriptedLLMServer(script) as server:
+        answer = _assistant(tmp_path, server).ask("Does Llama 3.3 70B fit on one H100?")
+        assert server.remaining == 0
+    assert answer.reading.reader == "rules"
+    assert answer.mode in ("llm", "offline")
+    assert not any(a.outcome == "read" for a in answer.attempts)
+
+
+def test_reader_down_answers_offline_at_once(tmp_path: Path) -> None:
+    with ScriptedLLMServer([status(500), status(500)]) as server:
+        answer = _assistant(tmp_path, server).ask("Does Llama 3.3 70B fit on one H100?")
+        calls = len(server.requests)
+    assert calls == 1, "no free-answer call after the reader found the provider down"
+    assert answer.mode == "offline" and answer.notice
+    assert [a.outcome for a in answer.attempts] == ["unavailable"]
+    assert answer.reading.reader == "rules"
+    assert answer.answer.startswith("**No.")
+
+
+def test_function_calling_method(tmp_path: Path) -> None:
+    with ScriptedLLMServer([tool_call("reading", READING)]) as server:
+        assistant = _assistant(tmp_path, server, llm_reader_method="function_calling")
+        answer = assistant.ask("Does Llama 3.3 70B fit on one H100?")
+        request = server.requests[0]
+    assert request["tool_choice"]["function"]["name"] == "reading"
+    assert request["max_tokens"] == 800 and "max_completion_tokens" not in request
+    assert answer.reading.reader == "llm" and answer.attempts[-1].outcome == "read"
+
+
+def test_reader_off_makes_no_reader_call(tmp_path: Path) -> None:
+    with ScriptedLLMServer([text("**No.** It does not fit on one H100 here.")]) as server:
+        answer = _assistant(tmp_path, server, llm_reader=False).ask("Hello there, who are you?")
+        assert "response_format" not in server.requests[0]
+    assert not any(a.outcome == "read" for a in answer.attempts)
+
+
+def test_euro_budget_and_users_apart(tmp_path: Path) -> None:
+    reading = {
+        "task": "serve",
+        "asks": [{"kind": "cheapest"}],
+        "model": "qwen2.5-72b",
+        "precision": "FP8",
+        "users": 80,
+        "concurrent_sequences": 12,
+        "budget": {"amount": 5000, "currency": "EUR"},
+    }
+    question = "80 Nutzer, 12 gleichzeitig, Qwen2.5 72B in FP8, höchstens 5.000 € im Monat?"
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    r = answer.reading
+    assert (r.users, r.concurrent_sequences, r.precision) == (80, 12, "fp8")
+    assert (r.budget_usd_per_month, r.budget_currency) == (5000, "EUR")
+    assert r.intents == ["cheapest"]
+    assert "€" in (answer.understood or "")
+    assert all(float(p.usd_per_month) <= 5000 for p in answer.prices[:1])
+
+
+def test_planner_covers() -> None:
+    from assistant.reading.llm import ReaderResult, planner_covers
+    from assistant.reading.model import Reading
+
+    sized = Reading(model="llama-3.3-70b", task="serve", reader="llm")
+    assert planner_covers(ReaderResult(sized, ["fit", "price"]))
+    assert planner_covers(ReaderResult(sized, ["nvlink"]))
+    assert not planner_covers(ReaderResult(sized, ["fit", "explain"]))
+    assert not planner_covers(ReaderResult(sized.model_copy(update={"unread": ["x"]}), ["fit"]))
+    assert not planner_covers(ReaderResult(sized.model_copy(update={"task": "diagnose"}), ["fit"]))
+    assert not planner_covers(ReaderResult(Reading(task="serve"), ["fit"])), "nothing to size"
+    assert not planner_covers(ReaderResult(None, ["fit"]))
+
+
+def test_reader_prompt_lists_the_catalog_ids(deps: Any) -> None:
+    from assistant.reading.llm import SCHEMA, reader_prompt
+
+    prompt = reader_prompt(deps.catalog)
+    assert all(m in prompt for m in deps.catalog.models)
+    assert all(c in prompt for c in deps.catalog.configurations)
+    fields = set(SCHEMA["properties"])
+    assert {"task", "asks", "model", "users", "concurrent_sequences", "refers_to"} <= fields
+    assert not re.search(r"answer|prose", ",".join(fields))
