@@ -3,7 +3,8 @@
 A small HTTP server on a free loopback port. Point `WebClient(base_url=stub.base_url)` at it
 and use `stub.response_url("name")` as the `response_url` of slash commands. It records every
 call (method, parameters, headers) and answers like Slack: `auth.test`, `chat.postMessage`,
-`chat.postEphemeral`, `chat.update`, `conversations.replies` (from `stub.threads`, paged by
+`chat.postEphemeral`, `chat.update`, `views.open` (the view echoed back with an id),
+`conversations.replies` (from `stub.threads`, paged by
 `stub.page_size`), response
 URL posts, and `apps.connections.open` handing out a local WebSocket for Socket Mode
 (`stub.start_socket_mode()`, then `stub.send_envelope(...)`). Tests wait for calls with
@@ -242,6 +243,12 @@ class SlackStub:
             return {"ok": True, "message_ts": ts}
         if method == "chat.update":
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
+        if method == "views.open":
+            view = params.get("view") or {}
+            view = json.loads(view) if isinstance(view, str) else view
+            if not params.get("trigger_id"):
+                return {"ok": False, "error": "invalid_trigger_id"}
+            return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", **view}}
         if method == "conversations.replies":
             key = (params.get("channel", ""), params.get("ts", ""))
             if key not in self.threads:

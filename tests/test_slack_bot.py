@@ -719,3 +719,227 @@ def test_button_on_a_long_channel_answer_is_accepted(
     ref = json.loads(up["value"])
     stored = FeedbackStore.open(data_dir).get(ref["s"], ref["m"])
     assert stored is not None and stored.rating == 1
+
+
+# --------------------------------------------------------------------------- "Adjust"
+SIZED = "Which node for Llama 3.3 70B in BF16, 60 users, 15 at once, budget $20,000 per month?"
+
+
+def view_submission(server: LiveServer, view: dict[str, Any], values: dict[str, Any]) -> Any:
+    """Submit a modal as Slack does (`view_submission`, the inputs' state by block and action)."""
+    payload = {
+        "type": "view_submission",
+        "team": {"id": TEAM_ID, "domain": "stub"},
+        "user": {"id": "U0ANNA", "username": "anna", "team_id": TEAM_ID},
+        "api_app_id": "A0SIZING",
+        "token": "legacy-unused",
+        "trigger_id": "789.012.def",
+        "view": {**view, "state": {"values": values}, "hash": "1700000000.abc"},
+        "response_urls": [],
+    }
+    body = urlencode({"payload": json.dumps(payload)})
+    return post_slack(server, body, "application/x-www-form-urlencoded")
+
+
+def modal_state(view: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The state Slack sends for `view` left as opened, with `changes` (by reading field: a
+    select's option value, a list of values, or a number input's text; None empties it)."""
+    values: dict[str, Any] = {}
+    for block in view["blocks"]:
+        if block["type"] != "input":
+            continue
+        element = block["element"]
+        action, kind = element["action_id"], element["type"]
+        changed = action in changes
+        new = changes.get(action)
+        if kind == "static_select":
+            option = {"text": {"type": "plain_text", "text": str(new)}, "value": new}
+            state = {"selected_option": option if changed else element.get("initial_option")}
+        elif kind == "multi_static_select":
+            chosen = [{"value": v} for v in new or []] if changed else None
+            state = {"selected_options": chosen or element.get("initial_options") or []}
+        else:
+            state = {"value": new if changed else element.get("initial_value")}
+        values[block["block_id"]] = {action: {"type": kind, **state}}
+    return values
+
+
+def initial_values(view: dict[str, Any]) -> dict[str, Any]:
+    """What the modal shows, by reading field."""
+    shown: dict[str, Any] = {}
+    for block in view["blocks"]:
+        if block["type"] != "input":
+            continue
+        element = block["element"]
+        if element["type"] == "static_select":
+            shown[element["action_id"]] = (element.get("initial_option") or {}).get("value")
+        elif element["type"] == "multi_static_select":
+            shown[element["action_id"]] = [o["value"] for o in element.get("initial_options", [])]
+        else:
+            shown[element["action_id"]] = element.get("initial_value")
+    return shown
+
+
+def stored(server: LiveServer, message_id: str) -> Any:
+    answer = server.app.state.sizing.assistant.sessions.answer(message_id)
+    assert answer is not None, message_id
+    return answer
+
+
+def understood(blocks: list[dict[str, Any]]) -> str:
+    return next(b for b in blocks if b.get("block_id") == "sizing_understood")["elements"][0][
+        "text"
+    ]
+
+
+def open_adjust(
+    server: LiveServer, stub: SlackStub, channel: str, question: str
+) -> tuple[Call, dict[str, Any]]:
+    """Ask in a thread, click "Adjust" under the answer: the answer and the modal opened."""
+    ts = new_ts()
+    event(
+        server,
+        {
+            "type": "app_mention",
+            "user": "U0ANNA",
+            "channel": channel,
+            "text": f"<@{BOT_USER_ID}> {question}",
+            "ts": ts,
+        },
+    )
+    post = answers_in(stub, channel)[0]
+    adjust = buttons(post.blocks)["sizing_adjust"]
+    response = block_action(
+        server,
+        stub,
+        {"action_id": "sizing_adjust", "value": adjust["value"]},
+        f"adjust-{channel}",
+        {"type": "message", "message_ts": ts, "channel_id": channel, "thread_ts": ts},
+        message={"type": "message", "ts": ts, "thread_ts": ts, "text": post.params["text"]},
+    )
+    assert response.status_code == 200
+    opened = stub.wait_for("views.open")[0]
+    view = opened.params["view"]
+    return post, json.loads(view) if isinstance(view, str) else view
+
+
+def test_adjust_opens_a_modal_prefilled_from_the_answers_reading(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    post, view = open_adjust(server, stub, "C0ADJUST1", SIZED)
+    ref = json.loads(buttons(post.blocks)["sizing_adjust"]["value"])
+    reading = stored(server, ref["m"]).reading
+    # the answer shows what it was sized for
+    line = understood(post.blocks)
+    assert "Llama 3.3 70B" in line and "BF16" in line and "15 at once of 60 users" in line
+    assert stub.calls_to("views.open")[0].params["trigger_id"] == "123.456.abc"
+    assert view["type"] == "modal" and view["callback_id"] == "sizing_adjust_view"
+    meta = json.loads(view["private_metadata"])
+    assert (meta["s"], meta["m"], meta["c"]) == (ref["s"], ref["m"], "C0ADJUST1")
+    assert meta["t"] == post.params["thread_ts"]
+    assert initial_values(view) == {
+        "model": reading.model,
+        "precision": reading.precision,
+        "users": str(reading.users),
+        "concurrent_sequences": str(reading.concurrent_sequences),
+        "context_tokens": None,
+        "configurations": [],
+        "budget_usd_per_month": f"{reading.budget_usd_per_month:g}",
+    }
+    assert (reading.model, reading.precision, reading.users) == ("llama-3.3-70b", "bf16", 60)
+    assert reading.concurrent_sequences == 15 and reading.budget_usd_per_month == 20000
+    models = next(b for b in view["blocks"] if b.get("block_id") == "adjust_model")
+    assert len(models["element"]["options"]) == len(server.app.state.sizing.deps.catalog.models)
+
+
+def test_adjust_submission_reanswers_in_the_thread_from_the_edited_reading(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    post, view = open_adjust(server, stub, "C0ADJUST2", SIZED)
+    ref = json.loads(buttons(post.blocks)["sizing_adjust"]["value"])
+    first = stored(server, ref["m"])
+    response = view_submission(server, view, modal_state(view, precision="fp8"))
+    assert response.status_code == 200 and not response.text  # the modal closes
+    again = answers_in(stub, "C0ADJUST2", count=2)
+    assert len(again) == 2
+    second = again[1]
+    assert second.params["thread_ts"] == post.params["thread_ts"]  # in the same thread
+    line = understood(second.blocks)
+    assert "FP8" in line and "BF16" not in line and "15 at once of 60 users" in line
+    assert "<@U0ANNA>" in json.dumps(second.blocks)  # who adjusted it
+    new_ref = json.loads(buttons(second.blocks)["sizing_feedback_up"]["value"])
+    assert new_ref["s"] == ref["s"] and new_ref["m"] != ref["m"]
+    answer = stored(server, new_ref["m"])
+    r = answer.reading
+    # re-answered from the stored reading with only the precision changed (no re-parse)
+    assert (r.reader, r.precision, r.model, r.users, r.concurrent_sequences) == (
+        "user",
+        "fp8",
+        "llama-3.3-70b",
+        60,
+        15,
+    )
+    assert r.budget_usd_per_month == 20000 and r.text == first.reading.text
+    assistant = server.app.state.sizing.assistant
+    expected = assistant.answer_reading(
+        first.reading.model_copy(update={"precision": "fp8", "precisions": ["fp8"]}), store=False
+    )
+    assert [(p.configuration, p.usd_per_month) for p in answer.prices] == [
+        (p.configuration, p.usd_per_month) for p in expected.prices
+    ]
+    assert answer.prices and answer.prices[0].usd_per_month < first.prices[0].usd_per_month
+    fit = [c for c in answer.tool_calls if c.arguments.get("precision")]
+    assert fit and all(c.arguments["precision"] == "fp8" for c in fit)
+    shown = prices(second.blocks)
+    assert any(v.startswith(f"*${answer.prices[0].usd_per_month:,}*") for v in shown.values())
+
+
+def test_adjust_submission_with_bad_values_returns_field_errors(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    post, view = open_adjust(server, stub, "C0ADJUST3", SIZED)
+    cases = [
+        ({"budget_usd_per_month": "-100"}, "adjust_budget_usd_per_month"),
+        ({"users": "12.5"}, "adjust_users"),
+        ({"context_tokens": "lots"}, "adjust_context_tokens"),
+        ({"model": "no-such-model-zz"}, "adjust_model"),
+        ({"precision": "fp9"}, "adjust_precision"),
+        ({"configurations": ["3x-h100-sxm5"]}, "adjust_configurations"),
+    ]
+    for changes, block in cases:
+        response = view_submission(server, view, modal_state(view, **changes))
+        assert response.status_code == 200
+        reply = response.json()
+        assert reply["response_action"] == "errors", changes
+        assert list(reply["errors"]) == [block] and reply["errors"][block], reply
+    sentinel_dm(server, stub)
+    assert len(answers_in(stub, "C0ADJUST3")) == 1  # nothing was answered again
+
+
+def test_adjust_on_an_ephemeral_answer_reanswers_through_its_response_url(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    slash_command(server, stub, SIZED, "cmd-adjust")
+    answer = stub.wait_for("response_url", path="/response/cmd-adjust")[0]
+    assert "BF16" in understood(answer.blocks)
+    adjust = buttons(answer.blocks)["sizing_adjust"]
+    block_action(
+        server,
+        stub,
+        {"action_id": "sizing_adjust", "value": adjust["value"]},
+        "adjust-click",
+        {"type": "message", "message_ts": "1", "channel_id": "C0SUPPORT", "is_ephemeral": True},
+    )
+    raw = stub.wait_for("views.open")[0].params["view"]
+    view = json.loads(raw) if isinstance(raw, str) else raw
+    assert json.loads(view["private_metadata"])["r"] == stub.response_url("adjust-click")
+    response = view_submission(server, view, modal_state(view, users="120"))
+    assert response.status_code == 200
+    posted = stub.wait_for("response_url", path="/response/adjust-click")[0]
+    assert posted.params["response_type"] == "ephemeral"
+    line = understood(posted.blocks)
+    assert "120 users" in line and "60 users" not in line
+    ref = json.loads(buttons(posted.blocks)["sizing_feedback_up"]["value"])
+    r = stored(server, ref["m"]).reading
+    assert (r.users, r.reader, r.precision) == (120, "user", "bf16")
+    assert r.concurrent_sequences is not None and r.concurrent_sequences < 120

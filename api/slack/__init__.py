@@ -28,6 +28,7 @@ from api.slack.bolt_app import SlackBot
 from api.slack.conversation import Prompt
 from api.slack.socket_mode import SocketModeRunner
 from assistant.answer import Answer, ProgressEvent
+from assistant.errors import InvalidRequest
 from assistant.settings import Settings
 
 log = logging.getLogger("sizing.slack")
@@ -87,6 +88,32 @@ def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
     return ask
 
 
+def make_reanswer(assistant: Any, metrics: Any = None) -> Any:
+    """The bot's `reanswer(session_id, edits)` over `Assistant.reanswer` (the "Adjust" modal:
+    the session's last question answered again from its reading with `edits` applied, no text
+    parsed); counted like `make_ask`'s answers. None when the assistant cannot re-answer."""
+    if not callable(getattr(assistant, "reanswer", None)):
+        return None
+
+    def reanswer(session_id: str, edits: dict[str, Any]) -> Answer:
+        token = current_client.set(f"slack:{session_id}")
+        try:
+            answer: Answer = assistant.reanswer(session_id, edits)
+        except InvalidRequest:
+            raise  # the user's edit or an expired session: said in Slack, not an error
+        except Exception:
+            if metrics is not None:
+                metrics.errors.labels(surface="slack").inc()
+            raise
+        finally:
+            current_client.reset(token)
+        if metrics is not None:
+            metrics.record_answer(answer, "slack")
+        return answer
+
+    return reanswer
+
+
 def _tool_notes(progress: Any) -> Any:
     """The assistant's ProgressEvents as the bot's text notes: one per tool that starts (a
     finished tool is followed by the next one or by the answer, which replaces the note)."""
@@ -140,6 +167,22 @@ def _session_describer(deps: Any, settings: Settings) -> Any:
         return describe_slots(session.slots, catalog)
 
     return describe
+
+
+def _last_answer(deps: Any) -> Any:
+    """A session's last answer (the reading `reanswer` edits), or None."""
+    sessions = getattr(deps, "sessions", None)
+    if sessions is None or not hasattr(sessions, "get") or not hasattr(sessions, "answer"):
+        return None
+
+    def last(session_id: str) -> Answer | None:
+        session = sessions.get(session_id, max_turns=1)
+        if session is None or not session.turns:
+            return None
+        answer: Answer | None = sessions.answer(session.turns[-1].message_id)
+        return answer
+
+    return last
 
 
 def _feedback_recorder(settings: Settings) -> Any:
@@ -203,6 +246,9 @@ def build_slack_bot(
             client,
             lookup_answer=_answer_lookup(deps, settings),
             describe_session=_session_describer(deps, settings),
+            reanswer=make_reanswer(assistant, metrics),
+            last_answer=_last_answer(deps),
+            catalog=getattr(deps, "catalog", None),
         )
     except Exception as error:  # auth.test failed: bad token, Slack unreachable
         log.error("Slack disabled: the bot token was not accepted (%s)", error)
@@ -288,5 +334,6 @@ __all__ = [
     "build_slack_bot",
     "describe_slots",
     "make_ask",
+    "make_reanswer",
     "mount_slack",
 ]

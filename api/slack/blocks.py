@@ -27,6 +27,7 @@ MAX_FOLLOW_UPS = 3
 ACTION_FEEDBACK_UP = "sizing_feedback_up"
 ACTION_FEEDBACK_DOWN = "sizing_feedback_down"
 ACTION_SHARE = "sizing_share"
+ACTION_ADJUST = "sizing_adjust"  # opens the "Adjust" modal (api/slack/adjust.py)
 ACTION_FOLLOW_UP_PREFIX = "sizing_follow_up_"
 FOLLOW_UP_ACTION = re.compile(rf"^{ACTION_FOLLOW_UP_PREFIX}\d+$")
 ACTIONS_BLOCK_ID = "sizing_actions"
@@ -43,6 +44,7 @@ _LABELS = {
         "helpful": "Helpful",
         "not_helpful": "Not helpful",
         "share": "Share in channel",
+        "adjust": "Adjust",
         "question": "Question",
         "shared_by": "Shared by",
         "offline": "Offline answer from the gpuserver.io guides and catalog",
@@ -60,6 +62,7 @@ _LABELS = {
         "helpful": "Hilfreich",
         "not_helpful": "Nicht hilfreich",
         "share": "Im Kanal teilen",
+        "adjust": "Anpassen",
         "question": "Frage",
         "shared_by": "Geteilt von",
         "offline": "Offline-Antwort aus den Guides und dem Katalog von gpuserver.io",
@@ -217,19 +220,33 @@ def follow_up_block(answer: Answer) -> dict[str, Any] | None:
     return {"type": "actions", "block_id": "sizing_follow_ups", "elements": buttons}
 
 
-def actions_block(answer: Answer, *, share: bool) -> dict[str, Any]:
+def actions_block(answer: Answer, *, share: bool, adjust: bool = True) -> dict[str, Any]:
+    """👍 / 👎, "Adjust" when the answer carries a reading (opens the modal to correct it), and
+    "Share in channel" on ephemeral answers."""
     lab = labels(answer.language)
     ref = json.dumps({"s": answer.session_id, "m": answer.message_id})
     elements = [
         _button(f"👍 {lab['helpful']}", ACTION_FEEDBACK_UP, ref),
         _button(f"👎 {lab['not_helpful']}", ACTION_FEEDBACK_DOWN, ref),
     ]
+    if adjust and answer.reading is not None:
+        elements.append(_button(f"✏️ {lab['adjust']}", ACTION_ADJUST, ref))
     if share:
         elements.append(_button(lab["share"], ACTION_SHARE, answer.message_id, style="primary"))
     return {"type": "actions", "block_id": ACTIONS_BLOCK_ID, "elements": elements}
 
 
 _MARKER_RUN = re.compile(r"\s*(?:\[\d{1,3}\](?:,\s*)?)+(?![(|>])")
+
+
+UNDERSTOOD_BLOCK_ID = "sizing_understood"
+
+
+def understood_block(answer: Answer) -> dict[str, Any]:
+    """`Answer.understood` ("Sized for: Llama 3.3 70B · FP8 · …") as a context block."""
+    block = _context(f"🔎 {escape(answer.understood)}")
+    block["block_id"] = UNDERSTOOD_BLOCK_ID
+    return block
 
 
 def fallback_text(answer: Answer) -> str:
@@ -248,6 +265,7 @@ def answer_blocks(
     show_question: bool = False,
     shared_by: str | None = None,
     notes: Sequence[str] = (),
+    adjust: bool = True,
 ) -> list[dict[str, Any]]:
     """All blocks for an answer, in order (may be more than one message's worth; see
     `answer_messages`). `notes` are mrkdwn lines shown above the answer (what context it
@@ -260,6 +278,8 @@ def answer_blocks(
         question = escape(" ".join(answer.question.split()))
         blocks.append(_context(f"*{lab['question']}:* {_truncate(question, 500)}"))
     blocks.extend(_context(note) for note in notes)
+    if answer.understood:  # what was understood, correctable with "Adjust"
+        blocks.append(understood_block(answer))
     verdict, rest = _paragraphs(answer.answer)
     for part in (verdict, rest):
         mrkdwn = link_markers(to_mrkdwn(part), answer.citations)
@@ -273,7 +293,7 @@ def answer_blocks(
         blocks.append(follow_ups)
     if feedback or share:
         if feedback:
-            blocks.append(actions_block(answer, share=share))
+            blocks.append(actions_block(answer, share=share, adjust=adjust))
         else:
             action = actions_block(answer, share=True)
             action["elements"] = action["elements"][-1:]
@@ -290,6 +310,7 @@ def answer_messages(
     show_question: bool = False,
     shared_by: str | None = None,
     notes: Sequence[str] = (),
+    adjust: bool = True,
 ) -> list[dict[str, Any]]:
     """The answer as one or more Slack messages ({"text", "blocks"}), each within 50 blocks.
     The buttons and the footer always land in the last message."""
@@ -300,6 +321,7 @@ def answer_messages(
         show_question=show_question,
         shared_by=shared_by,
         notes=notes,
+        adjust=adjust,
     )
     text = fallback_text(answer)
     continued = labels(answer.language)["continued"]

@@ -1,5 +1,6 @@
 """The Bolt app: `/sizing` slash command, @mentions (answered in the thread, with the thread as
-context), direct messages, and the buttons (👍/👎 feedback, share in channel, follow-ups).
+context), direct messages, and the buttons (👍/👎 feedback, share in channel, follow-ups, and
+"Adjust", whose modal re-answers from the edited reading: `api.slack.adjust`).
 
 Every listener acknowledges at once and answers in a lazy listener (a worker thread), so Slack
 gets its 200 well within 3 seconds however long the answer takes. The answer is the one
@@ -15,13 +16,27 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from slack_bolt import App, BoltResponse
 from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
+from slack_sdk.webhook import WebhookClient
 
+from api.slack.adjust import (
+    ADJUST_CALLBACK_ID,
+    adjust_modal,
+    describe_edits,
+    edits_between,
+    field_errors,
+    submitted,
+)
+from api.slack.adjust import (
+    labels as adjust_labels,
+)
 from api.slack.blocks import (
+    ACTION_ADJUST,
     ACTION_FEEDBACK_DOWN,
     ACTION_FEEDBACK_UP,
     ACTION_SHARE,
@@ -42,6 +57,8 @@ from api.slack.conversation import (
 from api.slack.dedupe import Deduplicator, SharedDeduplicator
 from api.slack.mrkdwn import escape, from_slack
 from assistant.answer import Answer
+from assistant.errors import InvalidRequest
+from assistant.reading.edit import apply_edits
 from assistant.settings import Settings
 from assistant.situation import Situation, read_situation, split_reset
 from store.db import StorageError
@@ -64,6 +81,8 @@ class AskFn(Protocol):
 
 
 DescribeFn = Callable[[str], "str | None"]
+ReanswerFn = Callable[[str, dict[str, Any]], Answer]
+LookupFn = Callable[[str], "Answer | None"]
 RecordFeedbackFn = Callable[..., Any]
 
 _TEXTS = {
@@ -92,6 +111,8 @@ _TEXTS = {
         " the thread or tell the docs team.",
         "feedback_failed": "Sorry, your feedback could not be stored.",
         "share_gone": "This answer is no longer available to share. Ask again with `/sizing`.",
+        "adjust_gone": "This answer can no longer be adjusted. Ask again.",
+        "adjust_failed": "Sorry, I could not answer that again: {error}",
         "asked_by": "<@{user}> asked: _{question}_",
         "continuing": "↪ continuing: {what}",
         "thread_read": "↪ read from the thread: the first message and {n} more",
@@ -123,6 +144,8 @@ _TEXTS = {
         " antworte im Thread oder sag dem Docs-Team Bescheid.",
         "feedback_failed": "Entschuldigung, das Feedback konnte nicht gespeichert werden.",
         "share_gone": "Diese Antwort kann nicht mehr geteilt werden. Frag bitte neu mit `/sizing`.",
+        "adjust_gone": "Diese Antwort kann nicht mehr angepasst werden. Frag bitte neu.",
+        "adjust_failed": "Entschuldigung, das konnte ich nicht neu beantworten: {error}",
         "asked_by": "<@{user}> fragte: _{question}_",
         "continuing": "↪ Fortsetzung: {what}",
         "thread_read": "↪ aus dem Thread gelesen: die erste Nachricht und {n} weitere",
@@ -271,8 +294,11 @@ class SlackBot:
         record_feedback: RecordFeedbackFn | None,
         client: WebClient,
         *,
-        lookup_answer: Callable[[str], Answer | None] | None = None,
+        lookup_answer: LookupFn | None = None,
         describe_session: DescribeFn | None = None,
+        reanswer: ReanswerFn | None = None,
+        last_answer: LookupFn | None = None,
+        catalog: Any = None,
         conversations: ConversationIndex | None = None,
         events: Deduplicator | SharedDeduplicator | None = None,
         token_verification: bool = True,
@@ -280,6 +306,9 @@ class SlackBot:
         self.settings = settings
         self.lookup_answer = lookup_answer
         self.describe_session = describe_session
+        self.reanswer = reanswer  # Assistant.reanswer: "Adjust" (no button without it)
+        self.last_answer = last_answer  # a session's last answer, by session id
+        self.catalog = catalog  # the modal's options and the check of a submission
         self.ask = ask
         self.record_feedback = record_feedback
         shared_events, shared_conversations = (
@@ -313,6 +342,8 @@ class SlackBot:
         app.action(ACTION_FEEDBACK_DOWN)(ack=_ack, lazy=[self._feedback])
         app.action(ACTION_SHARE)(ack=_ack, lazy=[self._share])
         app.action(FOLLOW_UP_ACTION)(ack=_ack, lazy=[self._follow_up])
+        app.action(ACTION_ADJUST)(ack=_ack, lazy=[self._open_adjust])
+        app.view(ADJUST_CALLBACK_ID)(ack=self._ack_adjust, lazy=[self._answer_adjust])
         app.error(self._on_error)
 
     # ------------------------------------------------------------------ middleware
@@ -335,6 +366,22 @@ class SlackBot:
         log.error("slack: listener failed: %s", error, exc_info=error)
 
     # ------------------------------------------------------------------ helpers
+    @property
+    def can_adjust(self) -> bool:
+        """Answers get an "Adjust" button when the bot can re-answer from an edited reading."""
+        return self.reanswer is not None
+
+    def _find_answer(self, message_id: str) -> Answer | None:
+        """A recent answer by message id: the in-memory cache, else the session store (after a
+        restart, or an answer given by another worker)."""
+        answer = self.answers.get(message_id)
+        if answer is None and self.lookup_answer is not None and message_id:
+            try:
+                answer = self.lookup_answer(message_id)
+            except Exception as error:
+                log.warning("slack: looking up answer %s failed: %s", message_id, error)
+        return answer
+
     def _ask_safely(
         self, prompt: Prompt, session_id: str, progress: ProgressFn | None = None
     ) -> Answer | None:
@@ -428,7 +475,9 @@ class SlackBot:
         self.scoper.answered(scope)
         self.answers.put(answer)
         notes = self._notes(answer.language, prompt, continued)
-        messages = answer_messages(answer, share=True, show_question=True, notes=notes)
+        messages = answer_messages(
+            answer, share=True, show_question=True, notes=notes, adjust=self.can_adjust
+        )
         for i, message in enumerate(messages):  # the first replaces the ⏳ acknowledgement
             respond(**message, response_type="ephemeral", replace_original=i == 0)
 
@@ -556,7 +605,7 @@ class SlackBot:
         self.scoper.answered(scope)
         self.answers.put(answer)
         notes = self._notes(answer.language, prompt, continued)
-        reply.finish(answer_messages(answer, notes=notes))
+        reply.finish(answer_messages(answer, notes=notes, adjust=self.can_adjust))
 
     def _answer_mention(
         self,
@@ -615,13 +664,7 @@ class SlackBot:
         self, body: dict[str, Any], action: dict[str, Any], respond: Callable[..., Any]
     ) -> None:
         user = (body.get("user") or {}).get("id")
-        message_id = action.get("value") or ""
-        answer = self.answers.get(message_id)
-        if answer is None and self.lookup_answer is not None:
-            try:  # e.g. after a restart: the session store keeps every answer
-                answer = self.lookup_answer(message_id)
-            except Exception as error:
-                log.warning("slack: looking up answer %s failed: %s", message_id, error)
+        answer = self._find_answer(action.get("value") or "")
         if answer is None:
             respond(
                 **notice_message(texts(_message_language(body))["share_gone"]),
@@ -629,7 +672,8 @@ class SlackBot:
                 replace_original=False,
             )
             return
-        for message in answer_messages(answer, show_question=True, shared_by=user):
+        shared = answer_messages(answer, show_question=True, shared_by=user, adjust=self.can_adjust)
+        for message in shared:
             respond(**message, response_type="in_channel", replace_original=False)
         respond(delete_original=True)  # remove the ephemeral copy
 
@@ -656,7 +700,8 @@ class SlackBot:
                 respond(**notice_message(texts(language)["failed"]), replace_original=False)
                 return
             self.answers.put(answer)
-            for message in answer_messages(answer, share=True, show_question=True):
+            shown = answer_messages(answer, share=True, show_question=True, adjust=self.can_adjust)
+            for message in shown:
                 respond(**message, response_type="ephemeral", replace_original=False)
             return
         message_info = body.get("message") or {}
@@ -671,7 +716,130 @@ class SlackBot:
             return
         self.answers.put(answer)
         asked = texts(answer.language)["asked_by"].format(user=user, question=escape(question))
-        reply.finish(answer_messages(answer, notes=[asked]))
+        reply.finish(answer_messages(answer, notes=[asked], adjust=self.can_adjust))
+
+    # ------------------------------------------------------------------ "Adjust"
+    def _open_adjust(
+        self,
+        body: dict[str, Any],
+        action: dict[str, Any],
+        respond: Callable[..., Any],
+        client: WebClient,
+    ) -> None:
+        """Open the modal for the clicked answer, prefilled from its reading (views.open with
+        the click's trigger_id, which Slack accepts for 3 seconds)."""
+        try:
+            ref = json.loads(action.get("value") or "{}")
+            session, message_id = str(ref["s"]), str(ref["m"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("slack: malformed adjust button value")
+            return
+        answer = self._find_answer(message_id)
+        if answer is None or answer.reading is None or self.reanswer is None:
+            respond(
+                **notice_message(texts(_message_language(body))["adjust_gone"]),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+            return
+        metadata = {"s": session, "m": message_id, **_where_to_answer(body)}
+        view = adjust_modal(answer, self.catalog, metadata)
+        client.views_open(trigger_id=body.get("trigger_id", ""), view=view)
+
+    def _adjustment(self, view: dict[str, Any]) -> _Adjustment:
+        """The submitted modal as edits of the reading they will be applied to (the session's
+        last, which `reanswer` edits; the clicked answer's when that cannot be read), checked
+        with `apply_edits`: an `InvalidRequest` becomes an error on the field's block."""
+        try:
+            meta = json.loads(view.get("private_metadata") or "{}")
+            clicked = self._find_answer(str(meta["m"]))
+        except (ValueError, KeyError, TypeError):
+            meta, clicked = {}, None
+        if clicked is None or clicked.reading is None:
+            gone = texts(clicked.language if clicked else "en")["adjust_gone"]
+            return _Adjustment(meta, None, errors={"adjust_model": gone})
+        values, errors = submitted((view.get("state") or {}).get("values") or {}, clicked.language)
+        base = self._last_reading(str(meta.get("s") or "")) or clicked.reading
+        edits = edits_between(base, values)
+        if not errors and edits and self.catalog is not None:
+            try:
+                apply_edits(base, edits, self.catalog)
+            except InvalidRequest as error:
+                errors = field_errors(str(error), edits)
+        return _Adjustment(meta, clicked, edits, errors)
+
+    def _last_reading(self, session_id: str) -> Any:
+        if self.last_answer is None or not session_id:
+            return None
+        try:
+            last = self.last_answer(session_id)
+        except Exception as error:
+            log.warning("slack: could not read session %s: %s", session_id, error)
+            return None
+        return last.reading if last is not None else None
+
+    def _ack_adjust(self, ack: Callable[..., None], view: dict[str, Any]) -> None:
+        """Field errors go back with the acknowledgement (the modal stays open); otherwise the
+        modal closes and the re-answer follows in the lazy listener."""
+        adjustment = self._adjustment(view)
+        if adjustment.errors:
+            ack(response_action="errors", errors=adjustment.errors)
+        else:
+            ack()
+
+    def _answer_adjust(self, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
+        """Re-answer from the edited reading (`reanswer`: no text parsed again) and post it
+        where the adjusted answer is: its thread, or ephemerally through the click's
+        response_url. Nothing changed: nothing to answer."""
+        adjustment = self._adjustment(view)
+        clicked, meta, edits = adjustment.clicked, adjustment.meta, adjustment.edits
+        if adjustment.errors or clicked is None or not edits or self.reanswer is None:
+            return
+        language = clicked.language
+        user = (body.get("user") or {}).get("id", "")
+        changes = describe_edits(edits, self.catalog, language)
+        note = adjust_labels(language)["adjusted"].format(user=user, changes=changes)
+        ephemeral = meta.get("r")
+        reply = None if ephemeral else _Reply(client, str(meta.get("c") or ""), meta.get("t"))
+        if reply is not None:
+            reply.start(texts(language)["placeholder"])
+        try:
+            answer: Answer | None = self.reanswer(str(meta["s"]), edits)
+        except InvalidRequest as error:  # e.g. the session expired meanwhile
+            failure = texts(language)["adjust_failed"].format(error=escape(str(error)))
+            answer = None
+        except Exception:
+            log.exception("slack: re-answering session %s failed", meta.get("s"))
+            failure, answer = texts(language)["failed"], None
+        if answer is None:
+            messages = [notice_message(failure)]
+        else:
+            answer = answer.model_copy(update={"question": clicked.question})
+            self.answers.put(answer)
+            messages = answer_messages(
+                answer,
+                share=bool(ephemeral),
+                show_question=bool(ephemeral),
+                notes=[note],
+                adjust=self.can_adjust,
+            )
+        if reply is not None:
+            reply.finish(messages)
+            return
+        hook = WebhookClient(str(ephemeral), timeout=10)
+        for message in messages:
+            hook.send_dict({**message, "response_type": "ephemeral", "replace_original": False})
+
+
+@dataclass
+class _Adjustment:
+    """A submitted "Adjust" modal: where to answer (private_metadata), the answer it adjusts,
+    the reading edits (only the changed fields) and field errors by block id."""
+
+    meta: dict[str, Any]
+    clicked: Answer | None
+    edits: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
 
 
 def _progress_note(update: Callable[[str], None]) -> ProgressFn:
@@ -692,6 +860,21 @@ def _ts(value: object) -> float:
 
 def _ack(ack: Callable[..., None]) -> None:
     ack()
+
+
+def _where_to_answer(body: dict[str, Any]) -> dict[str, Any]:
+    """Where the re-answer of a clicked answer goes (private_metadata of the modal): an
+    ephemeral answer's response_url ("r"), else its channel ("c") and thread ("t"; in a direct
+    message an answer outside a thread is followed in the conversation)."""
+    container = body.get("container") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+    if container.get("is_ephemeral") or not channel:
+        return {"r": body.get("response_url")}
+    message = body.get("message") or {}
+    thread = container.get("thread_ts") or message.get("thread_ts")
+    if not thread and not str(channel).startswith("D"):
+        thread = container.get("message_ts")
+    return {"c": channel, "t": thread}
 
 
 def _message_language(body: dict[str, Any]) -> str:
