@@ -897,7 +897,7 @@ def test_adjust_submission_reanswers_in_the_thread_from_the_edited_reading(
 def test_adjust_submission_with_bad_values_returns_field_errors(
     server: LiveServer, stub: SlackStub
 ) -> None:
-    post, view = open_adjust(server, stub, "C0ADJUST3", SIZED)
+    _, view = open_adjust(server, stub, "C0ADJUST3", SIZED)
     cases = [
         ({"budget_usd_per_month": "-100"}, "adjust_budget_usd_per_month"),
         ({"users": "12.5"}, "adjust_users"),

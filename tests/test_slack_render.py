@@ -271,3 +271,161 @@ def test_dedupe_is_bounded() -> None:
     for key in "abcd":
         d.first_time(key)
     assert len(d) == 3 and "a" not in d and "d" in d
+
+
+# --------------------------------------------------------------------------- "Adjust"
+def _catalog():  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from knowledge.catalog import load_catalog
+
+    return load_catalog(Path(__file__).resolve().parents[1] / "knowledge" / "catalog")
+
+
+def _read(**fields: object):  # type: ignore[no-untyped-def]
+    from assistant.reading.model import Reading
+
+    return Reading(task="serve", **fields)  # type: ignore[arg-type]
+
+
+def test_understood_line_and_adjust_button_only_with_a_reading() -> None:
+    from api.slack.blocks import ACTION_ADJUST, UNDERSTOOD_BLOCK_ID
+
+    reading = _read(model="llama-3.3-70b", precision="fp8", users=60, concurrent_sequences=15)
+    line = "Sized for: Llama 3.3 70B · FP8 · 15 at once of 60 users · ≤ $6,000/month <x>"
+    with_reading = make_answer("Yes.", reading=reading, understood=line)
+    blocks = answer_blocks(with_reading)
+    context = [b for b in blocks if b.get("block_id") == UNDERSTOOD_BLOCK_ID]
+    assert len(context) == 1 and "15 at once of 60 users" in context[0]["elements"][0]["text"]
+    assert "&lt;x&gt;" in context[0]["elements"][0]["text"]  # escaped like every answer text
+    ids = [e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
+    assert ACTION_ADJUST in ids
+    adjust = next(
+        e for b in blocks if b["type"] == "actions" for e in b["elements"]
+        if e["action_id"] == ACTION_ADJUST
+    )  # fmt: skip
+    assert json.loads(adjust["value"]) == {
+        "s": with_reading.session_id,
+        "m": with_reading.message_id,
+    }
+    # not without a reading, nor when the bot cannot re-answer
+    for blocks in (answer_blocks(make_answer("Yes.")), answer_blocks(with_reading, adjust=False)):
+        ids = [e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
+        assert ACTION_ADJUST not in ids
+    assert not any(
+        b.get("block_id") == UNDERSTOOD_BLOCK_ID for b in answer_blocks(make_answer("x"))
+    )
+
+
+def test_adjust_modal_is_prefilled_and_within_slacks_limits() -> None:
+    from api.slack.adjust import ADJUST_CALLBACK_ID, adjust_modal
+
+    catalog = _catalog()
+    reading = _read(
+        model="qwen2.5-72b",
+        precision="fp8",
+        users=80,
+        concurrent_sequences=12,
+        context_tokens=8192,
+        configurations=["4x-a100-sxm4", "2x-h100-pcie"],
+        budget_usd_per_month=5000.0,
+        budget_currency="EUR",
+        language="de",
+    )
+    answer = make_answer(
+        "Ja.", reading=reading, understood="Berechnet für: Qwen2.5 72B", language="de"
+    )
+    view = adjust_modal(answer, catalog, {"s": "sess", "m": "msg", "c": "C1", "t": "1.2"})
+    assert view["callback_id"] == ADJUST_CALLBACK_ID
+    assert json.loads(view["private_metadata"]) == {"s": "sess", "m": "msg", "c": "C1", "t": "1.2"}
+    assert view["title"]["text"] == "Antwort anpassen"
+    for key in ("title", "submit", "close"):
+        assert len(view[key]["text"]) <= 24
+    inputs = {b["block_id"]: b["element"] for b in view["blocks"] if b["type"] == "input"}
+    assert inputs["adjust_model"]["initial_option"]["value"] == "qwen2.5-72b"
+    assert inputs["adjust_precision"]["initial_option"]["value"] == "fp8"
+    assert inputs["adjust_users"]["initial_value"] == "80"
+    assert inputs["adjust_concurrent_sequences"]["initial_value"] == "12"
+    assert inputs["adjust_context_tokens"]["initial_value"] == "8192"
+    assert inputs["adjust_budget_usd_per_month"]["initial_value"] == "5000"
+    assert inputs["adjust_budget_usd_per_month"]["is_decimal_allowed"] is True
+    assert [o["value"] for o in inputs["adjust_configurations"]["initial_options"]] == [
+        "4x-a100-sxm4",
+        "2x-h100-pcie",
+    ]
+    budget = next(b for b in view["blocks"] if b.get("block_id") == "adjust_budget_usd_per_month")
+    assert "EUR" in budget["label"]["text"]
+    for element in inputs.values():
+        options = element.get("options") or []
+        assert len(options) <= 100
+        assert all(len(o["text"]["text"]) <= 75 for o in options)
+        # an initial option Slack would refuse: not among the options
+        for initial in [element.get("initial_option")] + (element.get("initial_options") or []):
+            assert initial is None or initial in options
+    # a precision the select does not offer is simply not preselected
+    odd = make_answer("x", reading=_read(model="llama-3.1-8b", precision="nf4"), understood="x")
+    odd_inputs = {
+        b["block_id"]: b["element"]
+        for b in adjust_modal(odd, catalog, {})["blocks"]
+        if b["type"] == "input"
+    }
+    assert "initial_option" not in odd_inputs["adjust_precision"]
+
+
+def test_adjust_submission_becomes_only_the_changed_fields() -> None:
+    from api.slack.adjust import edits_between, field_errors, submitted
+
+    reading = _read(
+        model="llama-3.3-70b",
+        precision="bf16",
+        users=60,
+        concurrent_sequences=15,
+        configurations=["4x-a100-sxm4", "2x-h100-pcie"],
+        budget_usd_per_month=6000.0,
+    )
+
+    def state(**values: object) -> dict:  # type: ignore[type-arg]
+        base = {
+            "model": {"type": "static_select", "selected_option": {"value": "llama-3.3-70b"}},
+            "precision": {"type": "static_select", "selected_option": {"value": "bf16"}},
+            "users": {"type": "number_input", "value": "60"},
+            "concurrent_sequences": {"type": "number_input", "value": "15"},
+            "context_tokens": {"type": "number_input", "value": None},
+            "configurations": {
+                "type": "multi_static_select",
+                "selected_options": [{"value": "2x-h100-pcie"}, {"value": "4x-a100-sxm4"}],
+            },
+            "budget_usd_per_month": {"type": "number_input", "value": "6000"},
+        }
+        base.update(values)  # type: ignore[arg-type]
+        return {f"adjust_{k}": {k: v} for k, v in base.items()}
+
+    values, errors = submitted(state())
+    assert errors == {} and edits_between(reading, values) == {}  # nothing changed
+    values, _ = submitted(
+        state(
+            precision={"type": "static_select", "selected_option": {"value": "fp8"}},
+            users={"type": "number_input", "value": "120"},
+            budget_usd_per_month={"type": "number_input", "value": None},
+        )
+    )
+    assert edits_between(reading, values) == {
+        "precision": "fp8",
+        "users": 120,
+        "budget_usd_per_month": None,  # emptied: cleared
+    }
+    values, errors = submitted(state(users={"type": "number_input", "value": "1.5"}))
+    assert list(errors) == ["adjust_users"] and "users" not in values
+    values, errors = submitted(state(users={"type": "number_input", "value": "x"}), "de")
+    assert errors == {"adjust_users": "muss eine ganze Zahl sein"}
+    # a select left empty is no edit; a field missing from the state is no edit
+    values, _ = submitted({"adjust_model": {"model": {"selected_option": None}}})
+    assert edits_between(reading, values) == {}
+    # an InvalidRequest lands on the block of the field it names
+    assert field_errors("reading.users: 0 is not a number", {"users": 0}) == {
+        "adjust_users": "0 is not a number"
+    }
+    assert list(field_errors("reading.cards: bad", {"configurations": ["x"]})) == [
+        "adjust_configurations"
+    ]
+    assert list(field_errors("something else", {"precision": "x"})) == ["adjust_precision"]

@@ -197,7 +197,8 @@ def input_blocks(reading: Reading, catalog: Any, language: str) -> list[dict[str
         "placeholder": _text(lab["pick"]),
         "options": configs,
     }
-    initial = [o for o in configs if o["value"] in reading.configurations]
+    by_id = {o["value"]: o for o in configs}
+    initial = [by_id[c] for c in reading.configurations if c in by_id]  # in the reading's order
     if initial:
         multi["initial_options"] = initial
     return [
