@@ -860,6 +860,7 @@ def test_adjust_submission_reanswers_in_the_thread_from_the_edited_reading(
     first = stored(server, ref["m"])
     response = view_submission(server, view, modal_state(view, precision="fp8"))
     assert response.status_code == 200 and not response.text  # the modal closes
+    assert response.elapsed.total_seconds() < 3  # acked before the answer is computed
     again = answers_in(stub, "C0ADJUST2", count=2)
     assert len(again) == 2
     second = again[1]
