@@ -42,6 +42,7 @@ _MAX = {
     "min_total_memory_gb": 1e6,
     "min_memory_per_card_gb": 1e4,
 }
+MAXIMA = _MAX  # public: Slack's "Adjust" modal bounds its number inputs the same way
 
 
 def _edit_field(name: str) -> tuple[Any, Any]:

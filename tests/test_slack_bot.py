@@ -849,7 +849,9 @@ def test_adjust_opens_a_modal_prefilled_from_the_answers_reading(
     assert (reading.model, reading.precision, reading.users) == ("llama-3.3-70b", "bf16", 60)
     assert reading.concurrent_sequences == 15 and reading.budget_usd_per_month == 20000
     models = next(b for b in view["blocks"] if b.get("block_id") == "adjust_model")
-    assert len(models["element"]["options"]) == len(server.app.state.sizing.deps.catalog.models)
+    catalog = server.app.state.sizing.deps.catalog
+    named = [m for m in catalog.models.values() if not getattr(m, "generic", False)]
+    assert [o["value"] for o in models["element"]["options"]] == [m.id for m in named]
 
 
 def test_adjust_submission_reanswers_in_the_thread_from_the_edited_reading(

@@ -349,6 +349,12 @@ def test_adjust_modal_is_prefilled_and_within_slacks_limits() -> None:
     assert inputs["adjust_context_tokens"]["initial_value"] == "8192"
     assert inputs["adjust_budget_usd_per_month"]["initial_value"] == "5000"
     assert inputs["adjust_budget_usd_per_month"]["is_decimal_allowed"] is True
+    assert inputs["adjust_budget_usd_per_month"]["max_value"] == "1000000000"
+    assert inputs["adjust_users"]["max_value"] == "10000000"
+    sxm = next(
+        o for o in inputs["adjust_configurations"]["options"] if o["value"] == "4x-a100-sxm4"
+    )
+    assert "$4,395/Monat" in sxm["text"]["text"]  # the catalog's price beside each configuration
     assert [o["value"] for o in inputs["adjust_configurations"]["initial_options"]] == [
         "4x-a100-sxm4",
         "2x-h100-pcie",
@@ -418,6 +424,8 @@ def test_adjust_submission_becomes_only_the_changed_fields() -> None:
     assert list(errors) == ["adjust_users"] and "users" not in values
     values, errors = submitted(state(users={"type": "number_input", "value": "x"}), "de")
     assert errors == {"adjust_users": "muss eine ganze Zahl sein"}
+    values, errors = submitted(state(users={"type": "number_input", "value": "20000000"}))
+    assert errors == {"adjust_users": "at most 10,000,000"}  # /api/chat's bounds too
     # a select left empty is no edit; a field missing from the state is no edit
     values, _ = submitted({"adjust_model": {"model": {"selected_option": None}}})
     assert edits_between(reading, values) == {}

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from api.reading_edits import MAXIMA, reading_options
+from api.slack.blocks import format_usd
 from api.slack.mrkdwn import escape
 from assistant.answer import Answer
 from assistant.reading.model import Reading
-from tools.specs import PRECISIONS
 
 ADJUST_CALLBACK_ID = "sizing_adjust_view"
 MAX_OPTIONS = 100
@@ -80,6 +81,7 @@ _LABELS = {
         "pick": "Choose…",
         "number": "must be a whole number",
         "amount": "must be an amount",
+        "at_most": "at most {n}",
         "adjusted": "✏️ <@{user}> adjusted: {changes}",
         "cleared": "not set",
     },
@@ -102,6 +104,7 @@ _LABELS = {
         "pick": "Auswählen…",
         "number": "muss eine ganze Zahl sein",
         "amount": "muss ein Betrag sein",
+        "at_most": "höchstens {n}",
         "adjusted": "✏️ <@{user}> hat angepasst: {changes}",
         "cleared": "nicht gesetzt",
     },
@@ -121,32 +124,45 @@ def _option(value: str, text: str) -> dict[str, Any]:
     return {"text": _text(text), "value": value}
 
 
-def model_options(catalog: Any, current: str | None = None) -> list[dict[str, Any]]:
-    """The catalog's models (at most 100; the current one always among them)."""
-    models = list(getattr(catalog, "models", {}).values())
+def model_options(options: dict[str, Any], current: str | None = None) -> list[dict[str, Any]]:
+    """The catalog's models as `GET /api/reading/options` lists them (at most 100; the current
+    one always among them)."""
+    models = options["models"]
     chosen = models[:MAX_OPTIONS]
-    if current and current not in {m.id for m in chosen}:
-        chosen = chosen[: MAX_OPTIONS - 1] + [m for m in models if m.id == current]
-    return [_option(m.id, m.name) for m in chosen]
+    if current and current not in {m["id"] for m in chosen}:
+        chosen = chosen[: MAX_OPTIONS - 1] + [m for m in models if m["id"] == current]
+    return [_option(m["id"], m["name"]) for m in chosen]
 
 
-def precision_options() -> list[dict[str, Any]]:
-    return [_option(p, p.upper()) for p in PRECISIONS]
+def precision_options(options: dict[str, Any]) -> list[dict[str, Any]]:
+    return [_option(p, p.upper()) for p in options["precisions"]]
 
 
-def configuration_options(catalog: Any, current: list[str]) -> list[dict[str, Any]]:
-    """The catalog's configurations (at most 100; the current ones always among them)."""
-    configs = list(getattr(catalog, "configurations", {}).values())
-    keep = [c for c in configs if c.id in current]
-    rest = [c for c in configs if c.id not in current][: max(0, MAX_OPTIONS - len(keep))]
-    chosen = [c for c in configs if c in keep or c in rest]
-    return [_option(c.id, c.label) for c in chosen]
+def configuration_options(
+    options: dict[str, Any], current: list[str], language: str
+) -> list[dict[str, Any]]:
+    """The catalog's configurations with their price (at most 100; the current ones always
+    among them), in the order `GET /api/reading/options` gives them."""
+    configs = options["configurations"]
+    keep = [c for c in configs if c["id"] in current]
+    rest = [c for c in configs if c["id"] not in current][: max(0, MAX_OPTIONS - len(keep))]
+    per_month = "/Monat" if language == "de" else "/month"
+    return [
+        _option(
+            c["id"], f"{c['label']} · {format_usd(Decimal(str(c['usd_per_month'])))}{per_month}"
+        )
+        for c in configs
+        if c in keep or c in rest
+    ]
 
 
 def _number(value: float | int | None) -> str | None:
+    """A number as a number_input takes it: "20000", "6000.5" (never "2e+04")."""
     if value is None:
         return None
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _input(
@@ -176,11 +192,12 @@ def _select(options: list[dict[str, Any]], current: str | None, pick: str) -> di
     return element
 
 
-def _number_input(current: float | int | None, decimal: bool) -> dict[str, Any]:
+def _number_input(field: str, current: float | int | None, decimal: bool) -> dict[str, Any]:
     element: dict[str, Any] = {
         "type": "number_input",
         "is_decimal_allowed": decimal,
         "min_value": "1",
+        "max_value": _number(MAXIMA[field]),
     }
     if (initial := _number(current)) is not None:
         element["initial_value"] = initial
@@ -191,7 +208,8 @@ def input_blocks(reading: Reading, catalog: Any, language: str) -> list[dict[str
     """One input block per field, prefilled from `reading`."""
     lab = labels(language)
     currency = reading.budget_currency or "USD"
-    configs = configuration_options(catalog, reading.configurations)
+    options = reading_options(catalog, language)
+    configs = configuration_options(options, reading.configurations, language)
     multi: dict[str, Any] = {
         "type": "multi_static_select",
         "placeholder": _text(lab["pick"]),
@@ -205,24 +223,24 @@ def input_blocks(reading: Reading, catalog: Any, language: str) -> list[dict[str
         _input(
             BY_FIELD["model"],
             lab["model"],
-            _select(model_options(catalog, reading.model), reading.model, lab["pick"]),
+            _select(model_options(options, reading.model), reading.model, lab["pick"]),
         ),
         _input(
             BY_FIELD["precision"],
             lab["precision"],
-            _select(precision_options(), reading.precision, lab["pick"]),
+            _select(precision_options(options), reading.precision, lab["pick"]),
         ),
-        _input(BY_FIELD["users"], lab["users"], _number_input(reading.users, False)),
+        _input(BY_FIELD["users"], lab["users"], _number_input("users", reading.users, False)),
         _input(
             BY_FIELD["concurrent_sequences"],
             lab["concurrent_sequences"],
-            _number_input(reading.concurrent_sequences, False),
+            _number_input("concurrent_sequences", reading.concurrent_sequences, False),
             lab["concurrent_sequences_hint"],
         ),
         _input(
             BY_FIELD["context_tokens"],
             lab["context_tokens"],
-            _number_input(reading.context_tokens, False),
+            _number_input("context_tokens", reading.context_tokens, False),
         ),
         _input(
             BY_FIELD["configurations"], lab["configurations"], multi, lab["configurations_hint"]
@@ -230,7 +248,7 @@ def input_blocks(reading: Reading, catalog: Any, language: str) -> list[dict[str
         _input(
             BY_FIELD["budget_usd_per_month"],
             lab["budget_usd_per_month"].format(currency=currency),
-            _number_input(reading.budget_usd_per_month, True),
+            _number_input("budget_usd_per_month", reading.budget_usd_per_month, True),
         ),
     ]
 
@@ -287,6 +305,9 @@ def submitted(state: dict[str, Any], language: str = "en") -> tuple[dict[str, An
                     raise InvalidOperation
             except InvalidOperation:
                 errors[field.block_id] = lab["amount" if field.kind == "decimal" else "number"]
+                continue
+            if number > Decimal(str(MAXIMA[field.field])):
+                errors[field.block_id] = lab["at_most"].format(n=f"{MAXIMA[field.field]:,.0f}")
                 continue
             if field.kind == "integer":
                 if number != number.to_integral_value():
