@@ -1,6 +1,6 @@
 """The rule reader: the deterministic NLU's parse (`assistant.nlu`, merged with the session by
-`merge_slots`) as a `Reading`, plus what only the reading says: the budget's currency and the
-parts of the question no answer row covers (`unread`).
+`merge_slots` in assistant/reading/merge.py) as a `Reading`, plus what only the reading says: the
+budget's currency and the parts of the question no answer row covers (`unread`).
 
     reading = read_rules(query, nlu)
 

@@ -1,0 +1,312 @@
+"""A follow-up read against the session: the question's parse merged with what earlier turns
+established (`Slots`), before the rule reader turns it into a `Reading`.
+
+    merged = merge_slots(query, session.slots, catalog)
+
+A follow-up ("and on an H200?", "und in FP8?") or a question without a model keeps the model,
+precision, load and workload of earlier turns and, unless it names hardware, their node; a
+question that names a new model starts fresh (but keeps the workload). What a follow-up asks is
+its own ask, or the previous question again when it only supplies a slot ("in FP8?", "und 8x?").
+Words that point back ("on it", "darauf", "that one") resolve to the node the previous answer
+chose (`Slots.answered`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from assistant.nlu.asks import find_asks
+from assistant.nlu.lexicon import _fold
+
+if TYPE_CHECKING:
+    from assistant.sessions import Slots
+
+_REFERS_TO_NODE = re.compile(
+    r"\b(?:on|with|for|in) (?:it|that|this|them|those)\b|\b(?:that|this|the same) "
+    r"(?:node|server|config\w*|machine|box|setup)\b|\bdarauf\b|\bdamit\b|\bdort\b|"
+    r"\bdiese[mnr]? (?:knoten|server|konfiguration|maschine)\b|\bauf (?:ihm|dem|diesem)\b|"
+    r"\bdemselben\b|\bderselben\b|\b(?:da|dar|da)?drauf\b|\bda rein\b|\bdarin\b|"
+    r"\b(?:on|onto|in) there\b|\bthere\s*\?|\bonto (?:it|that|this|them)\b"
+)
+
+
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|which|how|why|when|where|who|can|could|does|do|is|are|will|would|should|"
+    r"was|welche[rsnm]?|wie|warum|wieso|wann|wo|wer|kann|passt|reicht|ist|sind|brauche|gibt)\b",
+    re.IGNORECASE,
+)
+
+
+def _answers_our_question(u: Any, prev: Slots) -> bool:
+    """A statement, not a question, after a sizing turn: the user answering what we asked."""
+    return (
+        bool(prev.intent)
+        and prev.intent in ("nvlink", "cheapest", "speed", "capacity", "price")
+        and "?" not in u.question
+        and not _QUESTION_START.search(u.question)
+        and u.intent in ("fit", "general")
+    )
+
+
+_VARIANT_RX = re.compile(r"\b(pcie|sxm)\b(?:[\s-]*(?:variant\w*|version|one|twin|node|knoten))?")
+
+
+def _swap_variant(u: Any, update: dict[str, Any], catalog: Any) -> bool:
+    """'und die PCIe-Variante?' after 4x A100 SXM4: the same node with the other link (its twin
+    in the catalog); nothing else changes."""
+    m = _VARIANT_RX.search(u.question.lower())
+    configs = update.get("configurations")
+    if not m or not configs or u.cards or u.card_families or u.configurations:
+        return False
+    want = m.group(1)
+    swapped = []
+    for cid in configs:
+        twin = (
+            re.sub(r"-sxm\d?$", "-pcie", cid) if want == "pcie" else re.sub(r"-pcie$", "-sxm", cid)
+        )
+        match = [c for c in catalog.configurations if c == twin or c.startswith(twin)]
+        swapped.append(match[0] if match else cid)
+    if swapped == configs:
+        return False
+    update["configurations"] = swapped
+    update["cards"] = [catalog.configurations[c].gpu for c in swapped]
+    return True
+
+
+def _same_node(prev: Slots) -> dict[str, Any]:
+    """The hardware slots of the session, as they are."""
+    return {
+        "cards": list(prev.cards),
+        "card_families": list(prev.card_families),
+        "count": prev.count,
+        "memory_gb": prev.memory_gb,
+        "configurations": list(prev.configurations),
+    }
+
+
+def _answered_node(prev: Slots, catalog: Any) -> dict[str, Any]:
+    """The hardware slots of the configuration the previous answer chose ("the cheapest single
+    card is Z"), or nothing when it chose none."""
+    configs = [c for c in prev.answered if c in catalog.configurations]
+    if not configs:
+        return {}
+    chosen = [catalog.configurations[c] for c in configs]
+    return {
+        "cards": list(dict.fromkeys(c.gpu for c in chosen)),
+        "card_families": [],
+        "count": chosen[0].count,
+        "memory_gb": None,
+        "configurations": configs,
+    }
+
+
+# the asks a follow-up can make about the configuration the previous answer chose
+_ASKS_ABOUT_NODE = ("capacity", "speed", "price", "fit", "nvlink", "link_facts", "tp_sync")
+
+
+def _refers_to_answer(u: Any, prev: Slots) -> bool:
+    """The question refers to the configuration the previous answer chose: "on it", "darauf",
+    "that one", "the card"."""
+    return bool(prev.answered) and bool(
+        _REFERS_TO_NODE.search(u.question.lower()) or _THAT_ONE.search(u.question.lower())
+    )
+
+
+_THAT_ONE = re.compile(
+    r"\b(?:that|this|the same) one\b|\bthe (?:card|gpu|node|server)\b|"
+    r"\b(?:fits?|run|runs|work|works|go|goes) there\b|"
+    r"\b(?:die|der|diese[rnms]?) (?:karte|gpu|knoten|server|konfiguration)\b"
+)
+
+
+_SEVERAL = re.compile(
+    r"\b(?:both|each|either|all (?:of )?(?:them|those|three)|them|those|beide[nm]?|jede[mnr]?|"
+    r"allen|denen)\b"
+)
+
+
+def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str, Any]:
+    """The hardware of a follow-up that names none. A new kind of question ("how many people
+    could chat on it?", "how fast is it?", "what does it cost?") after an answer that chose a
+    configuration is about that configuration, with or without a referring word; a question
+    continuing the previous one ("and in FP8?" after "the cheapest?") keeps the session's
+    hardware. The cheapest asked anew searches every node (the count the question gives)."""
+    own = intents[:1] != [prev.intent]
+    if len(prev.configurations) > 1 and _SEVERAL.search(u.question.lower()):
+        return {}  # "and on each of them?", "auf beiden?": every node named before
+    if (
+        intents[:1]
+        and intents[0] in _ASKS_ABOUT_NODE
+        and (own or _refers_to_answer(u, prev))
+        and (u.count is None or _THAT_ONE.search(u.question.lower()))
+    ):
+        node = _answered_node(prev, catalog)
+        if node:
+            return node
+    if intents[:1] == ["cheapest"] and len(prev.configurations) < 2:
+        # "which is the cheapest single card?" after "does it fit on one L40S?": every node
+        return {"cards": [], "card_families": [], "configurations": [], "count": u.count}
+    return {}
+
+
+def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
+    """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
+    "und in FP8?") or a question without a model keeps the model, precision and workload of
+    earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
+    new_subject = bool(u.model or u.params_b or u.unknown_model)
+    names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
+    follow = u.follow_up or not new_subject
+    if not follow and _answers_our_question(u, prev):
+        # "Für Llama 3.3 70B in BF16, Produktivbetrieb mit vielen Nutzern." after we asked:
+        # a statement that supplies what was missing continues the previous question
+        follow = True
+        u = u.model_copy(update={"intents": [str(prev.intent)], "follow_up": True})
+    if not follow:
+        return _new_question(u, prev, catalog, names_hardware)
+    update = _kept_subject(prev) if not new_subject else {}
+    update.update(_kept_workload(u, prev))
+    update.update(_kept_load(u, prev))
+    update.update(_kept_hardware(u, prev, catalog, names_hardware))
+    swapped = _swap_variant(u, update, catalog)
+    intents = list(u.intents)
+    if swapped and prev.intent:
+        intents = [str(prev.intent)]  # the same question about the other variant
+    if intents[:1] == ["off_topic"] and len(intents) > 1 and _continues(u, prev):
+        intents = intents[1:]  # "what does it cost?" in a conversation about a node
+    elif _continues_previous(u, prev, intents, new_subject, names_hardware):
+        intents = [str(prev.intent)]
+        update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
+    update["intents"] = intents
+    if not names_hardware and not swapped:
+        update.update(_node_for(u, prev, intents, catalog))
+    merged = u.model_copy(update=update)
+    if (
+        merged.intents
+        and merged.intents[0] == "off_topic"
+        and (merged.model or merged.params_b)
+        and not merged.outside  # a goal outside the domain stays declined in a conversation
+    ):
+        # "how fast?" after a question about a model: what it asks, on the session's subject
+        merged.intents = list(merged.intents[1:]) or ["fit"]
+    if not new_subject and merged.has_subject:
+        # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
+        find_asks(_fold(merged.question), merged)
+    return merged
+
+
+def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> Any:
+    """A question that starts fresh keeps nothing, except the node it points back to: "How
+    fast is Llama 3.3 70B on it?" after a price question runs on the same node (after "the
+    cheapest is Z": Z)."""
+    if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
+        return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
+    return u
+
+
+def _kept_subject(prev: Slots) -> dict[str, Any]:
+    """No model named: the session's model (or the unknown one it named)."""
+    update: dict[str, Any] = {
+        "model": prev.model,
+        "params_b": prev.params_b,
+        "unknown_model": None,
+    }
+    if prev.unknown_model and not prev.model and not prev.params_b:
+        update["unknown_model"] = prev.unknown_model
+    return update
+
+
+def _kept_workload(u: Any, prev: Slots) -> dict[str, Any]:
+    """No workload said: the session's, with its adapter ("and on an H100?" after a QLoRA
+    question); the same adapter's rank and targets ("and on an RTX 4090?" after "rank 64")."""
+    update: dict[str, Any] = {}
+    if not u.workloads and prev.workloads:
+        update["workloads"] = list(prev.workloads)
+        if prev.adapter in ("lora", "qlora"):
+            update["adapter"] = prev.adapter
+    if not ((u.adapter or update.get("adapter")) and prev.adapter):
+        return update
+    if u.lora_rank is None and prev.lora_rank:
+        update["lora_rank"] = prev.lora_rank
+    if not u.lora_attention_only and prev.lora_attention_only:
+        update["lora_attention_only"] = True
+    return update
+
+
+#: the slots a follow-up keeps from the session when it says nothing of them
+_KEPT_WHEN_UNSAID = ("precision", "runtime", "kv_precision", "context_tokens", "concurrency")
+
+
+def _kept_load(u: Any, prev: Slots) -> dict[str, Any]:
+    """The precision, runtime, context, load and constraints the follow-up does not say."""
+    update: dict[str, Any] = {
+        name: getattr(prev, name)
+        for name in _KEPT_WHEN_UNSAID
+        if getattr(u, name) is None and getattr(prev, name)
+    }
+    if not u.constraints.active() and prev.constraints:
+        update["constraints"] = type(u.constraints).model_validate(prev.constraints)
+    if u.users is None and prev.users and u.concurrency is None:
+        update.update(users=prev.users, concurrency=prev.concurrency)
+    return update
+
+
+def _kept_hardware(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> dict[str, Any]:
+    """The session's node when the follow-up names no hardware and no count; its cards at the
+    new count ("and on eight cards?" after "4x A100 SXM4"); its count on the new card ("and on
+    an H200?" after "on four cards")."""
+    if not names_hardware and u.count is None:
+        return _same_node(prev)
+    if not names_hardware and u.count is not None and (prev.cards or prev.card_families):
+        configs = [
+            f"{u.count}x-{card}"
+            for card in prev.cards
+            if f"{u.count}x-{card}" in catalog.configurations
+        ]
+        return {
+            "cards": list(prev.cards),
+            "card_families": list(prev.card_families),
+            "configurations": configs,
+        }
+    if names_hardware and u.count is None and prev.count:
+        count = prev.count
+        configs = list(u.configurations)
+        for card in u.cards:
+            cid = f"{count}x-{card}"
+            if cid in catalog.configurations and cid not in configs:
+                configs.append(cid)
+        return {"count": count, "configurations": configs}
+    return {}
+
+
+#: the previous intents a follow-up cannot continue
+_ENDED = ("off_topic", "topology_paste", "allreduce_paste", "general")
+
+
+def _continues(u: Any, prev: Slots) -> bool:
+    """The conversation has a question to continue (a goal outside the domain, `Query.outside`,
+    continues nothing: it is declined)."""
+    return bool(not u.outside and prev.intent and prev.intent not in _ENDED)
+
+
+def _continues_previous(
+    u: Any, prev: Slots, intents: list[str], new_subject: bool, names_hardware: bool
+) -> bool:
+    """A follow-up ("und 8x?") or an answer to our clarifying question ("only a few users") that
+    supplies a slot but asks nothing new continues the previous question; "und passt Llama 70B
+    da drauf?" after a price question asks whether it fits."""
+    if not (
+        _continues(u, prev) and (intents in (["general"], ["fit"], ["off_topic"]) or not intents)
+    ):
+        return False
+    supplies_slot = not new_subject and bool(
+        u.workloads
+        or u.precision
+        or u.kv_precision
+        or names_hardware
+        or u.count
+        or u.context_tokens
+    )
+    if not (u.follow_up or supplies_slot):
+        return False
+    return not (intents == ["fit"] and u.asks_fit and (new_subject or _refers_to_answer(u, prev)))
