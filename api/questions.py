@@ -8,6 +8,7 @@ from fastapi import HTTPException
 
 from assistant.sessions import check_session_id
 from assistant.settings import Settings
+from assistant.situation import length_problem
 
 
 def checked_session_id(session_id: str | None) -> None:
@@ -49,10 +50,7 @@ def checked_question(text: str, settings: Settings, field: str = "message") -> s
     question = checked_text((text or "").strip(), field)
     if not question:
         raise HTTPException(422, f"{field}: the question is empty.")
-    if len(question) > settings.max_question_chars:
-        raise HTTPException(
-            422,
-            f"{field}: the question is {len(question)} characters long; "
-            f"the limit is {settings.max_question_chars}.",
-        )
+    problem = length_problem(question, settings.max_question_chars, settings.max_pasted_chars)
+    if problem:
+        raise HTTPException(422, f"{field}: {problem}.")
     return question

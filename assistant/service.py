@@ -62,6 +62,7 @@ from assistant.sessions import (
     check_session_id,
     new_session_id,
 )
+from assistant.situation import length_problem, prose_language
 from assistant.texts import num, t
 
 __all__ = ["Assistant", "InvalidRequest", "InvalidSessionId", "QuestionError", "answer_events"]
@@ -282,14 +283,22 @@ class Assistant:
         q = question.replace("\x00", "").strip()
         if not q:
             raise QuestionError("the question is empty")
-        limit = max_chars or self.deps.settings.max_question_chars
-        if len(q) > limit:
-            raise QuestionError(f"the question is too long ({len(q)} characters; at most {limit})")
+        settings = self.deps.settings
+        if max_chars is not None:  # the surface checked the parts itself (Slack)
+            if len(q) > max_chars:
+                raise QuestionError(
+                    f"the question is too long ({len(q)} characters; at most {max_chars})"
+                )
+            return q
+        problem = length_problem(q, settings.max_question_chars, settings.max_pasted_chars)
+        if problem:
+            raise QuestionError(problem)
         return q
 
     def _read(self, question: str, session: Session | None, language: Language | None) -> Reading:
         """The rule reader: the question parsed, merged with the session (a follow-up keeps
         what earlier turns established), as a `Reading`."""
+        language = language or prose_language(question)  # a German question, an English paste
         u = self.nlu.understand(question, language=language)
         if language is None and not u.language_detected and session and session.language:
             u.language = session.language

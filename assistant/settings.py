@@ -230,8 +230,8 @@ class Settings(BaseSettings):
     )
     max_pasted_chars: int = Field(
         default=20_000,
-        description="pasted material (customer email, code blocks, tool output) a Slack message "
-        "may carry besides the question (which stays within max_question_chars)",
+        description="pasted material (customer email, code blocks, tool output) a message may "
+        "carry besides the question (which stays within max_question_chars), on every surface",
     )
 
     @property

@@ -380,3 +380,34 @@ __all__ = [
     "sort_sentences",
     "split_reset",
 ]
+
+
+def length_problem(text: str, max_question_chars: int, max_pasted_chars: int) -> str | None:
+    """Why a message is too long, or None: the prose (the question) may be up to
+    `max_question_chars`, pasted material (an e-mail quoted, code blocks, `nvidia-smi topo -m`,
+    `all_reduce_perf` output) up to `max_pasted_chars` besides it — on every surface."""
+    if len(text) <= max_question_chars:
+        return None
+    situation = read_situation(text)
+    if len(situation.question) > max_question_chars:
+        return (
+            f"the question is too long ({len(situation.question)} characters of prose; at most "
+            f"{max_question_chars}, plus up to {max_pasted_chars} of pasted output or e-mail)"
+        )
+    if situation.pasted_chars > max_pasted_chars:
+        return (
+            f"the pasted material is too long ({situation.pasted_chars} characters; at most "
+            f"{max_pasted_chars})"
+        )
+    return None
+
+
+def prose_language(text: str) -> Language | None:
+    """The language of a message's prose when it carries pasted material (a German question
+    with an English paste is German), or None when there is none or it says nothing."""
+    if "\n" not in text:
+        return None
+    situation = read_situation(text)
+    if not (situation.pasted or situation.customer) or not situation.language_detected:
+        return None
+    return situation.language
