@@ -314,7 +314,8 @@ class Assistant:
         """The planner's answer to a reading (it sees nothing else) and the slots the session
         keeps of it."""
         choices: list[Choice] = []
-        if self.composer.plan(to_query(reading)).name == "ask_model":
+        flow = self.composer.plan(to_query(reading)).name
+        if flow == "ask_model" or (flow in _GENERAL_FLOWS and _open_sizing(reading)):
             reading, choices = self._without_model(reading)
         u = to_query(reading)
         offline = self._offline(u, session_id, reading.unread, assumed=self._assumed(reading))
@@ -507,6 +508,20 @@ def _with_reading(answer: Answer, reading: Reading, catalog: Any) -> Answer:
     out = answer.model_copy(update={"reading": reading, "understood": line})
     out._chosen = list(answer._chosen)
     return out
+
+
+# the rows a question with a load but no model falls to when it names no fit ("a chatbot for 50
+# employees, what do we offer?"): the guides' general answer, or NVLink by workload alone
+_GENERAL_FLOWS = ("general", "nvlink")
+
+
+def _open_sizing(reading: Reading) -> bool:
+    """A request to size something for a load or a budget with no model or hardware named, and
+    not a yes/no or explanation question (those the general rows answer)."""
+    named = reading.has_subject or reading.configurations or reading.cards
+    closed = reading.yes_no or reading.claim or reading.explain or reading.outside
+    pasted = reading.topo_text or reading.nccl_text or reading.measured.busbw_gb_s
+    return _sized_without_model(reading) and not (named or closed or pasted)
 
 
 def _sized_without_model(reading: Reading) -> bool:

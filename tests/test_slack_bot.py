@@ -946,3 +946,41 @@ def test_adjust_on_an_ephemeral_answer_reanswers_through_its_response_url(
     r = stored(server, ref["m"]).reading
     assert (r.users, r.reader, r.precision) == (120, "user", "bf16")
     assert r.concurrent_sequences is not None and r.concurrent_sequences < 120
+
+
+def test_a_choice_button_reanswers_with_its_reading_in_the_thread(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    """No model named for a load: the answer sizes a starting point and offers the other
+    proposals as buttons; a click re-answers the session's question with that model."""
+    channel, ts = "C0CHOICE1", new_ts()
+    event(
+        server,
+        {
+            "type": "app_mention",
+            "user": "U0ANNA",
+            "channel": channel,
+            "text": f"<@{BOT_USER_ID}> Customer wants a chatbot for 50 employees, what then?",
+            "ts": ts,
+        },
+    )
+    post = answers_in(stub, channel)[0]
+    choices = {k: v for k, v in buttons(post.blocks).items() if k.startswith("sizing_choice_")}
+    assert len(choices) >= 2
+    pick = choices["sizing_choice_0"]
+    ref = json.loads(pick["value"])
+    response = block_action(
+        server,
+        stub,
+        {"action_id": "sizing_choice_0", "value": pick["value"]},
+        f"choice-{channel}",
+        {"type": "message", "message_ts": ts, "channel_id": channel, "thread_ts": ts},
+    )
+    assert response.status_code == 200
+    again = answers_in(stub, channel, count=2)
+    assert len(again) == 2 and again[1].params["thread_ts"] == ts
+    new_ref = json.loads(buttons(again[1].blocks)["sizing_feedback_up"]["value"])
+    answer = stored(server, new_ref["m"])
+    assert answer.reading.model == ref["e"]["model"] and answer.reading.reader == "user"
+    assert answer.reading.users == 50
+    assert "<@U0ANNA>" in json.dumps(again[1].blocks)

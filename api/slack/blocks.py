@@ -30,6 +30,8 @@ ACTION_SHARE = "sizing_share"
 ACTION_ADJUST = "sizing_adjust"  # opens the "Adjust" modal (api/slack/adjust.py)
 ACTION_FOLLOW_UP_PREFIX = "sizing_follow_up_"
 FOLLOW_UP_ACTION = re.compile(rf"^{ACTION_FOLLOW_UP_PREFIX}\d+$")
+ACTION_CHOICE_PREFIX = "sizing_choice_"  # one of the answer's choices: re-answer with its fields
+CHOICE_ACTION = re.compile(rf"^{ACTION_CHOICE_PREFIX}\d+$")
 ACTIONS_BLOCK_ID = "sizing_actions"
 
 _LABELS = {
@@ -220,6 +222,22 @@ def follow_up_block(answer: Answer) -> dict[str, Any] | None:
     return {"type": "actions", "block_id": "sizing_follow_ups", "elements": buttons}
 
 
+def choices_block(answer: Answer) -> dict[str, Any] | None:
+    """`Answer.choices` (e.g. the models proposed when none was named) as buttons; a click
+    re-answers the session's question with the choice's reading fields."""
+    if not answer.choices:
+        return None
+    buttons = [
+        _button(
+            f"↪ {c.label}",
+            f"{ACTION_CHOICE_PREFIX}{i}",
+            json.dumps({"s": answer.session_id, "e": c.reading, "l": c.label}, ensure_ascii=False),
+        )
+        for i, c in enumerate(answer.choices[:MAX_FOLLOW_UPS])
+    ]
+    return {"type": "actions", "block_id": "sizing_choices", "elements": buttons}
+
+
 def actions_block(answer: Answer, *, share: bool, adjust: bool = True) -> dict[str, Any]:
     """👍 / 👎, "Adjust" when the answer carries a reading (opens the modal to correct it), and
     "Share in channel" on ephemeral answers."""
@@ -288,6 +306,9 @@ def answer_blocks(
         blocks.append(_context(f"⚠️ {escape(answer.notice)}"))
     blocks.extend(price_blocks(answer.prices, answer.language))
     blocks.extend(citation_blocks(answer.citations, answer.language))
+    choices = choices_block(answer) if adjust else None  # re-answering needs `reanswer`
+    if choices:
+        blocks.append(choices)
     follow_ups = follow_up_block(answer)
     if follow_ups:
         blocks.append(follow_ups)

@@ -40,6 +40,7 @@ from api.slack.blocks import (
     ACTION_FEEDBACK_DOWN,
     ACTION_FEEDBACK_UP,
     ACTION_SHARE,
+    CHOICE_ACTION,
     FOLLOW_UP_ACTION,
     answer_messages,
     notice_message,
@@ -343,6 +344,7 @@ class SlackBot:
         app.action(ACTION_SHARE)(ack=_ack, lazy=[self._share])
         app.action(FOLLOW_UP_ACTION)(ack=_ack, lazy=[self._follow_up])
         app.action(ACTION_ADJUST)(ack=_ack, lazy=[self._open_adjust])
+        app.action(CHOICE_ACTION)(ack=_ack, lazy=[self._choice])
         app.view(ADJUST_CALLBACK_ID)(ack=self._ack_adjust, lazy=[self._answer_adjust])
         app.error(self._on_error)
 
@@ -777,6 +779,48 @@ class SlackBot:
             log.warning("slack: could not read session %s: %s", session_id, error)
             return None
         return last.reading if last is not None else None
+
+    def _choice(
+        self,
+        body: dict[str, Any],
+        action: dict[str, Any],
+        respond: Callable[..., Any],
+        client: WebClient,
+    ) -> None:
+        """One of an answer's choices clicked: the session's question re-answered with the
+        choice's reading fields (`reanswer`), posted where the clicked answer is."""
+        try:
+            ref = json.loads(action.get("value") or "{}")
+            session, edits, label = str(ref["s"]), dict(ref["e"]), str(ref.get("l", ""))
+        except (ValueError, KeyError, TypeError):
+            log.warning("slack: malformed choice button value")
+            return
+        if self.reanswer is None:
+            return
+        language = _message_language(body)
+        user = (body.get("user") or {}).get("id", "")
+        try:
+            answer: Answer | None = self.reanswer(session, edits)
+        except Exception:
+            log.exception("slack: a choice on session %s failed", session)
+            answer = None
+        if answer is None:
+            messages = [notice_message(texts(language)["failed"])]
+        else:
+            self.answers.put(answer)
+            note = f"↪ <@{user}>: {escape(label)}"
+            messages = answer_messages(answer, notes=[note], adjust=self.can_adjust)
+        container = body.get("container") or {}
+        if container.get("is_ephemeral") or not container.get("channel_id"):
+            for message in messages:
+                respond(**message, response_type="ephemeral", replace_original=False)
+            return
+        thread_ts = (
+            container.get("thread_ts")
+            or (body.get("message") or {}).get("thread_ts")
+            or container["message_ts"]
+        )
+        _Reply(client, container["channel_id"], thread_ts).finish(messages)
 
     def _ack_adjust(self, ack: Callable[..., None], view: dict[str, Any]) -> None:
         """Field errors go back with the acknowledgement (the modal stays open); otherwise the
