@@ -119,7 +119,7 @@ def _diagnoses(q: Query) -> bool:
 
 
 #: the intent that answers each ask kind first
-_ASK_INTENT: dict[str, Intent] = {
+ASK_INTENT: dict[str, Intent] = {
     "fit": "fit",
     "price": "price",
     "speed": "speed",
@@ -141,7 +141,7 @@ def intents_of(r: Reading) -> list[Intent]:
     """Intents for a reading that has none: its asks in order, else its task's."""
     intents: list[Intent] = []
     for ask in r.asks:
-        intent = _ASK_INTENT[ask.kind]
+        intent = ASK_INTENT[ask.kind]
         if intent not in intents:
             intents.append(intent)
     if not intents and r.task in _TASK_INTENT:

@@ -15,22 +15,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.nlu.asks import is_yes_no
-from assistant.nlu.query import Ask, Claim, Intent, Query
-from assistant.reading.convert import IMPLIED_AT, from_query, implied_asks
+from assistant.nlu.query import Ask, Claim, Query
+from assistant.reading.convert import ASK_INTENT, IMPLIED_AT, from_query, implied_asks
 from assistant.reading.model import Currency, Reading
 
 _EURO = re.compile(r"€|\beur(?:o|os)?\b")
 _DOLLAR = re.compile(r"\$|\busd\b|\bdollars?\b")
 # a clause ends at ?, ! or . followed by space, or at a line break
 _CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\n+")
-_ASK_INTENT: dict[str, Intent] = {
-    "fit": "fit",
-    "price": "price",
-    "speed": "speed",
-    "context": "capacity",
-}
-# clause intents that never go unread: pastes and a catch-all fit on the session's subject
+# clause intents that never go unread: pastes
 _NEVER_UNREAD = frozenset({"topology_paste", "allreduce_paste"})
 MIN_CLAUSE_WORDS = 3
 # a relaying request about the answer itself ("can you help me answer?", "draft the facts for my
@@ -68,7 +61,7 @@ def _stated(u: Query) -> dict[str, Any]:
             Ask(kind=k, at=IMPLIED_AT, precision=u.asks[0].precision if u.asks else None)
             for k in kinds
         ]
-    if u.claim is None and u.has_subject and is_yes_no(u.question):
+    if u.claim is None and u.has_subject and u.yes_no:
         claim = _INTENT_CLAIM.get(u.intent)
         if claim is not None:
             update["claim"] = claim
@@ -86,7 +79,7 @@ def _currency(u: Query) -> Currency | None:
 
 def covered_intents(u: Query) -> set[str]:
     """The intents the answer to `u` answers: its primary one and one per ask."""
-    return {u.intent, *(_ASK_INTENT[a.kind] for a in u.asks)}
+    return {u.intent, *(ASK_INTENT[a.kind] for a in u.asks)}
 
 
 def unread_clauses(u: Query, nlu: Any) -> list[str]:
