@@ -162,6 +162,11 @@ _MONEY_KEY_RX = re.compile(r"usd|price|cost|dollar|preis", re.IGNORECASE)
 _FITS = {"fits_one_card": True, "split": True, "fits": True, "does_not_fit": False}
 
 
+@lru_cache(maxsize=4096)
+def _money_key(key: str) -> bool:
+    return _MONEY_KEY_RX.search(key) is not None
+
+
 def _money_tag(key: str) -> str:
     k = key.lower()
     for word, tag in (("month", "month"), ("hour", "hour"), ("year", "year"), ("token", "tokens")):
@@ -174,9 +179,9 @@ _JSON_NAME_RX = re.compile(
     r'"(?:name|label|short_name|id|model|query)": "[^"]*"'
 )  # names, not figures
 _JSON_NUMBER_RX = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*")
-_JSON_MONEY_RX = re.compile(
-    r'"(\w*(?:usd|price|cost|dollar|preis)\w*)": (-?\d+(?:\.\d+)?)', re.IGNORECASE
-)
+# a number under a key: a money figure when the key names money (_money_key); the same pairs as
+# r'"(\w*(?:usd|price|cost|dollar|preis)\w*)": (-?\d+(?:\.\d+)?)' (IGNORECASE), in half the time
+_JSON_KEYED_NUMBER_RX = re.compile(r'"(\w+)": (-?\d+(?:\.\d+)?)')
 _JSON_DOLLAR_RX = re.compile(r"\$\s?(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s?\$")
 _JSON_CONFIG_RX = re.compile(r'"(\d+x-[a-z0-9-]+)"')
 _JSON_ROW_RX = re.compile(
@@ -204,7 +209,9 @@ def _index_blob(blob: str) -> _Indexed:
     for raw in set(_JSON_NUMBER_RX.findall(figures)):
         sign = -1.0 if raw.startswith("-") else 1.0
         numbers.update(sign * v for v, _ in _float_candidates(raw.lstrip("-")))
-    money = {(_money_tag(k), float(v)) for k, v in _JSON_MONEY_RX.findall(blob)}
+    money = {
+        (_money_tag(k), float(v)) for k, v in _JSON_KEYED_NUMBER_RX.findall(blob) if _money_key(k)
+    }
     if "$" in blob:
         for a, b in _JSON_DOLLAR_RX.findall(blob):
             money.update(("any", v) for v, _ in _float_candidates(a or b))

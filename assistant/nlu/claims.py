@@ -186,9 +186,30 @@ CONCEPTS: dict[str, tuple[str, str | None]] = {
 _CONCEPT_RX = {k: (re.compile(a), re.compile(b) if b else None) for k, (a, b) in CONCEPTS.items()}
 
 
+def _first_lookahead(pattern: str) -> str:
+    """The body of the pattern's leading `(?=.*BODY)`: where the pattern matches, BODY occurs."""
+    assert pattern.startswith("(?=.*"), pattern
+    depth = 0
+    for i, c in enumerate(pattern):
+        if c == "\\":
+            continue
+        if c == "(" and pattern[i - 1 : i] != "\\":
+            depth += 1
+        elif c == ")" and pattern[i - 1 : i] != "\\":
+            depth -= 1
+            if depth == 0:
+                return pattern[5:i]
+    raise ValueError(pattern)
+
+
+# a concept's pattern is lookaheads tried from every position of the question (quadratic in its
+# length); its first lookahead's words must occur for it to match, found in one linear pass
+_CONCEPT_CUE = {k: re.compile(_first_lookahead(a)) for k, (a, _b) in CONCEPTS.items()}
+
+
 def find_concept(folded: str, u: Query) -> None:
     for concept, (rx, converse) in _CONCEPT_RX.items():
-        if rx.search(folded):
+        if _CONCEPT_CUE[concept].search(folded) and rx.search(folded):
             u.concept = concept
             u.claim_negated = bool(converse and converse.search(folded))
             return
