@@ -316,6 +316,8 @@ def response_sizes(assistant: Any) -> dict[str, dict[str, float]]:
     for case in (c for d in datasets for c in d.cases):
         session = None
         for turn in case.turns():
+            if not isinstance(turn.question, str):  # a planner case: a reading, no question
+                break
             answer = assistant.ask(turn.question, session_id=session, language=case.language)
             session = answer.session_id
             default.append(len(answer_json(answer).encode()))

@@ -11,6 +11,9 @@ processes alternate (this, base, this, base, ...) so the shared box's load drift
 alike. Per process: each question asked once as a first ask (after a warm-up on the built-in
 list: first use of each code path), then `--rounds` times warm; wall and thread-CPU time per ask.
 Printed: p50, mean and p95 of each tree and the ratio this / base (issue 23: <= 1.5x).
+The processes inherit this one's environment, OMP_WAIT_POLICY=PASSIVE included once this tree's
+embedder has built the index: the embedding engine's threads wait alike in both trees, so the
+ratio is the code's, not the spinning's (see knowledge/embeddings.py).
 """
 
 from __future__ import annotations
