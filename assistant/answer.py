@@ -76,6 +76,11 @@ class LLMAttempt(BaseModel):
     tool_calls: list[str] = Field(default=[], description="names of the tools called so far")
 
 
+#: a reading's paste that is the whole question, as serialised (Answer._compact_reading)
+SAME_AS_QUESTION = "=question"
+_PASTES = ("topo_text", "nccl_text")
+
+
 class Choice(BaseModel):
     """A reading the user may pick instead (a chip or button): its label and the reading fields
     it sets, sent back as `reading` to re-answer."""
@@ -122,17 +127,27 @@ class Answer(BaseModel):
 
     @field_serializer("reading")
     def _compact_reading(self, reading: Reading | None) -> dict[str, Any] | None:
-        """The reading without its defaults, and without its text when that is the question
-        (restored on load): a few hundred bytes on every surface."""
+        """The reading without its defaults, and without the question's text repeated: `text`
+        is left out and a pasted `topo_text` / `nccl_text` that is the whole question is
+        written as "=question" (both restored on load): a few hundred bytes on every surface,
+        however long the paste."""
         if reading is None:
             return None
         exclude = {"text"} if reading.text == self.question else set()
-        return reading.model_dump(mode="json", exclude_defaults=True, exclude=exclude)
+        data = reading.model_dump(mode="json", exclude_defaults=True, exclude=exclude)
+        for name in _PASTES:
+            if data.get(name) == self.question:
+                data[name] = SAME_AS_QUESTION
+        return data
 
     @model_validator(mode="after")
     def _reading_text(self) -> "Answer":
-        if self.reading is not None and not self.reading.text:
-            self.reading.text = self.question
+        if self.reading is not None:
+            if not self.reading.text:
+                self.reading.text = self.question
+            for name in _PASTES:
+                if getattr(self.reading, name) == SAME_AS_QUESTION:
+                    setattr(self.reading, name, self.question)
         return self
 
     # the configuration(s) the offline answer chose as its result (the cheapest that holds the

@@ -294,3 +294,25 @@ def test_sequences_derived_from_users_are_marked_assumed(assistant) -> None:  # 
     assert "concurrent_sequences" not in said.reading.assumed
     assert a.reading.budget_currency is None  # no budget, no currency
     assert assistant.ask("Budget 8k/Monat für Llama 3.1 8B?").reading.budget_currency is None
+
+
+def test_a_paste_is_not_repeated_in_the_answers_json_and_survives_a_round_trip(assistant) -> None:  # type: ignore[no-untyped-def]
+    from assistant.answer import Answer
+
+    rows = "\n".join(
+        f"{2**k:>12} {2**k // 4:>12} float sum -1 {100 + k:>8.1f} {k:>6.2f} {k * 1.75:>6.2f} 0"
+        f" {101 + k:>8.1f} {k:>6.2f} {k * 1.75:>6.2f} 0"
+        for k in range(10, 30)
+    )
+    paste = (
+        "Is the interconnect ok on our 8x A100 SXM4?\n\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+        f"{rows}\n# Avg bus bandwidth    : 30.1 \n"
+    )
+    a = assistant.ask(paste)
+    assert a.reading.nccl_text == paste.strip()
+    dumped = a.model_dump_json()
+    reading_json = dumped[dumped.index('"reading":') :]
+    assert "Avg bus bandwidth" not in reading_json  # the paste is not repeated in the reading
+    back = Answer.model_validate_json(dumped)
+    assert back.reading is not None and back.reading.nccl_text == a.reading.nccl_text
