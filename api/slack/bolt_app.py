@@ -693,10 +693,10 @@ class SlackBot:
             log.warning("slack: malformed follow-up button value")
             return
         user = (body.get("user") or {}).get("id", "")
-        container = body.get("container") or {}
         prompt = build_prompt(read_situation(question))
         language = guess_language(question)
-        if container.get("is_ephemeral") or not container.get("channel_id"):
+        place = _clicked_thread(body)
+        if place is None:
             answer = self._ask_safely(prompt, session)
             if answer is None:
                 respond(**notice_message(texts(language)["failed"]), replace_original=False)
@@ -706,11 +706,7 @@ class SlackBot:
             for message in shown:
                 respond(**message, response_type="ephemeral", replace_original=False)
             return
-        message_info = body.get("message") or {}
-        thread_ts = (
-            container.get("thread_ts") or message_info.get("thread_ts") or container["message_ts"]
-        )
-        reply = _Reply(client, container["channel_id"], thread_ts)
+        reply = _Reply(client, *place)
         reply.start(texts(language)["placeholder"])
         answer = self._ask_safely(prompt, session, _progress_note(reply.progress))
         if answer is None:
@@ -810,17 +806,12 @@ class SlackBot:
             self.answers.put(answer)
             note = f"↪ <@{user}>: {escape(label)}"
             messages = answer_messages(answer, notes=[note], adjust=self.can_adjust)
-        container = body.get("container") or {}
-        if container.get("is_ephemeral") or not container.get("channel_id"):
+        place = _clicked_thread(body)
+        if place is None:
             for message in messages:
                 respond(**message, response_type="ephemeral", replace_original=False)
             return
-        thread_ts = (
-            container.get("thread_ts")
-            or (body.get("message") or {}).get("thread_ts")
-            or container["message_ts"]
-        )
-        _Reply(client, container["channel_id"], thread_ts).finish(messages)
+        _Reply(client, *place).finish(messages)
 
     def _ack_adjust(self, ack: Callable[..., None], view: dict[str, Any]) -> None:
         """Field errors go back with the acknowledgement (the modal stays open); otherwise the
@@ -884,6 +875,20 @@ class _Adjustment:
     clicked: Answer | None
     edits: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+
+
+def _clicked_thread(body: dict[str, Any]) -> tuple[str, str] | None:
+    """(channel, thread ts) of the message whose button was clicked, or None for an ephemeral
+    message (answered through the click's response_url)."""
+    container = body.get("container") or {}
+    if container.get("is_ephemeral") or not container.get("channel_id"):
+        return None
+    thread_ts = (
+        container.get("thread_ts")
+        or (body.get("message") or {}).get("thread_ts")
+        or container["message_ts"]
+    )
+    return str(container["channel_id"]), str(thread_ts)
 
 
 def _progress_note(update: Callable[[str], None]) -> ProgressFn:
