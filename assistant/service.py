@@ -499,6 +499,8 @@ def slots_of(u: Any) -> Slots:
         users=u.users,
         runtime=u.runtime,
         kv_precision=u.kv_precision,
+        yes_no=u.yes_no,
+        claim=u.claim,
     )
 
 

@@ -634,6 +634,24 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Einen Knoten mit {count} {card}-Karten gibt es im Katalog nicht; hier der nächste, der "
         "es fasst:",
     ),
+    "train_named_holds": (
+        "{label} holds it: {usable} usable across its cards, sharded over {n} cards (e.g. FSDP "
+        "or DeepSpeed ZeRO-3).",
+        "{label} fasst es: {usable} nutzbar über seine Karten, auf {n} Karten verteilt (z. B. "
+        "FSDP oder DeepSpeed ZeRO-3).",
+    ),
+    "train_named_short": (
+        "{label} does not hold it: {usable} usable across all its cards, short of {total}.",
+        "{label} fasst es nicht: {usable} nutzbar über alle seine Karten, weniger als {total}.",
+    ),
+    "train_named_short_one": (
+        "{label} does not hold it: {usable} usable on its card, short of {total}.",
+        "{label} fasst es nicht: {usable} nutzbar auf seiner Karte, weniger als {total}.",
+    ),
+    "train_named_holds_one": (
+        "{label} holds it on its one card: {usable} usable.",
+        "{label} fasst es auf seiner einen Karte: {usable} nutzbar.",
+    ),
     "train_one_card": (
         "That fits on a single card: the cheapest one-card node that holds it is {label},",
         "Das passt auf eine einzelne Karte: der günstigste Ein-Karten-Knoten, der es fasst, ist "

@@ -288,6 +288,7 @@ class FitMixin(ComposerBase):
                 bpp=smart(d.lang, mem["bytes_per_param"]),
             )
         )
+        self._training_named(d, u, fit, mem["total_gb"])
         if cheapest is not None:
             d.add(
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
@@ -444,6 +445,38 @@ class FitMixin(ComposerBase):
         holders = [g for g in cat.gpus.values() if g.short_name in set(tf["holders"])]
         one = tf.get("cheapest_one_card")
         return holders, cat.configurations[one["configuration"]] if one else None
+
+    def _training_named(self, d: Draft, u: Query, fit: dict[str, Any], total_gb: float) -> None:
+        """The nodes the question names, judged by the training_fit rows ("Will a full fine-tune
+        of Llama 3.1 8B work on our 4x RTX 4090?"): whether their cards together hold the
+        training memory, which decides the yes/no."""
+        asked = self._targets(u, fit) if (u.configurations or u.cards or u.card_families) else []
+        if u.count is not None:  # "on one A100": the one-card nodes of that card
+            asked = [r for r in asked if r["count"] == u.count] or asked
+        named = [r["configuration"] for r in asked]
+        if not named:
+            return
+        tf = d.call("training_fit", model=self._model_arg(u), method="full", configurations=named)
+        rows = (tf or {}).get("rows", [])
+        if not rows:
+            return
+        one_card = u.count == 1
+        for r in rows:
+            holds = r["fits_one_card"] if one_card else r["fits_node"]
+            key = "train_named_holds" if holds else "train_named_short"
+            if r["count"] == 1:
+                key += "_one"
+            d.add(
+                t(
+                    d.lang,
+                    key,
+                    label=d.link(r["configuration"]),
+                    usable=gb(d.lang, r["usable_gb_node"]),
+                    total=gb(d.lang, total_gb),
+                    n=r["cards_needed"] or r["count"],
+                )
+            )
+        d.verdict = any(r["fits_one_card"] if one_card else r["fits_node"] for r in rows)
 
     def _no_single_card_node(
         self,

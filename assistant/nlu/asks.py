@@ -47,7 +47,7 @@ _NOT_ELLIPTICAL_RX = re.compile(
 def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
-    q = question.strip()
+    q = _first_question(question.strip())
     if ALTERNATIVE_RX.search(q):
         return False
     elliptical = (
@@ -58,6 +58,18 @@ def is_yes_no(question: str) -> bool:
         and not _NOT_ELLIPTICAL_RX.search(q)
     )
     return bool(_YES_NO_RX.search(q)) or elliptical
+
+
+_SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _first_question(text: str) -> str:
+    """The first sentence that ends in a question mark ("Customer has our 4x RTX 4090 box and
+    wants a full fine-tune. Will that work?" -> "Will that work?"); the text when none does."""
+    for sentence in _SENTENCE_RX.split(text):
+        if sentence.strip().endswith("?"):
+            return sentence.strip()
+    return text
 
 
 # ---------------------------------------------------------------- the asks
@@ -115,7 +127,11 @@ def find_asks(folded: str, u: Query) -> None:
     yes_no = is_yes_no(u.question)
     named = _model_at(folded, u)  # a model named with a node and a price: does it fit there?
     if fit or (money and hardware and named >= 0) or (context and yes_no):
-        at = -1 if yes_no else fit.start() if fit else named
+        first = _first_question(u.question.strip())
+        # the yes/no asks the fit when it is the whole question or itself asks it ("Will that
+        # work?"), not when it asks about something else said before ("… $1,890. Stimmt das?")
+        fit_first = yes_no and (first == u.question.strip() or _FIT_ASK_RX.search(first.lower()))
+        at = -1 if fit_first else fit.start() if fit else named
         precisions: list[str | None] = compared if not speed else []
         asks += [Ask(kind="fit", at=at, precision=p) for p in precisions or [None]]
     u.asks = _in_order(asks)

@@ -536,7 +536,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     ),
     (
         "healthy",
-        r"\b(?:normal|correct|right|fine|ok|okay|good|alright|expected|as it should|healthy|"
+        r"\b(?:normal|correct|right|fine(?![- ]?tun)|ok|okay|good|alright|expected|as it should|"
+        r"healthy|"
         r"richtig|korrekt|gut|"
         r"in ordnung|erwartet|stimmt das|passt das|gesund|plausibel|plausible)\b",
     ),

@@ -84,7 +84,8 @@ def training_fit(deps: Any, args: TrainingFitArgs) -> TrainingFitResult:
     LoRA/QLoRA memory (as memory_need) against 90 % of each card, before activations. Returns
     the total GB, the cards that hold it alone, the cheapest one-card node that does, else the
     cheapest NVLink node whose cards together hold it (sharded), and the nodes that hold it,
-    cheapest first, with cards_needed and price."""
+    cheapest first, with cards_needed and price (with `configurations`: those nodes, each
+    judged, whether or not they hold it)."""
     from tools.memory import GPU_MEMORY_UTILIZATION
     from tools.training import TrainingFitInput
     from tools.training import training_fit as fit_training
@@ -132,7 +133,8 @@ def training_fit(deps: Any, args: TrainingFitArgs) -> TrainingFitResult:
         cheapest_split_nvlink=_row(res.cheapest_split_nvlink)
         if res.cheapest_split_nvlink
         else None,
-        rows=[_row(r) for r in fitting[:8]],
+        # the nodes asked about, each judged; else the nodes that hold it, cheapest first
+        rows=[_row(r) for r in (res.rows if args.configurations else fitting[:8])],
         fitting_configurations=len(fitting),
         formula=res.formula,
         notes=[*mem["notes"], *res.notes],

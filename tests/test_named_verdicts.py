@@ -1,0 +1,76 @@
+"""Yes/no verdicts about the hardware the question names, from the tool that judges that job.
+
+A full fine-tune asked about a named node is judged by `training_fit` on that node (not by the
+serving fit), the yes/no of a relayed question is found in its question sentence, a follow-up that
+continues a yes/no question is the same yes/no question, and "fine-tune" is no claim that
+something is "fine". Expected verdicts come from the tools behind each answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.answer import Answer
+from assistant.nlu.asks import is_yes_no
+from assistant.service import Assistant
+from tests.answers import last_call
+
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
+
+
+def _first_word(answer: Answer) -> str:
+    return answer.answer.lstrip("*_ ").split()[0].strip(".,—*").lower()
+
+
+def test_full_fine_tune_on_a_named_node_is_judged_by_training_fit(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Customer has our 4x RTX 4090 box and now wants to do a full fine-tune (not LoRA) of "
+        "Llama 3.1 8B on it. Will that work memory-wise?"
+    )
+    call = last_call(a, "training_fit")
+    assert call.arguments["configurations"] == ["4x-rtx-4090"]
+    row = call.result["rows"][0]
+    assert row["configuration"] == "4x-rtx-4090" and row["fits_node"] is False
+    assert _first_word(a) == "no"
+    assert a.reading is not None and a.reading.claim != "healthy"
+
+
+def test_a_named_node_that_holds_the_training_job_gets_yes(assistant: Assistant) -> None:
+    a = assistant.ask("Can we do a full fine-tune of Llama 3.1 8B on 8x H100 SXM5?")
+    row = last_call(a, "training_fit").result["rows"][0]
+    assert row["configuration"] == "8x-h100-sxm5" and row["fits_node"] is True
+    assert _first_word(a) == "yes"
+
+
+def test_a_follow_up_continuing_a_yes_no_question_is_answered_yes_or_no(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask("Can I QLoRA fine-tune Llama 3.3 70B on one A100 80GB?")
+    assert _first_word(first) == "yes"
+    second = assistant.ask("and a full fine-tune, not LoRA?", session_id=first.session_id)
+    row = last_call(second, "training_fit").result["rows"][0]
+    assert row["count"] == 1 and row["fits_one_card"] is False
+    assert _first_word(second) == "no"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Customer has a 4x RTX 4090 box. Will a full fine-tune of Llama 3.1 8B work?", True),
+        ("Kunde hat 4x L40S. Reicht das für Llama 3.3 70B in FP8?", True),
+        ("We run Llama 3.1 8B. What does 1x L4 cost per month?", False),
+        ("What does 1x L4 cost? Does it hold Llama 3.1 8B?", False),
+    ],
+)
+def test_the_yes_no_is_read_from_the_first_question_sentence(question: str, expected: bool) -> None:
+    assert is_yes_no(question) is expected
+
+
+def test_a_stated_price_asked_about_keeps_the_price_ask_first(assistant: Assistant) -> None:
+    a = assistant.ask(
+        '[Slack] Kunde schreibt: "Euer Vertrieb hat uns die 4x L40S für 1.890 $ im Monat '
+        'angeboten. Stimmt das? Wir wollen darauf Llama 3.3 70B in FP8 laufen lassen."'
+    )
+    assert a.reading is not None
+    assert [k.kind for k in a.reading.asks][:1] == ["price"]
+    assert any(c.name == "price_quote" for c in a.tool_calls)
