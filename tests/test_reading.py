@@ -316,3 +316,12 @@ def test_a_paste_is_not_repeated_in_the_answers_json_and_survives_a_round_trip(a
     assert "Avg bus bandwidth" not in reading_json  # the paste is not repeated in the reading
     back = Answer.model_validate_json(dumped)
     assert back.reading is not None and back.reading.nccl_text == a.reading.nccl_text
+
+
+def test_a_parse_out_of_the_readings_bounds_is_unread_not_a_crash() -> None:
+    """Hypothesis found "111…1" read as a card count far above the reading's bound (64): the
+    reading leaves the count unsaid and lists the value as unread."""
+    q = Query(question="1" * 40 + " cards", language="en", count=int("1" * 40), intents=["fit"])
+    reading = from_query(q)
+    assert reading.count is None
+    assert any(u.startswith("count 1111") for u in reading.unread)

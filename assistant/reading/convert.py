@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
 from assistant.reading.model import Reading, Task
 
@@ -47,7 +49,27 @@ def from_query(q: Query, **extra: Any) -> Reading:
     data.update({name: getattr(q.constraints, field) for name, field in CONSTRAINTS.items()})
     data["task"] = task_of(q)
     data.update(extra)
-    return Reading.model_validate(_copied(data))
+    data = _copied(data)
+    try:
+        return Reading.model_validate(data)
+    except ValidationError as err:
+        return Reading.model_validate(_without_out_of_range(data, err))
+
+
+def _without_out_of_range(data: dict[str, Any], err: ValidationError) -> dict[str, Any]:
+    """A parse whose value is outside the reading's bounds ("1111…1 cards"): that field is left
+    unsaid and the value goes to `unread`, so the answer says what it did not use."""
+    empty = Reading().model_dump()
+    unread = list(data.get("unread") or [])
+    for e in err.errors():
+        field = str(e["loc"][0]) if e["loc"] else ""
+        if field not in data or field == "unread":
+            raise err
+        value = str(data[field])
+        unread.append(f"{field} {value[:20]}{'…' if len(value) > 20 else ''}")
+        data[field] = empty.get(field)
+    data["unread"] = unread
+    return data
 
 
 def to_query(r: Reading) -> Query:
