@@ -74,3 +74,33 @@ def test_a_stated_price_asked_about_keeps_the_price_ask_first(assistant: Assista
     assert a.reading is not None
     assert [k.kind for k in a.reading.asks][:1] == ["price"]
     assert any(c.name == "price_quote" for c in a.tool_calls)
+
+
+def test_a_yes_no_about_a_named_card_in_a_cheapest_question_is_answered_for_that_card(
+    assistant: Assistant,
+) -> None:
+    """The cheapest flow's "something holds it" is not the answer to "Reicht eine RTX 5090?":
+    the fit rows of the card named decide the first word, and they are stated."""
+    a = assistant.ask(
+        "wir möchten Phi-4 für 12 gleichzeitige Nutzer mit jeweils 16k Kontext betreiben. "
+        "Reicht\ndafür eine einzelne RTX 5090? Falls nicht: welche Karte wäre die günstigste?"
+    )
+    rows = [
+        r
+        for c in a.tool_calls
+        if c.name == "fit_check" and "configurations" not in c.arguments
+        for r in c.result["rows"]
+        if r["configuration"] == "1x-rtx-5090"
+    ]
+    assert rows and rows[0]["verdict"] == "does_not_fit"
+    assert _first_word(a) == "nein"
+    assert any(c.name == "cheapest_fit" for c in a.tool_calls)
+
+
+def test_an_exclusion_said_with_words_between_card_and_verb_is_read(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wir wollen Llama 3.3 70B in FP8 betreiben. Die RTX A6000 kommt für uns nicht in "
+        "Frage. Was würden Sie empfehlen?"
+    )
+    assert a.reading is not None and a.reading.exclude_cards == ["rtx-a6000"]
+    assert "rtx-a6000" not in a.reading.cards

@@ -156,6 +156,40 @@ class AsksMixin(ComposerBase):
             [self._row_line(d, r, with_price=r["configuration"] not in d._prices) for r in rows]
         )
 
+    # ---- the yes/no about the hardware named
+    def _named_verdict(self, d: Draft, u: Query, claim: str | None) -> None:
+        """A yes/no about a fit on hardware the question names ("Reicht eine RTX 5090? Falls
+        nicht: welche Karte wäre die günstigste?") is answered for that hardware, whatever the
+        flow's own lead decided (the cheapest flow's "something holds it"): from the fit rows of
+        the named nodes, stated after the lead when the flow did not state them."""
+        named = u.configurations or u.cards or u.card_families or u.memory_gb
+        asked = u.yes_no or u.claim in ("fits", "too_small")
+        if claim != "fits" or not (named and asked) or self._training(u) or u.adapter:
+            return
+        if u.models[1:]:
+            return  # several models: each has its own verdict
+        rows = self._named_rows(d, u)
+        if not rows:
+            start = len(d.paras)
+            self._ask_fit(d, u, Ask(kind="fit"))
+            _as_lead(d, start)  # the yes/no's own hardware leads, the flow's answer follows
+            rows = self._named_rows(d, u)
+        if not rows:
+            return
+        if u.count == 1 or u.memory_gb:
+            d.verdict = any(r["verdict"] == "fits_one_card" for r in rows)
+        else:
+            d.verdict = any(r["verdict"] != "does_not_fit" for r in rows)
+
+    def _named_rows(self, d: Draft, u: Query) -> list[dict[str, Any]]:
+        """The fit rows of the hardware named, from a fit the answer states in full."""
+        for call in d.calls:
+            if call.name == "fit_check" and "configurations" not in call.arguments:
+                rows = self._targets(u, call.result)
+                if rows and (u.precision is None or call.result.get("precision") == u.precision):
+                    return rows
+        return []
+
     def _ask_price(self, d: Draft, u: Query, ask: Ask) -> None:
         cids = [c for c in self._asked_nodes(d, u) if c not in d._prices]
         if not cids or d.call("price_quote", configurations=cids) is None:
@@ -215,6 +249,16 @@ class AsksMixin(ComposerBase):
                     )
                 ]
             )
+
+
+def _as_lead(d: Draft, start: int) -> None:
+    """Move the paragraphs written from `start` on to the lead's place (after any notices)."""
+    added = d.paras[start:]
+    if not added:
+        return
+    del d.paras[start:]
+    at = next((i for i, para in enumerate(d.paras) if not para.startswith("_")), len(d.paras))
+    d.paras[at:at] = added
 
 
 def _after_lead(d: Draft, start: int) -> None:

@@ -69,6 +69,7 @@ class Composer(
             self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
             self._sized_by_name(d, u.unknown_model, u.params_b)
+        self._named_verdict(d, asked, flow.claim)
         answer_in_polarity(d, u, flow.claim)
 
     @staticmethod

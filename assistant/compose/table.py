@@ -21,7 +21,7 @@ from assistant.compose.cards import asks_node_models
 from assistant.compose.claims import asks_concept
 from assistant.compose.intents import _asks_card_facts
 from assistant.nlu import Query
-from assistant.nlu.query import AskKind, Claim, Intent
+from assistant.nlu.query import Ask, AskKind, Claim, Intent
 
 
 @dataclass(frozen=True)
@@ -273,6 +273,11 @@ def plan(u: Query) -> tuple[Flow, Query]:
     if len(u.asks) < 2 or not flow.answers:
         return flow, u
     first = u.asks[0]
+    yes_no_fit = u.yes_no or u.claim in ("fits", "too_small")
+    if first.kind == "fit" and flow.name == "cheapest" and _hardware(u) and yes_no_fit:
+        # "Reicht eine RTX 5090? Falls nicht: welche Karte wäre die günstigste?": the yes/no
+        # is about the card named, so its fit leads; the fit flow names the alternatives
+        return _led(u, flow, first, {"intents": ["fit", *(i for i in u.intents if i != "fit")]})
     update: dict[str, object] = {}
     if first.precision and first.precision != u.precision:
         update["precision"] = first.precision
@@ -281,6 +286,12 @@ def plan(u: Query) -> tuple[Flow, Query]:
         update["intents"] = [intent, *(i for i in u.intents if i != intent)]
     if not update:
         return flow, u
+    return _led(u, flow, first, update)
+
+
+def _led(u: Query, flow: Flow, first: Ask, update: dict[str, object]) -> tuple[Flow, Query]:
+    """The flow for the query led by its first ask (`update`), or the one selected when no
+    flow for that ask answers it."""
     led = u.model_copy(update=update)
     again = select(led)
     if first.kind not in again.answers:

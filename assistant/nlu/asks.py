@@ -61,14 +61,34 @@ def is_yes_no(question: str) -> bool:
 
 
 _SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|\n+")
+# a line break inside a sentence (an e-mail wrapped at 72 characters; "> " quote markers)
+_WRAPPED_RX = re.compile(r"(?<=[^\s.!?:;])[ \t]*\n(?:[ \t]*>)?[ \t]*(?=[^\s>\-*•\d])")
+_QUOTE_RX = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences: split at ., ! or ? and at line breaks, except a line break inside
+    a wrapped sentence ("Reicht\ndafür eine RTX 5090?" is one sentence)."""
+    unwrapped = _WRAPPED_RX.sub(" ", _QUOTE_RX.sub("", text))
+    return [s.strip() for s in _SENTENCE_RX.split(unwrapped) if s.strip()]
+
+
+# a relaying request about the answer itself ("can you help me answer?", "draft the facts for my
+# reply", "was sage ich dem Kunden?"): it asks for the answer, not for something else
+RELAY_RX = re.compile(
+    r"\b(?:help me (?:answer|reply)|draft|reply|respond|answer (?:him|her|them|this)|facts|"
+    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich)\b",
+    re.I,
+)
 
 
 def _first_question(text: str) -> str:
-    """The first sentence that ends in a question mark ("Customer has our 4x RTX 4090 box and
-    wants a full fine-tune. Will that work?" -> "Will that work?"); the text when none does."""
-    for sentence in _SENTENCE_RX.split(text):
-        if sentence.strip().endswith("?"):
-            return sentence.strip()
+    """The first sentence that ends in a question mark and is not a relaying request ("Customer
+    has our 4x RTX 4090 box and wants a full fine-tune. Will that work?" -> "Will that work?");
+    the text when none does."""
+    for sentence in sentences(text):
+        if sentence.endswith("?") and not RELAY_RX.search(sentence):
+            return sentence
     return text
 
 

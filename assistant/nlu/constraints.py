@@ -234,7 +234,8 @@ _NEG_BEFORE = re.compile(
     r"die|der|den|das|eine?[nmr]?|mit)\s+)?(?:\d+\s*x?\s*)?$"
 )
 _NEG_AFTER = re.compile(
-    r"^\s*(?:is|are|ist|sind|kommt|kommen|fällt|fallen)?\s*(?:out\b|not an option|not possible|"
+    r"^\s*(?:(?:is|are|ist|sind|kommt|kommen|fällt|fallen)\s+(?:\w+\s+){0,3}?)?"
+    r"(?:out\b|not an option|not possible|"
     r"excluded|ausgeschlossen|keine option|nicht in frage|weg\b|nicht verfügbar|not available|"
     r"too expensive|zu teuer)"
 )

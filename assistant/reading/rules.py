@@ -15,24 +15,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from assistant.nlu.asks import RELAY_RX, sentences
 from assistant.nlu.query import Ask, Claim, Query
 from assistant.reading.convert import ASK_INTENT, IMPLIED_AT, from_query, implied_asks
 from assistant.reading.model import Currency, Reading
 
 _EURO = re.compile(r"€|\beur(?:o|os)?\b")
 _DOLLAR = re.compile(r"\$|\busd\b|\bdollars?\b")
-# a clause ends at ?, ! or . followed by space, or at a line break
-_CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\n+")
 # clause intents that never go unread: pastes
 _NEVER_UNREAD = frozenset({"topology_paste", "allreduce_paste"})
 MIN_CLAUSE_WORDS = 3
-# a relaying request about the answer itself ("can you help me answer?", "draft the facts for my
-# reply", "was sage ich dem Kunden?"): it asks for the answer, not for something else
-_RELAY = re.compile(
-    r"\b(?:help me (?:answer|reply)|draft|reply|respond|answer (?:him|her|them|this)|facts|"
-    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich)\b",
-    re.I,
-)
 
 
 def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) -> Reading:
@@ -86,7 +78,7 @@ def unread_clauses(u: Query, nlu: Any) -> list[str]:
     """The question clauses whose own ask the reading does not answer (see the module doc)."""
     if nlu is None or u.topo_text or u.nccl_text or u.outside:
         return []
-    asked = [c.strip() for c in _CLAUSE_END.split(u.question) if "?" in c]
+    asked = [c for c in sentences(u.question) if "?" in c]
     asked = [c for c in asked if len(c.split()) >= MIN_CLAUSE_WORDS]
     if len(asked) < 2:
         return []
@@ -95,7 +87,7 @@ def unread_clauses(u: Query, nlu: Any) -> list[str]:
 
 
 def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
-    if part.intent in _NEVER_UNREAD or _RELAY.search(part.question):
+    if part.intent in _NEVER_UNREAD or RELAY_RX.search(part.question):
         return True
     if _catch_all_fit(part):
         return False  # the rules fell back to "fit" for a clause that asks nothing of a fit
