@@ -121,6 +121,37 @@ class GuideSections:
                         return SectionPassage(**{**chunk.__dict__, "text": part})
         return None
 
+    def about(self, guide: str, language: str, names: list[str]) -> SectionPassage | None:
+        """The sub-section of a guide headed by a model's name ("### DeepSeek V3", "### SD 3.5"):
+        a heading contained in one of `names` (compared without spaces and punctuation: "SD 3.5"
+        in "sd 3.5 large"), else the one heading that shares the names' first word (the
+        family: "DeepSeek V3" for DeepSeek R1). None when no heading names it."""
+        key = ("about", guide, language, *names)
+        if key not in self._memo:
+            self._memo[key] = self._about(guide, language, names)
+        return self._memo[key]
+
+    def _about(self, guide: str, language: str, names: list[str]) -> SectionPassage | None:
+        wanted = [_squash(n) for n in names if _squash(n)]
+        families = {n.lower().split()[0] for n in names if n.split()}
+        for lang in (language, "en" if language == "de" else "de"):
+            subs = [
+                chunks[0]
+                for (g, _a, lg), chunks in self._by_key.items()
+                if g == guide and lg == lang and len(chunks[0].heading_path) > 1
+            ]
+            named = [p for p in subs if any(_squash(p.section) in w for w in wanted)]
+            if named:
+                return named[0]
+            kin = [
+                p
+                for p in subs
+                if p.section.lower().split()[:1] and p.section.lower().split()[0] in families
+            ]
+            if len(kin) == 1:
+                return kin[0]
+        return None
+
     def keyword_search(self, query: str, language: str, k: int = 3) -> list[SectionPassage]:
         """Fallback search when the index is unavailable: word overlap with title and text."""
         q = _words(query)
@@ -198,3 +229,8 @@ _STOP = frozenset(
         "oder",
     ]
 )
+
+
+def _squash(text: str) -> str:
+    """Lower case without spaces and punctuation: "SD 3.5" -> "sd35"."""
+    return re.sub(r"[^0-9a-z]+", "", text.lower())

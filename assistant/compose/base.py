@@ -196,11 +196,17 @@ class ComposerBase:
         if sections is None:
             return ""
         model = fit["model"]
+        spec = self.deps.catalog.models.get(model["id"])
+        names = [str(model["name"]).split(" [")[0].split(" (")[0], model["id"]]
+        names += [str(a) for a in (getattr(spec, "aliases", None) or [])]
+        guide = "gpu-for-flux-sdxl" if model["kind"] != "llm" else "mixture-of-experts"
+        about = None
+        if model["kind"] != "llm" or model.get("active_params_b"):
+            about = sections.about(guide, d.lang, names)  # "### FLUX.1", "### DeepSeek V3"
+        if about is not None and not re.search(r"kv[\s-]*cache", u.question.lower()):
+            return d.cite_passage(about)
         if model["kind"] != "llm":
             # the guide says "SDXL", the catalog "Stable Diffusion XL 1.0": try the short forms
-            spec = self.deps.catalog.models.get(model["id"])
-            names = [str(model["name"]).split(" [")[0].split(" (")[0], model["id"]]
-            names += [str(a) for a in (getattr(spec, "aliases", None) or [])]
             for name in names:
                 p = sections.find("gpu-for-flux-sdxl", d.lang, rf"\b{re.escape(name)}\b")
                 if p is not None:
