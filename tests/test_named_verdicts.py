@@ -104,3 +104,45 @@ def test_an_exclusion_said_with_words_between_card_and_verb_is_read(assistant: A
     )
     assert a.reading is not None and a.reading.exclude_cards == ["rtx-a6000"]
     assert "rtx-a6000" not in a.reading.cards
+
+
+def test_an_nvlink_yes_no_leads_and_the_price_asked_after_it_is_given(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Is PCIe enough for Llama 3.1 8B on the 2x L4 box for a few developers? And what does "
+        "that box cost per month?"
+    )
+    assert a.reading is not None and a.reading.claim == "pcie_enough"
+    assert [k.kind for k in a.reading.asks] == ["price"]
+    assert _first_word(a) == "yes"  # 8B fits one L4: no NVLink needed
+    assert "2x-l4" in {p.configuration for p in a.prices}
+    assert not a.reading.unread
+
+
+def test_a_fit_yes_no_inside_an_nvlink_conversation_is_answered_as_a_fit(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask("Do I need NVLink for Llama 3.3 70B with 40 concurrent users?")
+    second = assistant.ask(
+        "and in FP8 on a single L40S, does it fit then?", session_id=first.session_id
+    )
+    rows = [
+        r
+        for c in second.tool_calls
+        if c.name == "fit_check"
+        for r in c.result["rows"]
+        if r["configuration"] == "1x-l40s"
+    ]
+    assert rows and rows[0]["verdict"] == "does_not_fit"
+    assert _first_word(second) == "no"
+
+
+@pytest.mark.parametrize(("budget", "word"), [(600, "yes"), (200, "no")])
+def test_anything_within_a_budget_is_answered_yes_or_no(
+    assistant: Assistant, budget: int, word: str
+) -> None:
+    a = assistant.ask(
+        f"Under ${budget}/month, is there anything of yours that runs Mistral 7B in FP8?"
+    )
+    assert _first_word(a) == word

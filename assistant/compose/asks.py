@@ -22,7 +22,7 @@ from assistant.compose.draft import Draft
 from assistant.compose.speed import speed_cost
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
-from assistant.nlu.query import Ask
+from assistant.nlu.query import Ask, Claim
 from assistant.texts import gb, num, precision_label, render, t, tokens
 
 PHRASES: dict[str, tuple[str, str]] = {
@@ -58,7 +58,9 @@ class AsksMixin(ComposerBase):
     """Each ask of the question that its flow left open, answered after the lead."""
 
     def _other_asks(self, d: Draft, u: Query, flow: Flow) -> None:
-        if len(u.asks) < 2 or not flow.answers:
+        # the NVLink flow answers the yes/no of "Is PCIe enough …? And what does it cost?" and
+        # leaves every ask open; other flows without asks of their own answer none
+        if not u.asks or not (flow.answers or flow.claim == "nvlink_needed"):
             return
         start = len(d.paras)
         for ask in u.asks:
@@ -157,29 +159,38 @@ class AsksMixin(ComposerBase):
         )
 
     # ---- the yes/no about the hardware named
-    def _named_verdict(self, d: Draft, u: Query, claim: str | None) -> None:
+    def _named_verdict(self, d: Draft, u: Query, flow: Flow) -> Claim | None:
         """A yes/no about a fit on hardware the question names ("Reicht eine RTX 5090? Falls
-        nicht: welche Karte wäre die günstigste?") is answered for that hardware, whatever the
-        flow's own lead decided (the cheapest flow's "something holds it"): from the fit rows of
-        the named nodes, stated after the lead when the flow did not state them."""
-        named = u.configurations or u.cards or u.card_families or u.memory_gb
-        asked = u.yes_no or u.claim in ("fits", "too_small")
-        if claim != "fits" or not (named and asked) or self._training(u) or u.adapter:
-            return
-        if u.models[1:]:
-            return  # several models: each has its own verdict
-        rows = self._named_rows(d, u)
+        nicht: welche Karte wäre die günstigste?", "does it fit on one H100, how fast, what
+        does it cost?") is answered for that hardware, whatever the flow's own lead decided
+        (the cheapest flow's "something holds it", the speed flow's tokens/s): from the fit rows
+        of the named nodes, stated as the lead when the flow is not the fit flow. Returns the
+        claim the first word answers (None: the flow's own)."""
+        if not self._asks_named_fit(u, flow):
+            return None
+        rows = self._named_rows(d, u) if flow.name == "fit" else []
         if not rows:
             start = len(d.paras)
             self._ask_fit(d, u, Ask(kind="fit"))
             _as_lead(d, start)  # the yes/no's own hardware leads, the flow's answer follows
             rows = self._named_rows(d, u)
         if not rows:
-            return
+            return None
         if u.count == 1 or u.memory_gb:
             d.verdict = any(r["verdict"] == "fits_one_card" for r in rows)
         else:
             d.verdict = any(r["verdict"] != "does_not_fit" for r in rows)
+        return "fits"
+
+    def _asks_named_fit(self, u: Query, flow: Flow) -> bool:
+        """The question asks yes or no whether its model fits hardware it names, first."""
+        named = u.configurations or u.cards or u.card_families or u.memory_gb
+        stated = u.claim in ("fits", "too_small") and (not u.asks or u.asks[0].kind == "fit")
+        asked = stated or (flow.claim == "fits" and u.yes_no and u.claim is None)
+        if not (named and asked) or self._training(u) or u.adapter or u.models[1:]:
+            return False  # training and several models have verdicts of their own
+        sizing = flow.claim == "fits" or "fit" in flow.answers  # not a guide or a claim flow
+        return u.has_subject and sizing and not u.explain and flow.name != "fit_several"
 
     def _named_rows(self, d: Draft, u: Query) -> list[dict[str, Any]]:
         """The fit rows of the hardware named, from a fit the answer states in full."""

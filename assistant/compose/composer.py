@@ -69,8 +69,8 @@ class Composer(
             self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
             self._sized_by_name(d, u.unknown_model, u.params_b)
-        self._named_verdict(d, asked, flow.claim)
-        answer_in_polarity(d, u, flow.claim)
+        claim = self._named_verdict(d, asked, flow) or flow.claim
+        answer_in_polarity(d, u, claim)
 
     @staticmethod
     def _sized_by_name(d: Draft, name: str, params_b: float) -> None:

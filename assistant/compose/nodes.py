@@ -146,9 +146,11 @@ class NodesMixin(ComposerBase):
             d.filters = {}
             d.add(p(d.lang, "constraints_none", what=words))
             getattr(self, method)(d, u)
+            d.verdict = False  # "Under $200, is there anything that runs it?": no
             return
         if u.has_subject and not self._holds_any(d, u, allowed):
             self._nothing_within(d, u, allowed, words)
+            d.verdict = False
             return
         getattr(self, method)(d, u)
         d.add(p(d.lang, "constraints_considered", what=words))

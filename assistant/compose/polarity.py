@@ -76,6 +76,9 @@ def fit_verdict(d: Draft, u: Query) -> bool | None:
         rows = [r for r in rows if r["configuration"] in u.configurations]
     elif cards:
         rows = [r for r in rows if r["gpu"] in cards]
+    elif d.filters:
+        # "Under $600, is there anything that runs it?": the nodes within the constraints
+        return any(r["verdict"] != "does_not_fit" for r in rows) if rows else None
     elif u.count != 1 and not u.memory_gb:
         return None  # nothing named: "does it fit?" has no single answer
     if u.memory_gb:

@@ -270,6 +270,11 @@ def plan(u: Query) -> tuple[Flow, Query]:
     want X on 4x H100. What does it cost?" would get the price flow), the query leads with the
     intent of the first ask and its precision ("BF16 vs FP8": BF16 first)."""
     flow = select(u)
+    # "und in FP8 auf einer H100 PCIe, passt es dann?" in an NVLink conversation: a yes/no
+    # about a fit leads with the fit, even as the only ask
+    fit_claim = u.claim in ("fits", "too_small") and u.asks[:1] and u.asks[0].kind == "fit"
+    if fit_claim and "fit" not in flow.answers and flow.claim in ("nvlink_needed", None):
+        return _led(u, flow, u.asks[0], {"intents": ["fit", *(i for i in u.intents if i != "fit")]})
     if len(u.asks) < 2 or not flow.answers:
         return flow, u
     first = u.asks[0]

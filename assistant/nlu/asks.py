@@ -57,7 +57,10 @@ def is_yes_no(question: str) -> bool:
         and not _WH_RX.search(q)
         and not _NOT_ELLIPTICAL_RX.search(q)
     )
-    return bool(_YES_NO_RX.search(q)) or elliptical
+    # "and in FP8 on a single L40S, does it fit then?": a yes/no clause after a comma
+    # (not after a wh-question: "What does 1x L40S cost, and can it hold 8B?" asks what first)
+    clause = not _WH_RX.search(q) and any(_YES_NO_RX.match(c) for c in q.split(", ")[1:])
+    return bool(_YES_NO_RX.search(q)) or elliptical or clause
 
 
 _SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|\n+")

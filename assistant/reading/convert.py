@@ -159,9 +159,17 @@ _TASK_INTENT: dict[str, Intent] = {
 }
 
 
+#: the intent a yes/no question's claim is about: its answer leads ("Is PCIe enough for X on
+#: 2x RTX 5090? And what does the box cost?" is an NVLink question first)
+_CLAIM_INTENT: dict[str, Intent] = {"pcie_enough": "nvlink", "nvlink_needed": "nvlink"}
+
+
 def intents_of(r: Reading) -> list[Intent]:
-    """Intents for a reading that has none: its asks in order, else its task's."""
+    """Intents for a reading that has none: its claim's, then its asks in order, else its
+    task's."""
     intents: list[Intent] = []
+    if r.claim in _CLAIM_INTENT:
+        intents.append(_CLAIM_INTENT[r.claim])
     for ask in r.asks:
         intent = ASK_INTENT[ask.kind]
         if intent not in intents:

@@ -177,7 +177,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     elif _continues_previous(u, prev, intents, new_subject, names_hardware):
         intents = [str(prev.intent)]
         update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
-        if prev.yes_no and not u.yes_no and u.claim is None:
+        if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit:
             # "and a full fine-tune?" after "Can I QLoRA it on one A100?": the same yes/no
             update.update(yes_no=True, claim=prev.claim)
     update["intents"] = intents

@@ -30,6 +30,7 @@ MIN_CLAUSE_WORDS = 3
 def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) -> Reading:
     """The reading of a parsed (and session-merged) question. `refers_to`: the configurations a
     follow-up's "that" / "da drauf" resolved to (the session merge finds them)."""
+    u = _claim_leads(u)
     reading = from_query(
         u,
         budget_currency=_currency(u),
@@ -37,6 +38,23 @@ def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) ->
         refers_to=list(refers_to or []),
     )
     return reading.model_copy(update=_stated(u))
+
+
+#: claims whose yes/no is an NVLink question ("Is PCIe enough for X on 2x RTX 5090?")
+_NVLINK_CLAIMS = frozenset({"pcie_enough", "nvlink_needed"})
+
+
+def _claim_leads(u: Query) -> Query:
+    """A yes/no question about the link leads with the NVLink intent, and its "enough" is not a
+    fit ask of its own ("Is PCIe enough for Qwen3 32B on 2x RTX 5090? And the price?": the
+    NVLink verdict first, then the price)."""
+    if not (u.yes_no and u.claim in _NVLINK_CLAIMS) or u.intent == "nvlink":
+        return u
+    if u.intent not in ("fit", "price", "general"):
+        return u  # a paste, a measurement, a comparison: their own flows
+    asks = [a for a in u.asks if not (a.kind == "fit" and a.at == -1)]
+    intents = ["nvlink", *(i for i in u.intents if i != "nvlink")]
+    return u.model_copy(update={"asks": asks, "intents": intents})
 
 
 #: the claim a yes/no question makes with its primary intent, when it names none
@@ -49,12 +67,18 @@ def _stated(u: Query) -> dict[str, Any]:
     update: dict[str, Any] = {}
     if len(u.asks) < 2 and not u.explain:
         kinds = implied_asks(u.intent)
-        update["asks"] = [
+        # a single ask the intent does not make stays stated ("… And the price?" after an
+        # NVLink yes/no); one it makes is stated as implied (the intent's flow answers it)
+        own = [a for a in u.asks if a.kind not in kinds]
+        update["asks"] = own or [
             Ask(kind=k, at=IMPLIED_AT, precision=u.asks[0].precision if u.asks else None)
             for k in kinds
         ]
     if u.claim is None and u.has_subject and u.yes_no:
-        claim = _INTENT_CLAIM.get(u.intent)
+        # "…, does it fit then?": a yes/no that itself asks the fit (its ask at -1) claims a
+        # fit, whatever the conversation's intent; else the claim of its primary intent
+        fit_first = u.asks[:1] and u.asks[0].kind == "fit" and u.asks[0].at == -1
+        claim = "fits" if fit_first else _INTENT_CLAIM.get(u.intent)
         if claim is not None:
             update["claim"] = claim
     return update
