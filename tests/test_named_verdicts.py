@@ -146,3 +146,29 @@ def test_anything_within_a_budget_is_answered_yes_or_no(
         f"Under ${budget}/month, is there anything of yours that runs Mistral 7B in FP8?"
     )
     assert _first_word(a) == word
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        (
+            "We need at least 80 GB per GPU and NVLink, at most $9,000 a month. Which nodes?",
+            "4x-a100-sxm4",
+        ),
+        ("Mindestens 40 GB pro Karte, unter 700 $ im Monat. Was habt ihr da?", "1x-rtx-a6000-gen4"),
+    ],
+)
+def test_hardware_constraints_without_a_model_list_the_nodes_within(
+    assistant: Assistant, question: str, first: str
+) -> None:
+    a = assistant.ask(question)
+    res = last_call(a, "nodes_within").result
+    assert res["cheapest"][0]["configuration"] == first
+    assert first in {p.configuration for p in a.prices}
+
+
+def test_must_have_nvlink_is_a_requirement_not_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask("Must have NVLink and at least 300 GB of GPU memory. Cheapest node?")
+    assert a.reading is not None
+    assert a.reading.require_link == "nvlink" and a.reading.claim is None
+    assert last_call(a, "nodes_within").result["cheapest"][0]["configuration"] == "4x-a100-sxm4"

@@ -26,6 +26,10 @@ class PricesMixin(ComposerBase):
             if u.has_subject:
                 self._cheapest(d, u)
                 return
+            if constraint_args(u):
+                # "at least 48 GB per card, under €1,000: what do you have?": the nodes within
+                self._cheapest_without_model(d, u)
+                return
             d.add(f"**{t(d.lang, 'ask_configuration')}**")
             d.suggest(follow_up(d.lang, "price_example"))
             d.suggest(follow_up(d.lang, "fit_example"))

@@ -341,7 +341,8 @@ _STATED_NVLINK_RX = re.compile(
     r"^\W*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige|wollen|will)\s+(?:\w+\s+)?"
     r"(?:nvlink|sxm)|[,.;:]\s*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige)\s+"
     r"(?:\w+\s+)?(?:nvlink|sxm)|(?:nvlink|sxm)\s+(?:is|ist)\s+(?:a\s+)?(?:must|pflicht|"
-    r"required|a requirement|erforderlich|gesetzt|voraussetzung)"
+    r"required|a requirement|erforderlich|gesetzt|voraussetzung)|"
+    r"(?:^|[,.;:]\s*)\W*(?:must|has to|needs to|muss)\s+(?:have|haben)\s+(?:an?\s+)?(?:nvlink|sxm)"
 )
 # FP8 as a capability of the card, not a precision: "FP8 tensor cores", "needs FP8 support",
 # "native FP8", "FP8-fähig", "mit FP8-Unterstützung"

@@ -168,7 +168,7 @@ def intents_of(r: Reading) -> list[Intent]:
     """Intents for a reading that has none: its claim's, then its asks in order, else its
     task's."""
     intents: list[Intent] = []
-    if r.claim in _CLAIM_INTENT:
+    if r.claim in _CLAIM_INTENT and r.yes_no:
         intents.append(_CLAIM_INTENT[r.claim])
     for ask in r.asks:
         intent = ASK_INTENT[ask.kind]
