@@ -172,3 +172,45 @@ def test_must_have_nvlink_is_a_requirement_not_a_yes_no(assistant: Assistant) ->
     assert a.reading is not None
     assert a.reading.require_link == "nvlink" and a.reading.claim is None
     assert last_call(a, "nodes_within").result["cheapest"][0]["configuration"] == "4x-a100-sxm4"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("they fine-tuned Qwen3 14B on their tickets and want to serve it to 25 agents", True),
+        ("Wir haben Llama 3.1 8B feingetunt und wollen es jetzt für 40 Nutzer betreiben", True),
+        ("und danach nur Inferenz, kein Training mehr?", True),
+        ("and afterwards only inference – cheapest server?", True),
+        ("We want to fine-tune Llama 3.1 8B and then serve it", False),
+        ("Full fine-tune of Llama 3.1 8B on 8x H100?", False),
+    ],
+)
+def test_serving_a_tuned_model_is_not_training(question: str, expected: bool) -> None:
+    from assistant.nlu.lexicon import _fold
+    from assistant.nlu.workloads import serving_only
+
+    assert serving_only(_fold(question)) is expected
+
+
+def test_only_inference_after_a_fine_tuning_turn_sizes_serving(assistant: Assistant) -> None:
+    first = assistant.ask("How much memory does a LoRA fine-tune of Llama 3.1 8B need?")
+    assert any(c.name == "training_fit" for c in first.tool_calls)
+    second = assistant.ask(
+        "and afterwards only inference, no training – cheapest server for 5 chats at once?",
+        session_id=first.session_id,
+    )
+    assert second.reading is not None and second.reading.task == "serve"
+    assert not any(c.name in ("training_fit", "memory_need") for c in second.tool_calls)
+    cheapest = last_call(second, "cheapest_fit").result["cheapest"][0]["configuration"]
+    assert cheapest in {p.configuration for p in second.prices}
+
+
+def test_a_fine_tuned_model_to_serve_is_sized_for_serving(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "They fine-tuned Qwen3 14B on their support tickets and want to serve it to about 25 "
+        "agents at the same time. What is the cheapest option?"
+    )
+    assert a.reading is not None and a.reading.task == "serve"
+    assert "fine_tuning" not in a.reading.workloads
+    assert not any(c.name == "training_fit" for c in a.tool_calls)
+    assert last_call(a, "cheapest_fit").arguments["concurrency"] == 25

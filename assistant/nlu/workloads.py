@@ -117,6 +117,35 @@ _ATTENTION_ONLY = re.compile(
 )
 
 
+# "only inference, no training", "nur Inferenz, kein Training": the model is served, not trained
+_INFERENCE_ONLY_RX = re.compile(
+    r"\b(?:no|not|without|kein\w*|ohne|nicht)\s+(?:more\s+|mehr\s+|any\s+)?(?:training|"
+    r"trainieren|fine[\s-]*tun\w*|finetun\w*)\b|\b(?:only|just|nur|reine?s?)\s+(?:\w+\s+)?"
+    r"(?:inference|inferenz|serving)\b|\binference[\s-]*only\b"
+)
+# "they fine-tuned Qwen3 14B on their tickets and want to serve it": a tuned model, served
+_TUNED_RX = re.compile(
+    r"\b(?:fine[\s-]*tuned|finetuned|feingetunt\w*|fine[\s-]*getunt\w*|nachtrainiert\w*)\b"
+)
+_SERVE_RX = re.compile(
+    r"\b(?:serve|serving|deploy\w*|host\w*|inference|inferenz|betreiben|bereitstellen|"
+    r"production|produktiv\w*|hitting it|users?|agents?|nutzer\w*|chat\w*|requests|anfragen)\b"
+)
+_WILL_TUNE_RX = re.compile(
+    r"\b(?:to|want|plan|will|going to|wollen|möchten|planen|vorhaben)\s+(?:\w+\s+){0,4}?"
+    r"(?:fine[\s-]*tune|finetune|train|trainieren|feintunen|fine[\s-]*tunen|nachtrainieren)\b"
+)
+
+
+def serving_only(folded: str) -> bool:
+    """The question serves a model and trains none: "only inference, no training", or a model
+    already fine-tuned that is now to be served."""
+    if _INFERENCE_ONLY_RX.search(folded):
+        return True
+    tuned = _TUNED_RX.search(folded) and _SERVE_RX.search(folded)
+    return bool(tuned) and not _WILL_TUNE_RX.search(folded)
+
+
 class WorkloadMixin:
     """`Understander._find_workloads`."""
 
@@ -154,5 +183,8 @@ class WorkloadMixin:
             for name in ("pipeline_parallel", "tensor_parallel"):
                 if name not in u.workloads:
                     u.workloads.append(name)
+        if serving_only(folded):
+            u.workloads = [w for w in u.workloads if w not in ("training", "fine_tuning")]
+            u.adapter = None
         if u.count is not None and u.count > 8 and "multi_node" not in u.workloads:
             u.workloads.append("multi_node")

@@ -84,6 +84,10 @@ def to_query(r: Reading) -> Query:
         data["intents"] = intents_of(r)
     if r.asks and all(a.at == IMPLIED_AT for a in r.asks):
         data["asks"] = []  # stated by the reader from the intent: the flow answers them anyway
+    if r.task == "serve" and {"training", "fine_tuning"} & set(r.workloads):
+        # the task decides: a fine-tuned model to serve is sized for serving, not training
+        data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
+        data["adapter"] = None
     return Query.model_validate(_copied(data))
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.nlu.asks import find_asks
 from assistant.nlu.lexicon import _fold
+from assistant.nlu.workloads import serving_only
 
 if TYPE_CHECKING:
     from assistant.sessions import Slots
@@ -223,6 +224,12 @@ def _kept_workload(u: Any, prev: Slots) -> dict[str, Any]:
     """No workload said: the session's, with its adapter ("and on an H100?" after a QLoRA
     question); the same adapter's rank and targets ("and on an RTX 4090?" after "rank 64")."""
     update: dict[str, Any] = {}
+    if serving_only(_fold(u.question)):
+        # "and afterwards only inference, no training?": the session's workload, not trained
+        kept = [w for w in prev.workloads if w not in ("training", "fine_tuning")]
+        update["workloads"] = [*kept, *(w for w in u.workloads if w not in kept)]
+        update.update(adapter=None, lora_rank=None, lora_attention_only=False)
+        return update
     if not u.workloads and prev.workloads:
         update["workloads"] = list(prev.workloads)
         if prev.adapter in ("lora", "qlora"):
