@@ -29,7 +29,7 @@ from assistant.guide_search import KEYWORDS_ONLY
 from assistant.guide_search import search as search_guides
 
 SEARCH_TOOL = "search_guides"
-MAX_TOOL_RESULT_CHARS = 12000
+MAX_TOOL_RESULT_CHARS = 24000  # fit_check over every configuration: ~19.4k
 
 
 class SearchGuidesArgs(BaseModel):
@@ -102,24 +102,10 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _tabulate(value: Any) -> Any:
-    """Lists of three or more records with the same keys become {columns, rows}: the same
-    figures in about half the tokens (fit_check over 41 configurations)."""
-    if isinstance(value, dict):
-        return {k: _tabulate(v) for k, v in value.items()}
-    if isinstance(value, list):
-        items = [_tabulate(v) for v in value]
-        if len(items) >= 3 and all(isinstance(i, dict) for i in items):
-            columns = list(items[0])
-            if all(list(i) == columns for i in items):
-                return {"columns": columns, "rows": [[i[c] for c in columns] for i in items]}
-        return items
-    return value
-
-
 def result_text(result: Any) -> str:
-    """A tool result as the model sees it: compact JSON (tables as columns + rows), bounded."""
-    text = json.dumps(_tabulate(_jsonable(result)), ensure_ascii=False, default=str)
+    """A tool result as the model sees it: compact JSON, bounded. Every tool's result has one
+    shape, the tool's own record (lists of rows are lists of records, never {columns, rows})."""
+    text = json.dumps(_jsonable(result), ensure_ascii=False, default=str)
     if len(text) > MAX_TOOL_RESULT_CHARS:
         text = text[:MAX_TOOL_RESULT_CHARS] + " …(truncated: ask for fewer configurations)"
     return text
@@ -276,13 +262,18 @@ def tool_schemas(tools: Iterable[StructuredTool]) -> list[dict[str, Any]]:
     return [convert_to_openai_tool(t) for t in tools]
 
 
-# --- the lean prompt: compact schemas, only the tools a question can need ---------------------
+# --- the tool block: every tool, compact, byte-identical on every request ---------------------
 #
-# The full schemas (above; snapshotted in tests/__snapshots__/test_tool_schemas.ambr) are 16.7k
-# characters, about 4.6k tokens with the system prompt: minutes of prompt processing for a small
-# model on a CPU. What the model is sent instead: a one-line description per tool, arguments with
-# their type (enums only when short), the meanings shared by several tools stated once in the
-# system prompt (`assistant.prompts.SHARED_ARGUMENTS`), and only the tools the question can need.
+# The full schemas (above; snapshotted in tests/__snapshots__/test_tool_schemas.ambr) carry long
+# docstrings and argument descriptions. What the model is sent instead (issue 25): every registry
+# tool and `search_guides`, always, in registry order, each with a one-line description (whole
+# sentences of its docstring, or a hand-written line, never cut mid-word), its arguments with
+# their type (enums only when short), and the meanings shared by several tools stated once in the
+# system prompt (`assistant.prompts.SHARED_ARGUMENTS`). The system prompt and this block are the
+# same bytes on every request in a language, so a provider's prefix cache (OpenAI, vLLM's
+# automatic prefix caching, llama.cpp's cache_prompt) serves them; what a question needs is named
+# after that prefix, in the user message (`tool_hint`). bench/bench_prompt_tokens.py counts the
+# tokens and the cacheable share.
 
 COMPACT_DESCRIPTIONS: dict[str, str] = {
     "fit_check": "Does a model fit each configuration (or the ones named)? Verdict, GB per card, "
@@ -292,6 +283,8 @@ COMPACT_DESCRIPTIONS: dict[str, str] = {
     "price_quote": "Exact monthly USD prices of configurations, and their differences.",
     "cheapest_fit": "Cheapest configurations a model fits on (up to 5), optionally NVLink-only, "
     "PCIe-only or one card.",
+    "nodes_within": "Configurations within a monthly budget or with a minimum of total memory, "
+    "cheapest first.",
     "throughput_estimate": "Single-stream tokens/s of a model on a configuration and USD per "
     "million tokens (conservative).",
     "interconnect_facts": "Card-to-card link of configurations: NVLink/PCIe generation, GB/s, "
@@ -309,6 +302,10 @@ COMPACT_DESCRIPTIONS: dict[str, str] = {
     "rating.",
     "training_fit": "Which configurations hold a training job (full, LoRA or QLoRA fine-tuning) "
     "of a model, with price.",
+    "models_for_configuration": "Which catalog models one configuration holds, largest first, "
+    "and which are too big.",
+    "find_model": "Resolve a model name, size ('70B'), alias or Hugging Face id to catalog "
+    "models, with close matches.",
     SEARCH_TOOL: "Search the site's guides; returns numbered passages [n] to cite.",
 }
 
@@ -321,70 +318,137 @@ SELF_DESCRIBING_ARGS = {"max_price_usd_month", "min_total_memory_gb", "exclude_c
 # what `require_link`, shared with fit_check, says
 COMPACT_OMIT = {"cheapest_fit": {"interconnect"}}
 MAX_ARG_DESCRIPTION = 40
-# compact schemas of the tools offered: with the system prompt at most 1,500 o200k tokens on the
-# first request (bench/bench_prompt_tokens.py counts them; JSON is about 3.4 chars per token)
-TOOLS_BUDGET_CHARS = 3800
+MAX_DESCRIPTION = 160  # a docstring's first sentences up to this many characters
 MAX_ENUM = 5
+MAX_HINTED = 6  # tools named in a question's hint
 
-BASE_TOOLS = ("fit_check", "cheapest_fit", "price_quote", SEARCH_TOOL)
 _TOOL_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
-    (
-        r"fast|schnell|speed|tempo|tokens?/s|token/s|throughput|durchsatz|latenc|million tokens",
-        ("throughput_estimate",),
-    ),
-    (
-        r"nvlink|sxm|pcie|interconnect|tensor|parallel|traffic|verkehr|buy|kauf|worth|lohnt|"
-        r"rule|regel|train|fine-?tun|lora",
-        ("purchase_advice", "interconnect_facts", "tensor_parallel_cost"),
-    ),
-    (
-        r"memory|speicher|vram|\bgb\b|kv|cache|train|fine-?tun|lora|fp8|awq|gptq|q4|q8|int8|"
-        r"int4|quant",
-        ("memory_need",),
-    ),
-    (r"train|fine-?tun|lora|qlora|finetun|nachtrain", ("training_fit",)),
-    (
-        r"users?\b|nutzer|concurren|gleichzeitig|context|kontext|sequen|requests|anfragen",
-        ("capacity_check",),
-    ),
-    (r"all-?reduce|gradient|nccl|busbw|all_reduce_perf", ("gradient_allreduce_time",
-                                                           "check_allreduce_output")),
-    (r"topo|nvidia-smi|\bNV\d|PHB|PXB|SYS\b", ("check_topology_output",)),
+    (r"\b(?:nvidia-smi\s+topo|topo\s+-m)\b|\bGPU\d\s+(?:X|NV\d+|PHB|PXB|PIX|SYS|NODE)\b",
+     ("check_topology_output",)),
+    (r"all_reduce_perf|busbw|nccl-tests", ("check_allreduce_output",)),
+    (r"fast|schnell|speed|tempo|tokens?/s|token/s|throughput|durchsatz|latenc|million tokens",
+     ("throughput_estimate",)),
+    (r"train|fine-?tun|lora|qlora|finetun|nachtrain|feinabstimm", ("training_fit",)),
+    (r"users?\b|nutzer|concurren|gleichzeitig|context|kontext|sequen|requests|anfragen",
+     ("capacity_check",)),
+    (r"nvlink|sxm|worth|lohnt|buy|kauf|rule|regel", ("purchase_advice", "interconnect_facts")),
+    (r"tensor|parallel|traffic|verkehr", ("tensor_parallel_cost",)),
+    (r"all-?reduce|gradient|nccl", ("gradient_allreduce_time",)),
     (r"bandwidth|bandbreite|spec|datenblatt|which cards?|welche karte|how much vram does|"
-     r"wie viel vram hat|card|karte", ("card_facts",)),
+     r"wie viel vram hat", ("card_facts",)),
+    (r"budget|within|innerhalb|up to \$|bis zu|höchstens|max(?:imal)?\.? \$?\d", ("nodes_within",)),
+    (r"what can i run|was kann ich|which models|welche modelle|what runs|was läuft",
+     ("models_for_configuration",)),
+    (r"memory|speicher|vram|\bkv\b|fp8|awq|gptq|q4|q8|int8|int4|quant", ("memory_need",)),
+    (r"cheapest|günstigst|billigst", ("cheapest_fit",)),
+    (r"cost|kost|price|preis|\$", ("price_quote",)),
 ]  # fmt: skip
 
+# the tools a reading's intents and task call for (the reading is the contract: issue 24)
+_INTENT_TOOLS: dict[str, tuple[str, ...]] = {
+    "topology_paste": ("check_topology_output",),
+    "allreduce_paste": ("check_allreduce_output",),
+    "capacity": ("capacity_check",),
+    "link_facts": ("interconnect_facts", "card_facts"),
+    "tp_sync": ("tensor_parallel_cost",),
+    "cheapest": ("cheapest_fit",),
+    "price": ("price_quote",),
+    "allreduce": ("gradient_allreduce_time",),
+    "topology_howto": (SEARCH_TOOL,),
+    "nvlink": ("purchase_advice", "interconnect_facts"),
+    "speed": ("throughput_estimate",),
+    "fit": ("fit_check",),
+    "general": (SEARCH_TOOL,),
+}
+_TASK_TOOLS: dict[str, tuple[str, ...]] = {
+    "fine_tune": ("training_fit",),
+    "train": ("training_fit", "gradient_allreduce_time"),
+    "diagnose": ("check_topology_output", "check_allreduce_output"),
+    "explain": (SEARCH_TOOL,),
+    "compare": ("price_quote",),
+    "price": ("price_quote",),
+}
+_TOPIC_TOOLS: dict[str, tuple[str, ...]] = {
+    "what_runs": ("models_for_configuration",),
+    "card_spec": ("card_facts",),
+    "fp8_support": ("card_facts",),
+    "which_cards": ("card_facts",),
+    "most_vram": ("nodes_within",),
+    "vram_per_dollar": ("nodes_within",),
+    "per_token": ("throughput_estimate",),
+}
 
-def select_tools(
-    question: str, history: Iterable[Any] = (), budget_chars: int = TOOLS_BUDGET_CHARS
-) -> list[str]:
-    """The tools a question can need: the base tools, then those its keywords (or the previous
-    user turn's) point to, in keyword order, while their compact schemas fit the budget.
-    Returned in registry order."""
-    import json
-    import re
 
-    from assistant.registry import REGISTRY
-
+def _last_user_text(history: Iterable[Any]) -> str:
     last_user = ""
     for turn in history:
         role = turn.get("role") if isinstance(turn, dict) else getattr(turn, "role", None)
         if role == "user":
             content = turn.get("content") if isinstance(turn, dict) else None
             last_user = str(content or "")
-    text = f"{question}\n{last_user}"
-    wanted = list(BASE_TOOLS)
+    return last_user
+
+
+def _reading_tools(reading: Any) -> list[str]:
+    """The tools a reading's pastes, intents, task and topics call for, in that order."""
+    out: list[str] = []
+    if getattr(reading, "topo_text", None):
+        out.append("check_topology_output")
+    if getattr(reading, "nccl_text", None):
+        out.append("check_allreduce_output")
+    intents = list(getattr(reading, "intents", None) or [])
+    if not intents:
+        from assistant.reading.convert import intents_of
+
+        intents = list(intents_of(reading))
+    for intent in intents:
+        out += _INTENT_TOOLS.get(str(intent), ())
+    out += _TASK_TOOLS.get(str(getattr(reading, "task", "")), ())
+    for topic in getattr(reading, "topics", None) or []:
+        out += _TOPIC_TOOLS.get(str(topic), ())
+    return out
+
+
+def select_tools(question: str, history: Iterable[Any] = (), reading: Any = None) -> list[str]:
+    """The tools a question most likely needs, to name in its user message (every tool is
+    offered regardless): the reading's first (when there is one), then those the question's
+    keywords (or the previous user turn's) point to; at most MAX_HINTED, in that order."""
+    import re
+
+    wanted: list[str] = []
+    if reading is not None:
+        try:
+            wanted += _reading_tools(reading)
+        except Exception:  # a hint never breaks an answer
+            wanted = []
+    text = f"{question}\n{_last_user_text(history)}"
     for pattern, names in _TOOL_KEYWORDS:
         if re.search(pattern, text, re.IGNORECASE):
-            wanted += [n for n in names if n not in wanted]
-    sizes = {n: len(json.dumps(s, ensure_ascii=False)) for n, s in _compact_schemas().items()}
-    chosen: list[str] = []
-    used = 0
+            wanted += names
+    known = set(_compact_schemas())
+    out: list[str] = []
     for name in wanted:
-        if name in sizes and used + sizes[name] <= budget_chars:
-            chosen.append(name)
-            used += sizes[name]
-    return [name for name in [*REGISTRY, SEARCH_TOOL] if name in chosen]
+        if name in known and name not in out:
+            out.append(name)
+    return out[:MAX_HINTED]
+
+
+def _first_sentences(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """A docstring's first paragraph, whole sentences up to `limit` characters; a first sentence
+    longer than that cut at a word, marked with '…'."""
+    import re
+
+    paragraph = " ".join(text.split("\n\n")[0].split())
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(\"'`])", paragraph)
+    out = ""
+    for part in parts:
+        joined = f"{out} {part}".strip()
+        if len(joined) > limit:
+            break
+        out = joined
+    if not out:
+        out = paragraph[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -418,7 +482,7 @@ def _compact_property(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     if name not in skip and description and "enum" not in out:
         short = description.split(";")[0].split(" (e.g.")[0].split(", e.g.")[0]
         if len(short) > MAX_ARG_DESCRIPTION:
-            short = short[: MAX_ARG_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
+            short = short[: MAX_ARG_DESCRIPTION - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
         out["description"] = short
     return out
 
@@ -435,20 +499,17 @@ def compact_schema(spec: RegistryTool) -> dict[str, Any]:
     parameters: dict[str, Any] = {"type": "object", "properties": properties}
     if full.get("required"):
         parameters["required"] = list(full["required"])
-    description = COMPACT_DESCRIPTIONS.get(spec.name) or spec.description.split("\n\n")[0]
+    description = COMPACT_DESCRIPTIONS.get(spec.name) or _first_sentences(spec.description)
     return {
         "type": "function",
         "function": {"name": spec.name, "description": description, "parameters": parameters},
     }
 
 
-def bound_tools(deps: Deps, session: ToolSession, names: Iterable[str]) -> list[dict[str, Any]]:
-    """The compact schemas of the chosen tools, for `llm.bind_tools` (the model's calls are run
-    by `dispatch`, which knows every tool: a call to one not offered still works)."""
+def bound_tools(deps: Deps, session: ToolSession) -> list[dict[str, Any]]:
+    """The compact schemas of every tool, in registry order then `search_guides`: the same list
+    (the same bytes once serialised) for every question, for `llm.bind_tools`."""
     from assistant.registry import REGISTRY
 
-    specs = registry_tools(REGISTRY)
-    session.tool_names = {spec.name for spec in specs}
-    chosen = set(names)
-    search = RegistryTool(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchGuidesArgs, _search)
-    return [compact_schema(spec) for spec in [*specs, search] if spec.name in chosen]
+    session.tool_names = set(REGISTRY)
+    return list(_compact_schemas().values())

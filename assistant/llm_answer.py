@@ -644,12 +644,14 @@ def answer_with_llm(
     prior: GroundingFacts | None = None,
     user_text: str = "",
     progress: Progress | None = None,
+    reading: Any = None,
 ) -> Answer:
     """The LLM-mode answer (mode="llm"), or the offline answer with a `notice`, the `attempts`
     made and the last attempt's `violations` when the LLM is unavailable or its answer fails the
     checks twice (tool-call markup, JSON, an unfinished text, ungrounded, other language).
     `prior`/`user_text`: the session's earlier facts and questions (follow-ups may use them);
-    `progress`: called when a tool call starts and finishes. Never raises for LLM failures."""
+    `progress`: called when a tool call starts and finishes; `reading`: the question's reading,
+    whose asks name the tools the user message points to. Never raises for LLM failures."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     llm = deps.llm
@@ -662,11 +664,11 @@ def answer_with_llm(
     deadline = time.monotonic() + deps.settings.llm_deadline_s
     attempts: list[LLMAttempt] = []
     try:
-        tools = bound_tools(deps, session, select_tools(question, history))
+        tools = bound_tools(deps, session)
         messages: list[Any] = [
             SystemMessage(system_prompt(language)),
             *_history_messages(history),
-            HumanMessage(user_message(question)),
+            HumanMessage(user_message(question, select_tools(question, history, reading))),
         ]
         for n in (1, 2):
             text, unfinished = _attempt_text(

@@ -45,6 +45,7 @@ USER_TEMPLATE = """\
 <user_question>
 {question}
 </user_question>"""
+TOOL_HINT = "Tools that likely answer this (all tools stay available): {names}."
 
 REGENERATE_TEMPLATE = """\
 Your previous answer failed the grounding check and was not shown to the user:
@@ -61,15 +62,19 @@ def system_prompt(language: Language) -> str:
     )
 
 
-def user_message(question: str) -> str:
-    """The user's question, fenced so the model treats it as data.
+def user_message(question: str, tools: Iterable[str] = ()) -> str:
+    """The user's question, fenced so the model treats it as data; then, outside the fence, the
+    tools it likely needs (`tools`: named here, after the cached prefix of system prompt and tool
+    block, so that prefix stays the same bytes for every question).
 
     Closing tags inside the question are neutralised so it cannot break out of the fence.
     """
     cleaned = question.replace("</user_question>", "</ user_question>").replace(
         "<user_question>", "< user_question>"
     )
-    return USER_TEMPLATE.format(question=cleaned.strip())
+    fenced = USER_TEMPLATE.format(question=cleaned.strip())
+    names = ", ".join(tools)
+    return f"{fenced}\n{TOOL_HINT.format(names=names)}" if names else fenced
 
 
 def regenerate_message(

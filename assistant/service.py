@@ -405,6 +405,7 @@ class Assistant:
         offline: Answer,
         session_id: str,
         progress: Callable[[ProgressEvent], None] | None = None,
+        reading: Reading | None = None,
     ) -> Answer:
         from assistant.grounding import GroundingFacts
         from assistant.llm_answer import answer_with_llm
@@ -426,6 +427,7 @@ class Assistant:
                 prior=prior,
                 user_text=earlier,
                 progress=progress,
+                reading=reading,
             )
         except Exception as exc:  # the LLM path promises not to raise; belt and braces
             log.exception("LLM mode failed: %s", exc)

@@ -568,18 +568,49 @@ def test_price_quotes_prefer_the_configuration_the_text_names() -> None:
     assert quotes_for(deps, session, "1 × L4: $290/month", "en") == []
 
 
-def test_tool_results_reach_the_model_as_compact_tables() -> None:
+def test_tool_results_reach_the_model_as_records() -> None:
+    """One result shape for every tool (issue 25): rows stay records, never {columns, rows}."""
     import json
 
     from assistant.lc_tools import result_text
 
     rows = [{"configuration": f"{n}x-l4", "usd_per_month": 290 * n} for n in (1, 2, 4)]
     shown = json.loads(result_text({"rows": rows, "weights_gb": 141.11}))
-    assert shown["rows"] == {
-        "columns": ["configuration", "usd_per_month"],
-        "rows": [["1x-l4", 290], ["2x-l4", 580], ["4x-l4", 1160]],
-    }
+    assert shown["rows"] == rows
     assert shown["weights_gb"] == 141.11
+
+
+def test_fit_check_over_every_configuration_reaches_the_model_whole(
+    make_assistant: Callable[..., Any],
+) -> None:
+    from assistant.lc_tools import result_text
+    from assistant.registry import call_tool
+
+    deps = make_assistant(None).deps
+    result = call_tool(deps, "fit_check", {"model": "Llama 3.3 70B"}).result
+    assert "truncated" not in result_text(result)
+    assert len(result["rows"]) == len(deps.catalog.configurations)
+
+
+def test_find_model_resolves_names_sizes_and_hf_ids(make_assistant: Callable[..., Any]) -> None:
+    from assistant.registry import call_tool
+
+    deps = make_assistant(None).deps
+
+    def find(query: str) -> dict[str, Any]:
+        return call_tool(deps, "find_model", {"query": query}).result  # type: ignore[no-any-return]
+
+    hf = find("meta-llama/Llama-3.3-70B-Instruct")
+    assert hf["status"] == "found" and hf["matches"][0]["id"] == "llama-3.3-70b"
+    assert hf["matches"][0]["match"] == "exact"
+    size = find("70B")
+    assert size["status"] == "estimated"
+    assert "llama-3.3-70b" in [m["id"] for m in size["matches"]]
+    assert all(abs(m["params_b"] - 70) <= 70 * 0.15 for m in size["matches"])
+    gemma = find("Gemma 4 27B")
+    assert gemma["status"] == "estimated"
+    assert gemma["matches"][0]["name"].startswith("Gemma")
+    assert find("xyzzy")["status"] == "unknown"
 
 
 def test_answer_in_the_wrong_language_is_regenerated(make_assistant: Callable[..., Any]) -> None:
@@ -680,33 +711,72 @@ def test_markup_then_a_real_answer_is_shown(make_assistant: Callable[..., Any]) 
     assert [a.outcome for a in answer.attempts] == ["markup", "accepted"]
 
 
-def test_first_request_is_lean(make_assistant: Callable[..., Any]) -> None:
-    """System prompt + tool schemas of the first call <= 1,500 tokens, counted with OpenAI's
-    o200k_base tokenizer (tiktoken over the BPE file bundled in bpe-openai: no download)."""
+TOPOLOGY_PASTE = """Is this topology OK for tensor parallelism?
+nvidia-smi topo -m
+        GPU0    GPU1    GPU2    GPU3
+GPU0     X      PHB     SYS     SYS
+GPU1    PHB      X      SYS     SYS
+GPU2    SYS     SYS      X      PHB
+GPU3    SYS     SYS     PHB      X
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "needed"),
+    [
+        ("How fast is Llama 3.3 70B on 4x A100 SXM4?", "throughput_estimate"),
+        ("Can I fine-tune Llama 3.1 8B with LoRA on one L40S?", "training_fit"),
+        (TOPOLOGY_PASTE, "check_topology_output"),
+    ],
+)
+def test_every_tool_is_offered_and_the_question_names_its_tools(
+    make_assistant: Callable[..., Any], question: str, needed: str
+) -> None:
+    """Issue 25: every registry tool (and search_guides, find_model) is offered on the first
+    request, in registry order; the tools the question needs are named in its user message,
+    after the cached prefix."""
+    from assistant.registry import REGISTRY
+
+    with ScriptedLLMServer([text("ok")]) as server:
+        make_assistant(server).ask(question)
+    first = server.requests[0]
+    offered = [t["function"]["name"] for t in first["tools"]]
+    assert offered == [*REGISTRY, "search_guides"]
+    assert {needed, "find_model", "fit_check"} <= set(offered)
+    user = first["messages"][-1]["content"]
+    assert user.startswith("<user_question>")
+    hint = user.rsplit("</user_question>", 1)[1]
+    assert needed in hint, hint
+
+
+def test_system_prompt_and_tools_are_byte_identical_across_questions(
+    make_assistant: Callable[..., Any],
+) -> None:
+    """The prefix a provider caches (system prompt + tool block) is the same bytes for two
+    different questions in one language; it is counted with OpenAI's o200k_base tokenizer
+    (tiktoken over the BPE file bundled in bpe-openai: no download)."""
     import json
 
     from tests.tokenizer import offline_encoding
 
     enc = offline_encoding("o200k_base")
-
-    questions = [
-        "Brauche ich NVLink für Llama 3.3 70B in BF16 auf vier Karten für echten Traffic?",
-        "How fast is Llama 3.3 70B on 4x A100 and how much VRAM for 32k context, 20 users?",
-        "My all_reduce_perf shows 20 GB/s busbw on 8x H100 SXM5, nvidia-smi topo says NV18. "
-        "Is the bandwidth of the card OK, and what does it cost?",
-    ]
-    for question in questions:
+    prefixes = []
+    for question in ("How fast is Llama 3.3 70B on 4x A100 SXM4?", TOPOLOGY_PASTE):
         with ScriptedLLMServer([text("ok")]) as server:
             make_assistant(server).ask(question)
         first = server.requests[0]
-        system = first["messages"][0]["content"]
-        tools = json.dumps(first["tools"], ensure_ascii=False)
-        tokens = len(enc.encode(system)) + len(enc.encode(tools))
-        print(f"\nfirst request: {len(first['tools'])} tools, {tokens} tokens: {question}")
-        assert tokens <= 1500, (tokens, question)
-        assert {"fit_check", "price_quote", "search_guides"} <= {
-            t["function"]["name"] for t in first["tools"]
-        }
+        prefixes.append(
+            (first["messages"][0]["content"], json.dumps(first["tools"], ensure_ascii=False))
+        )
+    assert prefixes[0] == prefixes[1]
+    system, tools = prefixes[0]
+    tokens = len(enc.encode(system)) + len(enc.encode(tools))
+    print(f"\nfirst request prefix: {tokens} o200k tokens (system prompt + every tool)")
+    assert tokens < 4000, "compact schemas: the full ones are about 4.6k tokens"
+    for tool in json.loads(tools):
+        description = tool["function"]["description"]
+        assert not description.endswith((" ", ",")), description
+        assert description.endswith((".", "?", "…", ")")), description
 
 
 def test_a_tool_not_offered_still_runs(make_assistant: Callable[..., Any]) -> None:

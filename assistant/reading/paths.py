@@ -56,7 +56,8 @@ def answer_llm_mode(
         return _noted(answer, result), slots
     if any(a.outcome == "unavailable" for a in result.attempts):
         return _unavailable(offline, result), slots
-    answer = assistant._llm(question, session, rules.language, offline, sid, progress)
+    reading = result.reading or rules  # names the tools its asks need (issue 25)
+    answer = assistant._llm(question, session, rules.language, offline, sid, progress, reading)
     return _with_reading(answer, rules, deps.catalog), slots
 
 

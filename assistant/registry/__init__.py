@@ -19,7 +19,7 @@ The package:
   `REGISTRY` and `call_tool`;
 - `helpers`: model/configuration lookup, `_model_info`, `quote`, rounding;
 - one module per tool family: `fit`, `memory`, `prices`, `speed`, `interconnect`, `cards`,
-  `advice`, `diagnostics`, `capacity`, `nccl`, `training`.
+  `advice`, `diagnostics`, `capacity`, `nccl`, `training`, `node_models`, `models`.
 
 `@tool` registers a tool when its module is imported, so the import order below IS the tool
 order in `REGISTRY` (and in the LLM's tool list): keep it.
@@ -68,6 +68,7 @@ from assistant.registry.capacity import CapacityArgs, capacity_check
 from assistant.registry.nccl import AllReduceOutputArgs, check_allreduce_output
 from assistant.registry.training import TrainingFitArgs, training_fit
 from assistant.registry.node_models import NodeModelsArgs, models_for_configuration
+from assistant.registry.models import FindModelArgs, find_model
 # isort: on
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "CapacityArgs",
     "CardArgs",
     "CheapestArgs",
+    "FindModelArgs",
     "FitArgs",
     "LinkArgs",
     "LinkId",
@@ -99,6 +101,7 @@ __all__ = [
     "cheapest_fit",
     "check_allreduce_output",
     "check_topology_output",
+    "find_model",
     "fit_check",
     "gradient_allreduce_time",
     "interconnect_facts",
