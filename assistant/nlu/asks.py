@@ -20,11 +20,19 @@ from assistant.nlu.query import Ask, AskKind, Query
 # ---------------------------------------------------------------- yes/no questions
 
 _YES_NO_RX = re.compile(
-    r"^\W*(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|and|und|also|so|"
-    r"aber|but|ok|okay|then|dann)\W+)?"
+    r"^\W*(?:[\w ]{1,30}:\s*)?(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|"
+    r"and|und|also|so|aber|but|ok|okay|then|dann)\W+)?"
     r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",
+    re.IGNORECASE,
+)
+
+# "Does it fit on a 4090, or do I need something bigger?": the alternative is the "no"
+_CONVERSE_OR_RX = re.compile(
+    r"\b(?:or|oder)\s+(?:(?:do|would|will|should|must)\s+(?:i|we)\s+(?:need|have to)|"
+    r"(?:brauche|brauchen|benötige|benötigen)\s+(?:ich|wir)|(?:muss|müssen)\s+(?:ich|wir)|"
+    r"(?:is|ist)\s+(?:it|that|das|es)\s+(?:too|zu)\b|not\b|nicht\b)",
     re.IGNORECASE,
 )
 
@@ -48,7 +56,7 @@ def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
     q = _first_question(question.strip())
-    if ALTERNATIVE_RX.search(q):
+    if ALTERNATIVE_RX.search(q) and not _CONVERSE_OR_RX.search(q):
         return False
     elliptical = (
         q.endswith("?")

@@ -507,8 +507,9 @@ def find_measurements(folded: str, u: Query) -> None:
 _CLAIMS: tuple[tuple[Claim, str], ...] = (
     (
         "pcie_enough",
-        r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,3}?pcie|"
-        r"pcie\s+(?:\w+\s+){0,4}?(?:enough|sufficient|ok\b|okay|fine|good enough|ausreichend|"
+        r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,3}?(?<!a100 )(?<!h100 )pcie|"
+        r"(?<!a100 )(?<!h100 )pcie\s+(?:\w+\s+){0,4}?(?:enough|sufficient|ok\b|okay|fine|"
+        r"good enough|ausreichend|"
         r"genug|reicht|genügt|aus\b)|"
         r"(?:get away|auskommen|klarkommen|zurechtkommen|leben)\s+(?:\w+\s+){0,3}?(?:with|mit)\s+"
         r"(?:\w+\s+){0,2}?pcie|"
@@ -538,10 +539,10 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     ),
     (
         "healthy",
-        r"\b(?:normal|correct|right|fine(?![- ]?tun)|ok|okay|good|alright|expected|as it should|"
-        r"healthy|"
-        r"richtig|korrekt|gut|"
-        r"in ordnung|erwartet|stimmt das|passt das|gesund|plausibel|plausible)\b",
+        r"\b(?:normal|correct|(?<!, )(?<!,)right|fine(?![- ]?tun)|ok|okay|good|alright|expected|"
+        r"as it should|healthy|richtig|korrekt|gut|"
+        r"in ordnung|erwartet|stimmt das|passt das(?!\s+(?:\w+\s+)?(?:auf|in|für|bei|mit)\b)|"
+        r"gesund|plausibel|plausible)\b",
     ),
 )
 
@@ -550,10 +551,17 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
 ALTERNATIVE_RX = re.compile(r"\b(?:or|oder)\b(?!\s+(?:not|nicht)\b)", re.IGNORECASE)
 
 
+_OPENING_RX = re.compile(
+    r"^\W*(?:ok(?:ay)?|alright|right|good|gut|super|prima|danke|thanks)\b[\s,.!:-]*"
+)
+
+
 def find_claim(folded: str, u: Query) -> None:
     """The claim a yes/no answers: the first of _CLAIMS that the question states; in an
     alternative question ('is that normal or is something broken?') the one stated first, since
     'yes' answers the first alternative."""
+    # "ok and if it's only inference …", "gut, und …": an opening interjection claims nothing
+    folded = _OPENING_RX.sub(lambda m: " " * len(m.group(0)), folded, count=1)
     found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
     if not found:
         return

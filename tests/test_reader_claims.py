@@ -1,0 +1,33 @@
+"""The rule reader's yes/no and claim, as people phrase them: a tag question ("…, right?") is
+no "healthy" claim, an opening "ok" claims nothing, "passt das auf …" asks a fit, an A100 PCIe
+is a card (not "PCIe enough"), "… or do I need something bigger?" is still yes/no, a label
+before a colon ("Kunde fragt: reichen …") does not hide the yes/no."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.service import Assistant
+
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "yes_no"),
+    [
+        ("Does FLUX.1 dev fit on an RTX 4090 in bf16 or do I need something bigger?", "fits", True),
+        ("Kunde fragt: reichen 2x A100 PCIe für Mixtral 8x7B in BF16?", "fits", True),
+        ("Llama 3.3 70B in FP8 should fit on 4x L40S, right?", "fits", True),
+        ("ok and if it's only inference in FP8, would 4x H100 SXM5 hold Qwen3 32B?", "fits", True),
+        ("my 4x A100 SXM4 shows NV12 between every pair, is that right?", "healthy", True),
+        ("Reicht PCIe für Llama 3.3 70B auf 4x L40S?", "pcie_enough", True),
+        ("Should I use the A100 or the H100 for Llama 3.1 8B?", None, False),
+    ],
+)
+def test_claim_and_yes_no(
+    assistant: Assistant, question: str, claim: str | None, yes_no: bool
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None
+    assert a.reading.claim == claim
+    assert a.reading.yes_no is yes_no
