@@ -25,8 +25,32 @@ Include = Literal["tool_calls", "quotes"]
 _QUOTES: dict[str, Any] = {"__all__": {"quote"}}
 
 
+# what an anonymous client reads of an LLM failure (issue 27: an upstream error's text may echo
+# the API key, a URL or an account; it goes to the log only)
+PUBLIC_DETAIL = {
+    "unavailable": "the language model was unavailable",
+    "invalid": "the language model's reading was not valid",
+}
+
+
+def public_answer(answer: Answer) -> Answer:
+    """The answer with no upstream error text: an attempt that failed for the provider
+    (`unavailable`) or whose reading did not validate (`invalid`) carries a generic detail."""
+    if not any(a.outcome in PUBLIC_DETAIL and a.detail for a in answer.attempts):
+        return answer
+    attempts = [
+        a.model_copy(update={"detail": PUBLIC_DETAIL[a.outcome]})
+        if a.outcome in PUBLIC_DETAIL and a.detail
+        else a
+        for a in answer.attempts
+    ]
+    return answer.model_copy(update={"attempts": attempts})
+
+
 def answer_json(answer: Answer, include: Collection[str] = ()) -> str:
-    """The answer as sent: without tool results, default arguments and quotes unless included."""
+    """The answer as sent: without tool results, default arguments and quotes unless included,
+    and without upstream error text (`public_answer`)."""
+    answer = public_answer(answer)
     return answer.model_dump_json(exclude=_exclude(answer, include))
 
 
@@ -34,6 +58,7 @@ def event_json(event: StreamEvent, include: Collection[str] = ()) -> str:
     """One server-sent event's data: the done event's answer as `answer_json`, a citation event
     without its quote unless included, the other events whole."""
     if isinstance(event, DoneEvent):
+        event = event.model_copy(update={"answer": public_answer(event.answer)})
         exclude = _exclude(event.answer, include)
         return event.model_dump_json(exclude={"answer": exclude} if exclude else None)
     if isinstance(event, CitationEvent) and "quotes" not in include:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.answer_json import public_answer
 from assistant.answer import Answer, PriceQuote
 
 MODEL_ID = "sizing-assistant"
@@ -96,8 +97,8 @@ def appendix(answer: Answer) -> str:
 
 
 def sizing_extra(answer: Answer) -> dict[str, Any]:
-    """The extra `sizing` field: the structured parts of the answer."""
-    return answer.model_dump(
+    """The extra `sizing` field: the structured parts of the answer (no upstream error text)."""
+    return public_answer(answer).model_dump(
         mode="json",
         include={
             "question",

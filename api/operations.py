@@ -33,7 +33,7 @@ def open_stores(state: AppState) -> None:
     try:
         state.feedback = FeedbackStore.from_settings(settings)
     except StorageError as exc:
-        state.extras["feedback_error"] = str(exc)
+        state.extras["feedback_error"] = exc.public  # shown by /readyz: no URL, no path
         log.error("feedback store unavailable: %s", exc)
     if settings.rate_limit_per_minute > 0 and settings.rate_limit_burst > 0:
         from store.shared_state import RateBuckets

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assistant.errors import InvalidRequest, UnknownSession
+from store.db import StorageError
 
 log = logging.getLogger("api")
 
@@ -120,6 +121,15 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else "request failed"
         return error_response(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(StorageError)
+    async def _storage(request: Request, exc: StorageError) -> JSONResponse:
+        # a store that is down is a 503 with the security headers (the Exception handler below
+        # answers outside the middleware), naming the store but never its URL or path
+        log.error("%s %s: store failed (%s): %s", request.method, request.url.path, exc.label,
+                  exc.detail)  # fmt: skip
+        message = f"A store is unavailable: {exc.public}"
+        return error_response(503, message, headers={"Retry-After": "5"})
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

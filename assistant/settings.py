@@ -89,6 +89,23 @@ class Settings(BaseSettings):
         description="a request body not fully received this long after its headers gets 408 "
         "and the connection is closed",
     )
+    header_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="a connection that has not sent a request's headers this long after it "
+        "opened (or after its previous response) is closed: idle and trickling clients",
+    )
+    idle_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="a keep-alive connection idle this long after a response is closed",
+    )
+    max_connections: int | None = Field(
+        default=None,
+        ge=1,
+        description="connections held at once per process; a new one past it closes the "
+        "longest-idle one (default: the open-file limit less 10 %)",
+    )
     rate_limit_per_minute: float = Field(
         default=30.0, description="sustained requests per client and minute (0 disables)"
     )

@@ -88,10 +88,12 @@ def serve(
 
     import uvicorn
 
+    from api.serving import raise_file_limit
     from cli.logs import server_log_config, setup_logging
 
     # the app factory (in each worker) reads the bind address: /metrics is public only on loopback
     os.environ["SIZING_HOST"] = host
+    raise_file_limit()  # workers inherit it; the connection cap is set below it (api.serving)
 
     setup_logging(server=True)
     uvicorn.run(
@@ -105,4 +107,8 @@ def serve(
         # X-Forwarded-For is read by the app, from the right (SIZING_TRUSTED_PROXY_HOPS)
         proxy_headers=False,
         timeout_graceful_shutdown=5,
+        # a header timeout and a connection cap below the open-file limit, read from SIZING_*
+        # in each worker (api.serving)
+        http="api.serving:GuardedHttp",
+        timeout_keep_alive=settings.idle_timeout_s,  # type: ignore[arg-type]
     )

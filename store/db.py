@@ -74,12 +74,21 @@ class DatabaseSettings(Protocol):
 
 
 class StorageError(RuntimeError):
-    """A store could not be read or written; the message names the store, never a full path."""
+    """A store could not be read or written; the message names the store, never a full path.
 
-    def __init__(self, label: str, detail: str) -> None:
+    `public` is what a response may show: a SQLite file's name and the error (local, no
+    path); for PostgreSQL only "the PostgreSQL database" and the error's class, never the URL,
+    a host, a user or the server's message (those go to the log)."""
+
+    def __init__(self, label: str, detail: str, public: str | None = None) -> None:
         super().__init__(f"{label}: {detail}")
         self.label = label
         self.detail = detail
+        self.public_detail = detail if public is None else public
+
+    @property
+    def public(self) -> str:
+        return self.public_detail
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,16 @@ class Database:
             with self._raw() as con:
                 yield Transaction(self, con)
         except self._errors() as exc:
-            raise StorageError(self.label, _describe(exc)) from exc
+            raise StorageError(self.label, _describe(exc), self.public_error(exc)) from exc
+
+    @property
+    def public_label(self) -> str:
+        """The store's name as a response may show it (no URL, user or path)."""
+        return self.label
+
+    def public_error(self, exc: BaseException) -> str:
+        """A driver error as a response may show it (see StorageError.public)."""
+        return f"{self.public_label}: {_describe(exc)}"
 
     supports_nowait = False
 
@@ -189,8 +207,8 @@ class Database:
                 )
                 tx.rollback_on_exit()
         except StorageError as exc:
-            return {"ok": False, "store": self.label, "error": exc.detail}
-        return {"ok": True, "store": self.label}
+            return {"ok": False, "store": self.public_label, "error": exc.public}
+        return {"ok": True, "store": self.public_label}
 
 
 class Busy(Exception):
@@ -353,6 +371,13 @@ class PostgresDatabase(Database):
         from psycopg_pool import PoolTimeout
 
         return (psycopg.Error, PoolTimeout, OSError)
+
+    @property
+    def public_label(self) -> str:
+        return "the PostgreSQL database"
+
+    def public_error(self, exc: BaseException) -> str:
+        return f"{self.public_label} is unavailable ({type(exc).__name__})"
 
     @contextmanager
     def _raw(self) -> Iterator[Any]:

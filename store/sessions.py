@@ -229,7 +229,7 @@ class SessionRows:
     def _failed(self, operation: str, exc: StorageError) -> None:
         with self._lock:
             self.failures[operation] += 1
-            self._last_failure = (time.monotonic(), f"{exc.label}: {exc.detail}")
+            self._last_failure = (time.monotonic(), exc.public)  # shown by /readyz
         log.error(
             "session store %s failed (%s): %s; answering without conversation memory",
             operation,
@@ -387,8 +387,9 @@ class SessionRows:
                         "SELECT answer_json FROM turns ORDER BY seq DESC LIMIT 20"
                     ).fetchall()
             except StorageError as exc:
-                return {"ok": False, "store": self.label, "error": exc.detail}
+                return {"ok": False, "store": self.db.public_label, "error": exc.public}
         last = self._last_failure
         if report["ok"] and last is not None and time.monotonic() - last[0] < window_s:
-            report = {"ok": False, "store": self.label, "error": f"recent failure: {last[1]}"}
+            error = f"recent failure: {last[1]}"
+            report = {"ok": False, "store": self.db.public_label, "error": error}
         return report

@@ -29,7 +29,9 @@ TEST_ORIGIN = "https://gpuserver.io"
 class LiveServer:
     """uvicorn serving `app` on 127.0.0.1:<free port> in a daemon thread (lifespan on)."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", startup_timeout: float = 120) -> None:
+    def __init__(
+        self, app: Any, host: str = "127.0.0.1", startup_timeout: float = 120, **options: Any
+    ) -> None:
         self.app = app
         self.host = host
         self.startup_timeout = startup_timeout
@@ -38,7 +40,12 @@ class LiveServer:
         self.sock.bind((host, 0))  # the kernel picks a free port; uvicorn serves this socket
         self.port: int = self.sock.getsockname()[1]
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2, access_log=False
+            app,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+            access_log=False,
+            **options,  # e.g. api.serving.uvicorn_options(settings)
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
@@ -122,11 +129,13 @@ def api_settings(api_data_dir: Path) -> Callable[..., Settings]:
 @pytest.fixture(scope="session")
 def live_api_factory() -> Iterator[Callable[[Settings], LiveServer]]:
     from api.app import create_app
+    from api.serving import uvicorn_options
 
     servers: list[LiveServer] = []
 
     def start(settings: Settings) -> LiveServer:
-        server = LiveServer(create_app(settings)).start()
+        # served as `sizing serve` serves: header timeout, idle timeout, connection cap
+        server = LiveServer(create_app(settings), **uvicorn_options(settings)).start()
         servers.append(server)
         return server
 

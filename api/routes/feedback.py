@@ -52,5 +52,5 @@ async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> F
         )
     except FeedbackError as exc:
         raise HTTPException(422, str(exc)) from None
-    except StorageError as exc:  # names the store (file name or database), never a full path
-        raise HTTPException(503, f"Feedback could not be stored: {exc}") from None
+    except StorageError as exc:  # names the store, never a path, a URL or the server's text
+        raise HTTPException(503, f"Feedback could not be stored: {exc.public}") from None
