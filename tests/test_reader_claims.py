@@ -31,3 +31,26 @@ def test_claim_and_yes_no(
     assert a.reading is not None
     assert a.reading.claim == claim
     assert a.reading.yes_no is yes_no
+
+
+@pytest.mark.parametrize(
+    ("question", "users"),
+    [
+        ("passt lama 3.1 8b auf ne L4?? nutz das nur ich alleine", 1),
+        ("Reicht eine L40S für Gemma 3 27B in FP8? Ist nur für mich zum Testen.", 1),
+        ("How long can the context get for Llama 3.1 8B on one RTX 4090, one user?", 1),
+        ("Llama 3.1 8B for 200 users on 1x L40S?", 200),
+    ],
+)
+def test_one_user_is_read(assistant: Assistant, question: str, users: int) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None and a.reading.users == users
+
+
+def test_a_family_named_again_as_its_variant_is_that_variant(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Betreff: Anfrage 8x H100\n\nwir wollen Llama 3.1 405B in FP8 betreiben. Passt das auf "
+        "euren Server mit 8x H100 SXM5, und was kostet der im Monat?"
+    )
+    assert a.reading is not None
+    assert a.reading.configurations == ["8x-h100-sxm5"] and not a.reading.card_families

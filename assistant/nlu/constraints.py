@@ -167,8 +167,17 @@ _GROUP_OF_RX = re.compile(
 )
 
 
+# "just me", "nur ich alleine", "nur für mich zum Testen", "one user": one person
+_ONE_USER_RX = re.compile(
+    r"\b(?:just|only|nur)\s+(?:for\s+|für\s+)?(?:me|myself|ich|mich)\b|\bich\s+allein\w*|"
+    r"\bfor myself\b|\bfür mich selbst\b|\b(?:one|a single|single|ein|einen|einem|einzelne[rn]?)\s+"
+    r"(?:user|nutzer|anwender|person)\b"
+)
+
+
 def find_users(folded: str) -> int | None:
-    """'for 200 users', '~1.5k Nutzer', 'a team of 10': people, not simultaneous sequences."""
+    """'for 200 users', '~1.5k Nutzer', 'a team of 10', 'just me': people, not simultaneous
+    sequences."""
     group = _GROUP_OF_RX.search(folded)
     if group and int(group.group(1)) >= 2:
         return int(group.group(1))
@@ -178,7 +187,7 @@ def find_users(folded: str) -> int | None:
         value = _amount(m.group(1), m.group(2))
         if value and value >= 2:
             return int(value)
-    return None
+    return 1 if _ONE_USER_RX.search(folded) else None
 
 
 _NODES_RX = re.compile(

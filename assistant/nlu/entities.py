@@ -162,6 +162,11 @@ class EntityMixin:
                     u.card_families.append(cid)
             elif cid not in u.cards:
                 u.cards.append(cid)
+        # "Anfrage 8x H100 … euren Server mit 8x H100 SXM5": the family named again as one of
+        # its variants is that variant
+        u.card_families = [
+            f for f in u.card_families if not any(c in u.cards for c in CARD_FAMILIES[f])
+        ]
         u.subject_cards = _subject_cards(folded, spans)
         if u.count is None:
             _count_and_memory(folded, u)
