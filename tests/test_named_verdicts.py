@@ -214,3 +214,15 @@ def test_a_fine_tuned_model_to_serve_is_sized_for_serving(assistant: Assistant) 
     assert "fine_tuning" not in a.reading.workloads
     assert not any(c.name == "training_fit" for c in a.tool_calls)
     assert last_call(a, "cheapest_fit").arguments["concurrency"] == 25
+
+
+def test_nothing_within_the_budget_names_the_cheapest_above_it_keeping_exclusions(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("Mixtral 8x7B in BF16, at most $1,500 a month, and no RTX A6000 please.")
+    call = last_call(a, "cheapest_fit")
+    allowed = call.arguments.get("configurations") or []
+    assert allowed and not any("a6000" in c for c in allowed)
+    top = call.result["cheapest"][0]["configuration"]
+    assert "a6000" not in top and top in {p.configuration for p in a.prices}
+    assert call.result["cheapest"][0]["usd_per_month"] > 1500

@@ -69,6 +69,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "The cheapest configuration outside them that holds it:",
         "Die günstigste Konfiguration außerhalb dieser Vorgaben, die es hält:",
     ),
+    "constraints_over_budget": (
+        "Above your budget, the cheapest configuration that holds it in {precision}:",
+        "Über Ihrem Budget die günstigste Konfiguration, die es in {precision} hält:",
+    ),
     "constraints_lower_precision": (
         "Within them it fits at a lower precision, in {precision}:",
         "Innerhalb dieser Vorgaben passt es in geringerer Präzision, in {precision}:",
@@ -173,7 +177,11 @@ class NodesMixin(ComposerBase):
             )
         )
         self._numbers(d, fit)
-        if self._lower_precision_within(d, u, allowed):
+        lower = self._lower_precision_within(d, u, allowed)
+        if u.constraints.budget_usd_month is not None:
+            self._over_budget(d, u, fit)  # the budget is what gives way, exclusions stay
+            return
+        if lower:
             return
         d.filters = {}
         res = self._call_fit(d, u, sort="price")
@@ -181,6 +189,31 @@ class NodesMixin(ComposerBase):
         if best is not None:
             d.add(p(d.lang, "constraints_outside"))
             d.bullets([self._row_line(d, best)])
+
+    def _over_budget(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
+        """Nothing within the budget holds it: the cheapest node above the budget that does, at
+        the precision asked, keeping every other constraint ("keine A6000")."""
+        rest = u.constraints.model_copy(update={"budget_usd_month": None})
+        allowed = self._filters(u.model_copy(update={"constraints": rest})).get("configurations")
+        d.filters = {}
+        res = d.call(
+            "cheapest_fit",
+            model=self._model_arg(u),
+            precision=fit["precision"],
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+            **({"configurations": allowed} if allowed else {}),
+        )
+        if not res or not res["cheapest"]:
+            return
+        top = res["cheapest"][0]
+        d.add(p(d.lang, "constraints_over_budget", precision=precision_label(fit["precision"])))
+        d.bullets(
+            [
+                f"{d.link(top['configuration'])} ({self._verdict_word(d, top)}): "
+                f"{d.price(top['configuration'])}"
+            ]
+        )
 
     def _lower_precision_within(self, d: Draft, u: Query, allowed: list[str]) -> bool:
         """Nothing within the constraints holds it at this precision: the cheapest allowed
