@@ -145,6 +145,13 @@ class Settings(BaseSettings):
         "Slack de-duplication in PostgreSQL (default: SQLite files in data_dir)",
     )
     database_pool_size: int = Field(default=10, ge=1, description="PostgreSQL connections/process")
+    database_timeout_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="PostgreSQL: wait for a connection and run a statement at most this long; "
+        "a failed connection makes every store call fail at once (answers without history) "
+        "while the database is retried in the background every second",
+    )
     retention_days: float = Field(
         default=90.0, ge=0, description="sessions and feedback older than this are pruned (0: keep)"
     )

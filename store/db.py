@@ -118,6 +118,8 @@ class Database:
     """A SQLite file or a PostgreSQL pool behind one small interface (see the module docstring)."""
 
     dialect: Dialect
+    # time.monotonic() when the store last came back after an outage (failures before it are over)
+    recovered_at: float = 0.0
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -242,8 +244,14 @@ class Transaction:
         if self.db.dialect == "sqlite" and not self.con.in_transaction:
             self.con.execute("BEGIN IMMEDIATE")
 
+    def allow_slow(self) -> None:
+        """Lift PostgreSQL's statement timeout for this transaction (migrations, pruning)."""
+        if self.db.dialect == "postgresql":
+            self.con.execute("SET LOCAL statement_timeout = 0")
+
     def lock_for_migrations(self) -> None:
         if self.db.dialect == "postgresql":
+            self.allow_slow()  # another replica may be migrating: wait for its lock
             self.con.execute("SELECT pg_advisory_xact_lock(7310041)")
         elif not self.con.in_transaction:
             self.con.execute("BEGIN IMMEDIATE")
@@ -353,47 +361,133 @@ def _use_wal(con: sqlite3.Connection) -> None:
             delay = min(delay * 2, 0.1)
 
 
+class StoreDown(Exception):
+    """The PostgreSQL database failed a moment ago and is being retried in the background:
+    callers fail at once instead of waiting for a connection (`PostgresDatabase`)."""
+
+
 class PostgresDatabase(Database):
+    """A psycopg pool that fails fast (issue 27): connections within `timeout_s` (the pool's
+    wait; libpq's connect timeout is at least 2 s), statements within `timeout_s` (migrations
+    and pruning lift it: `Transaction.allow_slow`). A connection failure opens a breaker: every
+    call fails at once (`StoreDown`) while one background thread tries to connect every
+    `retry_s`; when it can, the pool's idle connections are checked and calls go through again,
+    without a restart."""
+
     dialect: Dialect = "postgresql"
 
-    def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
+    def __init__(
+        self,
+        url: str,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout_s: float = 1.0,
+        retry_s: float = 1.0,
+    ) -> None:
         super().__init__(safe_url(url))
         from psycopg_pool import ConnectionPool
 
+        self._url = url
+        self.timeout_s = timeout_s
+        self.retry_s = retry_s
+        self._connect_kwargs: dict[str, Any] = {
+            "connect_timeout": max(2, int(timeout_s + 0.999)),  # libpq's minimum is 2 s
+            "options": f"-c statement_timeout={int(timeout_s * 1000)}",
+        }
         self.pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, open=False, timeout=10, name="sizing"
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            open=False,
+            timeout=timeout_s,
+            kwargs=self._connect_kwargs,
+            name="sizing",
         )
         self._opened = False
         self._open_lock = threading.Lock()
+        self._down: str | None = None  # why, while the breaker is open
+        self._down_lock = threading.Lock()
+        self.outages = 0
+        self._closed = False
 
     def _errors(self) -> tuple[type[BaseException], ...]:
         import psycopg
         from psycopg_pool import PoolTimeout
 
-        return (psycopg.Error, PoolTimeout, OSError)
+        return (psycopg.Error, PoolTimeout, OSError, StoreDown)
+
+    @property
+    def down(self) -> bool:
+        return self._down is not None
+
+    def _connection_failed(self, exc: BaseException) -> bool:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        return isinstance(exc, (psycopg.OperationalError, PoolTimeout, OSError)) and not (
+            isinstance(exc, psycopg.errors.QueryCanceled)  # a slow statement, not a dead server
+        )
+
+    def _trip(self, exc: BaseException) -> None:
+        with self._down_lock:
+            if self._down is not None:
+                return
+            self._down = _describe(exc)
+            self.outages += 1
+        log.error("PostgreSQL unavailable, failing fast and retrying: %s", self._down)
+        threading.Thread(target=self._retry, name="sizing-pg-retry", daemon=True).start()
+
+    def _retry(self) -> None:
+        import psycopg
+
+        while not self._closed:
+            time.sleep(self.retry_s)
+            try:
+                with psycopg.connect(self._url, **self._connect_kwargs) as con:
+                    con.execute("SELECT 1")
+            except Exception as exc:  # still down
+                log.debug("PostgreSQL still unavailable: %s", _describe(exc))
+                continue
+            try:
+                self.pool.check()  # drop the idle connections the outage broke
+            except Exception as exc:  # pragma: no cover - the pool reconnects on its own
+                log.warning("checking the pool after the outage failed: %s", exc)
+            with self._down_lock:
+                self._down = None
+                self.recovered_at = time.monotonic()
+            log.info("PostgreSQL is back")
+            return
+
+    def public_error(self, exc: BaseException) -> str:
+        return f"{self.public_label} is unavailable ({type(exc).__name__})"
 
     @property
     def public_label(self) -> str:
         return "the PostgreSQL database"
 
-    def public_error(self, exc: BaseException) -> str:
-        return f"{self.public_label} is unavailable ({type(exc).__name__})"
-
     @contextmanager
     def _raw(self) -> Iterator[Any]:
+        if self._down is not None:
+            raise StoreDown(f"down ({self._down}); retried in the background")
         if not self._opened:
             with self._open_lock:
                 if not self._opened:
                     self.pool.open(wait=False)
                     self._opened = True
-        with self.pool.connection() as con:
-            try:
-                with con.transaction():
-                    yield con
-            except _Rollback:
-                pass
+        try:
+            with self.pool.connection() as con:
+                try:
+                    with con.transaction():
+                        yield con
+                except _Rollback:
+                    pass
+        except self._errors() as exc:
+            if self._connection_failed(exc):
+                self._trip(exc)
+            raise
 
     def close(self) -> None:
+        self._closed = True  # ends the background retry
         if self._opened:
             self.pool.close()
             self._opened = False
@@ -414,9 +508,20 @@ def open_database(settings: DatabaseSettings, store: str) -> Database:
         with _shared_lock:
             db = _shared.get(url)
             if db is None:
-                db = _shared[url] = PostgresDatabase(url, max_size=settings.database_pool_size)
+                timeout_s = getattr(settings, "database_timeout_s", 1.0)
+                db = _shared[url] = PostgresDatabase(
+                    url, max_size=settings.database_pool_size, timeout_s=timeout_s
+                )
             return db
     return SQLiteDatabase(Path(settings.data_dir) / SQLITE_FILES[store])
+
+
+def close_shared_url(url: str) -> None:
+    """Close the PostgreSQL pool of one URL (tests that stop their own server)."""
+    with _shared_lock:
+        db = _shared.pop(url, None)
+    if db is not None:
+        db.close()
 
 
 def close_shared() -> None:

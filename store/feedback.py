@@ -244,6 +244,7 @@ class FeedbackStore:
         cutoff = (now or datetime.now(UTC)) - timedelta(seconds=older_than_s)
         self._migrate()
         with self._lock, self.db.transaction() as tx:
+            tx.allow_slow()  # pruning may take longer than a statement may
             return int(
                 tx.execute("DELETE FROM feedback WHERE created_at < ?", (_iso(cutoff),)).rowcount
             )

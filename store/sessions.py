@@ -366,6 +366,7 @@ class SessionRows:
         cutoff = (time.time() if now is None else now) - older_than_s
         self._migrate()
         with self.db.transaction() as tx:
+            tx.allow_slow()  # pruning may take longer than a statement may
             turns = tx.execute(
                 "DELETE FROM turns WHERE session_id IN "
                 "(SELECT id FROM sessions WHERE updated_at < ?)",
@@ -389,6 +390,8 @@ class SessionRows:
             except StorageError as exc:
                 return {"ok": False, "store": self.db.public_label, "error": exc.public}
         last = self._last_failure
+        if last is not None and last[0] < self.db.recovered_at:  # an outage that has ended
+            last = None
         if report["ok"] and last is not None and time.monotonic() - last[0] < window_s:
             error = f"recent failure: {last[1]}"
             report = {"ok": False, "store": self.db.public_label, "error": error}

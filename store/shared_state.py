@@ -119,6 +119,7 @@ class RateBuckets:
             return 0
         full_after = self.burst / self.rate
         with self.db.transaction() as tx:
+            tx.allow_slow()  # pruning may take longer than a statement may
             cur = tx.execute(
                 "DELETE FROM rate_buckets WHERE stamp < ?", (self._clock() - full_after,)
             )
@@ -173,6 +174,7 @@ class SeenKeys:
 
     def prune(self) -> int:
         with self.db.transaction() as tx:
+            tx.allow_slow()  # pruning may take longer than a statement may
             cur = tx.execute(
                 "DELETE FROM seen_keys WHERE namespace = ? AND seen_at < ?",
                 (self.namespace, self._clock() - self.ttl_s),
@@ -217,6 +219,7 @@ class KeyValues:
     def prune(self, older_than_s: float) -> int:
         """Forget values not written for `older_than_s` seconds."""
         with self.db.transaction() as tx:
+            tx.allow_slow()  # pruning may take longer than a statement may
             cur = tx.execute(
                 "DELETE FROM key_values WHERE namespace = ? AND updated_at < ?",
                 (self.namespace, self._clock() - older_than_s),

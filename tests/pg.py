@@ -103,3 +103,42 @@ def pg_url(postgres_url: str) -> Iterator[str]:
     close_shared()
     with psycopg.connect(postgres_url, autocommit=True) as con:
         con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+class StoppablePostgres:
+    """A PostgreSQL server of one test's own (pgserver), which the test may stop and start
+    again on the same socket (an outage and its end)."""
+
+    def __init__(self, folder: Path) -> None:
+        import pgserver
+
+        self.server = pgserver.get_server(folder, cleanup_mode="stop")
+        self.url: str = self.server.get_uri()
+
+    def stop(self) -> None:
+        from pgserver._commands import pg_ctl
+
+        pg_ctl(
+            ["-w", "-m", "fast", "stop"], pgdata=self.server.pgdata, user=self.server.system_user
+        )
+
+    def start(self) -> None:
+        with self.server._lock:
+            self.server.ensure_postgres_running()
+
+
+@pytest.fixture
+def stoppable_postgres(tmp_path: Path) -> Iterator[StoppablePostgres]:
+    from store.db import close_shared_url
+
+    folder = Path(tempfile.mkdtemp(prefix="sizing-pg-own-"))
+    os.chmod(folder, 0o755)
+    try:
+        pg = StoppablePostgres(folder / "data")
+    except Exception as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"pgserver could not start a PostgreSQL of the test's own: {exc}")
+    yield pg
+    close_shared_url(pg.url)
+    pg.server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)

@@ -4,6 +4,8 @@ echoes the API key, a store's URL)."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,9 +17,15 @@ pytest.register_assert_rewrite("tests.server")
 from tests.llm_server import ScriptedLLMServer, status  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 
-pytest_plugins = ["tests.server"]
+pytest_plugins = ["tests.server", "tests.pg"]
 
 QUESTION = "Does Llama 3.3 70B in FP8 fit on 2x H100 SXM5?"
+QUESTIONS = [
+    QUESTION,
+    "Passt Qwen 2.5 72B in FP16 auf 4x A100 80GB?",
+    "What does 8x H200 cost per month?",
+    "How much memory does Mistral 7B need in BF16?",
+]
 SECRET_KEY = "sk-live-h27SECRETkey0123456789"
 UPSTREAM = f"Incorrect API key provided: {SECRET_KEY}. You can find your API key at https://x"
 
@@ -63,3 +71,85 @@ def test_an_upstream_error_that_echoes_the_key_reaches_no_client(
     assert [a["detail"] for a in sizing["attempts"]] == [a["detail"] for a in attempts]
     done = [line for line in stream.text.splitlines() if line.startswith("data:")][-1]
     assert json.loads(done[5:])["answer"]["attempts"] == attempts
+
+
+# ---------------------------------------------------------------- a dead PostgreSQL
+
+
+def _answers_at_once(url: str, clients: int, each: int) -> list[float]:
+    """`clients` threads asking `each` questions; every answer's seconds (all must be 200)."""
+    seconds: list[float] = []
+    lock = threading.Lock()
+
+    def client(n: int) -> None:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            for i in range(each):
+                started = time.monotonic()
+                r = http.post("/api/chat", json={"message": QUESTIONS[(n + i) % len(QUESTIONS)]})
+                took = time.monotonic() - started
+                assert r.status_code == 200, r.text
+                with lock:
+                    seconds.append(took)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seconds) == clients * each
+    return seconds
+
+
+@pytest.mark.server
+def test_a_stopped_postgres_fails_fast_and_the_service_recovers_without_a_restart(
+    api_settings: Callable[..., Any],
+    live_api_factory: Callable[..., LiveServer],
+    stoppable_postgres: Any,
+) -> None:
+    pg = stoppable_postgres
+    settings = api_settings(
+        database_url=pg.url,
+        feedback_api_token="review-token",
+        rate_limit_per_minute=6000,  # the shared buckets live in PostgreSQL too
+        rate_limit_burst=1000,
+    )
+    server = live_api_factory(settings)
+    review = {"authorization": "Bearer review-token"}
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        first = client.post("/api/chat", json={"message": QUESTION}).json()
+        assert client.get("/readyz").status_code == 200
+        assert client.get("/api/feedback", headers=review).status_code == 200
+
+        pg.stop()
+        started = time.monotonic()
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and time.monotonic() - started < 1.0
+        assert not ready.json()["checks"]["sessions"]["ok"]
+        listing = client.get("/api/feedback", headers=review)
+        assert listing.status_code == 503, listing.text
+        assert listing.headers["x-content-type-options"] == "nosniff"  # the security headers
+        vote = {"session_id": first["session_id"], "message_id": first["message_id"]}
+        posted = client.post("/api/feedback", json={**vote, "rating": "up"})
+        assert posted.status_code == 503, posted.text
+        for body in (ready.text, listing.text, posted.text):
+            assert pg.url not in body and "host=" not in body and ".s.PGSQL" not in body
+            assert "postgres:" not in body and "/tmp/" not in body
+
+        seconds = sorted(_answers_at_once(server.url, clients=8, each=4))
+        p50 = seconds[len(seconds) // 2]
+        assert p50 <= 0.5, seconds
+        started = time.monotonic()
+        assert client.get("/readyz").status_code == 503
+        assert time.monotonic() - started < 1.0
+
+        pg.start()
+        deadline = time.monotonic() + 15
+        while client.get("/readyz").status_code != 200:
+            assert time.monotonic() < deadline, client.get("/readyz").text
+            time.sleep(0.2)
+        assert client.get("/api/feedback", headers=review).status_code == 200
+        follow = client.post(
+            "/api/chat", json={"message": "And on an H200?", "session_id": first["session_id"]}
+        ).json()
+        assert "Llama 3.3 70B" in follow["answer"]  # the history is read again
+        assert client.post("/api/feedback", json={**vote, "rating": "up"}).status_code == 201
