@@ -226,3 +226,17 @@ def test_nothing_within_the_budget_names_the_cheapest_above_it_keeping_exclusion
     top = call.result["cheapest"][0]["configuration"]
     assert "a6000" not in top and top in {p.configuration for p in a.prices}
     assert call.result["cheapest"][0]["usd_per_month"] > 1500
+
+
+def test_how_much_memory_is_its_own_ask_answered_from_memory_need(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "How much VRAM does Qwen2.5 72B need in FP8 with a 32k context, and what's the cheapest "
+        "node that holds it?"
+    )
+    assert a.reading is not None
+    assert [k.kind for k in a.reading.asks][:1] == ["memory"]
+    mem = last_call(a, "memory_need").result
+    assert mem["precision"] == "fp8" and mem["context_tokens"] == 32768
+    assert f"{mem['required_gb_total']:.1f} GB" in a.answer
+    assert any(c.name == "cheapest_fit" for c in a.tool_calls)
+    assert a.violations == []

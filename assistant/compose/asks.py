@@ -35,6 +35,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} in {precision} mit {ctx} Token Kontext** auf der genannten Hardware:",
     ),
     "ask_price": ("The price of what you named:", "Der Preis der genannten Konfiguration:"),
+    "ask_memory": (
+        "**{model} in {precision} needs about {total} of GPU memory** on one card for {n} × {ctx} "
+        "tokens: weights {weights}, KV cache {kv} and {overhead} of runtime overhead.",
+        "**{model} braucht in {precision} etwa {total} GPU-Speicher** auf einer Karte für {n} × "
+        "{ctx} Token: Gewichte {weights}, KV-Cache {kv} und {overhead} Laufzeit-Overhead.",
+    ),
     "beyond_context": (
         "**{model} itself reads at most {limit} tokens of context**: {asked} tokens are beyond "
         "the model, on any node. Sized at its limit:",
@@ -83,6 +89,8 @@ class AsksMixin(ComposerBase):
             )
         if ask.kind == "context":
             return "context" in flow.answers or any(c.name == "capacity_check" for c in d.calls)
+        if ask.kind == "memory":  # the fit flow states the need per card; else memory_need
+            return flow.name == "fit" or any(c.name == "memory_need" for c in d.calls)
         return ask.kind in flow.answers
 
     # ---- a context beyond the model's own limit
@@ -238,6 +246,34 @@ class AsksMixin(ComposerBase):
                 d.lang, "speed_one", model=model, precision=prec, label=label, tps=tps, split=split
             )
             d.add(line, speed_cost(d, r["configuration"], tput))
+
+    def _ask_memory(self, d: Draft, u: Query, ask: Ask) -> None:
+        """ "How much VRAM does it need?": weights and KV cache at the load asked, from
+        memory_need (one copy, before splitting)."""
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            precision=ask.precision or u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+            kv_precision=u.kv_precision,
+        )
+        if mem is None:
+            return
+        d.add(
+            p(
+                d.lang,
+                "ask_memory",
+                model=self._model_name(mem, d.lang),
+                precision=precision_label(mem["precision"]),
+                total=gb(d.lang, mem["required_gb_total"]),
+                weights=gb(d.lang, mem["weights_gb"]),
+                kv=gb(d.lang, mem["kv_gb_total"]),
+                ctx=num(d.lang, mem["context_tokens"]),
+                n=num(d.lang, mem["concurrency"]),
+                overhead=gb(d.lang, mem["overhead_gb_per_card"]),
+            )
+        )
 
     def _ask_context(self, d: Draft, u: Query, ask: Ask) -> None:
         fit = self._fit_of(d, u)

@@ -246,6 +246,7 @@ ASKS: dict[AskKind, str] = {
     "price": "_ask_price",
     "speed": "_ask_speed",
     "context": "_ask_context",
+    "memory": "_ask_memory",
 }
 # the intent whose flows answer an ask of this kind first
 ASK_INTENT: dict[AskKind, Intent] = {
@@ -253,6 +254,7 @@ ASK_INTENT: dict[AskKind, Intent] = {
     "price": "price",
     "speed": "speed",
     "context": "capacity",
+    "memory": "fit",
 }
 
 

@@ -131,6 +131,13 @@ _BARE_K_RX = re.compile(
     r"monat|month|budget))"
 )
 _SPEED_RX = _INTENT_RX["speed"]
+#: "how much VRAM does it need", "wie viel Speicher braucht": the memory need itself is asked
+_MEMORY_ASK_RX = re.compile(
+    r"\bhow (?:much|many)\s+(?:gpu\s+|total\s+)?(?:v?ram|vram|memory|gb)\b|"
+    r"\bwie\s*viele?\s+(?:gpu-?\s*|grafik)?(?:v?ram|vram|speicher|gb|grafikspeicher)\b|"
+    r"\b(?:vram|memory|speicher)[\s-]*(?:requirement|footprint|need|bedarf|verbrauch)|"
+    r"\bspeicherbedarf\b"
+)
 
 
 def find_asks(folded: str, u: Query) -> None:
@@ -154,6 +161,9 @@ def find_asks(folded: str, u: Query) -> None:
         bare = _BARE_K_RX.search(folded) if u.context_tokens is None else None
         if bare:
             u.context_tokens = int(bare.group(1)) * 1024
+    memory = _MEMORY_ASK_RX.search(folded)
+    if memory:
+        asks.append(Ask(kind="memory", at=memory.start()))
     fit = _FIT_ASK_RX.search(folded)
     yes_no = is_yes_no(u.question)
     named = _model_at(folded, u)  # a model named with a node and a price: does it fit there?

@@ -110,6 +110,7 @@ AskKind = Literal[
     "price",  # the exact monthly price of the hardware named
     "speed",  # tokens/s on the hardware named (or where it fits)
     "context",  # how long a context (how many tokens of KV cache) the hardware named holds
+    "memory",  # how much GPU memory the model needs (weights + KV cache at the load asked)
 ]
 
 

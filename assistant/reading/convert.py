@@ -150,6 +150,7 @@ ASK_INTENT: dict[str, Intent] = {
     "price": "price",
     "speed": "speed",
     "context": "capacity",
+    "memory": "fit",
 }
 #: the intent a task calls for when no ask says more
 _TASK_INTENT: dict[str, Intent] = {

@@ -48,11 +48,11 @@ log = logging.getLogger("assistant.reading.llm")
 #: what the question asks, as the reader names it: the four `Ask` kinds, three more the planner
 #: answers (cheapest, compare, nvlink) and three it leaves to the free answer
 AskKindLLM = Literal[
-    "fit", "price", "speed", "context", "cheapest", "compare", "nvlink", "explain", "diagnose",
-    "other",
+    "fit", "price", "speed", "context", "memory", "cheapest", "compare", "nvlink", "explain",
+    "diagnose", "other",
 ]  # fmt: skip
 PLANNER_KINDS: frozenset[str] = frozenset(
-    {"fit", "price", "speed", "context", "cheapest", "compare", "nvlink"}
+    {"fit", "price", "speed", "context", "memory", "cheapest", "compare", "nvlink"}
 )
 #: reader kind -> the planner's intent
 _KIND_INTENT: dict[str, Intent] = {
@@ -60,11 +60,12 @@ _KIND_INTENT: dict[str, Intent] = {
     "price": "price",
     "speed": "speed",
     "context": "capacity",
+    "memory": "fit",
     "cheapest": "cheapest",
     "compare": "cheapest",
     "nvlink": "nvlink",
 }
-_ASK_KINDS = ("fit", "price", "speed", "context")
+_ASK_KINDS = ("fit", "price", "speed", "context", "memory")
 #: the workload a task implies
 _TASK_WORKLOAD: dict[str, Workload] = {
     "fine_tune": "fine_tuning",
