@@ -305,6 +305,36 @@ def test_forged_and_stale_signatures_are_rejected(server: LiveServer, stub: Slac
     assert not stub.calls_to("response_url")
 
 
+def test_a_replayed_slash_command_is_answered_once(server: LiveServer, stub: SlackStub) -> None:
+    """Issue 27: the same signed /sizing form posted 3 times within the 5-minute window."""
+    form = {
+        "team_id": TEAM_ID,
+        "channel_id": "C0SUPPORT",
+        "user_id": "U0ANNA",
+        "command": "/sizing",
+        "text": "What does 4 x A100 SXM4 cost per month?",
+        "response_url": stub.response_url("cmd-replay"),
+        "trigger_id": "555.666.replayed",
+        "api_app_id": "A0SIZING",
+    }
+    body = urlencode(form)
+    ts = int(time.time())
+    replies = [
+        post_slack(server, body, "application/x-www-form-urlencoded", timestamp=ts)
+        for _ in range(3)
+    ]
+    assert [r.status_code for r in replies] == [200, 200, 200]
+    assert "A100" in replies[0].json()["text"]  # the first is acknowledged ...
+    assert [r.text for r in replies[1:]] == ["", ""]  # ... the replays only with an empty 200
+    # a new command (its own trigger_id and timestamp) with the same text is answered
+    again = urlencode({**form, "trigger_id": "555.666.new", "response_url": stub.response_url(
+        "cmd-again")})  # fmt: skip
+    assert post_slack(server, again, "application/x-www-form-urlencoded").status_code == 200
+    stub.wait_for("response_url", path="/response/cmd-again")
+    sentinel_dm(server, stub)
+    assert len(stub.calls_to("response_url", path="/response/cmd-replay")) == 1
+
+
 def test_url_verification_challenge(server: LiveServer) -> None:
     body = json.dumps(
         {

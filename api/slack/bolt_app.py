@@ -9,6 +9,7 @@ gets its 200 well within 3 seconds however long the answer takes. The answer is 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -190,6 +191,13 @@ def thread_session_id(team: str | None, channel: str, thread_ts: str) -> str:
     return "slack-" + "-".join(_session_part(p) for p in (team, channel, thread_ts))
 
 
+def _command_key(req: BoltRequest) -> str:
+    """A slash command delivery's identity: its signed timestamp and body (hashed)."""
+    stamp = (req.headers.get("x-slack-request-timestamp") or [""])[0]
+    digest = hashlib.sha256(f"{stamp}:{req.raw_body}".encode()).hexdigest()
+    return f"command:{digest}"
+
+
 def command_session_id(team: str | None, channel: str, user: str) -> str:
     """`/sizing` in a channel: one session per user and channel, so follow-ups work."""
     return "slack-" + "-".join(_session_part(p) for p in (team, channel, "cmd", user))
@@ -353,7 +361,13 @@ class SlackBot:
         self, req: BoltRequest, body: dict[str, Any], next: Callable[[], None]
     ) -> BoltResponse | None:
         """Ack duplicate deliveries of an event (Slack retries, X-Slack-Retry-Num) without
-        running the listeners again."""
+        running the listeners again, and a slash command replayed within the signature's
+        5-minute window (the same signed body and timestamp: a replay, never a new command,
+        which has its own trigger_id), across workers and replicas."""
+        command = body.get("command") if not req.lazy_only else None
+        if command and not self.events.first_time(_command_key(req)):
+            log.warning("slack: replayed slash command %s ignored", command)
+            return BoltResponse(status=200, body="")
         if not req.lazy_only and body.get("type") == "event_callback":
             event_id = body.get("event_id")
             if event_id and not self.events.first_time(f"event:{event_id}"):
