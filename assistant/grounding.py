@@ -143,6 +143,9 @@ class GroundingFacts(BaseModel):
     verdicts: list[tuple[str, str, str, bool]] = Field(default_factory=list)
     needs_nvlink: list[bool] = Field(default_factory=list)
     rules: list[int] = Field(default_factory=list)
+    # [model, precision, configuration, does one card of it hold the model] (issue 25: a claim
+    # about one card is judged by that card, not by its node's verdict)
+    one_card: list[tuple[str, str, str, bool]] = Field(default_factory=list)
 
     def merged(self, other: GroundingFacts | None) -> GroundingFacts:
         if other is None:
@@ -155,6 +158,7 @@ class GroundingFacts(BaseModel):
             verdicts=sorted(set(self.verdicts) | set(other.verdicts)),
             needs_nvlink=sorted(set(self.needs_nvlink) | set(other.needs_nvlink)),
             rules=sorted(set(self.rules) | set(other.rules)),
+            one_card=sorted(set(self.one_card) | set(other.one_card)),
         )
 
 
@@ -197,6 +201,7 @@ class _Indexed:
     money: frozenset[tuple[str, float]]
     configurations: frozenset[str]
     rows: tuple[tuple[str, bool], ...]
+    one_card: tuple[tuple[str, bool], ...]
     needs_nvlink: frozenset[bool]
     rules: frozenset[int]
 
@@ -215,16 +220,19 @@ def _index_blob(blob: str) -> _Indexed:
     if "$" in blob:
         for a, b in _JSON_DOLLAR_RX.findall(blob):
             money.update(("any", v) for v, _ in _float_candidates(a or b))
+    found_rows = _JSON_ROW_RX.findall(blob)
     rows = tuple(
         (cid, _FITS.get(v, v == "true"))
-        for cid, v in _JSON_ROW_RX.findall(blob)
+        for cid, v in found_rows
         if v in _FITS or v in ("true", "false")
     )
+    one_card = tuple((cid, v == "fits_one_card") for cid, v in found_rows if v in _FITS)
     return _Indexed(
         numbers=frozenset(numbers),
         money=frozenset(money),
         configurations=frozenset(_JSON_CONFIG_RX.findall(blob)),
         rows=rows,
+        one_card=one_card,
         needs_nvlink=frozenset(v == "true" for v in _JSON_NVLINK_RX.findall(blob)),
         rules=frozenset(int(n) for n in _JSON_RULE_RX.findall(blob)),
     )
@@ -293,6 +301,7 @@ def _facts_of_call(call: ToolCall) -> GroundingFacts:
     found = _index_blob(_blob_of(call))
     args = _index_blob(_blob(call.arguments))
     verdicts: set[tuple[str, str, str, bool]] = set()
+    one_card: set[tuple[str, str, str, bool]] = set()
     models: set[tuple[str, str, float]] = set()
     model = _model_of(result, call.arguments)
     if model is not None:
@@ -300,6 +309,7 @@ def _facts_of_call(call: ToolCall) -> GroundingFacts:
         precision = result.get("precision") if isinstance(result, Mapping) else None
         precision = str(precision or call.arguments.get("precision") or "")
         verdicts.update((model[0], precision, c, f) for c, f in found.rows)
+        one_card.update((model[0], precision, c, f) for c, f in found.one_card)
     facts = GroundingFacts.model_construct(
         numbers=sorted(found.numbers | args.numbers),
         money=sorted(found.money),
@@ -308,6 +318,7 @@ def _facts_of_call(call: ToolCall) -> GroundingFacts:
         verdicts=sorted(verdicts),
         needs_nvlink=sorted(found.needs_nvlink),
         rules=sorted(found.rules),
+        one_card=sorted(one_card),
     )
     if len(_FACTS) >= 1024:
         _FACTS.clear()
@@ -323,6 +334,7 @@ def _union(parts: Iterable[GroundingFacts]) -> GroundingFacts:
     verdicts: set[tuple[str, str, str, bool]] = set()
     nvlink: set[bool] = set()
     rules: set[int] = set()
+    one_card: set[tuple[str, str, str, bool]] = set()
     for f in parts:
         numbers.update(f.numbers)
         money.update(f.money)
@@ -331,6 +343,7 @@ def _union(parts: Iterable[GroundingFacts]) -> GroundingFacts:
         verdicts.update(f.verdicts)
         nvlink.update(f.needs_nvlink)
         rules.update(f.rules)
+        one_card.update(f.one_card)
     return GroundingFacts.model_construct(
         numbers=sorted(numbers),
         money=sorted(money),
@@ -339,6 +352,7 @@ def _union(parts: Iterable[GroundingFacts]) -> GroundingFacts:
         verdicts=sorted(verdicts),
         needs_nvlink=sorted(nvlink),
         rules=sorted(rules),
+        one_card=sorted(one_card),
     )
 
 
@@ -466,6 +480,8 @@ class Mention:
     start: int
     end: int
     configs: frozenset[str]
+    gpus: frozenset[str] = frozenset()
+    count: int | None = None  # the count written before the card ('4 ×', 'one'), if any
 
 
 _COUNT_BEFORE_RX = re.compile(
@@ -508,7 +524,7 @@ def _find_mentions(book: PriceBook, text: str) -> list[Mention]:
                 count = _COUNT_WORDS.get(re.sub(r"\s+", " ", before.group("w").lower()))
         gen = m.group("gen")
         gen_key = None if not gen else ("gen4" if gen.strip()[-1] == "4" else "gen5")
-        out.append(Mention(start, m.end(), book.configs(gpus, count, gen_key)))
+        out.append(Mention(start, m.end(), book.configs(gpus, count, gen_key), gpus, count))
     return out
 
 
@@ -689,6 +705,43 @@ class Context:
     passage_text: dict[int, str]
     in_play: frozenset[float]  # prices of configurations the tools returned (or quoted)
     training: bool  # a training question: fit rows (serving) do not judge its verdicts
+    text: str = ""  # the answer's normalised text (figures stated elsewhere in it: arithmetic)
+    calls: tuple[ToolCall, ...] = ()  # this turn's tool calls (sibling figures: arithmetic)
+    user_money: list[float] = field(default_factory=list)  # amounts the user wrote as money
+
+    @cached_property
+    def stated(self) -> list[tuple[float, int, str, int]]:
+        """The answer's figures with a unit that a tool result (or the user) gives directly:
+        (value, decimal places, unit kind, position): the operands arithmetic may use."""
+        out = []
+        for m in _NUMBER_UNIT_RX.finditer(self.text):
+            if _is_count(self.text, m):
+                continue
+            unit = m.group("unit")
+            for v, p in _float_candidates(m.group(1)):
+                if self.has_number(v, p, False, (), unit):
+                    out.append((v, p, unit_kind(unit), m.start()))
+                    break
+        return out
+
+    @cached_property
+    def by_configuration(self) -> dict[str, list[float]]:
+        """The figures of each tool-result record about one configuration (its row)."""
+        return _numbers_by_configuration(tuple(c for c in self.calls if c.name != SEARCH_TOOL))
+
+    def numbers_about(self, mentions_in: Sequence[Mention]) -> list[float]:
+        """The figures of the records about the configurations named (all figures when the
+        records name none of them): a claim about a card is judged by that card's figures."""
+        configs = {c for m in mentions_in for c in m.configs} & set(self.by_configuration)
+        if not configs:
+            return self.numbers
+        return sorted({v for c in configs for v in self.by_configuration[c]})
+
+    @cached_property
+    def siblings(self) -> dict[str, list[float]]:
+        """Sums of two figures of one unit in one record of a tool result ('weights_gb' +
+        'kv_gb_total'): what "weights and KV cache together" states."""
+        return _sibling_arithmetic(tuple(c for c in self.calls if c.name != SEARCH_TOOL))
 
     def cited_numbers(self, cites: Iterable[int]) -> Iterator[list[float]]:
         for n in cites:
@@ -743,7 +796,20 @@ def _context(
     for values in user_units.values():
         values.sort()
     passages = {c.n: sorted(set(_text_numbers(normalise(c.quote)))) for c in answer.citations}
+    user_money = (
+        sorted(
+            v
+            for _, _, raw, cur, k in _money_claims(user)
+            for v, _ in _float_candidates(raw)
+            if not k
+        )
+        if _DIGIT_RX.search(user)
+        else []
+    )
     return Context(
+        text=_strip_code(normalise(answer.answer)),
+        calls=tuple(answer.tool_calls),
+        user_money=user_money,
         book=book,
         facts=facts,
         numbers=facts.numbers,
@@ -799,19 +865,33 @@ def _period(text: str, start: int, end: int) -> str:
     return "none"
 
 
-def _attached(sentence: Sentence, mentions_in: list[Mention], pos: int) -> Mention | None:
-    """The configuration a figure at `pos` (sentence-relative) belongs to."""
+def _attached(
+    sentence: Sentence, mentions_in: list[Mention], pos: int, stop: int | None = None
+) -> Mention | None:
+    """The configuration a figure at `pos` (to `stop`, sentence-relative) belongs to: the nearest
+    one named in its clause ("$8,606 against $8,140 for 8 × A100 PCIe": the second is the PCIe
+    node's), a configuration before it when both are as near."""
     if sentence.row_cells:
         return _attached_in_row(sentence, mentions_in, pos)
     start, end = clause_bounds(sentence.text, pos)
     before = [m for m in mentions_in if start <= m.start < pos]
+    after = [m for m in mentions_in if pos <= m.start < end]
+    if before and after:
+        gap_before = pos - before[-1].end
+        stop = stop if stop is not None else pos
+        between = sentence.text[stop : after[0].start]
+        aside = "(" in between or ")" in between or ":" in between  # "(PCIe: …)" is an aside
+        return after[0] if _gap_after_wins(gap_before, len(between), aside) else before[-1]
     if before:
         return before[-1]
-    after = [m for m in mentions_in if pos <= m.start < end]
     if after:
         return after[0]
     earlier = [m for m in mentions_in if m.start < pos]
     return earlier[-1] if earlier else None
+
+
+def _gap_after_wins(gap_before: int, gap_after: int, aside: bool) -> bool:
+    return not aside and gap_after < gap_before
 
 
 def _attached_in_row(sentence: Sentence, mentions_in: list[Mention], pos: int) -> Mention | None:
@@ -863,7 +943,7 @@ def _check_money(
         cands = [(v * 1000, 0) if k else (v, p) for v, p in _float_candidates(raw)]
         fragment = s.text[start:end]
         period = _period(s.text, start, end)
-        problem = _money_problem(ctx, s, mentions_in, start, cands, currency, period)
+        problem = _money_problem(ctx, s, mentions_in, (start, end), cands, currency, period)
         if problem:
             after = _PERIOD_AFTER_RX.match(s.text, end)
             out.append(_v("price", fragment + (after.group(0) if after else ""), problem))
@@ -877,16 +957,33 @@ def _users_amount(ctx: Context, s: Sentence, start: int, cands: list[tuple[float
     return bool(_USER_FRAME_RX.search(s.text[max(lo, start - 40) : min(hi, start + 40)]))
 
 
-def _money_problem(
+def _users_money(
     ctx: Context,
     s: Sentence,
     mentions_in: list[Mention],
     start: int,
     cands: list[tuple[float, int]],
+) -> bool:
+    """An amount the user wrote as money (a budget, in any phrasing: "für 1.000 $ im Monat"),
+    unless the answer attaches it to a configuration named before it in its clause ("1 × L4
+    costs $1,000"), where it is a price claim like any other."""
+    if not any(_near(ctx.user_money, v, p) for v, p in cands):
+        return False
+    lo, _ = clause_bounds(s.text, start)
+    return not any(lo <= m.start < start for m in mentions_in)
+
+
+def _money_problem(
+    ctx: Context,
+    s: Sentence,
+    mentions_in: list[Mention],
+    span: tuple[int, int],
+    cands: list[tuple[float, int]],
     currency: str,
     period: str,
 ) -> str | None:
-    if _users_amount(ctx, s, start, cands):
+    start, stop = span
+    if _users_amount(ctx, s, start, cands) or _users_money(ctx, s, mentions_in, start, cands):
         return None
     if not _is_usd(currency):
         return f"an amount in {currency}: the catalog prices are in US dollars per month"
@@ -896,7 +993,7 @@ def _money_problem(
         return f"a price per {period}: the catalog prices are per month, and no tool returned it"
     catalog = [v for v, p in cands if p <= 0 and v in ctx.book.catalog_values]
     if catalog:
-        return _catalog_price_problem(ctx, s, mentions_in, start, catalog)
+        return _catalog_price_problem(ctx, s, mentions_in, start, catalog, stop)
     if any(ctx.has_money(v, p, period, s.cites) for v, p in cands):
         return None
     if any(p <= 0 and v in ctx.price_differences for v, p in cands):
@@ -905,9 +1002,14 @@ def _money_problem(
 
 
 def _catalog_price_problem(
-    ctx: Context, s: Sentence, mentions_in: list[Mention], start: int, values: list[float]
+    ctx: Context,
+    s: Sentence,
+    mentions_in: list[Mention],
+    start: int,
+    values: list[float],
+    stop: int | None = None,
 ) -> str | None:
-    mention = _attached(s, mentions_in, start)
+    mention = _attached(s, mentions_in, start, stop)
     if mention is None and s.row_cells:
         mention = _header_mention(ctx, s, start) or _row_mention(s, mentions_in)
     if mention is None:
@@ -957,7 +1059,12 @@ def _sign(text: str, start: int) -> int:
 
 
 def _check_numbers(
-    ctx: Context, s: Sentence, text: str, units: list[re.Match[str]], money: list[_Money]
+    ctx: Context,
+    s: Sentence,
+    text: str,
+    units: list[re.Match[str]],
+    money: list[_Money],
+    mentions_in: Sequence[Mention] = (),
 ) -> list[GroundingViolation]:
     out = []
     for m in units:
@@ -970,7 +1077,9 @@ def _check_numbers(
             sign = _sign(text, m.start()) if i == 0 else 0
             signed = sign != 0
             cands = [(-v if sign < 0 else v, p) for v, p in _float_candidates(raw)]
-            if not _number_ok(ctx, s, cands, unit, signed):
+            if not _number_ok(ctx, s, cands, unit, signed) and (
+                signed or not _derived_ok(ctx, s, cands, unit, m.start(), mentions_in)
+            ):
                 out.append(
                     _v("number", m.group(0), f"{raw} {unit} found in no tool result or cited "
                        "passage (nor in the user's words)")
@@ -987,6 +1096,242 @@ def _number_ok(
         if unit.lower() == "ms" and ctx.has_number(v / 1000, p + 3, signed, s.cites, unit):
             return True
         if unit == "%" and ctx.has_number(v / 100, p + 2, signed, s.cites, unit):
+            return True
+    return False
+
+
+# --- arithmetic on grounded figures (issue 25)
+
+_DIRECTION_RX = re.compile(
+    r"direction|richtung|each\s+way|both\s+ways|bidirection|bidirektional|duplex|in\s+total|"
+    r"insgesamt|gesamt|total|summe|aggregate",
+    re.IGNORECASE,
+)
+_COUNT_NOUN = (
+    r"(?:[×x]|cards?|karten?|gpus?|copies|copy|kopien?|replicas?|replikas?|nodes?|knoten|"
+    r"instances?|instanzen?|users?|nutzer\w*|sequences?|sequenzen|streams?|requests?|anfragen)"
+)
+_SENTENCE_COUNT_RX = re.compile(
+    r"(?<![\w.,])(\d{1,4})\s?" + _COUNT_NOUN + r"(?![\w])"
+    r"|\b(two|three|four|five|six|seven|eight|ten|sixteen|zwei|drei|vier|fünf|sechs|sieben|acht|"
+    r"zehn|sechzehn)\s+(?:\w+\s+)?" + _COUNT_NOUN + r"(?![\w])|\b(twice|doppelt|double)\b",
+    re.IGNORECASE,
+)
+_COUNT_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                  "ten": 10, "sixteen": 16, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
+                  "sechs": 6, "sieben": 7, "acht": 8, "zehn": 10, "sechzehn": 16, "twice": 2,
+                  "doppelt": 2, "double": 2}  # fmt: skip
+_KEY_UNITS = (("gb_s", "bandwidth"), ("tokens_per_s", "speed"), ("tok_s", "speed"),
+              ("_gb", "memory"), ("gb_", "memory"), ("_ms", "time"), ("_s", "time"),
+              ("seconds", "time"))  # fmt: skip
+
+
+def _key_unit(key: str) -> str | None:
+    k = key.lower()
+    if _money_key(k) or "percent" in k or "ratio" in k:
+        return None
+    if k.endswith("_gb") or "_gb_" in k:
+        return "bandwidth" if "gb_s" in k else "memory"
+    for part, kind in _KEY_UNITS:
+        if part in k:
+            return kind
+    return None
+
+
+_SIBLINGS: dict[tuple[int, ...], tuple[tuple[ToolCall, ...], dict[str, list[float]]]] = {}
+# the unit a claim must be written in to be a sum of two record fields of a kind
+_KIND_UNIT = {"memory": "gb", "bandwidth": "gb/s", "speed": "tokens/s", "time": "s"}
+
+
+def _sibling_arithmetic(calls: tuple[ToolCall, ...]) -> dict[str, list[float]]:
+    key = tuple(map(id, calls))
+    hit = _SIBLINGS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], calls, strict=True)):
+        return hit[1]
+    out: set[tuple[str, float]] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            groups: dict[str, list[float]] = {}
+            for k, v in value.items():
+                kind = _key_unit(str(k)) if isinstance(v, int | float) else None
+                if kind and not isinstance(v, bool):
+                    groups.setdefault(kind, []).append(float(v))
+                elif isinstance(v, Mapping | list):
+                    walk(v)
+            for kind, values in groups.items():
+                for i, a in enumerate(values):
+                    for b in values[i + 1 :]:
+                        out.add((kind, round(a + b, 6)))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for call in calls:
+        walk(call.result)
+    values: dict[str, list[float]] = {}
+    for kind, v in sorted(out):
+        values.setdefault(kind, []).append(v)
+    if len(_SIBLINGS) >= 256:
+        _SIBLINGS.clear()
+    _SIBLINGS[key] = (calls, values)
+    return values
+
+
+def _figures(value: Any) -> Iterator[float]:
+    """Every number in a tool-result value, prices left out (the money check judges those)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        yield float(value)
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            if not _money_key(str(k)):
+                yield from _figures(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _figures(v)
+
+
+def _numbers_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, list[float]]:
+    """The figures of every record that names a configuration, by configuration."""
+    out: dict[str, set[float]] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            cid = value.get("configuration")
+            if isinstance(cid, str):
+                out.setdefault(cid, set()).update(_figures(value))
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for call in calls:
+        walk(call.result)
+    return {c: sorted(v) for c, v in out.items()}
+
+
+def _unit_key(unit: str) -> str:
+    u = unit.lower()
+    if u.startswith("tok"):
+        return "tokens/s"
+    if u in ("sec", "second", "seconds", "sekunde", "sekunden"):
+        return "s"
+    return u
+
+
+def _tol(places: int) -> float:
+    return 0.5 * 10.0**-places + 1e-9
+
+
+def _within(values: Sequence[float], target: float, tol: float) -> bool:
+    i = bisect.bisect_left(values, target - tol)
+    return i < len(values) and values[i] <= target + tol
+
+
+def _counts_in(text: str) -> set[int]:
+    out = set()
+    for m in _SENTENCE_COUNT_RX.finditer(text):
+        word = m.group(2) or m.group(3)
+        n = int(m.group(1)) if m.group(1) else _COUNT_NUMBERS[word.lower()]
+        if 2 <= n <= 1024:
+            out.add(n)
+    return out
+
+
+def _converted_ok(
+    ctx: Context, s: Sentence, v: float, p: int, unit: str, counts: set[int], about: list[float]
+) -> bool:
+    """A unit conversion of a grounded figure: TB <-> GB, per direction <-> total (a direction
+    word in the sentence), per card <-> node (a count in the sentence). `about`: the figures of
+    the configurations the sentence names."""
+    pools = [about, *ctx.cited_numbers(s.cites)]
+    tol = _tol(p)
+    factors: list[float] = [float(n) for n in counts] + [1 / n for n in counts]
+    u = unit.lower()
+    if u == "tb":
+        factors += [1000.0, 1024.0]
+    elif u in ("gb", "gib"):
+        factors += [1 / 1000, 1 / 1024]
+    elif u in ("gb/s", "gib/s", "tb/s") and _DIRECTION_RX.search(s.text):
+        factors += [2.0, 0.5]
+    return any(_within(pool, v * f, tol * f) for f in factors for pool in pools)
+
+
+def _operands_ok(
+    ctx: Context, s: Sentence, v: float, p: int, kind: str, pos: int, counts: set[int]
+) -> bool:
+    """A sum, difference or product of figures the sentence states that are themselves
+    grounded (or a count times one), right within the display rounding of all of them."""
+    end = s.start + len(s.text)
+    ops = [(a, _tol(q)) for a, q, k, at in ctx.stated if k == kind and s.start <= at < end
+           and at != pos]  # fmt: skip
+    tol = _tol(p)
+    for i, (a, ta) in enumerate(ops):
+        for n in counts:
+            if abs(a * n - v) <= tol + n * ta or abs(a / n - v) <= tol + ta / n:
+                return True
+        for b, tb in ops[i + 1 :]:
+            if abs(a + b - v) <= tol + ta + tb or abs(abs(a - b) - v) <= tol + ta + tb:
+                return True
+    if len(ops) >= 3:
+        return abs(sum(a for a, _ in ops) - v) <= tol + sum(t for _, t in ops)
+    return False
+
+
+def _ratio_ok(ctx: Context, v: float, p: int, unit: str) -> bool:
+    """A ratio ('14× faster') or a share ('5.7 %') of two figures of one unit the answer
+    states and a tool gives."""
+    tol = _tol(p)
+    figures = [(a, _tol(q), k) for a, q, k, _ in ctx.stated if k not in ("x", "%") and a]
+    for i, (a, ta, k) in enumerate(figures):
+        for b, tb, k2 in figures[i + 1 :]:
+            if k2 != k or not b:
+                continue
+            for hi, th, lo, tl in ((a, ta, b, tb), (b, tb, a, ta)):
+                r = hi / lo
+                err = r * (th / abs(hi) + tl / abs(lo))
+                if unit == "%":
+                    if abs(r * 100 - v) <= tol + 100 * err or abs((r - 1) * 100 - v) <= tol + (
+                        100 * err
+                    ):
+                        return True
+                elif abs(r - v) <= tol + err:
+                    return True
+    return False
+
+
+def _derived_ok(
+    ctx: Context,
+    s: Sentence,
+    cands: list[tuple[float, int]],
+    unit: str,
+    pos: int,
+    mentions_in: Sequence[Mention] = (),
+) -> bool:
+    """Arithmetic on grounded figures, checked: a conversion, a sum, difference, product or
+    ratio, right within display rounding (issue 25). Wrong arithmetic finds nothing here."""
+    kind = unit_kind(unit)
+    mentions_in = mentions_in or mentions(ctx.book, s.text)
+    counts = _counts_in(s.text) | {
+        n for m in mentions_in for c in m.configs if (n := ctx.book.count_of.get(c, 0)) > 1
+    }
+    about = ctx.numbers_about(mentions_in)
+    for v, p in cands:
+        if v <= 0:
+            continue
+        if kind in ("x", "%"):
+            if _ratio_ok(ctx, v, p, unit):
+                return True
+            continue
+        sums = ctx.siblings.get(kind, [])
+        if _KIND_UNIT.get(kind) == _unit_key(unit) and _within(sums, v, _tol(p)):
+            return True
+        if _converted_ok(ctx, s, v, p, unit, counts, about):
+            return True
+        if _operands_ok(ctx, s, v, p, kind, pos, counts):
             return True
     return False
 
@@ -1016,7 +1361,9 @@ _NVLINK_NEG_RX = re.compile(
     r"\b(?:don't|do\s+not|doesn't|does\s+not|braucht|brauchen|benötigt|benötigen|need)\s+"
     r"(?:\w+\s+){0,2}?(?:kein\w*|no)\s+NVLink\b|\bNVLink\s+(?:is|ist|wird)\s+(?:not|nicht)\s+"
     r"(?:\w+\s+)?(?:needed|necessary|required|nötig|notwendig|erforderlich|gebraucht)\b|"
-    r"\b(?:don't|do\s+not|doesn't|does\s+not)\s+need\s+NVLink\b",
+    r"\b(?:don't|do\s+not|doesn't|does\s+not)\s+need\s+NVLink\b|"
+    r"\bNVLink\b[^.;]{0,20}?\b(?:nicht|not)\s+(?:\w+\s+)?(?:nötig|notwendig|erforderlich|"
+    r"needed|necessary|required|gebraucht)\b",
     re.IGNORECASE,
 )
 _NVLINK_POS_RX = re.compile(
@@ -1054,24 +1401,43 @@ def _models_in(ctx: Context, clause: str) -> set[str] | None:
     return named
 
 
+_ALONE_RX = re.compile(
+    r"\balone\b|\ballein\w*|\bby\s+itself\b|\bon\s+its\s+own\b|\bsingle\b|\beinzeln\w*|"
+    r"\beinzig\w*|\bone\s+card\b|\beine\s+karte\b|\bper\s+card\b|\bpro\s+karte\b",
+    re.IGNORECASE,
+)
+
+
 def _verdict_problem(ctx: Context, s: Sentence, clause: str, mentions_in: list[Mention]) -> str:
+    """A fit verdict judged by what it is about: a node ('4 × H200') by the node's row; one card
+    ('a single H200', 'the H200 alone') by whether one card of it holds the model; a card named
+    without a count ('the H200') by either."""
     negative = bool(_FIT_NEG_RX.search(clause))
-    configs = frozenset().union(*(m.configs for m in mentions_in))
-    if not configs:
+    alone = _ALONE_RX.search(clause) is not None
+    configs = frozenset().union(
+        *(m.configs for m in mentions_in if not (m.count is None and alone))
+    )
+    cards = frozenset().union(*(m.gpus for m in mentions_in if m.count in (None, 1)))
+    if not configs and not cards:
         return ""  # "welche Konfiguration ein Modell passt": no configuration named, no verdict
     models = _models_in(ctx, clause)
     weights = _KV_PRECISION_RX.sub(" ", clause)
     found = _PRECISION_RX.findall(weights)
     precisions = {_PRECISION_NAMES.get(p.lower(), p.lower()) for p in found}
+
+    def wanted(mid: str, prec: str) -> bool:
+        return (models is None or mid in models) and (not precisions or prec in precisions)
+
     relevant = [
-        fits
-        for mid, prec, cid, fits in ctx.facts.verdicts
-        if cid in configs
-        and (models is None or mid in models)
-        and (not precisions or prec in precisions)
+        f for mid, prec, cid, f in ctx.facts.verdicts if cid in configs and wanted(mid, prec)
+    ]
+    relevant += [
+        f
+        for mid, prec, cid, f in ctx.facts.one_card
+        if ctx.book.gpu_of.get(cid) in cards and wanted(mid, prec)
     ]
     if not relevant:
-        if s.cites:
+        if s.cites or not configs:
             return ""
         return "a fit verdict no tool returned for that model and configuration"
     if negative and False not in relevant:
@@ -1142,18 +1508,56 @@ def _clauses(text: str) -> Iterator[tuple[int, int]]:
     yield start, len(text)
 
 
+# the NVLink verdict each purchase rule states (rule 5, a fabric between nodes, states none)
+_RULE_NEEDS_NVLINK = {1: False, 2: False, 3: False, 4: True}
+
+
+@lru_cache(maxsize=1)
+def _rule_starts() -> tuple[tuple[int, str], ...]:
+    """(rule number, the first words of its text, lower-cased), English and German."""
+    from tools.advice import RULES
+
+    return tuple((n, t[:40].lower()) for n, r in RULES.items() for t in (r.text_en, r.text_de))
+
+
+def _rules_cited(ctx: Context, s: Sentence) -> set[int]:
+    """The purchase rules a sentence rests on: those it names by number where a tool or a cited
+    passage gives that number, and the one rule a cited passage states (a passage listing
+    several rules names none of them)."""
+    out = {
+        n
+        for m in _RULE_RX.finditer(s.text)
+        if (n := int(m.group(1))) in ctx.facts.rules
+        or any(re.search(rf"\b{n}\b", ctx.passage_text.get(c, "")) for c in s.cites)
+    }
+    if not out and "[" not in s.text:
+        return out
+    for c in _markers(s.text):  # the sentence's own markers, not its paragraph's
+        text = ctx.passage_text.get(c, "").lower()
+        stated = {n for n, start in _rule_starts() if start in text}
+        if len(stated) == 1:
+            out |= stated
+    return out
+
+
 def _nvlink_problem(ctx: Context, s: Sentence, clause: str) -> list[GroundingViolation]:
     if "nvlink" not in clause.lower():
         return []
     negative = bool(_NVLINK_NEG_RX.search(clause))
     if not negative and not _NVLINK_POS_RX.search(clause):
         return []
+    said = "no NVLink needed" if negative else "NVLink needed"
+    by_rule = {_RULE_NEEDS_NVLINK[n]: n for n in _rules_cited(ctx, s) if n in _RULE_NEEDS_NVLINK}
+    if by_rule:  # a verdict that cites a guide rule is judged by that rule (issue 25)
+        if (not negative) in by_rule:
+            return []
+        n = by_rule[negative]
+        return [_v("verdict", clause, f"says {said}, but rule {n}, which it cites, says otherwise")]
     known = ctx.facts.needs_nvlink
     if not known:
         return [] if s.cites else [_v("verdict", clause, "an NVLink verdict no tool returned")]
     if (not negative) in known:
         return []
-    said = "no NVLink needed" if negative else "NVLink needed"
     return [_v("verdict", clause, f"says {said}, but the tool result says the opposite")]
 
 
@@ -1339,7 +1743,9 @@ def _group(
                 if bucket is None and not verdicty:
                     continue
                 bucket = bucket or out.setdefault(i, _Claims())
-                bucket.mentions.append(Mention(found.start - o, found.end - o, found.configs))
+                bucket.mentions.append(
+                    Mention(found.start - o, found.end - o, found.configs, found.gpus, found.count)
+                )
     return out
 
 
@@ -1350,7 +1756,7 @@ def _check_sentence(
     if claims.money:
         out += _check_money(ctx, s, claims.mentions, claims.money)
     if claims.units:
-        out += _check_numbers(ctx, s, text, claims.units, claims.money)
+        out += _check_numbers(ctx, s, text, claims.units, claims.money, claims.mentions)
     if verdicty:
         out += _check_verdicts(ctx, s, claims.mentions)
     return out
