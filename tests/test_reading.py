@@ -325,3 +325,10 @@ def test_a_parse_out_of_the_readings_bounds_is_unread_not_a_crash() -> None:
     reading = from_query(q)
     assert reading.count is None
     assert any(u.startswith("count 1111") for u in reading.unread)
+
+
+def test_a_link_claim_without_intents_plans_the_link_facts() -> None:
+    """A reading an LLM or a user filled ("Does the RTX 5090 run at PCIe Gen5?": task explain,
+    claim link_is) is planned as the link facts, not a guide search."""
+    r = Reading(task="explain", claim="link_is", cards=["rtx-5090"], text="x")
+    assert intents_of(r)[0] == "link_facts"

@@ -175,6 +175,8 @@ def intents_of(r: Reading) -> list[Intent]:
     intents: list[Intent] = []
     if r.claim in _CLAIM_INTENT and r.yes_no:
         intents.append(_CLAIM_INTENT[r.claim])
+    elif r.claim == "link_is":  # "Does the RTX 5090 run at PCIe Gen5?": the link facts
+        intents.append("link_facts")
     for ask in r.asks:
         intent = ASK_INTENT[ask.kind]
         if intent not in intents:
