@@ -93,6 +93,12 @@ class Answer(BaseModel):
     question: str
     language: Language
     answer: str = Field(description="Markdown with citation markers like [1]")
+    summary: str = Field(
+        default="",
+        description="the short answer shown first (at most 60 words): the verdict in the "
+        "question's polarity, the figure that decides it, the price of what is recommended and "
+        "the guide's rule in a few words; `answer` is the details (assistant/summary.py)",
+    )
     mode: Mode
     citations: list[Citation] = []
     prices: list[PriceQuote] = []
@@ -154,6 +160,9 @@ class Answer(BaseModel):
     # model, a comparison's winner): kept in the session for "on it" in the next question; not
     # part of the answer's JSON
     _chosen: list[str] = PrivateAttr(default_factory=list)
+    # what assistant.first_sentence repaired in the offline answer's lead before it was shown
+    # ("" when nothing): counted by the eval report; not part of the answer's JSON
+    _repaired: str = PrivateAttr(default="")
 
 
 # what a stored turn leaves out of an Answer (assistant.sessions); /api/chat's default JSON leaves

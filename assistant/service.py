@@ -168,7 +168,7 @@ class Assistant:
         sid = session_id or new_session_id()
         answer, slots = self._planned(reading, sid)
         if not store:
-            return answer
+            return self._summarised(answer)
         return self._finished(answer, sid, slots, None)
 
     def reanswer(self, session_id: str, edits: Mapping[str, Any]) -> Answer:
@@ -190,9 +190,11 @@ class Assistant:
     def _finished(
         self, answer: Answer, sid: str, slots: Slots, key: tuple[Any, ...] | None
     ) -> Answer:
-        """Notes on the answer, then the turn stored (and an opening answer kept)."""
+        """Notes on the answer and its summary, then the turn stored (and an opening answer
+        kept)."""
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
         answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
+        answer = self._summarised(answer)
         from assistant.grounding import facts_of
 
         facts = facts_of(answer)
@@ -200,6 +202,19 @@ class Assistant:
         if key:
             self.first_turns.put(key, FirstTurn(answer, slots, facts))
         return answer
+
+    def _summarised(self, answer: Answer) -> Answer:
+        """The answer with its short summary (assistant/summary.py), built from its tool results
+        and checked like the answer; a withheld answer gets none."""
+        from assistant.grounding import catalog_prices
+        from assistant.summary import build_summary
+
+        if answer.violations or answer.summary:
+            return answer
+        summary = build_summary(answer, catalog_prices(self.deps.catalog))
+        out = answer.model_copy(update={"summary": summary})
+        out._chosen = list(answer._chosen)
+        return out
 
     def stream(
         self,
@@ -319,7 +334,9 @@ class Assistant:
             reading, choices = self._without_model(reading)
         u = to_query(reading)
         offline = self._offline(u, session_id, reading.unread, assumed=self._assumed(reading))
-        answer = _with_reading(offline, reading, self.deps.catalog)
+        answer = _first_sentence_checked(
+            _with_reading(offline, reading, self.deps.catalog), self.deps.catalog
+        )
         answer.choices = choices
         slots = slots_of(u)
         slots.answered = list(answer._chosen)
@@ -511,6 +528,26 @@ def _with_reading(answer: Answer, reading: Reading, catalog: Any) -> Answer:
     line = understood_line(reading, catalog, answer.language)
     out = answer.model_copy(update={"reading": reading, "understood": line})
     out._chosen = list(answer._chosen)
+    return out
+
+
+def _first_sentence_checked(answer: Answer, catalog: Any) -> Answer:
+    """The offline answer with its first sentence agreeing with its own tool results
+    (assistant/first_sentence.py): a disagreement is repaired before it is shown, and logged."""
+    from assistant.first_sentence import disagreement, repaired
+    from assistant.grounding import catalog_prices, check_answer
+
+    if answer.violations:
+        return answer
+    problem = disagreement(answer)
+    if not problem:
+        return answer
+    out = repaired(answer, catalog)
+    if check_answer(out, catalog_prices(catalog)):  # a repair that fails the check: a bug
+        log.error("first sentence repair not grounded: %s question=%r", problem, answer.question)
+        return answer
+    log.info("first sentence repaired: %s question=%r", problem, answer.question[:200])
+    out._repaired = problem
     return out
 
 

@@ -87,8 +87,9 @@ def eval_command(
     ] = False,
 ) -> None:
     """Run question sets through the assistant and score them (pass rate, verdicts, numbers,
-    prices, citations, grounding, language, tools, latency). Exit 1 when a grounding violation
-    appears or the pass rate is below --min-pass-rate; 2 on bad input."""
+    prices, citations, grounding, language, tools, latency, summaries, first sentences). Exit 1
+    when a grounding violation, a summary over 60 words or a first sentence that disagrees with
+    its tools appears, or the pass rate is below --min-pass-rate; 2 on bad input."""
     if schema:
         from evals.schema import schema_text
 
@@ -168,8 +169,10 @@ def eval_command(
         typer.echo(json.dumps(result, ensure_ascii=False, default=str))
     else:
         _print_summary(result, paths)
-    grounding = result["metrics"]["grounding_violations"]
-    if grounding or (min_pass_rate is not None and result["pass_rate"] < min_pass_rate):
+    from evals.metric_help import ZERO_METRICS
+
+    nonzero = any(result["metrics"].get(k) for k in ZERO_METRICS)
+    if nonzero or (min_pass_rate is not None and result["pass_rate"] < min_pass_rate):
         raise typer.Exit(1)
 
 
@@ -387,7 +390,7 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
         title=f"pass rate {pct(result['pass_rate'])} ({c['passed']}/{c['scored']})",
         show_header=True,
     )
-    from evals.metric_help import explain
+    from evals.metric_help import COUNT_METRICS, explain
 
     t.add_column("metric", no_wrap=True)
     t.add_column("value", justify="right", no_wrap=True)
@@ -395,7 +398,7 @@ def _print_summary(result: dict[str, Any], paths: dict[str, Path] | None) -> Non
     for key, value in m.items():
         if key.startswith("latency"):
             shown = "–" if value is None else f"{value:.1f} ms"
-        elif key == "grounding_violations":
+        elif key in COUNT_METRICS:
             shown = str(value)
         else:
             shown = pct(value)

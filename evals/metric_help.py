@@ -66,6 +66,26 @@ METRIC_HELP: dict[str, MetricHelp] = {
         "visitors must read on to learn the verdict, or the first word says the opposite of "
         "the sentence after it",
     ),
+    "summary_words_max": MetricHelp(
+        "the longest `summary` (the short answer shown first), in words; at most 60",
+        "high: above 60 a visitor scrolls again: the summary builder lets a part through",
+    ),
+    "summary_words_p50": MetricHelp("the median `summary` length in words", "high: summaries grew"),
+    "summaries_over_limit": MetricHelp(
+        "answers whose `summary` has more than 60 words, or none although the answer was shown "
+        "(a count; must be 0)",
+        "any value above 0: a visitor gets no short answer first: the run exits 1",
+    ),
+    "first_sentence_disagrees": MetricHelp(
+        "offline answers whose first sentence's yes/no disagrees with their own tool results for "
+        "what the user named, or says yes to 'one card' without that node's price, after the "
+        "repair (a count; must be 0)",
+        "any value above 0 is a first sentence that misleads: the run exits 1",
+    ),
+    "first_sentence_repaired": MetricHelp(
+        "offline answers whose first sentence the check repaired before they were shown (a count)",
+        "high: the composer writes leads its tools contradict; the repair hides it from visitors",
+    ),
     "reader_accuracy": MetricHelp(
         "gold reading fields (cases with `reading:`) the answer's reading holds, of all gold "
         "fields; per field in the report's `layers.reader.fields`",
@@ -83,6 +103,21 @@ METRIC_HELP: dict[str, MetricHelp] = {
     ),
     "latency_ms_mean": MetricHelp("mean answer time per turn", "high: answers got slower"),
 }
+
+
+#: metrics that are counts (shown as numbers, lower is better), not ratios
+COUNT_METRICS = frozenset(
+    {
+        "grounding_violations",
+        "summary_words_max",
+        "summary_words_p50",
+        "summaries_over_limit",
+        "first_sentence_disagrees",
+        "first_sentence_repaired",
+    }
+)
+#: counts that must be 0: any other value fails the run (`sizing eval` exits 1)
+ZERO_METRICS = ("grounding_violations", "summaries_over_limit", "first_sentence_disagrees")
 
 
 def explain(key: str) -> MetricHelp | None:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from evals.metric_help import COUNT_METRICS
+
 
 def write_reports(report: dict[str, Any], folder: Path) -> dict[str, Path]:
     folder = Path(folder)
@@ -161,7 +163,7 @@ def to_html(report: dict[str, Any]) -> str:
         shown = (
             f"{value:.2f} ms"
             if key.startswith("latency") and value is not None
-            else (str(value) if key == "grounding_violations" else _pct(value))
+            else (str(value) if key in COUNT_METRICS else _pct(value))
         )
         parts.append(_metric_row(key, shown))
     parts.append("</table>")

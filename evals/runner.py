@@ -31,6 +31,7 @@ from evals.reading_checks import check_reading, reader_result
 from evals.schema import Case, Dataset, Turn, given_reading_model
 
 REPORT_VERSION = 1
+SUMMARY_MAX_WORDS = 60  # assistant.summary.MAX_WORDS (evals read answers, not the builder)
 RESULT_TRUNCATE = 3000
 
 
@@ -134,6 +135,22 @@ def _llm_case(turns: list[dict[str, Any]]) -> dict[str, int]:
         "fallbacks": sum(not x["shown"] for x in llm),
         "rejected_violations": sum(x["rejected_violations"] for x in llm),
         "tool_calls": sum(len(x["tool_calls"]) for x in llm),
+    }
+
+
+def _summary_fields(answer: Any) -> dict[str, Any]:
+    """The turn's summary and its length, and the first-sentence check of an offline answer:
+    what it still gets wrong (shown) and what the service repaired before showing it."""
+    from assistant.first_sentence import disagreement
+    from assistant.summary import word_count
+
+    summary = str(getattr(answer, "summary", "") or "")
+    return {
+        "summary": summary,
+        "summary_words": word_count(summary),
+        "summary_missing": not summary and not getattr(answer, "violations", None),
+        "first_sentence_disagrees": disagreement(answer),
+        "first_sentence_repaired": str(getattr(answer, "_repaired", "") or ""),
     }
 
 
@@ -244,6 +261,7 @@ def _run_case(
                 "grounding_violations": checks.grounding_violations,
                 "first_sentence": checks.first_sentence,
                 "first_sentence_detail": checks.first_sentence_detail,
+                **_summary_fields(answer),
                 **({"llm": llm_turn(answer)} if llm else {}),
                 "_answer": answer,
             }
@@ -382,9 +400,16 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     latencies: list[float] = []
     tool_turns = [0, 0]
     yes_no = [0, 0]
+    words: list[float] = []
+    over = disagrees = repaired = 0
     for r in results:
         for t in r["turns"]:
             latencies.append(t["latency_ms"])
+            if "summary_words" in t:
+                words.append(t["summary_words"])
+                over += t["summary_words"] > SUMMARY_MAX_WORDS or bool(t.get("summary_missing"))
+                disagrees += bool(t.get("first_sentence_disagrees"))
+                repaired += bool(t.get("first_sentence_repaired"))
             if t.get("first_sentence") is not None:
                 yes_no[1] += 1
                 yes_no[0] += bool(t["first_sentence"])
@@ -416,6 +441,11 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "tool_call_correctness": _ratio(*tool_turns),
         "phrase_accuracy": acc("contains", "pattern", "forbidden"),
         "first_sentence_answers": _ratio(*yes_no),
+        "first_sentence_disagrees": disagrees,
+        "first_sentence_repaired": repaired,
+        "summary_words_max": int(max(words)) if words else 0,
+        "summary_words_p50": int(_percentile(words, 0.5) or 0),
+        "summaries_over_limit": over,
         "reader_accuracy": layers["reader"]["accuracy"],
         "planner_accuracy": layers["planner"]["accuracy"],
         "latency_ms_p50": _round(_percentile(latencies, 0.5)),
@@ -558,7 +588,9 @@ def compare(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]
         b = _get(current, key)
         if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
             metrics[key] = {"baseline": a, "current": b, "delta": round(b - a, 4)}
-    lower_is_better = {"metrics.grounding_violations"} | {
+    from evals.metric_help import COUNT_METRICS
+
+    lower_is_better = {f"metrics.{k}" for k in COUNT_METRICS} | {
         k for k in metrics if k.startswith("metrics.latency")
     }
     better = [

@@ -1,0 +1,274 @@
+"""The short answer every surface shows first (`Answer.summary`, issue 26).
+
+At most `MAX_WORDS` words, built from the answer's structured parts, never from phrase lists over
+its prose:
+
+1. the verdict: the lead's first sentence as the composer wrote it (in the user's polarity, after
+   `assistant.first_sentence` checked it against the tool results), its links reduced to their
+   labels;
+2. the one figure that decides it, when the verdict states none: the fit row of the recommended
+   configuration (the memory a card needs against what it has), else the model's weights;
+3. the price of what is recommended: the configuration the answer chose, the one the question
+   named, or the one price the answer quotes, from the catalog;
+4. the rule in a few words: the guide's purchase rule `purchase_advice` returned (its key).
+
+Every part goes through the same grounding check as the answer (`check_answer` over the answer's
+own tool calls); a part that fails it is left out, the least needed first. The full answer is the
+details: widget "Details", the Slack thread, the CLI after the summary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from assistant.answer import Answer
+from assistant.texts import gb, monthly, render, t
+
+__all__ = ["MAX_WORDS", "build_summary", "lead_paragraph", "word_count"]
+
+MAX_WORDS = 60
+_VERDICT_WORDS = 36  # the verdict's share: room is left for the figure, price and rule
+
+PHRASES: dict[str, tuple[str, str]] = {
+    "price": ("{label}: {price}.", "{label}: {price}."),
+    "need": (
+        "It needs {need} per card; each {card} has {usable} usable.",
+        "Es braucht {need} pro Karte; jede {card} hat {usable} nutzbar.",
+    ),
+    "weights": (
+        "The model's weights take {weights}.",
+        "Die Gewichte des Modells belegen {weights}.",
+    ),
+    "rule.fits-one-card": (
+        "Rule: if it fits on one card, rent one card.",
+        "Regel: Passt es auf eine Karte, eine Karte mieten.",
+    ),
+    "rule.independent-jobs": (
+        "Rule: independent jobs, one per card: PCIe cards are enough.",
+        "Regel: Unabhängige Jobs, einer pro Karte: PCIe-Karten reichen.",
+    ),
+    "rule.too-big-low-concurrency": (
+        "Rule: too big for one card, few users at once: PCIe works.",
+        "Regel: Zu groß für eine Karte, wenige Nutzer gleichzeitig: PCIe reicht.",
+    ),
+    "rule.too-big-real-traffic-or-training": (
+        "Rule: too big for one card, real traffic or training: rent NVLink (SXM).",
+        "Regel: Zu groß für eine Karte, echter Traffic oder Training: NVLink (SXM) mieten.",
+    ),
+    "rule.more-than-eight-cards": (
+        "Rule: a job needing more than eight cards needs a fabric the site does not offer.",
+        "Regel: Ein Job mit mehr als acht Karten braucht ein Fabric, das die Seite nicht anbietet.",
+    ),
+    "rule.depends": (
+        "Rule: too big for one card: few users at once, PCIe works; real traffic, rent NVLink "
+        "(SXM).",
+        "Regel: Zu groß für eine Karte: wenige Nutzer gleichzeitig, PCIe reicht; echter Traffic, "
+        "NVLink (SXM) mieten.",
+    ),
+}
+
+_LINK_RX = re.compile(r"\[([^\]\n]+)\]\((?:https?://[^)\s]+)\)")
+_BOLD_RX = re.compile(r"\*\*")
+# a sentence ends at . ! ? followed by a space (not inside "2.7", "e.g.", "z. B.")
+_SENTENCE_END_RX = re.compile(
+    r"(?<!\be\.g)(?<!\bz)(?<!\bB)(?<!\bca)(?<!\bvs)[.!?](?:\s*\[\d{1,2}\])*(?=\s|$)"
+)
+_YES_NO_RX = re.compile(r"^(Yes|No|Ja|Nein)\b")
+# a figure with a unit or a price: a verdict that states one needs no figure added
+_FIGURE_RX = re.compile(
+    r"\$\s?\d|\d[\d.,]*\s?(?:GB|TB|%|tokens?|Token|GB/s|ms|s\b|×\s?(?:faster|schneller))",
+)
+_CLAUSE_RX = re.compile(r"(?:;|:| —| –)\s")
+
+
+def word_count(text: str) -> int:
+    """Words as a reader counts them: whitespace-separated, a citation marker not counted."""
+    return len([w for w in text.split() if not re.fullmatch(r"\[\d{1,2}\]", w)])
+
+
+def lead_paragraph(text: str) -> str:
+    """The answer's first paragraph that is not an italic notice."""
+    for para in re.split(r"\n\s*\n", text.strip()):
+        p = para.strip()
+        if p and not (p.startswith("_") and p.endswith("_")):
+            return p
+    return ""
+
+
+def _plain(text: str) -> str:
+    """Links as their labels, no bold (the surfaces bold the yes/no word), one line."""
+    text = _LINK_RX.sub(r"\1", text)
+    text = _BOLD_RX.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END_RX.finditer(text):
+        out.append(text[start : m.end()].strip())
+        start = m.end()
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return [s for s in out if s]
+
+
+def _verdict(answer: Answer) -> str:
+    """The lead's first sentence (two when the first is only 'Yes.'), cut at a clause when long."""
+    lead = lead_paragraph(answer.answer)
+    first_line = lead.split("\n")[0]
+    if first_line.startswith(("- ", "| ")):
+        return ""
+    sents = _sentences(_plain(first_line))
+    if not sents:
+        return ""
+    verdict = sents[0]
+    if word_count(verdict) <= 3 and len(sents) > 1:  # "Yes." then the sentence that says why
+        verdict += " " + sents[1]
+    if verdict.endswith(":"):
+        verdict = verdict[:-1].rstrip() + "."
+    elif not verdict.endswith((".", "!", "?")) and not re.search(r"\[\d{1,2}\]$", verdict):
+        verdict += "."
+    if word_count(verdict) > _VERDICT_WORDS:
+        verdict = _cut(verdict, _VERDICT_WORDS)
+    return verdict
+
+
+def _cut(text: str, limit: int) -> str:
+    """The text up to its last clause break within `limit` words (else the first `limit` words)."""
+    best = ""
+    for m in _CLAUSE_RX.finditer(text):
+        head = text[: m.start()].rstrip(" ,")
+        if word_count(head) > limit:
+            break
+        balanced = head.count("(") == head.count(")") and head.count("[") == head.count("]")
+        if word_count(head) >= 4 and balanced:
+            best = head
+    if not best:
+        best = " ".join(text.split()[:limit]).rstrip(" ,;:")
+    return best.rstrip(".") + "."
+
+
+def _results(answer: Answer, name: str) -> list[dict[str, Any]]:
+    return [c.result for c in answer.tool_calls if c.name == name and isinstance(c.result, dict)]
+
+
+def _fit_rows(answer: Answer) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for res in _results(answer, "fit_check"):
+        rows += [r for r in res.get("rows") or [] if isinstance(r, dict)]
+    for res in _results(answer, "cheapest_fit"):
+        rows += [r for r in res.get("cheapest") or [] if isinstance(r, dict)]
+    return rows
+
+
+def recommended(answer: Answer) -> str | None:
+    """The configuration the answer recommends or is about: the one it chose, the one the
+    question named, or the one price it quotes."""
+    chosen = list(answer._chosen)
+    if chosen:
+        return chosen[0]
+    reading = answer.reading
+    named = list(reading.configurations) if reading is not None else []
+    if len(named) == 1:
+        return named[0]
+    if len(answer.prices) == 1:
+        return answer.prices[0].configuration
+    return None
+
+
+def _price(answer: Answer, cid: str | None) -> str:
+    quote = next((p for p in answer.prices if p.configuration == cid), None)
+    if quote is None:
+        return ""
+    price = monthly(answer.language, quote.usd_per_month)
+    if quote.placeholder:
+        price += t(answer.language, "placeholder")
+    return render(PHRASES, answer.language, "price", label=quote.label, price=price)
+
+
+def _figure(answer: Answer, cid: str | None) -> str:
+    lang = answer.language
+    if _results(answer, "training_fit"):
+        return ""  # the fit rows size serving; a training answer's figure is in its verdict
+    row = next((r for r in _fit_rows(answer) if r.get("configuration") == cid), None)
+    if row and row.get("required_gb_per_card") and row.get("usable_gb_per_card"):
+        card = str(row.get("label", "")).split("×")[-1].strip() or str(row.get("gpu", ""))
+        return render(
+            PHRASES,
+            lang,
+            "need",
+            need=gb(lang, float(row["required_gb_per_card"])),
+            usable=gb(lang, float(row["usable_gb_per_card"])),
+            card=card,
+        )
+    fits = _results(answer, "fit_check") + _results(answer, "cheapest_fit")
+    weights = next((f.get("weights_gb") for f in fits if f.get("weights_gb")), None)
+    if weights:
+        return render(PHRASES, lang, "weights", weights=gb(lang, float(weights)))
+    return ""
+
+
+def _rule(answer: Answer) -> str:
+    keys: list[str] = []
+    for res in _results(answer, "purchase_advice"):
+        rule = res.get("rule") or {}
+        key = rule.get("key") if isinstance(rule, dict) else None
+        if key and key not in keys:
+            keys.append(key)
+    if set(keys) == {"rule.too-big-low-concurrency", "rule.too-big-real-traffic-or-training"}:
+        return render(PHRASES, answer.language, "rule.depends")
+    if len(keys) != 1 or keys[0] not in PHRASES:
+        return ""
+    return render(PHRASES, answer.language, keys[0])
+
+
+def _bold_verdict_word(text: str) -> str:
+    return _YES_NO_RX.sub(r"**\1**", text, count=1)
+
+
+def _grounded(answer: Answer, text: str, prices: Mapping[str, Decimal]) -> bool:
+    from assistant.grounding import check_answer
+
+    probe = answer.model_copy(update={"answer": text})
+    return not check_answer(probe, prices, user_text=answer.question)
+
+
+def _fitting(parts: Iterable[str]) -> str:
+    text = ""
+    for part in parts:
+        if not part:
+            continue
+        candidate = f"{text} {part}".strip()
+        if word_count(candidate) <= MAX_WORDS:
+            text = candidate
+    return text
+
+
+def build_summary(answer: Answer, prices: Mapping[str, Decimal]) -> str:
+    """The answer's summary (≤ MAX_WORDS words, grounded), or "" when none can be made."""
+    verdict = _verdict(answer)
+    if not verdict:
+        return ""
+    cid = recommended(answer)
+    figure = "" if _FIGURE_RX.search(verdict) else _figure(answer, cid)
+    price = "" if "$" in verdict else _price(answer, cid)
+    rule = _rule(answer)
+    short = _cut(verdict, max(4, word_count(verdict) - 1))  # its first clause(s)
+    # the least needed part is dropped first until every figure passes the grounding check
+    for parts in (
+        (verdict, figure, price, rule),
+        (verdict, price, rule),
+        (verdict, price),
+        (verdict,),
+        (short, _price(answer, cid)),
+        (short,),
+    ):
+        text = _fitting(parts)
+        if text and _grounded(answer, text, prices):
+            return _bold_verdict_word(text)
+    return ""
