@@ -54,3 +54,46 @@ def test_a_family_named_again_as_its_variant_is_that_variant(assistant: Assistan
     )
     assert a.reading is not None
     assert a.reading.configurations == ["8x-h100-sxm5"] and not a.reading.card_families
+
+
+@pytest.mark.parametrize(
+    ("question", "field", "value"),
+    [
+        (
+            "The 8x L4 box has 192 GB in total – so SDXL in one pipeline fits across it, right?",
+            "claim",
+            "memory_adds_up",
+        ),
+        (
+            "Mixtral only activates 13B parameters per token, so one 24 GB card is plenty, right?",
+            "claim",
+            "active_sets_memory",
+        ),
+        ("is 24gb of vram enough for Llama 3.1 8B in BF16?", "memory_gb", 24.0),
+        ("Sind 80 GB zu wenig für Llama 3.3 70B in FP8?", "claim", "too_small"),
+        ("Sind 80 GB zu wenig für Llama 3.3 70B in FP8?", "memory_gb", 80.0),
+        ("Wie viele 16k-Chats schafft Qwen3 14B auf einer RTX 5090?", "context_tokens", 16384),
+        (
+            "Ich hab 900 € im Monat, was bekomme ich für Llama 3.1 8B?",
+            "budget_usd_per_month",
+            900.0,
+        ),
+    ],
+)
+def test_the_reader_places_what_people_say(
+    assistant: Assistant, question: str, field: str, value: object
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None and getattr(a.reading, field) == value
+
+
+def test_how_many_sessions_a_card_manages_is_a_capacity_question(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wie viele gleichzeitige 8k-Sessions schafft Llama 3.1 8B in FP8 auf einer L40S – und "
+        "was kostet die Karte?"
+    )
+    assert a.reading is not None
+    assert a.reading.intents[0] == "capacity" and "fit" not in [k.kind for k in a.reading.asks]
+    cap = [c for c in a.tool_calls if c.name == "capacity_check"]
+    assert cap and cap[0].arguments["context_tokens"] == 8192
+    assert "1x-l40s" in {p.configuration for p in a.prices}

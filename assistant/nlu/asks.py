@@ -166,6 +166,11 @@ def find_asks(folded: str, u: Query) -> None:
         asks.append(Ask(kind="memory", at=memory.start()))
     fit = _FIT_ASK_RX.search(folded)
     yes_no = is_yes_no(u.question)
+    if u.intent == "capacity" and not yes_no and not context:
+        # "Wie viele gleichzeitige Sessions schafft X auf einer L40S – und was kostet sie?": its
+        # "schafft" asks how many (the capacity flow), not whether it fits
+        u.asks = _in_order(asks)
+        return
     named = _model_at(folded, u)  # a model named with a node and a price: does it fit there?
     if fit or (money and hardware and named >= 0) or (context and yes_no):
         first = _first_question(u.question.strip())

@@ -37,6 +37,8 @@ _POOL_VERB = (
     r"\b(?:use|using|nutzen|verwenden|ausnutzen|belegen) (?:all|the (?:full|whole|entire|"
     r"combined|total)|den (?:ganzen|gesamten|kompletten)|die (?:ganzen|gesamten|vollen)|alle)\b"
     r"(?: (?:of )?(?:the |die |den )?\d+ ?gb)?(?!\s*(?:\d+ ?gb\s*)?(?:card|karte|gpu)\b)|"
+    r"\b(?:in total|insgesamt|in summe|combined|zusammengenommen)\b[^?!]{0,12}[-–,;:]\s*"
+    r"(?:so|also|damit|dann)\b|"
     r"\b(?:so|also|damit|dann|thus|hence)\b[^.?!]{0,40}\b(?:have|hätten|haben|get|bekommen|"
     r"kriegen)\b[^.?!]{0,10}\b\d+ ?gb\b[^.?!]{0,30}\b(?:for|für)\b"
 )
@@ -63,7 +65,7 @@ def _states_pooling(folded: str, u: Query) -> bool:
 # ---------------------------------------------------------------- MoE: active parameters
 
 _ACTIVE_RX = re.compile(
-    r"\b(?:only|nur|just|lediglich|bloß|blos|merely)\s+(?:\S+\s+){0,5}?(?:active|aktiv\w*)\b|"
+    r"\b(?:only|nur|just|lediglich|bloß|blos|merely)\s+(?:\S+\s+){0,5}?(?:activ\w*|aktiv\w*)\b|"
     r"(?<![a-z0-9.,])\d+(?:[.,]\d+)?\s*b\s+(?:\S+\s+){0,2}?(?:active|aktiv\w*)\b|"
     r"\b(?:active|aktive\w*)\s+(?:param\w*|experts?|experten|weights|gewichte)\b"
     r"[^.?!]{0,60}\b(?:so|also|therefore|daher|deshalb|dann|then)\b"
@@ -71,7 +73,7 @@ _ACTIVE_RX = re.compile(
 _MEMORY_CUE = re.compile(
     r"\b(?:vram|memory|speicher\w*|grafikspeicher|ram|gb|fits?|passt|passen|reicht|reichen|"
     r"need\w*|brauch\w*|benötig\w*|small|smaller|klein\w*|wenig\w*|little|less|load\w*|lad\w*|"
-    r"dense|dicht\w*|card|karte|gpu)\b"
+    r"dense|dicht\w*|card|karte|gpu|enough|plenty|genug|ausreich\w*|single|einzelne\w*)\b"
 )
 _SPEED_ONLY = re.compile(r"\b(?:fast|faster|schnell\w*|speed|tempo|tokens?/s|token/s)\b")
 

@@ -23,7 +23,7 @@ _CURRENCY = r"(?:\$|usd|us-?\$|dollars?|€|eur|euros?)"
 _BUDGET_CUE = (
     r"budget|max(?:imum|imal)?\.?|höchstens|hoechstens|at most|up to|bis (?:zu )?|under|unter|"
     r"below|less than|weniger als|no more than|nicht mehr als|limit|spend|ausgeben|afford|"
-    r"within|innerhalb|i have|we have|ich habe|wir haben"
+    r"within|innerhalb|i have|we have|ich habe|ich hab|wir haben|i've got|we've got|we got"
 )
 _BUDGET_RX = re.compile(
     rf"(?:{_BUDGET_CUE})\W{{0,12}}(?:(?:of|von|about|ca\.?|around|rund|etwa)\s+)?"
@@ -538,7 +538,7 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
     (
         "too_small",
-        r"\b(?:too|zu) (?:small|little|klein|knapp|wenig (?:speicher|vram|memory))\b|"
+        r"\b(?:too|zu) (?:small|little|klein|knapp|wenig)\b|"
         r"\bnot (?:big|large) enough\b|\bnicht groß genug\b",
     ),
     (

@@ -175,8 +175,9 @@ class EntityMixin:
                 u.count = find(folded, spans, u)
         if u.memory_gb is None:
             m = re.search(r"(?<!\d)(\d{1,7})\s*-?\s*gb\s*-?\s*" + _CARD_WORD, folded)
+            m = m or _MEMORY_ASKED_RX.search(folded)
             if m:
-                u.memory_gb = float(m.group(1))
+                u.memory_gb = float(next(g for g in m.groups() if g))
         if u.count is not None and u.count <= 0:
             u.count = None
         u.one_node = bool(
@@ -224,10 +225,33 @@ class EntityMixin:
             elif value:
                 num = _number(value) if "," not in value or k else float(value.replace(",", ""))
                 u.context_tokens = int(num * 1024) if k else int(num)
+        if u.context_tokens is None:
+            k = _CONTEXT_K_RX.search(folded)
+            if k:
+                u.context_tokens = int(next(g for g in k.groups() if g)) * 1024
         m = _CONCURRENCY_RX.search(folded)
         if m:
             raw = next(g for g in m.groups() if g)
             u.concurrency = int(raw)
+
+
+# "8k-Sessions", "chats with 8k", "mit 8k drauf": a context said as a bare "8k" next to the
+# sequences it belongs to (not a budget: "8k/month", "$8k")
+_CONTEXT_K_RX = re.compile(
+    r"(?<![\w$€.,])(\d{1,3})\s*k[\s-]*(?:sessions?|chats?|anfragen|requests?|conversations?|"
+    r"gespräche|prompts?|streams?|sequen\w*)\b|"
+    r"\b(?:chats?|anfragen|requests?|sessions?|nutzer\w*|users?|streams?)\s+(?:\w+\s+){0,2}?"
+    r"(?:mit|with|at|bei|je|à|a)\s+(?:je\s+)?(\d{1,3})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|"
+    r"pro\b|a month|im monat|monat|month|budget))"
+)
+
+
+# "is 24gb of vram enough", "Sind 48 GB zu wenig": a card memory asked about, without a card
+_MEMORY_ASKED_RX = re.compile(
+    r"(?<![\d.,])(\d{2,3})\s*gb\s+(?:of\s+)?(?:v?ram|gpu memory|grafikspeicher)\b(?!\s+(?:in total|"
+    r"insgesamt))|\b(?:is|are|ist|sind|reicht|reichen)\s+(\d{2,3})\s*gb\s+(?:\w+\s+)?(?:enough|"
+    r"genug|zu wenig|too little|zu knapp|ausreichend)\b"
+)
 
 
 # "Does Command R+ fit on ...", "Passt Yi Lightning auf ...", "Can I run Grok 2 on ...": a
