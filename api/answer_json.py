@@ -6,7 +6,9 @@ clients do not read; `?include=` asks for it (issue 15: the default response sta
 - `tool_calls`: each call's `result`, and every argument (by default a call carries its name and
   the arguments that differ from the tool's defaults, which its schema documents);
 - `quotes`: each citation's `quote`, the text of the cited passage (by default a citation carries
-  its number, guide, title, section and the URL of the passage, which is what the widget shows).
+  its number, guide, title, section and the URL of the passage, which is what the widget shows);
+- `chart`: the answer's `chart` (fit, cheapest and comparison answers: the configurations that
+  hold the job as price / tokens/s points; the widget asks for it).
 
     answer_json(answer, include=())                  # the default response
     answer_json(answer, include=("tool_calls", "quotes"))   # everything the Answer holds
@@ -20,7 +22,7 @@ from typing import Any, Literal
 
 from assistant.answer import Answer, CitationEvent, DoneEvent, StreamEvent
 
-Include = Literal["tool_calls", "quotes"]
+Include = Literal["tool_calls", "quotes", "chart"]
 
 _QUOTES: dict[str, Any] = {"__all__": {"quote"}}
 
@@ -71,6 +73,8 @@ def _exclude(answer: Answer, include: Collection[str]) -> dict[str, Any] | None:
     exclude: dict[str, Any] = {}
     if "quotes" not in include:
         exclude["citations"] = _QUOTES
+    if "chart" not in include and answer.chart is not None:
+        exclude["chart"] = True
     if "tool_calls" not in include and answer.tool_calls:
         exclude["tool_calls"] = {
             i: {"result": True, "arguments": _defaulted(c.name, c.arguments)}

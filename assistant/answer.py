@@ -4,7 +4,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, field_serializer, model_validator
 
+from assistant.chart import Chart
 from assistant.language import Language
+from assistant.offer import Offer
 from assistant.reading.model import Reading
 from tools.money import USD
 
@@ -129,6 +131,16 @@ class Answer(BaseModel):
         default="",
         description="the reading in one short line ('Sized for: Qwen2.5 72B · FP8 · 12 at once "
         "of 80 users · 8k context · ≤ $5,000/month')",
+    )
+    chart: Chart | None = Field(
+        default=None,
+        description="fit, cheapest and comparison answers: the configurations that hold the job "
+        "as price / tokens/s points, the recommended one highlighted (assistant/chart.py)",
+    )
+    offer: Offer | None = Field(
+        default=None,
+        description="for staff: recommended, cheaper and safer configurations, assumptions and "
+        "a ready-to-forward text (assistant/offer.py; Slack, `sizing ask --offer`)",
     )
 
     @field_serializer("reading")

@@ -41,6 +41,7 @@ from assistant.answer import (
     StreamEvent,
     TokenEvent,
 )
+from assistant.chart import with_chart
 from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError, UnknownSession
 from assistant.first_turns import FirstTurn, FirstTurns
@@ -193,6 +194,7 @@ class Assistant:
         """Notes on the answer and its summary, then the turn stored (and an opening answer
         kept)."""
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
+        answer = with_chart(self.deps, answer)  # fit / cheapest / comparison: the picture
         answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
         answer = self._summarised(answer)
         from assistant.grounding import facts_of

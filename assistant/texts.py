@@ -1018,6 +1018,19 @@ PHRASES: dict[str, tuple[str, str]] = {
         "This is a defect: please report it to support with this output.",
         "Das ist ein Defekt: Bitte melden Sie ihn mit dieser Ausgabe dem Support.",
     ),
+    # the same finding as support staff read it (Slack): what to check, what to tell the customer
+    "topo_report_staff": (
+        "This is a defect. *What to check:* that the output comes from the node the customer "
+        "rents (its configuration), run on the host with the GPUs idle; then open a hardware "
+        "ticket with this output. *What to tell the customer:* the GPU links of their node do "
+        "not match its specification; we have opened a hardware ticket and will get back to "
+        "them with a fix.",
+        "Das ist ein Defekt. *Was prüfen:* dass die Ausgabe vom Knoten stammt, den der Kunde "
+        "mietet (seine Konfiguration), auf dem Host mit ruhenden GPUs erzeugt; dann ein "
+        "Hardware-Ticket mit dieser Ausgabe eröffnen. *Was dem Kunden sagen:* die GPU-"
+        "Verbindungen seines Knotens entsprechen nicht der Spezifikation; wir haben ein "
+        "Hardware-Ticket eröffnet und melden uns mit einer Lösung.",
+    ),
     "pair_nv_fewer": (
         "fewer NVLinks than expected ({want}): a link is down",
         "weniger NVLinks als erwartet ({want}): ein Link ist ausgefallen",

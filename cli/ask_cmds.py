@@ -97,6 +97,15 @@ def ask(
             "(docs/reading.md); an empty VALUE clears it, commas make a list",
         ),
     ] = None,
+    offer: Annotated[
+        bool,
+        typer.Option(
+            "--offer",
+            metavar="",
+            help="for staff: an offer (recommended, cheaper, safer, assumptions) and a text "
+            "to forward to the customer",
+        ),
+    ] = False,
     verbose: Annotated[
         int,
         typer.Option(
@@ -143,6 +152,8 @@ def ask(
         return
     try:
         assistant = Assistant(deps)
+        if session is not None and question is not None:
+            _known_session(assistant, session)
         if question is None:
             assert session is not None
             if language and "language" not in edits:
@@ -158,10 +169,69 @@ def ask(
     except Exception as exc:
         _fail(f"the assistant failed: {exc}", as_json)
         return
+    if offer:
+        from assistant.offer import with_offer
+
+        answer = with_offer(deps, answer)
     if as_json:
         typer.echo(answer.model_dump_json(indent=2))
         return
     _print(answer)
+    if offer:
+        _print_offer(answer)
+
+
+def _known_session(assistant: Any, session: str) -> None:
+    """`--session ID` names a session that exists (a typo would silently start a new one):
+    else an `UnknownSession` (an InvalidRequest, printed as one line)."""
+    from assistant.errors import UnknownSession
+    from assistant.sessions import check_session_id
+
+    check_session_id(session)
+    if assistant.sessions.get(session) is None:
+        raise UnknownSession(
+            f"there is no session {session!r} (it may have expired); leave out --session to "
+            "start a new one"
+        )
+
+
+def _print_offer(answer: Any) -> None:
+    """The offer (`--offer`): the three options with their trade-offs, the assumptions, and
+    the text to forward, verbatim."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from assistant.texts import monthly
+
+    de = answer.language == "de"
+    console = Console(highlight=False)
+    console.print()
+    offer = answer.offer
+    if offer is None:
+        console.print(
+            "[dim]Kein Angebot: die Frage bemisst keine Konfiguration.[/]"
+            if de
+            else "[dim]No offer: the question sizes no configuration.[/]"
+        )
+        return
+    names = (
+        {"recommended": "Empfohlen", "cheaper": "Günstiger", "safer": "Mehr Reserve"}
+        if de
+        else {"recommended": "Recommended", "cheaper": "Cheaper", "safer": "More headroom"}
+    )
+    console.print("[bold]Angebot[/]" if de else "[bold]Offer[/]")
+    for o in (offer.recommended, offer.cheaper, offer.safer):
+        if o is None:
+            continue
+        line = f"  {names[o.role]}: {escape(o.label)}: {monthly(answer.language, o.usd_per_month)}"
+        console.print(line + (f"\n      [dim]{escape(o.trade_off)}[/]" if o.trade_off else ""))
+    console.print("[bold]Annahmen[/]" if de else "[bold]Assumptions[/]")
+    for a in offer.assumptions:
+        console.print(f"  • {escape(a)}")
+    if offer.text:
+        console.print()
+        console.print("[bold]Zum Weiterleiten[/]" if de else "[bold]To forward[/]")
+        console.print(escape(offer.text), soft_wrap=True)
 
 
 _INLINE = [

@@ -300,3 +300,37 @@ def test_choices_are_printed_with_the_command_that_picks_them(
     picked = json.loads(cli.invoke(app, args, env=env).output)
     assert picked["reading"]["model"] == sets[0].split()[0].split("=")[1]
     assert picked["reading"]["users"] == 50
+
+
+def test_unknown_session_is_reported(runner: tuple[CliRunner, dict[str, str]]) -> None:
+    """Issue 26: a mistyped or expired --session is said, not silently replaced by a new one."""
+    cli, env = runner
+    res = cli.invoke(app, ["ask", "--session", "doesnotexist", "and in FP8?"], env=env)
+    assert res.exit_code == 2
+    assert "no session 'doesnotexist'" in " ".join(res.output.split())
+    as_json = cli.invoke(app, ["ask", "--json", "-s", "doesnotexist", "and in FP8?"], env=env)
+    assert as_json.exit_code == 2 and "no session" in json.loads(as_json.output)["error"]
+
+
+def test_offer_for_a_customer_request(runner: tuple[CliRunner, dict[str, str]]) -> None:
+    """Issue 26: `--offer` answers a customer's requirements with recommended / cheaper / safer
+    configurations priced from the catalog and a text to forward."""
+    cli, env = runner
+    question = "Kunde möchte Llama 3.3 70B für 100 Nutzer, Budget 9000 Euro im Monat"
+    res = cli.invoke(app, ["ask", "--json", "--offer", question], env=env)
+    assert res.exit_code == 0, res.output
+    offer = json.loads(res.output)["offer"]
+    rec, cheaper, safer = offer["recommended"], offer["cheaper"], offer["safer"]
+    assert rec["link"] == "nvlink" and rec["cards_needed"] > 1  # split, real traffic: buy SXM
+    assert float(cheaper["usd_per_month"]) < float(rec["usd_per_month"])
+    assert float(rec["usd_per_month"]) <= float(safer["usd_per_month"]) <= 9000
+    assert "PCIe" in cheaper["trade_off"]
+    assert any("1:1" in a and "€9.000" in a for a in offer["assumptions"])  # euro budget said
+    text = offer["text"]
+    assert text.startswith("Guten Tag,") and rec["label"] in text and "9.000" not in text
+    names = {c["name"] for c in offer["tool_calls"]}
+    assert names == {"fit_check", "throughput_estimate"}
+    printed = cli.invoke(app, ["ask", "--offer", question], env=env)
+    assert "Angebot" in printed.output and "Zum Weiterleiten" in printed.output
+    plain = cli.invoke(app, ["ask", "--json", "What will 4 x A100 SXM4 cost?", "--offer"], env=env)
+    assert json.loads(plain.output)["offer"] is None  # nothing sized: no offer

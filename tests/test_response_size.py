@@ -81,10 +81,26 @@ def test_the_default_leaves_out_results_default_arguments_and_quotes(answers: li
                 json.dumps(changed_arguments(made.name, made.arguments))
             )
         Answer.model_validate(sent)  # still an Answer: what is left out has a default
-        full = json.loads(answer_json(answer, include=("tool_calls", "quotes")))
+        assert "chart" not in sent or sent["chart"] is None  # the widget asks for it
+        full = json.loads(answer_json(answer, include=("tool_calls", "quotes", "chart")))
         assert full == json.loads(answer.model_dump_json())
         full_sizes.append(len(json.dumps(full)))
     assert max(full_sizes) > 2 * LIMIT  # what the default leaves out is real weight
+
+
+def test_fit_answers_carry_a_chart_on_request(answers: list) -> None:
+    """Issue 26: fit, cheapest and comparison answers carry the chart the widget draws, with
+    ?include=chart; the recommended point is one the answer priced."""
+    charted = [a for _name, a in answers if a.chart is not None]
+    assert len(charted) >= 50
+    for answer in charted:
+        sent = json.loads(answer_json(answer, include=("chart",)))
+        points = sent["chart"]["points"]
+        assert points and all(p["tokens_per_s"] > 0 for p in points)
+        picked = [p for p in points if p["recommended"]]
+        assert len(picked) <= 1
+        priced = {q.configuration for q in answer.prices}
+        assert all(p["configuration"] in priced for p in picked)
 
 
 def test_fit_arguments_keep_what_the_question_set() -> None:

@@ -33,6 +33,7 @@ from tests.test_llm_mode import PRICE_CALL, QUESTION_DE, ROUND_TRIP_DE, SEARCH_C
 from tests.test_slack_bot import (
     SECRET,
     answers_in,
+    block_action,
     buttons,
     event,
     new_ts,
@@ -189,6 +190,9 @@ def test_a_german_topology_paste_is_answered_in_german_naming_the_faulty_pair(
     assert "zu lang" not in text
     assert "`GPU2`–`GPU5`" in text and "NV12" in text  # the pair with a link down
     assert "Karten" in text and "Quellen" in text  # German, though the legend is English
+    # addressed to staff (issue 26): what to check, what to tell the customer
+    assert "Was prüfen:" in text and "Was dem Kunden sagen:" in text
+    assert "dem Support" not in text
     # the same as a slash command
     response = slash(server, stub, message, "topo-de", user="U0S3")
     assert "zu lang" not in response.json()["text"]
@@ -322,6 +326,78 @@ def test_a_forwarded_email_is_read_as_requirements_and_answered_with_an_offer(
     assert "LoRA" not in text_of(answer) and "train" not in verdict  # "fine-tune later" ≠ today
     assert any("noted for later" in line and "fine-tune" in line for line in context_lines(answer))
     assert "*Question:* What should we offer them?" in context_lines(answer)[0]
+
+
+# --------------------------------------------------------------- issue 26: offers for staff
+GERMAN_CUSTOMER = """Was sollen wir anbieten?
+
+> Wir möchten Llama 3.3 70B für unsere 100 Mitarbeiter betreiben.
+> Unser Budget liegt bei 9.000 Euro im Monat.
+"""
+
+
+def _offer_section(call: Call) -> str:
+    block = next(b for b in call.blocks if b.get("block_id") == "sizing_offer")
+    return str(block["text"]["text"])
+
+
+def test_a_forwarded_email_gets_an_offer_block_whose_text_can_be_copied(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    slash(server, stub, EMAIL, "offer", user="U0S26")
+    answer = slash_answer(stub, "offer")
+    offer = _offer_section(answer)
+    # recommended, cheaper and safer, each priced from the catalog; within the $15,000 budget
+    roles = re.findall(r"\*(Recommended|Cheaper|More headroom):\*", offer)
+    assert roles[0] == "Recommended" and len(roles) >= 2, offer
+    amounts = [int(a.replace(",", "")) for a in re.findall(r"\*\$([\d,]+)\*/month", offer)]
+    assert len(amounts) == len(roles) and all(a <= 15_000 for a in amounts), offer
+    if "Cheaper" in roles:
+        assert amounts[roles.index("Cheaper")] < amounts[0]
+    assumptions = " ".join(context_lines(answer))
+    assert "Qwen2.5 72B" in assumptions and "FP8" in assumptions
+    copy = buttons(answer.blocks)["sizing_offer_copy"]
+    block_action(
+        server,
+        stub,
+        {"action_id": "sizing_offer_copy", "value": copy["value"]},
+        "offer-copy",
+        {"type": "message", "message_ts": "1700000000.000200", "channel_id": "C0SUPPORT"},
+    )
+    posted = stub.wait_for("response_url", path="/response/offer-copy")[0]
+    assert posted.params["response_type"] == "ephemeral"
+    text = posted.params["text"]
+    assert text.startswith("Hello,") and "Qwen2.5 72B in FP8" in text
+    assert f"${amounts[0]:,}/month" in text  # the recommended price, as the block says
+    assert "```" in json.dumps(posted.blocks) and "*" not in text  # verbatim, no markup
+
+
+def test_a_german_customer_gets_a_german_offer_text_and_the_euro_budget_is_named(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    slash(server, stub, GERMAN_CUSTOMER, "offer-de", user="U0S26DE")
+    answer = slash_answer(stub, "offer-de")
+    assert "Empfohlen" in _offer_section(answer)
+    assumptions = " ".join(context_lines(answer))
+    assert "1:1" in assumptions and "€9.000" in assumptions  # compared as dollars, said so
+    copy = buttons(answer.blocks)["sizing_offer_copy"]
+    block_action(
+        server,
+        stub,
+        {"action_id": "sizing_offer_copy", "value": copy["value"]},
+        "offer-copy-de",
+        {"type": "message", "message_ts": "1700000000.000300", "channel_id": "C0SUPPORT"},
+    )
+    text = stub.wait_for("response_url", path="/response/offer-copy-de")[0].params["text"]
+    assert text.startswith("Guten Tag,") and "empfehlen wir" in text
+    assert "9.000" not in text  # the customer's budget is for staff, not repeated back
+
+
+def test_a_plain_staff_question_gets_no_offer(server: LiveServer, stub: SlackStub) -> None:
+    slash(server, stub, "Does Llama 3.3 70B in BF16 fit on one H100?", "no-offer", user="U0S26N")
+    answer = slash_answer(stub, "no-offer")
+    assert not any(b.get("block_id") == "sizing_offer" for b in answer.blocks)
+    assert "sizing_offer_copy" not in buttons(answer.blocks)
 
 
 # --------------------------------------------------------------- 7: buttons and notifications

@@ -58,7 +58,9 @@ INCLUDE_DOC = (
     "call's result and every argument (by default a call has its name and the arguments that "
     "differ from the tool's defaults); 'quotes' sends each citation's quote, the cited passage's "
     "text (by default a citation has its number, guide, title, section and URL; the event "
-    "stream always has them). Without them an answer stays under 4 KB."
+    "stream always has them); 'chart' sends the answer's chart (the configurations that hold "
+    "the job, price against tokens/s; the event stream always has it). Without them an answer "
+    "stays under 4 KB."
 )
 
 
@@ -160,8 +162,9 @@ def _event_stream(
     events: AsyncIterator[StreamEvent], include: list[Include], ping_s: float
 ) -> EventSourceResponse:
     return EventSourceResponse(
-        # the stream keeps the quotes: its citation events are the done answer's citations
-        sse_events(events, {*include, "quotes"}),
+        # the stream keeps the quotes (its citation events are the done answer's citations) and
+        # the chart (the widget, which reads the stream, draws it)
+        sse_events(events, {*include, "quotes", "chart"}),
         ping=ping_s,
         sep="\n",
         headers={"X-Accel-Buffering": "no"},

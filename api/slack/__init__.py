@@ -29,6 +29,7 @@ from api.slack.conversation import Prompt
 from api.slack.socket_mode import SocketModeRunner
 from assistant.answer import Answer, ProgressEvent
 from assistant.errors import InvalidRequest
+from assistant.offer import for_staff, with_offer
 from assistant.settings import Settings
 
 log = logging.getLogger("sizing.slack")
@@ -80,6 +81,10 @@ def make_ask(assistant: Any, metrics: Any = None, max_chars: int = 2000) -> Any:
             current_client.reset(token)
         if metrics is not None:
             metrics.record_answer(answer, "slack")
+        answer = for_staff(answer)  # staff read it: what to check, what to tell the customer
+        deps = getattr(assistant, "deps", None)
+        if prompt.offer and deps is not None:  # a customer's requirements: an offer
+            answer = with_offer(deps, answer, prompt.customer_language)
         if prompt.question and answer.question != prompt.question:
             # show the question that was asked, not the thread and paste around it
             answer = answer.model_copy(update={"question": prompt.question})

@@ -33,6 +33,8 @@ FOLLOW_UP_ACTION = re.compile(rf"^{ACTION_FOLLOW_UP_PREFIX}\d+$")
 ACTION_CHOICE_PREFIX = "sizing_choice_"  # one of the answer's choices: re-answer with its fields
 CHOICE_ACTION = re.compile(rf"^{ACTION_CHOICE_PREFIX}\d+$")
 ACTIONS_BLOCK_ID = "sizing_actions"
+ACTION_OFFER_COPY = "sizing_offer_copy"  # "Copy as text": the offer's forward text, verbatim
+OFFER_BLOCK_ID = "sizing_offer"
 
 _LABELS = {
     "en": {
@@ -52,6 +54,13 @@ _LABELS = {
         "offline": "Offline answer from the gpuserver.io guides and catalog",
         "llm": "LLM answer, checked against the gpuserver.io guides and catalog",
         "continued": "(continued)",
+        "offer": "Offer for the customer",
+        "recommended": "Recommended",
+        "cheaper": "Cheaper",
+        "safer": "More headroom",
+        "assumptions": "Assumptions",
+        "copy": "Copy as text",
+        "offer_text": "Text to forward (copy it from here):",
     },
     "de": {
         "prices": "Preise",
@@ -70,6 +79,13 @@ _LABELS = {
         "offline": "Offline-Antwort aus den Guides und dem Katalog von gpuserver.io",
         "llm": "LLM-Antwort, geprüft gegen die Guides und den Katalog von gpuserver.io",
         "continued": "(Fortsetzung)",
+        "offer": "Angebot für den Kunden",
+        "recommended": "Empfohlen",
+        "cheaper": "Günstiger",
+        "safer": "Mehr Reserve",
+        "assumptions": "Annahmen",
+        "copy": "Als Text kopieren",
+        "offer_text": "Text zum Weiterleiten (hier kopieren):",
     },
 }
 
@@ -275,6 +291,54 @@ def fallback_text(answer: Answer) -> str:
     return _truncate(text, FALLBACK_TEXT_LIMIT) or "…"
 
 
+def offer_blocks(answer: Answer) -> list[dict[str, Any]]:
+    """`Answer.offer` for staff: the recommended configuration and its price, the cheaper and
+    the safer alternative with their trade-offs, the assumptions, and a "Copy as text" button
+    that posts the ready-to-forward text (in the customer's language) on its own."""
+    offer = answer.offer
+    if offer is None:
+        return []
+    lab = labels(answer.language)
+    lines = [f"*📨 {lab['offer']}*"]
+    for option in (offer.recommended, offer.cheaper, offer.safer):
+        if option is None:
+            continue
+        name = f"<{option.url}|{escape(option.label)}>" if option.url else escape(option.label)
+        price = f"*{format_usd(option.usd_per_month)}*{lab['per_month']}"
+        if option.placeholder:
+            price += f" _({lab['placeholder']})_"
+        line = f"• *{lab[option.role]}:* {name}: {price}"
+        if option.trade_off:
+            line += f"\n   _{escape(option.trade_off)}_"
+        lines.append(line)
+    blocks = [_section(piece) for piece in split_mrkdwn("\n".join(lines), SECTION_TEXT_LIMIT)]
+    blocks[0]["block_id"] = OFFER_BLOCK_ID
+    if offer.assumptions:
+        said = " · ".join(escape(a) for a in offer.assumptions)
+        blocks.append(_context(f"*{lab['assumptions']}:* {said}"))
+    if offer.text:
+        ref = json.dumps({"s": answer.session_id, "m": answer.message_id})
+        copy = _button(f"📋 {lab['copy']}", ACTION_OFFER_COPY, ref)
+        blocks.append({"type": "actions", "block_id": "sizing_offer_actions", "elements": [copy]})
+    return blocks
+
+
+def offer_text_message(answer: Answer) -> dict[str, Any]:
+    """The offer's forward text as a message of its own (code blocks, verbatim, each within a
+    section's limit): what "Copy as text" posts."""
+    assert answer.offer is not None
+    lab = labels(answer.language)
+    text = answer.offer.text.replace(FENCE, "'" * 3)
+    size = SECTION_TEXT_LIMIT - 8
+    pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    blocks = [_context(lab["offer_text"])]
+    blocks += [_section(f"{FENCE}{piece}{FENCE}") for piece in pieces]
+    return {"text": _truncate(text, FALLBACK_TEXT_LIMIT), "blocks": blocks}
+
+
+FENCE = "`" * 3
+
+
 def answer_blocks(
     answer: Answer,
     *,
@@ -305,6 +369,7 @@ def answer_blocks(
     if answer.notice:
         blocks.append(_context(f"⚠️ {escape(answer.notice)}"))
     blocks.extend(price_blocks(answer.prices, answer.language))
+    blocks.extend(offer_blocks(answer))
     blocks.extend(citation_blocks(answer.citations, answer.language))
     choices = choices_block(answer) if adjust else None  # re-answering needs `reanswer`
     if choices:

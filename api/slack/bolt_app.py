@@ -40,11 +40,13 @@ from api.slack.blocks import (
     ACTION_ADJUST,
     ACTION_FEEDBACK_DOWN,
     ACTION_FEEDBACK_UP,
+    ACTION_OFFER_COPY,
     ACTION_SHARE,
     CHOICE_ACTION,
     FOLLOW_UP_ACTION,
     answer_messages,
     notice_message,
+    offer_text_message,
 )
 from api.slack.conversation import (
     ConversationIndex,
@@ -120,6 +122,7 @@ _TEXTS = {
         "thread_read": "↪ read from the thread: the first message and {n} more",
         "thread_read_first": "↪ read from the thread: the first message",
         "plans": "📌 noted for later, not sized: {plans}",
+        "offer_gone": "This offer is no longer available. Ask again with the customer's e-mail.",
     },
     "de": {
         "help": (
@@ -153,6 +156,7 @@ _TEXTS = {
         "thread_read": "↪ aus dem Thread gelesen: die erste Nachricht und {n} weitere",
         "thread_read_first": "↪ aus dem Thread gelesen: die erste Nachricht",
         "plans": "📌 für später notiert, nicht berechnet: {plans}",
+        "offer_gone": "Dieses Angebot ist nicht mehr verfügbar. Frag bitte neu mit der E-Mail.",
     },
 }
 
@@ -350,6 +354,7 @@ class SlackBot:
         app.action(ACTION_FEEDBACK_UP)(ack=_ack, lazy=[self._feedback])
         app.action(ACTION_FEEDBACK_DOWN)(ack=_ack, lazy=[self._feedback])
         app.action(ACTION_SHARE)(ack=_ack, lazy=[self._share])
+        app.action(ACTION_OFFER_COPY)(ack=_ack, lazy=[self._copy_offer])
         app.action(FOLLOW_UP_ACTION)(ack=_ack, lazy=[self._follow_up])
         app.action(ACTION_ADJUST)(ack=_ack, lazy=[self._open_adjust])
         app.action(CHOICE_ACTION)(ack=_ack, lazy=[self._choice])
@@ -692,6 +697,26 @@ class SlackBot:
         for message in shared:
             respond(**message, response_type="in_channel", replace_original=False)
         respond(delete_original=True)  # remove the ephemeral copy
+
+    def _copy_offer(
+        self, body: dict[str, Any], action: dict[str, Any], respond: Callable[..., Any]
+    ) -> None:
+        """ "Copy as text": the offer's forward text posted on its own (only the clicker sees
+        it), verbatim in a code block, ready to copy into an e-mail."""
+        try:
+            message_id = str(json.loads(action.get("value") or "{}")["m"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("slack: malformed copy button value")
+            return
+        answer = self._find_answer(message_id)
+        if answer is None or answer.offer is None or not answer.offer.text:
+            respond(
+                **notice_message(texts(_message_language(body))["offer_gone"]),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+            return
+        respond(**offer_text_message(answer), response_type="ephemeral", replace_original=False)
 
     def _follow_up(
         self,

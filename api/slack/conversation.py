@@ -18,6 +18,7 @@ memory) is for tests.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assistant.answer import Language
+from assistant.nlu import detect_language
 from assistant.settings import Settings
 from assistant.situation import (
     REQUIREMENT_ORDER,
@@ -191,6 +193,10 @@ class Prompt:
     language: Language | None  # from the prose; None: let the assistant decide
     context_messages: int = 0  # earlier messages folded in
     plans: list[str] = field(default_factory=list)  # "might fine-tune later": shown, not sized
+    # the message carries a customer's requirements (a forwarded e-mail, a budget, users, a
+    # model): the answer carries an offer (assistant/offer.py) in the customer's language
+    offer: bool = False
+    customer_language: Language | None = None
 
 
 def build_prompt(current: Situation, context: Sequence[Situation] = ()) -> Prompt:
@@ -221,13 +227,33 @@ def build_prompt(current: Situation, context: Sequence[Situation] = ()) -> Promp
     if question:
         parts.append(question)
     shown = question or (current.pasted[0].text.split("\n")[0] if current.pasted else "")
+    customer = "\n".join(s.customer for s in (*context, current) if s.customer)
     return Prompt(
         text="\n\n".join(parts),
         question=shown,
         language=language,
         context_messages=len(context),
         plans=list(dict.fromkeys(plans)),
+        offer=_asks_offer(
+            requirements + sort_sentences(current.question)[0], customer, [current.question]
+        ),
+        customer_language=detect_language(customer)[0] if customer.strip() else language,
     )
+
+
+# a staff message about a customer's request ("the customer wants …, what do we offer?")
+_ABOUT_CUSTOMER = re.compile(
+    r"\b(?:customers?|clients?|offer|quote|propose|kunden?|angebot|anbieten|vorschlagen)\b", re.I
+)
+
+
+def _asks_offer(requirements: list[Requirement], customer: str, said: list[str]) -> bool:
+    """The customer's requirements are there (in a forwarded or quoted text, or a staff message
+    about the customer's request): answer with an offer."""
+    needs = [r for r in requirements if r.kind != "plans"]
+    if not needs:
+        return False
+    return bool(customer.strip()) or any(_ABOUT_CUSTOMER.search(text) for text in said)
 
 
 def _requirement_lines(requirements: list[Requirement]) -> list[str]:

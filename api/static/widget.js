@@ -37,6 +37,9 @@
       hello: "Hallo! Ich helfe bei der Wahl des passenden GPU-Servers: Passt ein Modell auf eine Karte, brauche ich NVLink, was kostet ein Knoten?",
       log: "Unterhaltung", you: "Sie", bot: "Assistent",
       starters: ["Brauche ich NVLink?", "Passt Llama 3.3 70B auf eine Karte?", "Was kostet 4 × A100 SXM4?"],
+      chart: "Preis und Geschwindigkeit", chartX: "$ pro Monat", chartY: "Tokens/s (eine Anfrage)",
+      chartTable: "Konfigurationen, die es tragen", configuration: "Konfiguration", link: "Verbindung",
+      recommended: "empfohlen", pick: "Für diesen Knoten neu beantworten",
       tools: {
         search_guides: "Durchsuche die Guides …", fit_check: "Prüfe den Katalog …",
         cheapest_fit: "Prüfe den Katalog …", price_quote: "Suche Preise heraus …",
@@ -58,6 +61,9 @@
       hello: "Hi! I help you pick the right GPU server: does a model fit on one card, do I need NVLink, what does a node cost?",
       log: "Conversation", you: "You", bot: "Assistant",
       starters: ["Do I need NVLink?", "Does Llama 3.3 70B fit on one card?", "What will 4 x A100 SXM4 cost?"],
+      chart: "Price and speed", chartX: "$ per month", chartY: "tokens/s (one request)",
+      chartTable: "Configurations that hold it", configuration: "Configuration", link: "Link",
+      recommended: "recommended", pick: "Answer again for this node",
       tools: {
         search_guides: "Searching the guides …", fit_check: "Checking the catalog …",
         cheapest_fit: "Checking the catalog …", price_quote: "Looking up prices …",
@@ -503,6 +509,8 @@
       });
       body.appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.prices }), list]));
     }
+    var chart = chartNode(turn);
+    if (chart) body.appendChild(chart);
     if (a.citations && a.citations.length) {
       var sources = el("ol", { class: "sw-sources", "aria-label": T.sources });
       a.citations.forEach(function (c) {
@@ -516,6 +524,94 @@
       a.follow_ups.forEach(function (q) { chips.appendChild(chip(q)); });
       body.appendChild(chips);
     }
+  }
+
+  // ---------------------------------------------------------------- a picture of the choice
+  // `answer.chart` (fit, cheapest, comparison answers): the configurations that hold the job as
+  // points of monthly price (x) against tokens/s (y), NVLink filled, PCIe hollow, the
+  // recommended one ringed and named. Inline SVG, no library. A point is a button: it answers
+  // again for that node. Screen readers get the same figures as a table.
+  var SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, children) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+
+  function chartNode(turn) {
+    var a = turn.answer || {}, c = a.chart;
+    if (!c || !c.points || !c.points.length) return null;
+    var W = 300, H = 170, L = 44, R = 12, TOP = 10, B = 34;
+    var xs = c.points.map(function (p) { return Number(p.usd_per_month); });
+    var ys = c.points.map(function (p) { return Number(p.tokens_per_s); });
+    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs), y1 = Math.max.apply(null, ys);
+    if (x1 === x0) { x0 = x0 * 0.9; x1 = x1 * 1.1 || 1; }
+    function px(v) { return L + (v - x0) / (x1 - x0) * (W - L - R); }
+    function py(v) { return H - B - (y1 ? v / y1 : 0) * (H - B - TOP); }
+    var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, class: "sw-chart-svg", role: "group",
+      "aria-label": T.chart + ": " + (c.model_name || "") });
+    svg.appendChild(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "sw-axis" }));
+    svg.appendChild(svgEl("line", { x1: L, y1: TOP, x2: L, y2: H - B, class: "sw-axis" }));
+    function label(x, y, text, anchor, cls) {
+      var t = svgEl("text", { x: x, y: y, "text-anchor": anchor || "middle", class: cls || "sw-tick", "aria-hidden": "true" });
+      t.textContent = text;
+      svg.appendChild(t);
+    }
+    label(px(x0), H - B + 13, formatUsd(Math.round(x0)), "start");
+    label(px(x1), H - B + 13, formatUsd(Math.round(x1)), "end");
+    label(W / 2, H - 4, T.chartX, "middle", "sw-axis-label");
+    label(L - 4, TOP + 8, String(Math.round(y1)), "end");
+    label(L - 4, H - B, "0", "end");
+    var yl = svgEl("text", { x: 10, y: (H - B) / 2, "text-anchor": "middle", class: "sw-axis-label",
+      transform: "rotate(-90 10 " + (H - B) / 2 + ")", "aria-hidden": "true" });
+    yl.textContent = T.chartY;
+    svg.appendChild(yl);
+    var rows = [];
+    c.points.forEach(function (p) {
+      var x = px(Number(p.usd_per_month)), y = py(Number(p.tokens_per_s));
+      var name = p.label + ": " + formatUsd(p.usd_per_month) + "/" + T.month + ", " + p.tokens_per_s +
+        " tokens/s, " + (p.link === "nvlink" ? "NVLink" : "PCIe") + (p.recommended ? " (" + T.recommended + ")" : "");
+      var g = svgEl("g", { class: "sw-pt sw-pt-" + p.link + (p.recommended ? " sw-pt-rec" : ""), role: "button",
+        tabindex: "0", "aria-label": name + " – " + T.pick, "data-configuration": p.configuration });
+      var title = svgEl("title"); title.textContent = name; g.appendChild(title);
+      if (p.recommended) g.appendChild(svgEl("circle", { cx: x, cy: y, r: 9, class: "sw-pt-ring" }));
+      g.appendChild(svgEl("circle", { cx: x, cy: y, r: p.recommended ? 5.5 : 4.5, class: "sw-pt-dot" }));
+      function pick() {
+        if (busy) return;
+        ask("✎ " + p.label, { session_id: a.session_id, reading: { configurations: [p.configuration] } });
+      }
+      g.addEventListener("click", pick);
+      g.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pick(); }
+      });
+      svg.appendChild(g);
+      if (p.recommended) label(Math.min(Math.max(x, L + 40), W - R - 40), y - 12, p.label, "middle", "sw-pt-name");
+      rows.push(el("tr", { class: p.recommended ? "sw-row-rec" : "" }, [
+        el("th", { scope: "row", text: p.label + (p.recommended ? " (" + T.recommended + ")" : "") }),
+        el("td", { text: formatUsd(p.usd_per_month) }),
+        el("td", { text: String(p.tokens_per_s) }),
+        el("td", { text: p.link === "nvlink" ? "NVLink" : "PCIe" })
+      ]));
+    });
+    var legend = el("p", { class: "sw-legend", "aria-hidden": "true" }, [
+      el("span", { class: "sw-key sw-key-nvlink", text: "NVLink" }),
+      el("span", { class: "sw-key sw-key-pcie", text: "PCIe" }),
+      el("span", { class: "sw-key sw-key-rec", text: T.recommended })
+    ]);
+    var table = el("table", { class: "sw-chart-table" }, [
+      el("caption", { text: T.chartTable + " – " + (c.model_name || "") }),
+      el("thead", {}, [el("tr", {}, [
+        el("th", { scope: "col", text: T.configuration }), el("th", { scope: "col", text: T.chartX }),
+        el("th", { scope: "col", text: T.chartY }), el("th", { scope: "col", text: T.link })
+      ])]),
+      el("tbody", {}, rows)
+    ]);
+    var box = el("figure", { class: "sw-section sw-chart" }, [el("figcaption", { class: "sw-label", text: T.chart })]);
+    box.appendChild(svg);
+    box.appendChild(legend);
+    box.appendChild(el("div", { class: "sw-sr-only" }, [table]));  // a table has no 1 px box
+    return box;
   }
 
   function feedbackBar(turn) {
