@@ -65,7 +65,7 @@ async def assistant_events(
 
 
 # the events of a finished answer, which the assistant yields in one burst before its done event
-_BURST = (TokenEvent, CitationEvent, PricesEvent)
+_BURST = (TokenEvent, CitationEvent, PricesEvent)  # exactly these types
 
 
 async def sse_events(
@@ -78,7 +78,7 @@ async def sse_events(
     pending: list[bytes] = []
     async for event in events:
         chunk = encode_event(event, include).encode()
-        if isinstance(event, _BURST):
+        if type(event) in _BURST:  # a LiveTokenEvent (a sentence as it passed) goes out at once
             pending.append(chunk)
             continue
         yield b"".join([*pending, chunk])

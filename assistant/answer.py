@@ -187,6 +187,12 @@ class TokenEvent(BaseModel):
     text: str
 
 
+class LiveTokenEvent(TokenEvent):
+    """LLM mode: text of the answer being written, shown as each sentence passes the grounding
+    check (issue 25); surfaces send it at once, not with the finished answer's burst. The same
+    JSON as a TokenEvent."""
+
+
 class CitationEvent(BaseModel):
     type: Literal["citation"] = "citation"
     citation: Citation
@@ -216,4 +222,14 @@ class ErrorEvent(BaseModel):
     message: str
 
 
-StreamEvent = TokenEvent | CitationEvent | PricesEvent | DoneEvent | ErrorEvent | ProgressEvent
+class ResetEvent(BaseModel):
+    """LLM mode: the text shown so far is withdrawn (an answer failed a check and is being
+    revised, or the offline answer replaces it); the tokens that follow replace it."""
+
+    type: Literal["reset"] = "reset"
+    message: str = Field(default="", description="e.g. 'revising the answer…'")
+
+
+StreamEvent = (
+    TokenEvent | CitationEvent | PricesEvent | DoneEvent | ErrorEvent | ProgressEvent | ResetEvent
+)

@@ -35,9 +35,11 @@ from assistant.answer import (
     Citation,
     GroundingViolation,
     Language,
+    LiveTokenEvent,
     LLMAttempt,
     PriceQuote,
     ProgressEvent,
+    ResetEvent,
 )
 from assistant.deps import Deps
 from assistant.grounding import GroundingFacts
@@ -45,7 +47,7 @@ from assistant.lc_tools import ToolSession, bound_tools, dispatch, select_tools
 from assistant.llm_breaker import LLMDown, breaker_for, guarded_call
 from assistant.prompts import LANGUAGE_NAMES, regenerate_message, system_prompt, user_message
 
-Progress = Callable[[ProgressEvent], None]
+Progress = Callable[[Any], None]  # ProgressEvents; Live/Reset events when it `accepts_live_text`
 
 log = logging.getLogger("assistant.llm")
 
@@ -59,6 +61,12 @@ NOTICES: dict[str, dict[str, str]] = {
     "language": {
         "en": "The language model answered in another language; this is the offline answer.",
         "de": "Das Sprachmodell antwortete in einer anderen Sprache; dies ist die Offline-Antwort.",
+    },
+    "truncated": {
+        "en": "The language model's answer was cut off before it finished; this is the offline "
+        "answer.",
+        "de": "Die Antwort des Sprachmodells brach vor ihrem Ende ab; dies ist die "
+        "Offline-Antwort.",
     },
     "ungrounded": {
         "en": "The language model's answer could not be verified; this is the offline answer.",
@@ -311,9 +319,16 @@ def _is_transport_error(exc: Exception) -> bool:
     return isinstance(exc, openai.APIConnectionError | openai.APIStatusError)
 
 
-def _invoke(model: Any, messages: list[Any], streaming: bool, attempts: int) -> Any:
+def _invoke(
+    model: Any,
+    messages: list[Any],
+    streaming: bool,
+    attempts: int,
+    on_text: Callable[[str], None] | None = None,
+) -> Any:
     """One model call. Transport errors were already retried by the openai client; a malformed
-    response (bad JSON, missing fields) is retried here, `attempts` times in all."""
+    response (bad JSON, missing fields) is retried here, `attempts` times in all. `on_text`: the
+    text so far after each streamed chunk of a message that calls no tool."""
     last: Exception | None = None
     for _ in range(max(attempts, 1)):
         try:
@@ -321,6 +336,8 @@ def _invoke(model: Any, messages: list[Any], streaming: bool, attempts: int) -> 
                 message = None
                 for chunk in model.stream(messages):
                     message = chunk if message is None else message + chunk
+                    if on_text is not None and not getattr(message, "tool_call_chunks", None):
+                        on_text(_final_text(message))
                 if message is None:
                     raise ValueError("empty stream")
                 return message
@@ -350,7 +367,7 @@ def progress_message(deps: Deps, tool: str, args: dict[str, Any], language: str 
     return (de if language == "de" else en).format(n=n, tool=tool)
 
 
-def _notify(progress: Progress | None, event: ProgressEvent) -> None:
+def _notify(progress: Progress | None, event: Any) -> None:
     if progress is None:
         return
     try:
@@ -396,15 +413,30 @@ def _final_text(ai: Any) -> str:
 
 
 class Truncated(ValueError):
-    """The model hit its token limit: the text is unfinished."""
+    """The model's text is unfinished: it hit its token limit, or its stream closed before the
+    finish reason (a dropped connection: never shown as a verified answer)."""
+
+    def __init__(self, text: str, why: str = "the answer was cut off at the token limit") -> None:
+        super().__init__(text)
+        self.why = why
 
 
-def _finished_text(ai: Any) -> str:
+CUT_STREAM = "the answer's stream closed before the model's finish reason"
+
+
+def _finished_text(ai: Any, streaming: bool = False) -> str:
     text = _final_text(ai)
+    _check_finished(ai, streaming)
+    return text
+
+
+def _check_finished(ai: Any, streaming: bool) -> None:
+    """Raise Truncated for a message the model did not finish."""
     finish = (getattr(ai, "response_metadata", None) or {}).get("finish_reason")
     if finish == "length":
-        raise Truncated(text)
-    return text
+        raise Truncated(_final_text(ai))
+    if streaming and not finish:
+        raise Truncated(_final_text(ai), CUT_STREAM)
 
 
 def _converse(
@@ -415,10 +447,12 @@ def _converse(
     messages: list[Any],
     deadline: float,
     progress: Progress | None = None,
+    live: _Live | None = None,
 ) -> str:
     """Run tool rounds until the model answers in text; returns the answer text."""
     settings = deps.settings
     attempts = settings.llm_max_retries + 1
+    on_text = live.feed if live is not None else None
 
     def call(model: Any) -> Any:
         if time.monotonic() > deadline:
@@ -426,15 +460,17 @@ def _converse(
         try:  # circuit breaker + hard deadline (assistant.llm_breaker)
             return guarded_call(
                 breaker_for(deps),
-                lambda: _invoke(model, messages, settings.llm_streaming, attempts),
+                lambda: _invoke(model, messages, settings.llm_streaming, attempts, on_text),
                 deadline,
             )
         except LLMDown as exc:
             raise LLMUnavailable(str(exc)) from exc
 
     bound = llm.bind_tools(tools)
+    streaming = settings.llm_streaming
     for _ in range(max(settings.llm_max_tool_rounds, 0)):
         ai = call(bound)
+        _check_finished(ai, streaming)  # a cut stream's tool calls are not run either
         messages.append(ai)
         if not ai.tool_calls and not getattr(ai, "invalid_tool_calls", None):
             text = _finished_text(ai)
@@ -445,7 +481,7 @@ def _converse(
     # rounds used up: ask for the answer without tools
     ai = call(llm)
     messages.append(ai)
-    text = _finished_text(ai)
+    text = _finished_text(ai, streaming)
     if not text:
         raise LLMUnavailable("the model returned no answer after the tool rounds")
     return text
@@ -613,8 +649,50 @@ _REASONS: dict[AttemptOutcome, str] = {
     "ungrounded": "ungrounded",
     "wrong_language": "language",
     "markup": "ungrounded",
-    "truncated": "ungrounded",
+    "truncated": "truncated",
 }
+
+
+# a sentence ends at . ! ? after a letter, a bracket, a quote or %, before a space or the end of
+# the text so far ("$4." is not an end: the figure may go on), or at a line break
+_LIVE_END_RX = re.compile(r"(?:(?<=[^\W\d_])|(?<=[)\]*%\"'`]))[.!?]\**(?=\s|$)|\n")
+
+
+class _Live:
+    """The answer being written, shown sentence by sentence as each passes the checks (issue 25):
+    the text up to its last finished sentence is checked like a whole answer (markup, grounding)
+    and what is new of it is sent as a LiveTokenEvent. The first failing prefix stops the stream
+    for this attempt; the finished answer is still checked whole before it counts."""
+
+    def __init__(self, emit: Progress, judge: Callable[[str], Answer | None]) -> None:
+        self.emit = emit
+        self.judge = judge
+        self.shown = ""
+        self.upto = 0
+        self.stopped = False
+
+    def feed(self, text: str) -> None:
+        if self.stopped:
+            return
+        ends = [m.end() for m in _LIVE_END_RX.finditer(text, self.upto)]
+        if not ends:
+            return
+        end = ends[-1]
+        checked = self.judge(text[:end].strip())
+        self.upto = end
+        if checked is None or not checked.answer.startswith(self.shown):
+            self.stopped = True
+            return
+        new = checked.answer[len(self.shown) :]
+        self.shown = checked.answer
+        if new:
+            _notify(self.emit, LiveTokenEvent(text=new))
+
+    def withdraw(self, message: str) -> None:
+        """The shown text is no longer the answer (the attempt failed): say so, start over."""
+        if self.shown:
+            _notify(self.emit, ResetEvent(message=message))
+        self.shown, self.upto, self.stopped = "", 0, False
 
 
 def _attempt_text(
@@ -625,13 +703,50 @@ def _attempt_text(
     messages: list[Any],
     deadline: float,
     progress: Progress | None,
+    live: _Live | None = None,
 ) -> tuple[str | None, str | None]:
     """(text, None) or (None, why it is unfinished) for one model answer."""
     try:
-        return _converse(deps, session, llm, tools, messages, deadline, progress), None
+        return _converse(deps, session, llm, tools, messages, deadline, progress, live), None
     except Truncated as cut:
-        log.warning("LLM answer cut off at the token limit: %r", str(cut)[-80:])
-        return None, "the answer was cut off at the token limit (unfinished)"
+        log.warning("LLM answer unfinished (%s): %r", cut.why, str(cut)[-80:])
+        return None, f"{cut.why} (unfinished)"
+
+
+_REVISING = {"en": "checking the figures… revising the answer…",
+             "de": "prüfe die Zahlen… überarbeite die Antwort…"}  # fmt: skip
+
+
+def _revising(progress: Progress | None, live: _Live | None, language: Language) -> None:
+    """An attempt failed: a progress event, and the live text withdrawn."""
+    message = _REVISING.get(language, _REVISING["en"])
+    if live is not None:
+        live.withdraw(message)
+    _notify(progress, ProgressEvent(tool="check", stage="started", message=message))
+
+
+def _live(
+    deps: Deps,
+    session: ToolSession,
+    question: str,
+    language: Language,
+    prior: GroundingFacts | None,
+    user_text: str,
+    progress: Progress | None,
+) -> _Live | None:
+    """Sentence-by-sentence display, when the listener takes live text and the model streams."""
+    if progress is None or not getattr(progress, "accepts_live_text", False):
+        return None
+    if not deps.settings.llm_streaming:
+        return None
+
+    def judge(text: str) -> Answer | None:
+        if not text or markup_problem(text):
+            return None
+        answer = _build_answer(deps, session, question, language, text)
+        return None if check(deps, answer, prior, user_text) else answer
+
+    return _Live(progress, judge)
 
 
 def answer_with_llm(
@@ -670,9 +785,10 @@ def answer_with_llm(
             *_history_messages(history),
             HumanMessage(user_message(question, select_tools(question, history, reading))),
         ]
+        live = _live(deps, session, question, language, prior, user_text, progress)
         for n in (1, 2):
             text, unfinished = _attempt_text(
-                deps, session, llm, tools, messages, deadline, progress
+                deps, session, llm, tools, messages, deadline, progress, live
             )
             if text is None:
                 attempt = LLMAttempt(n=n, outcome="truncated", detail=unfinished)
@@ -687,6 +803,7 @@ def answer_with_llm(
                     update={"follow_ups": follow_ups_for(deps, shown), "attempts": attempts}
                 )
             if n == 1:
+                _revising(progress, live, language)
                 extra = attempt.detail if attempt.outcome != "ungrounded" else None
                 messages.append(
                     HumanMessage(regenerate_message(attempt.violations, language, extra=extra))

@@ -36,8 +36,10 @@ from assistant.answer import (
     ErrorEvent,
     GroundingViolation,
     Language,
+    LiveTokenEvent,
     PricesEvent,
     ProgressEvent,
+    ResetEvent,
     StreamEvent,
     TokenEvent,
 )
@@ -225,16 +227,19 @@ class Assistant:
         language: Language | None = None,
         *,
         edits: Mapping[str, Any] | None = None,
+        live: bool = True,
     ) -> Iterator[StreamEvent]:
         """The checked answer as events: TokenEvent chunks, a CitationEvent per citation, one
         PricesEvent, then DoneEvent with the whole Answer. A bad request or failure yields one
         ErrorEvent (bad input raises InvalidRequest before the first event, so HTTP can 422).
-        `edits`: reading fields set over the question's, as `ask`'s."""
+        `edits`: reading fields set over the question's, as `ask`'s. `live` (LLM mode with a
+        streaming model): each sentence as it passes the checks (LiveTokenEvent), a ResetEvent
+        when shown text is withdrawn; false for a surface that cannot withdraw text (/v1)."""
         question = self._validate(question)
         if session_id is not None:
             check_session_id(session_id)
         if self.deps.llm is not None:
-            yield from self._stream_with_progress(question, session_id, language, edits)
+            yield from self._stream_with_progress(question, session_id, language, edits, live)
             return
         try:
             answer = self.ask(question, session_id=session_id, language=language, edits=edits)
@@ -252,23 +257,33 @@ class Assistant:
         session_id: str | None,
         language: Language | None,
         edits: Mapping[str, Any] | None = None,
+        live: bool = True,
     ) -> Iterator[StreamEvent]:
-        """LLM mode: ProgressEvents while the tools run, then the checked answer's events."""
+        """LLM mode: ProgressEvents while the tools run, checked sentences as they pass (when
+        `live`), then the checked answer's events (only what was not shown yet, or a ResetEvent
+        and the whole answer when it is not what was shown)."""
         events: queue.Queue[StreamEvent | Answer | BaseException] = queue.Queue()
+        sink = _LiveSink(events.put, live)
 
         def work() -> None:
             try:
-                events.put(
-                    self.ask(question, session_id, language, progress=events.put, edits=edits)
-                )
+                events.put(self.ask(question, session_id, language, progress=sink, edits=edits))
             except BaseException as exc:  # handed to the consumer below
                 events.put(exc)
 
         threading.Thread(target=work, name="llm-answer", daemon=True).start()
+        shown = ""
         while True:
             item = events.get()
+            if isinstance(item, LiveTokenEvent):
+                shown += item.text
+            elif isinstance(item, ResetEvent):
+                shown = ""
             if isinstance(item, Answer):
-                yield from answer_events(item)
+                if shown and not item.answer.startswith(shown):
+                    yield ResetEvent()
+                    shown = ""
+                yield from answer_events(item, already=len(shown))
                 return
             if isinstance(item, InvalidRequest):
                 raise item
@@ -476,9 +491,22 @@ def _safe_fallback(answer: Answer, violations: list[GroundingViolation]) -> Answ
     )
 
 
-def answer_events(answer: Answer) -> Iterator[StreamEvent]:
-    """An answer as stream events (TokenEvent chunks on word boundaries, citations, prices)."""
-    for chunk in _chunks(answer.answer):
+class _LiveSink:
+    """The progress listener of a stream: every event into the stream's queue; it takes the
+    answer's live text (`accepts_live_text`) when the surface can withdraw it."""
+
+    def __init__(self, put: Callable[[Any], None], live: bool) -> None:
+        self.put = put
+        self.accepts_live_text = live
+
+    def __call__(self, event: Any) -> None:
+        self.put(event)
+
+
+def answer_events(answer: Answer, already: int = 0) -> Iterator[StreamEvent]:
+    """An answer as stream events (TokenEvent chunks on word boundaries, citations, prices);
+    `already`: characters of its text the stream showed before (live), not sent again."""
+    for chunk in _chunks(answer.answer[already:]):
         yield TokenEvent(text=chunk)
     for c in answer.citations:
         yield CitationEvent(citation=c)

@@ -34,11 +34,23 @@ class Step:
     status: int = 200
     delay_s: float = 0.0
     retry_after_ms: int | None = 5
+    chunk_delay_s: float = 0.0  # SSE: sleep between chunks (a slow model), body sent as it goes
+    cut: bool = False  # SSE: the stream closes before the finish reason (and before [DONE])
 
 
 def text(content: str, delay_s: float = 0.0) -> Step:
     """A final assistant message."""
     return Step("text", content=content, delay_s=delay_s)
+
+
+def slow_text(content: str, chunk_delay_s: float) -> Step:
+    """A final message streamed word by word, `chunk_delay_s` between words (streaming only)."""
+    return Step("text", content=content, chunk_delay_s=chunk_delay_s)
+
+
+def cut_text(content: str) -> Step:
+    """A streamed message whose connection closes before the finish reason (a dropped stream)."""
+    return Step("text", content=content, cut=True)
 
 
 def tool_call(name: str, arguments: dict[str, Any], content: str = "") -> Step:
@@ -83,6 +95,7 @@ class ScriptedLLMServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.exhausted = 0
+        self.written: list[tuple[float, str]] = []  # slow streams: (monotonic time, SSE chunk)
         self._lock = threading.Lock()
         self._counter = 0
         self._httpd: ThreadingHTTPServer | None = None
@@ -199,8 +212,11 @@ class ScriptedLLMServer:
             handler._send_raw(200, step.content.encode(), "application/json")
             return
         completion_id = f"chatcmpl-{self._counter}"
-        if body.get("stream"):
-            handler._send_raw(200, self._sse(step, completion_id).encode(), "text/event-stream")
+        if body.get("stream") and (step.chunk_delay_s or step.cut):
+            self._send_progressively(handler, self._sse(step, completion_id), step.chunk_delay_s)
+        elif body.get("stream"):
+            data = "".join(self._sse(step, completion_id)).encode()
+            handler._send_raw(200, data, "text/event-stream")
         else:
             handler._send_json(200, self._completion(step, completion_id))
 
@@ -229,7 +245,21 @@ class ScriptedLLMServer:
             "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
         }
 
-    def _sse(self, step: Step, completion_id: str) -> str:
+    def _send_progressively(self, handler: Any, chunks: list[str], delay_s: float) -> None:
+        """The SSE body chunk by chunk (no content-length: the connection closes at the end)."""
+        handler.close_connection = True
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        for chunk in chunks:
+            handler.wfile.write(chunk.encode())
+            handler.wfile.flush()
+            self.written.append((time.monotonic(), chunk))
+            if delay_s:
+                time.sleep(delay_s)
+
+    def _sse(self, step: Step, completion_id: str) -> list[str]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
             payload = {
                 "id": completion_id,
@@ -260,9 +290,11 @@ class ScriptedLLMServer:
                 out.append(chunk({"tool_calls": [first]}))
                 rest = {"index": i, "function": {"arguments": args[half:]}}
                 out.append(chunk({"tool_calls": [rest]}))
+        if step.cut:
+            return out
         out.append(chunk({}, finish))
         out.append("data: [DONE]\n\n")
-        return "".join(out)
+        return out
 
 
 # --- replayed transcripts ---------------------------------------------------------------------

@@ -276,6 +276,108 @@ def test_streaming_completions_give_the_same_answer(make_assistant: Callable[...
     assert answer.answer == ROUND_TRIP_DE
 
 
+def test_a_stream_cut_before_its_finish_reason_is_never_shown(
+    make_assistant: Callable[..., Any],
+) -> None:
+    """Issue 25: a stream that closes before the model's finish reason ("The 4 × A100 SXM4 co")
+    is a failed attempt; twice, and the offline answer is shown with a notice."""
+    from tests.llm_server import cut_text
+
+    script = [PRICE_CALL, cut_text("Der 4 × A100 SXM4 ko"), cut_text("Der 4 × A100 SXM4 kostet")]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server, llm_streaming=True).ask(QUESTION_DE)
+    assert answer.mode == "offline"
+    assert answer.notice and "brach" in answer.notice
+    assert [a.outcome for a in answer.attempts] == ["truncated", "truncated"]
+    assert "finish reason" in (answer.attempts[0].detail or "")
+    assert "Der 4 × A100 SXM4 ko" not in answer.answer
+    # the regenerate request said why
+    assert "finish reason" in server.requests[2]["messages"][-1]["content"]
+
+
+SLOW_DE = (
+    "4 × A100 SXM4 kostet $4,395/Monat. Das ist der Katalogpreis ohne Rabatt. "
+    "Er gilt für einen Monat Miete des ganzen Knotens mit allen vier Karten und ihrer Anbindung."
+)
+
+
+def test_checked_sentences_stream_before_the_model_has_finished(
+    make_assistant: Callable[..., Any],
+) -> None:
+    """Issue 25: with a slow streaming model, the first sentence is shown (a LiveTokenEvent)
+    once it passed the check, long before the model finished; the rest follows, nothing twice."""
+    from assistant.answer import DoneEvent, LiveTokenEvent, TokenEvent
+    from tests.llm_server import slow_text
+
+    delay = 0.08  # between words: the answer takes about 2 s to write
+    script = [PRICE_CALL, slow_text(SLOW_DE, delay)]
+    with ScriptedLLMServer(script) as server:
+        stream = make_assistant(server, llm_streaming=True).stream(QUESTION_DE)
+        timed = [(time.monotonic(), e) for e in stream]
+    live = [(t, e) for t, e in timed if isinstance(e, LiveTokenEvent)]
+    done_at, done = timed[-1]
+    assert isinstance(done, DoneEvent) and done.answer.mode == "llm", done
+    assert live, "no sentence was shown before the answer was finished"
+    first_at, first = live[0]
+    assert first.text == "4 × A100 SXM4 kostet $4,395/Monat."
+    words_after_first = len(SLOW_DE.split()) - len(first.text.split())
+    assert done_at - first_at > words_after_first * delay * 0.5, (first_at, done_at)
+    shown = "".join(e.text for _, e in timed if isinstance(e, TokenEvent))
+    assert shown == done.answer.answer == SLOW_DE
+    # when the model finished the first sentence: the chunk that carried its last word
+    finished_at = next(t for t, chunk in server.written if "Monat." in chunk)
+    last_word_at = server.written[-1][0]
+    assert first_at < last_word_at, "shown before the model finished the answer"
+    print(
+        f"\nfirst sentence shown {1000 * (first_at - finished_at):.0f} ms after the model wrote "
+        f"its last word, {last_word_at - first_at:.2f} s before the model finished"
+    )
+
+
+def test_a_shown_sentence_is_withdrawn_when_the_answer_fails(
+    make_assistant: Callable[..., Any],
+) -> None:
+    """A first sentence passed and was shown; a later one invents a price: the stream stops,
+    the shown text is withdrawn (ResetEvent) and the regenerated answer replaces it."""
+    from assistant.answer import DoneEvent, LiveTokenEvent, ProgressEvent, ResetEvent
+    from tests.llm_server import slow_text
+
+    bad = "4 × A100 SXM4 kostet $4,395/Monat. Mit Rabatt nur $3,999/Monat."
+    script = [
+        PRICE_CALL,
+        slow_text(bad, 0.02),
+        slow_text("4 × A100 SXM4 kostet $4,395/Monat.", 0.02),
+    ]
+    with ScriptedLLMServer(script) as server:
+        events = list(make_assistant(server, llm_streaming=True).stream(QUESTION_DE))
+    kinds = [type(e).__name__ for e in events]
+    first_live = kinds.index("LiveTokenEvent")
+    reset = kinds.index("ResetEvent")
+    assert first_live < reset
+    assert "3,999" not in "".join(e.text for e in events[:reset] if isinstance(e, LiveTokenEvent))
+    revising = [e for e in events if isinstance(e, ProgressEvent) and e.tool == "check"]
+    assert revising and "überarbeite" in revising[0].message
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer.mode == "llm"
+    after = "".join(e.text for e in events[reset:] if hasattr(e, "text"))
+    assert after == done.answer.answer == "4 × A100 SXM4 kostet $4,395/Monat."
+    assert isinstance(events[reset], ResetEvent)
+
+
+def test_a_cut_stream_then_a_whole_one_is_shown(make_assistant: Callable[..., Any]) -> None:
+    from tests.llm_server import cut_text
+
+    script = [
+        PRICE_CALL,
+        cut_text("Der 4 × A100 SXM4 ko"),
+        text("4 × A100 SXM4 kostet $4,395/Monat."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        answer = make_assistant(server, llm_streaming=True).ask(QUESTION_DE)
+    assert answer.mode == "llm", answer.attempts
+    assert [a.outcome for a in answer.attempts] == ["truncated", "accepted"]
+
+
 def test_hallucinated_price_is_caught_and_regenerated_once(
     make_assistant: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -81,7 +81,7 @@ async def chat_completions(
         return oa.completion(answer, prompt_text)
 
     events = assistant_events(
-        lambda: assistant.stream(question, **kwargs),
+        lambda: assistant.stream(question, live=False, **kwargs),  # chunks cannot be withdrawn
         runner,
         on_answer=lambda answer: metrics.record_answer(answer, "openai"),
         on_error=lambda _msg: metrics.errors.labels(surface="openai").inc(),

@@ -749,6 +749,7 @@
     function onEvent(type, data) {
       if (type === "progress") { if (data.stage === "started" && !turn.partial) showProgress(progressText(data)); }
       else if (type === "token") { if (turn.progress) showProgress(null); turn.partial += data.text || ""; paint(); }
+      else if (type === "reset") { turn.partial = ""; turn.citations = []; paint(); showProgress(data.message || T.thinking); }
       else if (type === "citation" && data.citation) { turn.citations.push(data.citation); paint(); }
       else if (type === "done" && data.answer) {
         turn.answer = data.answer;
