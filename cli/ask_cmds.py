@@ -1,13 +1,13 @@
 """`sizing ask "QUESTION" [--json] [--session ID] [--lang de|en] [--set FIELD=VALUE ...]`: one
 grounded answer.
 
-Prints what was understood (the reading's line, dim), then the answer as Markdown (rich) with its
-sources and prices, or with --json the Answer object (the same JSON the HTTP API returns, with
-its `reading`). The session id is printed so a conversation can continue:
-`sizing ask --session ID "and in FP8?"`. `--set FIELD=VALUE` (repeatable) changes a reading field
-(docs/reading.md): with a question, over what it says; with `--session ID` and no question, the
-session's last question is answered again from its reading (`sizing ask --session ID --set
-precision=fp8`). Errors print one clear line and exit 2.
+Prints the short answer first (`summary`), then what was understood (the reading's line, dim),
+then the details: the answer as Markdown (rich) with its sources and prices, or with --json the
+Answer object (the same JSON the HTTP API returns, with its `reading`). The session id is printed
+so a conversation can continue: `sizing ask --session ID "and in FP8?"`. `--set FIELD=VALUE`
+(repeatable) changes a reading field (docs/reading.md): with a question, over what it says; with
+`--session ID` and no question, the session's last question is answered again from its reading
+(`sizing ask --session ID --set precision=fp8`). Errors print one clear line and exit 2.
 
 Heavy imports happen inside the command: `sizing --help` and the cold start stay fast.
 """
@@ -278,12 +278,17 @@ def _print(answer: Any) -> None:
 
     de = answer.language == "de"
     console = Console(highlight=False)
+    if answer.summary:  # the short answer first (issue 26), the answer below is its details
+        console.print(markdown_to_rich(answer.summary))
     if answer.understood:  # what was understood, before the answer computed from it
         from rich.markup import escape
 
         console.print(f"[dim]{escape(answer.understood)}[/]")
     if answer.notice:
         console.print(f"[yellow]{answer.notice}[/]")
+    if answer.summary:
+        console.print()
+        console.print("[bold]Details[/]")
     console.print(markdown_to_rich(answer.answer))
     if answer.citations:
         console.print()

@@ -250,15 +250,25 @@ def test_set_with_a_session_reanswers_its_last_question(
     prices = {p["configuration"]: p["usd_per_month"] for p in again["prices"]}
     assert prices != {p["configuration"]: p["usd_per_month"] for p in first["prices"]}
 
-    # Markdown output: the understood line before the answer, and how to adjust it
+    # Markdown output: the summary first, then the understood line, then the answer as its
+    # details, and how to adjust it
+    res = cli.invoke(
+        app,
+        ["ask", "--json", "--session", sid, "--set", "configurations=4x-h200"],
+        env=env,
+    )
+    summary = json.loads(res.output)["summary"]
+    assert summary and "4 × NVIDIA H200" in summary
     res = cli.invoke(
         app,
         ["ask", "--session", sid, "--set", "configurations=4x-h200"],
-        env={**env, "COLUMNS": "200"},
+        env={**env, "COLUMNS": "400"},
     )
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
-    assert lines[0].startswith("Sized for: Llama 3.3 70B · FP8") and "4 × NVIDIA H200" in lines[0]
+    assert lines[0] == summary.replace("**", "")
+    assert lines[1].startswith("Sized for: Llama 3.3 70B · FP8") and "4 × NVIDIA H200" in lines[1]
+    assert lines.index("Details") > 1
     assert f"sizing ask --session {sid} --set FIELD=VALUE" in res.output
 
 

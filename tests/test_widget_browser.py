@@ -118,8 +118,12 @@ def test_streamed_answer_with_citation_price_followup_and_feedback(
     assert response.request.headers["accept"] == "text/event-stream"  # type: ignore[attr-defined]
     assert response.headers["content-type"].startswith("text/event-stream")  # type: ignore[attr-defined]
 
-    # the rendered answer: Markdown, a citation link to a guide section, the exact price
-    text = bubble.locator(".sw-md").inner_text()  # type: ignore[attr-defined]
+    # the rendered answer: its summary first, the whole answer behind "Details" (Markdown, a
+    # citation link to a guide section, the exact price)
+    summary = bubble.locator(".sw-summary").inner_text()  # type: ignore[attr-defined]
+    assert "$4,395/Monat" in summary and "**" not in summary
+    bubble.locator(".sw-details > summary").click()  # type: ignore[attr-defined]
+    text = bubble.locator(".sw-details .sw-md").inner_text()  # type: ignore[attr-defined]
     assert "$4,395/Monat" in text and "**" not in text
     cite = bubble.locator("a.sw-cite").first  # type: ignore[attr-defined]
     assert cite.get_attribute("href").startswith("https://gpuserver.io/de/guides/nvlink-vs-pcie/#")
@@ -154,7 +158,7 @@ def test_streamed_answer_with_citation_price_followup_and_feedback(
     chip.click()
     second = widget.wait_answer(before)
     assert page.locator(".sw-user").last.inner_text() == follow_up  # type: ignore[attr-defined]
-    assert second.locator(".sw-md").inner_text().strip()  # type: ignore[attr-defined]
+    assert second.locator(".sw-md").first.inner_text().strip()  # type: ignore[attr-defined]
     state = widget.state()
     assert len(state["turns"]) == 2  # type: ignore[arg-type]
     assert state["turns"][1]["answer"]["session_id"] == answer["session_id"]  # type: ignore[index]

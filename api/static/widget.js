@@ -27,7 +27,7 @@
       open: "Sizing-Assistent öffnen", close: "Chat schließen", title: "Sizing-Assistent",
       subtitle: "Mit Quellen aus den Guides und Katalogpreisen",
       reset: "Neue Unterhaltung", placeholder: "Frage stellen, z. B. „Brauche ich NVLink?“",
-      send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise",
+      send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise", details: "Details",
       month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
       up: "Hilfreich", down: "Nicht hilfreich", thanks: "Danke für Ihr Feedback!",
       thinking: "Denke nach …", working: "Arbeite daran …", failed: "Die Antwort konnte nicht geladen werden.",
@@ -51,7 +51,7 @@
       open: "Open the sizing assistant", close: "Close chat", title: "Sizing assistant",
       subtitle: "With guide sources and catalog prices",
       reset: "New conversation", placeholder: "Ask, e.g. “Do I need NVLink?”",
-      send: "Send", input: "Your question", sources: "Sources", prices: "Prices",
+      send: "Send", input: "Your question", sources: "Sources", prices: "Prices", details: "Details",
       month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
       up: "Helpful", down: "Not helpful", thanks: "Thanks for your feedback!",
       thinking: "Thinking …", working: "Working on it …", failed: "The answer could not be loaded.",
@@ -487,12 +487,25 @@
     return T.tools[data.tool] || T.working;
   }
 
+  // A finished answer: its short summary first, then what was understood (chips), prices and
+  // the thumbs, all within a phone's first screen; the whole answer and its sources sit behind
+  // "Details" (issue 26). An answer without a summary (older stored turns) is shown whole.
   function renderAnswer(body, turn, pending) {
     var a = turn.answer || {};
     body.textContent = "";
+    var cites = citeMap(a.citations || turn.citations);
     var text = el("div", { class: "sw-md" });
-    text.innerHTML = renderMarkdown(a.answer || turn.partial || "", citeMap(a.citations || turn.citations));
-    body.appendChild(text);
+    text.innerHTML = renderMarkdown(a.answer || turn.partial || "", cites);
+    var short = !pending && a.summary;
+    var details = null;
+    if (short) {
+      var summary = el("div", { class: "sw-md sw-summary" });
+      summary.innerHTML = renderMarkdown(a.summary, cites);
+      body.appendChild(summary);
+      details = el("details", { class: "sw-details" }, [el("summary", { text: T.details }), text]);
+    } else {
+      body.appendChild(text);
+    }
     if (pending) { body.appendChild(typing(turn.progress)); return; }
     var row = readingRow(turn);
     if (row) body.appendChild(row);
@@ -516,9 +529,10 @@
       a.citations.forEach(function (c) {
         sources.appendChild(el("li", { value: String(c.n) }, [link(c.url, c.title + " – " + c.section, "sw-source")]));
       });
-      body.appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.sources }), sources]));
+      (details || body).appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.sources }), sources]));
     }
     if (a.message_id) body.appendChild(feedbackBar(turn));
+    if (details) body.appendChild(details);
     if (a.follow_ups && a.follow_ups.length) {
       var chips = el("div", { class: "sw-chips", role: "group", "aria-label": T.followUps });
       a.follow_ups.forEach(function (q) { chips.appendChild(chip(q)); });
