@@ -522,8 +522,6 @@
       });
       body.appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.prices }), list]));
     }
-    var chart = chartNode(turn);
-    if (chart) body.appendChild(chart);
     if (a.citations && a.citations.length) {
       var sources = el("ol", { class: "sw-sources", "aria-label": T.sources });
       a.citations.forEach(function (c) {
@@ -532,6 +530,8 @@
       (details || body).appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.sources }), sources]));
     }
     if (a.message_id) body.appendChild(feedbackBar(turn));
+    var chart = chartNode(turn);  // below the thumbs: the first screen holds summary to 👍/👎
+    if (chart) body.appendChild(chart);
     if (details) body.appendChild(details);
     if (a.follow_ups && a.follow_ups.length) {
       var chips = el("div", { class: "sw-chips", role: "group", "aria-label": T.followUps });
