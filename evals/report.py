@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from evals.chart_svg import chart_html
 from evals.metric_help import COUNT_METRICS
 
 
@@ -305,6 +306,7 @@ def _case_html(c: dict[str, Any]) -> str:
             f"{t['latency_ms']:.1f} ms)</p>"
         )
         out.append(f"<pre>{escape(t.get('answer', ''))}</pre>")
+        out.append(chart_html(t.get("chart")))  # the widget's picture of the choice
         out.append("<p><b>Expectations</b></p>")
         out.append(
             f"<pre>{escape(json.dumps(t.get('expect', {}), indent=2, ensure_ascii=False))}</pre>"

@@ -253,6 +253,7 @@ def _run_case(
                     {"guide": c.guide, "section": c.section, "url": c.url} for c in answer.citations
                 ],
                 "prices": {p.configuration: str(p.usd_per_month) for p in answer.prices},
+                "chart": answer.chart.model_dump(mode="json") if answer.chart else None,
                 "tool_calls": _tool_calls(answer, with_results=not checks.ok),
                 "latency_ms": round(latency, 2),
                 "facts": turn_facts(answer),

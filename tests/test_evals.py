@@ -587,3 +587,21 @@ def test_cli_eval_mode_llm_reports_shown_fallbacks_and_rejected_violations(
     out = console.export_text()
     assert "LLM: 1 of 2 answers shown, 1 fell back (ungrounded 1)" in out
     assert "hostile-price: 0 shown, 1 fell back" in out and "price-sxm4" not in out
+
+
+def test_the_answer_view_shows_the_chart_of_a_fit_answer(small_report: dict[str, Any]) -> None:
+    """Issue 26: the HTML report's answer view draws the same chart as the widget (inline SVG,
+    the recommended point ringed, the figures as a table)."""
+    case = next(c for c in small_report["cases"] if c["id"] == "followup")
+    chart = case["turns"][0]["chart"]
+    assert chart and chart["points"] and chart["model"] == "llama-3.3-70b"
+    picked = [p for p in chart["points"] if p["recommended"]]
+    assert [p["configuration"] for p in picked] == ["4x-a100-sxm4"]  # the node asked about
+    shown = {**case, "status": "fail", "failures": ["shown for the test"]}
+    html = to_html({**small_report, "cases": [shown]})
+    view = html[html.index("Failing cases") : html.index("<b>Turn 2:</b>")]  # the first turn
+    assert view.count('<g class="pt') == len(chart["points"])
+    assert view.count('class="pt pt-rec" data-configuration="4x-a100-sxm4"') == 1
+    assert view.count("<tr><th scope=row>") == len(chart["points"])
+    assert "4 × NVIDIA A100 SXM4 (recommended)</th><td>$4,395</td>" in view
+    assert "<script" not in view.split("<svg")[1]
