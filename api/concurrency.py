@@ -139,9 +139,16 @@ class AnswerRunner:
                 worker.result()
 
 
+def _computed(wall_start: float, cpu_start: float) -> float:
+    """Seconds a call computed: the process's CPU time over it, at most its wall time (waiting
+    on an LLM provider or a socket costs no share: issue 25)."""
+    return min(time.perf_counter() - wall_start, time.process_time() - cpu_start)
+
+
 class TimedRunner(AnswerRunner):
     """An AnswerRunner that reports the seconds each call (or whole stream) computed, not
-    counting the wait for a slot: `on_time(seconds)` (a lane's share is charged with it)."""
+    counting the wait for a slot nor the wait for an LLM: `on_time(seconds)` (a lane's share
+    is charged with it)."""
 
     def __init__(self, limit: int, on_time: Callable[[float], None]) -> None:
         super().__init__(limit)
@@ -151,11 +158,11 @@ class TimedRunner(AnswerRunner):
         call = functools.partial(fn, *args, **kwargs)
 
         def timed() -> T:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             try:
                 return call()
             finally:
-                self.on_time(time.perf_counter() - start)
+                self.on_time(_computed(start, cpu))
 
         return await super().run(timed)
 
@@ -167,13 +174,13 @@ class TimedRunner(AnswerRunner):
         spent = 0.0
         try:
             while True:
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 try:
                     item = next(iterator)
                 except StopIteration:
                     return
                 finally:
-                    spent += time.perf_counter() - start
+                    spent += _computed(start, cpu)
                 yield item
         finally:
             self.on_time(spent)

@@ -197,13 +197,16 @@ def runner_for(state: AppState, text: str, total: int = 0) -> AnswerRunner:
     + Retry-After when long questions used their share of the server), else the normal one."""
     if not state.long_questions.is_long(text, total):
         return state.runner
-    wait = state.long_questions.wait()
+    wait = state.long_questions.wait(current_client.get())
     if wait > 0:
         state.metrics.shed.labels(reason="long").inc()
         retry = retry_after_header(wait)
+        share = f"{state.long_questions.share:.0%}"
         raise HTTPException(
             503,
-            f"The assistant is busy with long questions; try again in {retry} s.",
+            f"Your long questions (over {state.long_questions.chars} characters) used their "
+            f"share of the server ({share} of its computing time); other senders are still "
+            f"answered. Try again in {retry} s, or ask a shorter question now.",
             headers={"Retry-After": retry},
         )
     return state.long_runner

@@ -17,8 +17,9 @@ apart, so a client within the request limit could starve everyone. Here:
   embedder, and cheap answers (rules, cached queries) never queue behind long ones. When
   `SIZING_EMBED_QUEUE` calls already wait, new requests are refused with 503 + Retry-After.
 - `LongQuestions`: questions longer than `SIZING_LONG_QUESTION_CHARS` run in their own lane
-  (one at a time) and together take at most `SIZING_LONG_QUESTION_SHARE` of the server's time;
-  beyond it they get 503 + Retry-After.
+  (one at a time) and together take at most `SIZING_LONG_QUESTION_SHARE` of the server's time
+  (the time they compute, not the time an LLM takes to write); beyond it the senders who used
+  the share get 503 + Retry-After, and a sender who did not is still answered.
 - `MeteredEmbedder`: wraps the retriever's embedder; each query embedding goes through the gate,
   its wall time is charged to the client of the current request (`current_client`).
 """
@@ -281,26 +282,38 @@ class LongQuestions:
     one in every step (understanding, keyword search, embedding): 2,000 characters of
     non-dictionary text take ~0.2 s of Python even without the embedder. They are answered in
     their own lane (one at a time, so normal answers never queue behind them), and together
-    they may take at most `share` of the server's time (0: no limit); beyond it they are
-    refused with 503 + Retry-After until the share has refilled."""
+    they may take at most `share` of the server's time (0: no limit). Beyond it, a long question
+    is refused with 503 + Retry-After only when its sender is one who used the share (issue 25:
+    one slow answer from one Slack user must not refuse everyone's pastes); each sender's own
+    use is also held to the share."""
 
     def __init__(
         self, chars: int, share: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.chars = max(0, chars)
+        self.share = share
         self.budget = CostLimiter(share * 60, capacity=share * 10, clock=clock)
+        self.by_sender = CostLimiter(share * 60, capacity=share * 10, clock=clock)
 
     def is_long(self, text: str, total: int = 0) -> bool:
         """`text` longer than `chars`, or a conversation (`total` characters, replayed for a
         stateless /v1 request) longer than four times that."""
         return self.chars > 0 and (len(text) > self.chars or total > 4 * self.chars)
 
-    def wait(self) -> float:
-        """0.0 when a long question may start, else seconds until the share has refilled."""
-        return self.budget.wait("long")
+    def wait(self, sender: str | None = None) -> float:
+        """0.0 when a long question from `sender` may start, else seconds until the share it
+        used has refilled: its own use past the share, or the whole share used up with some of
+        it by this sender. A sender who used none of it is never refused."""
+        key = sender or "anonymous"
+        own = self.by_sender.wait(key)
+        if own > 0:
+            return own
+        overall = self.budget.wait("long")
+        return overall if overall > 0 and self.by_sender.spent(key) > 0 else 0.0
 
-    def charge(self, seconds: float) -> None:
+    def charge(self, seconds: float, sender: str | None = None) -> None:
         self.budget.charge("long", seconds)
+        self.by_sender.charge(sender or current_client.get() or "anonymous", seconds)
 
 
 def retry_after_header(wait_s: float) -> str:

@@ -205,12 +205,16 @@ def _squash(text: str) -> str:
     return re.sub(r"[\s\-_]+", "", text)
 
 
-def quotes_for(deps: Deps, session: ToolSession, text: str, language: Language) -> list[PriceQuote]:
-    """A catalog quote for each configuration whose price the text states and a tool returned.
+def quotes_for(
+    deps: Deps, session: ToolSession, text: str, language: Language, also: Sequence[str] = ()
+) -> list[PriceQuote]:
+    """A catalog quote for each configuration whose price the text states and a tool returned
+    (this turn's tools, then `also`: the session's earlier turns' configurations).
 
     When several returned configurations share a stated price, the ones the text names win."""
     configs = _configurations(deps)
     referenced = referenced_configurations(deps, session)
+    referenced += [c for c in also if c in configs and c not in referenced]
     squashed = _squash(text)
     quotes: list[PriceQuote] = []
     seen: set[str] = set()
@@ -301,6 +305,14 @@ def _history_pairs(history: Sequence[Any]) -> list[tuple[str, str]]:
     return [(str(r), str(c)) for r, c in pairs if r and c]
 
 
+def strip_markers(text: str) -> str:
+    """An earlier answer without its citation markers: its [n] pointed at that turn's passages,
+    and this turn numbers its own from [1], so an old [2] would point at a different passage."""
+    if "[" not in text:
+        return text
+    return re.sub(r"[ \t]+(?=[.,;:!?)])", "", _MARKER.sub("", text))
+
+
 def _history_messages(history: Sequence[Any]) -> list[Any]:
     from langchain_core.messages import AIMessage, HumanMessage
 
@@ -309,7 +321,7 @@ def _history_messages(history: Sequence[Any]) -> list[Any]:
         if role in ("user", "human"):
             out.append(HumanMessage(user_message(content)))
         elif role in ("assistant", "ai"):
-            out.append(AIMessage(content))
+            out.append(AIMessage(strip_markers(content)))
     return out
 
 
@@ -488,16 +500,22 @@ def _converse(
 
 
 def _build_answer(
-    deps: Deps, session: ToolSession, question: str, language: Language, text: str
+    deps: Deps,
+    session: ToolSession,
+    question: str,
+    language: Language,
+    text: str,
+    prior: GroundingFacts | None = None,
 ) -> Answer:
     text, citations = renumber_citations(text, session)
+    earlier = prior.configurations if prior is not None else ()
     return Answer(
         question=question,
         language=language,
         answer=text,
         mode="llm",
         citations=citations,
-        prices=quotes_for(deps, session, text, language),
+        prices=quotes_for(deps, session, text, language, earlier),
         tool_calls=list(session.tool_calls),
         session_id="",
         message_id=uuid.uuid4().hex,
@@ -630,7 +648,7 @@ def _judge(
     markup = markup_problem(text)
     if markup:
         return None, LLMAttempt(n=n, outcome="markup", detail=markup, tool_calls=names)
-    answer = _build_answer(deps, session, question, language, text)
+    answer = _build_answer(deps, session, question, language, text, prior)
     violations = check(deps, answer, prior, user_text)
     if violations:
         _log_violations("first answer" if n == 1 else "regenerated answer", question, violations)
@@ -743,7 +761,7 @@ def _live(
     def judge(text: str) -> Answer | None:
         if not text or markup_problem(text):
             return None
-        answer = _build_answer(deps, session, question, language, text)
+        answer = _build_answer(deps, session, question, language, text, prior)
         return None if check(deps, answer, prior, user_text) else answer
 
     return _Live(progress, judge)

