@@ -102,10 +102,27 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def shown_figures(value: Any, key: str = "") -> Any:
+    """Figures at the precision people read (issue 24): one decimal from 1 up (141.11 GB ->
+    141.1), two significant digits below 1 (0.479 -> 0.48). Money (`usd*` keys) keeps its cents
+    and integers stay whole; the tools keep full precision and the grounding check accepts the
+    rounded figure."""
+    if isinstance(value, dict):
+        return {k: shown_figures(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shown_figures(v, key) for v in value]
+    if isinstance(value, float) and not key.startswith("usd") and value == value:
+        if abs(value) >= 1 or value == 0:
+            return round(value, 1)
+        return float(f"{value:.2g}")
+    return value
+
+
 def result_text(result: Any) -> str:
-    """A tool result as the model sees it: compact JSON, bounded. Every tool's result has one
-    shape, the tool's own record (lists of rows are lists of records, never {columns, rows})."""
-    text = json.dumps(_jsonable(result), ensure_ascii=False, default=str)
+    """A tool result as the model sees it: compact JSON, bounded, figures at the precision
+    people read (`shown_figures`). Every tool's result has one shape, the tool's own record
+    (lists of rows are lists of records, never {columns, rows})."""
+    text = json.dumps(shown_figures(_jsonable(result)), ensure_ascii=False, default=str)
     if len(text) > MAX_TOOL_RESULT_CHARS:
         text = text[:MAX_TOOL_RESULT_CHARS] + " …(truncated: ask for fewer configurations)"
     return text

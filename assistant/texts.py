@@ -141,9 +141,18 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "assumptions": (
         "Assumptions: {context} tokens of context, {conc} concurrent {conc|sequence|sequences}, "
-        "{util} of card memory usable (as vLLM), {overhead} runtime overhead per card.",
+        "{util} of card memory usable (as {runtime}), {overhead} runtime overhead per card.",
         "Annahmen: {context} Token Kontext, {conc} gleichzeitige {conc|Sequenz|Sequenzen}, "
-        "{util} des Kartenspeichers nutzbar (wie vLLM), {overhead} Laufzeit-Overhead pro Karte.",
+        "{util} des Kartenspeichers nutzbar (wie {runtime}), {overhead} Laufzeit-Overhead pro "
+        "Karte.",
+    ),
+    "assumptions_reserve": (
+        "Assumptions: {context} tokens of context, {conc} concurrent {conc|sequence|sequences}, "
+        "card memory usable but {reserve} kept free (as {runtime}), {overhead} compute buffer "
+        "per card.",
+        "Annahmen: {context} Token Kontext, {conc} gleichzeitige {conc|Sequenz|Sequenzen}, "
+        "Kartenspeicher nutzbar bis auf {reserve} Reserve (wie {runtime}), {overhead} "
+        "Rechenpuffer pro Karte.",
     ),
     "cfg_fits_one": (
         "{label}: fits on one card ({need} of {usable} per card).",
@@ -890,6 +899,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Auf {label} bleiben nur {spare} frei: höhere Auflösungen, mehrere Bilder pro Batch, "
         "LoRAs oder ControlNet führen zu Offloading oder Speichermangel. Der Rat des Guides: die "
         "Karte mieten, die Ihren typischen Job mit Reserve hält.",
+    ),
+    "room_llm": (
+        "On {label} it fits, but tightly: only {spare} spare per card. That leaves no room for "
+        "a second request of this length, a longer prompt or a bigger batch.",
+        "Auf {label} passt es knapp, mit nur {spare} Reserve pro Karte. Für eine zweite Anfrage "
+        "dieser Länge, einen längeren Prompt oder einen größeren Batch bleibt zu wenig Platz.",
     ),
     "room_instead": (
         "The cheapest node with room to spare is {label}:",

@@ -22,6 +22,7 @@ from cli.common import (
     KvOpt,
     KvPrec,
     PrecisionOpt,
+    RuntimeOpt,
     _catalog,
     _configs,
     _console,
@@ -32,6 +33,7 @@ from cli.common import (
     _link_short,
     _model,
     _precision,
+    _runtime,
     _usd,
 )
 
@@ -62,6 +64,7 @@ def fit_cmd(
     concurrency: ConcurrencyOpt = 1,
     kv_precision: KvOpt = KvPrec.bf16,
     sort: Annotated[SortBy, typer.Option("--sort", help="row order")] = SortBy.catalog,
+    runtime: RuntimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The configurator: does MODEL fit each of the catalog's configurations, and at what price."""
@@ -77,6 +80,7 @@ def fit_cmd(
             context_tokens=context,
             concurrency=concurrency,
             kv_precision=kv_precision.value,
+            runtime=_runtime(runtime),
         )
         res = fit_configurations(req, list(cat.configurations.values()), cat.gpus, sort=sort.value)
     except ValueError as exc:
@@ -95,7 +99,7 @@ def fit_cmd(
         title += f", {context:,} tokens x {concurrency}"
     table = Table(title=title, title_justify="left")
     _id_column(table, [r.configuration for r in res.rows], "Configuration")
-    table.add_column("Verdict", no_wrap=True)
+    table.add_column("Verdict", overflow="fold")
     table.add_column("GB need/use" if llm else "GB need", justify="right", no_wrap=True)
     table.add_column("Spare GB", justify="right", no_wrap=True)
     table.add_column("Link", no_wrap=True)
@@ -104,7 +108,7 @@ def fit_cmd(
         style = VERDICT_STYLE[r.verdict]
         short = {"fits_one_card": "1 card", "split": f"split x{r.cards_needed}"}.get(
             r.verdict, "no fit"
-        )
+        ) + (" tight" if r.room == "tight" else "")
         table.add_row(
             r.configuration,
             f"[{style}]{short}[/]",
@@ -119,7 +123,7 @@ def fit_cmd(
     if llm:
         con.print(
             f"weights {_gb(res.weights_gb)} GB; KV {res.kv_bytes_per_token:,.0f} B/token; "
-            f"usable share {req.gpu_memory_utilization:g} of each card"
+            f"{res.runtime}: {_usable_rule(res.constants)}"
         )
         con.print(
             "GB need/use: per card, at the split shown (no fit: at the whole node); "
@@ -133,7 +137,19 @@ def fit_cmd(
     )
     for note in res.notes:
         con.print(f"note: {note}")
+    if any(r.room == "tight" for r in res.rows):
+        con.print("tight: fits with no room to spare (a second request, a longer prompt)")
     con.print(PLACEHOLDER_NOTE)
+
+
+def _usable_rule(constants: dict[str, float]) -> str:
+    """The memory rule a fit used, in words (tools.memory.MemoryModel)."""
+    reserve = constants.get("reserve_gb_per_card")
+    over = constants.get("overhead_gb_per_card", 0.0)
+    if reserve is not None:
+        return f"usable = card - {reserve:.2f} GB reserve; overhead {over:.1f} GB per card"
+    util = constants.get("gpu_memory_utilization", 1.0)
+    return f"usable share {util:g} of each card; overhead {over:.1f} GB per card"
 
 
 # ---------------------------------------------------------------- nodes / models

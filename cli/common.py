@@ -28,6 +28,12 @@ class KvPrec(StrEnum):
     fp32 = "fp32"
 
 
+class RuntimeName(StrEnum):
+    vllm = "vllm"
+    llama_cpp = "llama.cpp"
+    ollama = "ollama"
+
+
 class Adapter(StrEnum):
     lora = "lora"
     qlora = "qlora"
@@ -52,6 +58,17 @@ ConcurrencyOpt = Annotated[
     int, typer.Option("--concurrency", "-n", min=1, help="sequences served at the same time")
 ]
 KvOpt = Annotated[KvPrec, typer.Option("--kv-precision", help="KV-cache precision")]
+RuntimeOpt = Annotated[
+    RuntimeName | None,
+    typer.Option(
+        "--runtime",
+        help="serving engine whose memory rule applies (default: llama.cpp for GGUF, else vllm)",
+    ),
+]
+
+
+def _runtime(runtime: RuntimeName | None) -> str | None:
+    return runtime.value if runtime is not None else None
 
 
 # ---------------------------------------------------------------- plumbing

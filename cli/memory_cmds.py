@@ -17,6 +17,7 @@ from cli.common import (
     KvOpt,
     KvPrec,
     PrecisionOpt,
+    RuntimeOpt,
     _catalog,
     _config,
     _console,
@@ -25,6 +26,7 @@ from cli.common import (
     _gb,
     _model,
     _precision,
+    _runtime,
     _strip_model,
 )
 
@@ -153,9 +155,11 @@ def capacity_cmd(
     tensor_parallel: Annotated[
         int | None, typer.Option("--tp", min=1, help="cards to split over (default: all)")
     ] = None,
+    runtime: RuntimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Inverse sizing: longest context and most concurrent sequences MODEL gets on CONFIG."""
+    """Inverse sizing: longest context and most concurrent sequences MODEL gets on CONFIG.
+    Exit 1 when CONCURRENCY sequences of CONTEXT tokens do not fit (fit's verdict)."""
     cat = _catalog(as_json)
     m = _model(cat, model, as_json)
     c = _config(cat, config, as_json)
@@ -173,6 +177,7 @@ def capacity_cmd(
                 kv_precision=kv_precision.value,
                 concurrency=concurrency,
                 context_tokens=max(context, 1),
+                runtime=_runtime(runtime),
             )
         )
     except ValueError as exc:
@@ -182,6 +187,8 @@ def capacity_cmd(
         _strip_model(data)
         data["configuration"] = c.id
         _emit(data)
+        if not r.load_fits:
+            raise typer.Exit(1)
         return
     con = _console()
     con.print(f"[bold]{m.name}[/] on {c.label} (tensor parallel {r.tensor_parallel})")
@@ -189,12 +196,28 @@ def capacity_cmd(
         f"usable {_gb(r.usable_gb_per_card)} GB/card - weights {_gb(r.weights_gb_per_card)} - "
         f"overhead {_gb(r.overhead_gb_per_card)} = KV room {_gb(r.kv_room_gb_per_card)} GB/card"
     )
+    load = f"{concurrency} x {context:,} tokens"
+    if r.load_fits:
+        con.print(
+            f"{load}: fits ({_gb(r.load_required_gb_per_card)} of "
+            f"{_gb(r.usable_gb_per_card)} GB per card)"
+        )
+    else:
+        con.print(
+            f"[red]{load}: does not fit[/] ({_gb(r.load_required_gb_per_card)} GB per card "
+            f"needed, {_gb(r.usable_gb_per_card)} usable)"
+        )
     if r.fits:
         con.print(f"KV cache holds {r.kv_tokens:,} tokens")
-        con.print(
-            f"longest context for {concurrency} sequence(s): {r.max_context_tokens:,} tokens "
-            f"(model limit: {r.max_context_capped:,})"
-        )
+        limit = m.max_context
+        text = f"longest context for {concurrency} sequence(s): {r.max_context_capped:,} tokens"
+        if limit and r.max_context_tokens > limit:
+            text += f" (the model's own limit; the KV-cache room holds {r.max_context_tokens:,})"
+        elif limit:
+            text += f" (the KV-cache room; the model allows {limit:,})"
+        con.print(text)
         con.print(f"most sequences of {context:,} tokens: {r.max_concurrency:,}")
     for note in r.notes:
         con.print(f"note: {note}")
+    if not r.load_fits:
+        raise typer.Exit(1)

@@ -10,8 +10,10 @@ import typer
 
 from cli.app import app
 from cli.common import (
+    ConcurrencyOpt,
     JsonOpt,
     PrecisionOpt,
+    RuntimeOpt,
     _catalog,
     _config,
     _console,
@@ -19,6 +21,7 @@ from cli.common import (
     _fail,
     _model,
     _precision,
+    _runtime,
     _strip_model,
     _usd,
 )
@@ -37,9 +40,12 @@ def throughput_cmd(
     cards: Annotated[
         int | None, typer.Option("--cards", min=1, help="cards used (default: as many as needed)")
     ] = None,
+    concurrency: ConcurrencyOpt = 1,
+    runtime: RuntimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Single-stream decode tokens/s of MODEL on CONFIG (bandwidth bound, conservative floor)."""
+    """Single-stream decode tokens/s of MODEL on CONFIG (bandwidth bound, conservative floor).
+    Exit 1 when the job does not fit (fit's verdict at the context, or 8,192 tokens if 0)."""
     cat = _catalog(as_json)
     m = _model(cat, model, as_json)
     c = _config(cat, config, as_json)
@@ -50,7 +56,14 @@ def throughput_cmd(
     from tools.throughput import DecodeInput, decode_throughput
 
     gpu = cat.gpus[c.gpu]
-    fit = fit_configuration(Requirement(model=m, precision=prec, context_tokens=context), c, gpu)
+    req = Requirement(
+        model=m,
+        precision=prec,
+        context_tokens=context or Requirement.model_fields["context_tokens"].default,
+        concurrency=concurrency,
+        runtime=_runtime(runtime),
+    )
+    fit = fit_configuration(req, c, gpu)
     used = cards or fit.cards_needed or c.count
     if used > c.count:
         _fail(f"{c.id} has only {c.count} cards", as_json)
@@ -62,6 +75,10 @@ def throughput_cmd(
             precision=prec,
             context_tokens=context,
             usd_per_month=c.usd_per_month,
+            concurrency=concurrency,
+            fit_context_tokens=req.context_tokens,
+            node_cards=c.count,
+            runtime=req.runtime,
         )
     )
     if as_json:
@@ -71,11 +88,18 @@ def throughput_cmd(
             configuration=c.id, fit_verdict=fit.verdict, cards=used, price_source=c.price_source
         )
         _emit(data)
+        if not r.fits:
+            raise typer.Exit(1)
         return
     con = _console()
     con.print(f"[bold]{m.name}[/] ({r.precision}) on {c.label}, {used} card(s) used")
-    if fit.verdict == "does_not_fit":
-        con.print("[red]warning:[/] the model does not fit this configuration")
+    if not r.fits:
+        con.print(
+            f"[red]does not fit:[/] {r.required_gb_per_card:.1f} GB per card needed at "
+            f"{req.context_tokens:,} tokens x {concurrency}, {r.usable_gb_per_card:.1f} GB "
+            f"usable on {used} card(s) (sizing fit); no speed or cost for a job that cannot run"
+        )
+        raise typer.Exit(1)
     con.print(
         f"{used} x {r.bandwidth_gb_s_per_card:,.0f} GB/s x {r.constants['efficiency']:.3f} / "
         f"{r.bytes_read_per_token_gb:,.1f} GB per token = [bold]~{r.tokens_per_s:.0f} tokens/s[/]"

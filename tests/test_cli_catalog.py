@@ -197,10 +197,14 @@ def test_memory_and_capacity(run: Any) -> None:
     mem = _json(run("memory", "Llama 3.3 70B", "--json"))
     assert mem["kv"]["kv_bytes_per_token"] == 327680
     assert mem["inputs"]["model"] == "llama-3.3-70b"
-    cap = _json(run("capacity", "Llama 3.3 70B", "1x-h100-pcie", "-p", "fp8", "--json"))
+    # a job that does not fit: flagged, and exit 1 as `throughput` (issue 24)
+    no_fit = run("capacity", "Llama 3.3 70B", "1x-h100-pcie", "-p", "fp8", "--json")
+    assert no_fit.exit_code == 1
+    cap = json.loads(no_fit.stdout)
     assert cap["fits"] is False and cap["max_context_tokens"] == 0
+    assert cap["load_fits"] is False and cap["fit"]["verdict"] == "does_not_fit"
     text = run("capacity", "Llama 3.3 70B", "1x-h100-pcie", "-p", "fp8")
-    assert "No room for KV cache" in text.stdout
+    assert "No room for KV cache" in text.stdout and text.exit_code == 1
     train = _json(run("memory", "70B", "--training", "--json"))
     assert train["total_gb"] == pytest.approx(1260)
 

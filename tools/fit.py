@@ -56,6 +56,11 @@ Room = Literal["ample", "tight"]
 #: RTX 5090 (32 GB) for FLUX.1, a 48 GB card and the H200 for Wan 14B as cards with room; a 25 %
 #: margin reproduces every mark of its table (gpu-for-flux-sdxl#which-card).
 IMAGE_ROOM_SHARE = 0.25
+#: Language models: a fit whose spare memory per card is below the KV cache of one more sequence
+#: of the asked context (a second request), and never below this floor, is "tight": no room
+#: for a longer prompt, a second user or the activation peaks of a bigger batch (issue 24:
+#: 70B FP8 on 4 x L4 with 0.2 GB spare per card, Mixtral Q4_K_M on an RTX 5090 with 0.9 GB).
+LLM_ROOM_FLOOR_GB = 0.5
 #: A card without FP8 tensor cores (Ampere: A100, RTX A6000) still loads FP8 checkpoints in vLLM,
 #: as weight-only FP8 (W8A16) through its FP8 Marlin kernel: the same memory, but no FP8 compute,
 #: so slower than on an FP8 card (vLLM docs, "FP8 W8A8"; vllm-project/vllm PR #5975).
@@ -105,8 +110,12 @@ class ConfigurationFit(BaseModel):
     replicas: int = Field(description="independent copies the node holds (count // cards_needed)")
     room: Room | None = Field(
         default=None,
-        description="image/video models: 'tight' when the spare memory is below "
-        "IMAGE_ROOM_SHARE of the published need, else 'ample' (None: LLMs, or does not fit)",
+        description="'tight' when the spare memory leaves no room: image/video models below "
+        "IMAGE_ROOM_SHARE of the published need; LLMs below one more sequence's KV cache per "
+        "card (at least LLM_ROOM_FLOOR_GB); else 'ample' (None: does not fit)",
+    )
+    room_needed_gb_per_card: float | None = Field(
+        default=None, description="spare memory per card below which the fit is 'tight'"
     )
     total_memory_gb: float = Field(description="memory of all cards of the node")
     interconnect: str = Field(description="the link the cards run at (Gen4 card: Gen4)")
@@ -196,7 +205,8 @@ class _Needs:
             )
         return found
 
-    def required_per_card(self, req: Requirement, n: int) -> float:
+    def kv_per_card(self, req: Requirement, n: int) -> float:
+        """KV cache of all sequences per card at n cards, GB."""
         kv = self.kv_cache.get(n)
         if kv is None:
             per_token = kv_bytes_per_token_per_card(
@@ -204,7 +214,16 @@ class _Needs:
             )
             kv = per_token * self.tokens / GB
             self.kv_cache[n] = kv
-        return self.weights_gb / n + kv + self.overhead_gb
+        return kv
+
+    def required_per_card(self, req: Requirement, n: int) -> float:
+        """The one per-card need of every tool: weights/n + KV per card + overhead."""
+        return self.weights_gb / n + self.kv_per_card(req, n) + self.overhead_gb
+
+    def room_needed(self, req: Requirement, n: int) -> float:
+        """Spare memory per card a second request of the same length needs (floor included)."""
+        one_more = self.kv_per_card(req, n) / max(req.concurrency, 1)
+        return max(one_more, LLM_ROOM_FLOOR_GB)
 
 
 def _needs(req: Requirement) -> _Needs:
@@ -223,6 +242,62 @@ def _needs(req: Requirement) -> _Needs:
         runtime=runtime,
         precision=precision,
     )
+
+
+def _smallest_split(
+    req: Requirement, needs: _Needs, usable: float, count: int
+) -> tuple[Verdict, int | None, float]:
+    """The fit verdict on `count` cards of `usable` GB: the smallest valid N whose per-card need
+    fits, that N and its need; or does_not_fit, None and the need at the largest valid N."""
+    required = 0.0
+    for n in needs.split_candidates(req.model, count):
+        required = needs.required_per_card(req, n)
+        if required <= usable:
+            return ("fits_one_card" if n == 1 else "split"), n, required
+    return "does_not_fit", None, required
+
+
+class CardVerdict(BaseModel):
+    """The one fit verdict for a job on `count` cards of one kind (what `fit` says of a node)."""
+
+    verdict: Verdict
+    cards_needed: int | None
+    required_gb_per_card: float = Field(description="at cards_needed, else at the largest N")
+    usable_gb_per_card: float
+    runtime: str
+
+
+def card_verdict(req: Requirement, gpu: Gpu, count: int) -> CardVerdict:
+    """`fit`'s verdict for `req` on `count` x `gpu`: capacity and throughput judge with it."""
+    needs = _needs(req)
+    if req.model.kind != "llm":
+        usable = runtime_usable_gb(gpu.memory_gb, "diffusers")
+        ok = needs.published_gb <= usable
+        return CardVerdict(
+            verdict="fits_one_card" if ok else "does_not_fit",
+            cards_needed=1 if ok else None,
+            required_gb_per_card=needs.published_gb,
+            usable_gb_per_card=usable,
+            runtime="diffusers",
+        )
+    usable = runtime_usable_gb(gpu.memory_gb, needs.runtime, req.gpu_memory_utilization)
+    verdict, n, required = _smallest_split(req, needs, usable, count)
+    return CardVerdict(
+        verdict=verdict,
+        cards_needed=n,
+        required_gb_per_card=required,
+        usable_gb_per_card=usable,
+        runtime=needs.runtime,
+    )
+
+
+def need_on(req: Requirement, gpu: Gpu, n: int) -> tuple[float, float]:
+    """(required, usable) GB per card for `req` split over n cards of `gpu`: fit's figures."""
+    needs = _needs(req)
+    if req.model.kind != "llm":
+        return needs.published_gb, runtime_usable_gb(gpu.memory_gb, "diffusers")
+    usable = runtime_usable_gb(gpu.memory_gb, needs.runtime, req.gpu_memory_utilization)
+    return needs.required_per_card(req, n), usable
 
 
 def _link_fields(
@@ -265,14 +340,16 @@ def _fit_one(
     if model.kind != "llm":
         # Published figures are peaks measured on a whole card; each card renders its own job.
         need = needs.published_gb
-        headroom = gpu.memory_gb - need
+        usable_card = runtime_usable_gb(gpu.memory_gb, "diffusers")
+        headroom = usable_card - need
         fits = headroom >= 0
         room: Room | None = None
         if fits:
             room = "tight" if headroom < IMAGE_ROOM_SHARE * need else "ample"
         return ConfigurationFit(
             **common,
-            usable_gb_per_card=gpu.memory_gb,
+            usable_gb_per_card=usable_card,
+            room_needed_gb_per_card=IMAGE_ROOM_SHARE * need,
             verdict="fits_one_card" if fits else "does_not_fit",
             verdict_text=VERDICT_TEXT["fits_one_card" if fits else "does_not_fit"],
             cards_needed=1 if fits else None,
@@ -283,22 +360,22 @@ def _fit_one(
             room=room,
         )
     usable = runtime_usable_gb(gpu.memory_gb, needs.runtime, req.gpu_memory_utilization)
-    required = 0.0
-    for n in needs.split_candidates(model, configuration.count):
-        required = needs.required_per_card(req, n)
-        if required <= usable:
-            verdict: Verdict = "fits_one_card" if n == 1 else "split"
-            return ConfigurationFit(
-                **common,
-                usable_gb_per_card=usable,
-                verdict=verdict,
-                verdict_text=VERDICT_TEXT[verdict].format(n=n),
-                cards_needed=n,
-                required_gb_per_card=required,
-                headroom_gb_per_card=usable - required,
-                headroom_total_gb=(usable - required) * n,
-                replicas=configuration.count // n,
-            )
+    verdict, n, required = _smallest_split(req, needs, usable, configuration.count)
+    if n is not None:
+        spare = needs.room_needed(req, n)
+        return ConfigurationFit(
+            **common,
+            room="tight" if usable - required < spare else "ample",
+            room_needed_gb_per_card=spare,
+            usable_gb_per_card=usable,
+            verdict=verdict,
+            verdict_text=VERDICT_TEXT[verdict].format(n=n),
+            cards_needed=n,
+            required_gb_per_card=required,
+            headroom_gb_per_card=usable - required,
+            headroom_total_gb=(usable - required) * n,
+            replicas=configuration.count // n,
+        )
     return ConfigurationFit(
         **common,
         usable_gb_per_card=usable,
@@ -408,6 +485,12 @@ class CapacityResult(BaseModel):
     max_context_capped: int = Field(description="the same, capped at the model's max context")
     max_concurrency: int = Field(description="most sequences of `context_tokens` each")
     fits: bool = Field(description="weights and overhead fit with any room for KV")
+    load_required_gb_per_card: float = Field(
+        description="per-card need of `concurrency` sequences of `context_tokens` at "
+        "tensor_parallel (fit's figure)"
+    )
+    load_fits: bool = Field(description="that load fits at tensor_parallel (fit's verdict)")
+    fit: CardVerdict = Field(description="fit's verdict for that load on this node")
     runtime: str = Field(default="vllm", description="the serving engine sized for")
     formula: str
     notes: list[str] = []
@@ -460,6 +543,23 @@ def capacity(inp: CapacityInput) -> CapacityResult:
     else:
         tokens = int(room * 1e9 // per_token)
     max_ctx = tokens // inp.concurrency
+    req = Requirement(
+        model=model,
+        precision=inp.precision,
+        context_tokens=inp.context_tokens,
+        concurrency=inp.concurrency,
+        kv_precision=inp.kv_precision,
+        gpu_memory_utilization=inp.gpu_memory_utilization,
+        overhead_gb_per_card=inp.overhead_gb_per_card,
+        runtime=runtime,
+    )
+    load_need = _needs(req).required_per_card(req, tp)
+    verdict = card_verdict(req, inp.gpu, inp.count)
+    if load_need > usable and room > 0:
+        notes.append(
+            f"{inp.concurrency} x {inp.context_tokens:,} tokens does not fit on {tp} card(s): "
+            f"{load_need:.1f} GB per card needed, {usable:.1f} GB usable."
+        )
     return CapacityResult(
         inputs=inp,
         tensor_parallel=tp,
@@ -473,6 +573,9 @@ def capacity(inp: CapacityInput) -> CapacityResult:
         max_context_capped=min(max_ctx, model.max_context or max_ctx),
         max_concurrency=tokens // inp.context_tokens,
         fits=room > 0,
+        load_required_gb_per_card=load_need,
+        load_fits=load_need <= usable,
+        fit=verdict,
         runtime=runtime,
         formula="kv_room_gb = usable_gb - weights_gb / tp - overhead_gb; "
         "kv_tokens = kv_room_gb * 1e9 / kv_bytes_per_token_per_card; "

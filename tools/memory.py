@@ -68,6 +68,78 @@ LLAMA_CPP_RESERVE_GB = 457 * 2**20 / 1e9
 LLAMA_CPP_OVERHEAD_GB = 1.0
 
 
+class MemoryModel(BaseModel):
+    """One engine's memory rule: the share of each card it may fill, the memory it keeps free,
+    and the per-card overhead it needs beside weights and KV cache (issue 24: one rule per
+    runtime, used by every tool that judges a fit). Sources in docs/sizing-engine.md."""
+
+    model_config = ConfigDict(frozen=True)
+
+    runtime: str
+    usable_share: float = Field(gt=0, le=1, description="share of card memory usable")
+    reserve_gb: float = Field(ge=0, description="memory kept free per card, GB")
+    overhead: str = Field(description="per-card overhead rule, as text")
+    source: str
+
+
+#: The one memory model per runtime. vLLM (and SGLang, TensorRT-LLM, TGI, which the reading maps
+#: to it: each takes a fixed share of the card, vLLM's gpu_memory_utilization 0.9, SGLang's
+#: --mem-fraction-static, TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction 0.9) keeps 10 %
+#: free; llama.cpp and ollama fill the card but a 457 MiB reserve; diffusers pipelines are
+#: judged by their published peak against the whole card; training by its state against
+#: vLLM's share (no separate overhead: activations are not in the training figures).
+MEMORY_MODELS: dict[str, MemoryModel] = {
+    "vllm": MemoryModel(
+        runtime="vllm",
+        usable_share=GPU_MEMORY_UTILIZATION,
+        reserve_gb=0.0,
+        overhead=f"{NON_TORCH_GB:g} GB non-torch + {ACTIVATION_GB_DENSE:g} GB activations "
+        f"(dense) or {ACTIVATION_GB_MOE:g} GB (MoE)",
+        source="vLLM CacheConfig.gpu_memory_utilization; llm-d measured non-torch and "
+        "activation peaks",
+    ),
+    "llama.cpp": MemoryModel(
+        runtime="llama.cpp",
+        usable_share=1.0,
+        reserve_gb=LLAMA_CPP_RESERVE_GB,
+        overhead=f"{LLAMA_CPP_OVERHEAD_GB:g} GB compute buffer and CUDA context",
+        source="ollama discover/gpu.go cudaMinimumMemory (457 MiB); llama.cpp 'CUDA0 compute "
+        "buffer size' (assumption)",
+    ),
+    "ollama": MemoryModel(
+        runtime="ollama",
+        usable_share=1.0,
+        reserve_gb=LLAMA_CPP_RESERVE_GB,
+        overhead=f"{LLAMA_CPP_OVERHEAD_GB:g} GB compute buffer and CUDA context",
+        source="ollama discover/gpu.go cudaMinimumMemory (457 MiB)",
+    ),
+    "diffusers": MemoryModel(
+        runtime="diffusers",
+        usable_share=1.0,
+        reserve_gb=0.0,
+        overhead="none beside the published peak (it includes VAE, text encoders, activations)",
+        source="the model cards' published VRAM peaks (knowledge/catalog/models.yaml)",
+    ),
+    "training": MemoryModel(
+        runtime="training",
+        usable_share=GPU_MEMORY_UTILIZATION,
+        reserve_gb=0.0,
+        overhead="none beside the training state (activations not modelled)",
+        source="as vLLM's share; QLoRA paper (arXiv:2305.14314) and mixed-precision Adam state",
+    ),
+}
+
+
+def memory_model(runtime: str) -> MemoryModel:
+    """The memory rule of an engine (`vllm`, `llama.cpp`, `ollama`, `diffusers`, `training`)."""
+    try:
+        return MEMORY_MODELS[runtime]
+    except KeyError:
+        raise ValueError(
+            f"unknown runtime {runtime!r}; known: {', '.join(MEMORY_MODELS)}"
+        ) from None
+
+
 def runtime_of(precision: str | None, runtime: str | None) -> str:
     """The serving engine to size for: the one asked for; else llama.cpp for GGUF files and vLLM
     for everything else."""
@@ -410,10 +482,11 @@ def usable_gb(memory_gb: float, gpu_memory_utilization: float = GPU_MEMORY_UTILI
 def runtime_usable_gb(
     memory_gb: float, runtime: str, gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
 ) -> float:
-    """Usable memory of a card under an engine: vLLM's share, or llama.cpp's card minus reserve."""
-    if layer_split(runtime):
-        return memory_gb - LLAMA_CPP_RESERVE_GB
-    return usable_gb(memory_gb, gpu_memory_utilization)
+    """Usable memory of a card under an engine (its `MemoryModel`): vLLM's share (a given
+    `gpu_memory_utilization` replaces it), llama.cpp's card minus reserve, diffusers' card."""
+    mm = memory_model(runtime)
+    share = gpu_memory_utilization if mm.usable_share < 1 else mm.usable_share
+    return memory_gb * share - mm.reserve_gb
 
 
 # ---------------------------------------------------------------- image and video models

@@ -105,6 +105,10 @@ class CheapestFit(BaseModel):
     found: bool
     row: ConfigurationFit | None
     candidates: int = Field(description="configurations that qualified")
+    tight: bool = Field(default=False, description="the pick fits with no room to spare")
+    with_room: ConfigurationFit | None = Field(
+        default=None, description="when the pick is tight: the cheapest fit with room to spare"
+    )
     note: str
 
 
@@ -125,12 +129,23 @@ def cheapest_fit(fit: FitResult, one_card_only: bool = False) -> CheapestFit:
             note="no configuration in the catalog fits this requirement",
         )
     best = min(ok, key=lambda r: (r.usd_per_month, r.count))
+    tight = best.room == "tight"
+    roomy = [r for r in ok if r.room != "tight"]
+    with_room = min(roomy, key=lambda r: (r.usd_per_month, r.count)) if tight and roomy else None
+    note = f"{best.label}: {best.verdict_text}" + (
+        " (placeholder price)" if best.price_source == "placeholder" else ""
+    )
+    if tight:
+        note += f"; tight: {best.headroom_gb_per_card:.1f} GB spare per card"
+        if with_room is not None:
+            note += f"; the cheapest with room to spare is {with_room.label}"
     return CheapestFit(
         model_id=fit.model_id,
         one_card_only=one_card_only,
         found=True,
         row=best,
         candidates=len(ok),
-        note=f"{best.label}: {best.verdict_text}"
-        + (" (placeholder price)" if best.price_source == "placeholder" else ""),
+        tight=tight,
+        with_room=with_room,
+        note=note,
     )

@@ -14,7 +14,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.memory import GB, kv_bytes_per_token, precision_of, weight_bytes
+from tools.fit import CardVerdict, Requirement, card_verdict, need_on
+from tools.memory import GB, Runtime, kv_bytes_per_token, precision_of, weight_bytes
 from tools.money import USD
 from tools.specs import Gpu, KvPrecision, ModelSpec, Precision
 
@@ -40,6 +41,17 @@ class DecodeInput(BaseModel):
     kv_precision: KvPrecision = "bf16"
     efficiency: float = Field(default=DECODE_EFFICIENCY, gt=0, le=1)
     usd_per_month: USD | None = Field(default=None, description="node price for the cost figure")
+    concurrency: int = Field(default=1, ge=1, description="sequences held, for the fit check")
+    fit_context_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        description="context per sequence for the fit check; None: context_tokens, or fit's "
+        "default 8,192 when that is 0",
+    )
+    node_cards: int | None = Field(
+        default=None, ge=1, description="cards in the node, for fit's verdict (None: cards)"
+    )
+    runtime: Runtime | None = Field(default=None, description="None: as fit")
 
 
 class DecodeResult(BaseModel):
@@ -56,6 +68,10 @@ class DecodeResult(BaseModel):
     usd_per_million_tokens: USD | None = Field(
         description="node price / tokens in a month at this single-stream speed"
     )
+    fits: bool = Field(description="the job fits on `cards` cards (fit's rule)")
+    required_gb_per_card: float = Field(description="fit's per-card need at `cards` cards")
+    usable_gb_per_card: float
+    fit: CardVerdict = Field(description="fit's verdict on the node")
     formula: str
     constants: dict[str, float]
     notes: list[str]
@@ -76,7 +92,28 @@ def decode_throughput(inp: DecodeInput) -> DecodeResult:
     if inp.usd_per_month is not None:
         per_million = Decimal(inp.usd_per_month) / Decimal(tps * 3600 * HOURS_PER_MONTH) * 10**6
         cost = per_million.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    req = Requirement(
+        model=model,
+        precision=inp.precision,
+        context_tokens=(
+            inp.fit_context_tokens
+            if inp.fit_context_tokens is not None
+            else inp.context_tokens or Requirement.model_fields["context_tokens"].default
+        ),
+        concurrency=inp.concurrency,
+        kv_precision=inp.kv_precision,
+        runtime=inp.runtime,
+    )
+    required, usable = need_on(req, inp.gpu, inp.cards)
+    verdict = card_verdict(req, inp.gpu, inp.node_cards or inp.cards)
+    fits = required <= usable
     notes = [FLOOR_NOTE]
+    if not fits:
+        notes.insert(
+            0,
+            f"Does not fit on {inp.cards} card(s): {required:.1f} GB per card needed, "
+            f"{usable:.1f} GB usable; this speed is not reachable.",
+        )
     if model.is_moe:
         notes.append(
             f"Mixture of experts: only the {model.active_params_b:g}B active parameters "
@@ -96,6 +133,10 @@ def decode_throughput(inp: DecodeInput) -> DecodeResult:
         tokens_per_s=tps,
         seconds_per_token=1 / tps,
         usd_per_million_tokens=cost,
+        fits=fits,
+        required_gb_per_card=required,
+        usable_gb_per_card=usable,
+        fit=verdict,
         formula="tokens_per_s = cards * bandwidth_gb_s * efficiency / bytes_read_per_token_gb; "
         "usd_per_million_tokens = usd_per_month / (tokens_per_s * 3600 * 730) * 1e6",
         constants={"efficiency": inp.efficiency, "hours_per_month": HOURS_PER_MONTH},

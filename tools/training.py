@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.memory import GPU_MEMORY_UTILIZATION
+from tools.memory import GPU_MEMORY_UTILIZATION, runtime_usable_gb
 from tools.money import USD
 from tools.specs import Configuration, Gpu, Link, LinkKind
 
@@ -59,7 +59,7 @@ class TrainingFitResult(BaseModel):
 
 
 def _row(inp: TrainingFitInput, c: Configuration, gpu: Gpu, kind: LinkKind) -> TrainingRow:
-    usable = gpu.memory_gb * inp.gpu_memory_utilization
+    usable = runtime_usable_gb(gpu.memory_gb, "training", inp.gpu_memory_utilization)
     need = math.ceil(inp.total_gb / usable - 1e-9)
     return TrainingRow(
         configuration=c.id,
@@ -70,7 +70,7 @@ def _row(inp: TrainingFitInput, c: Configuration, gpu: Gpu, kind: LinkKind) -> T
         usable_gb_per_card=usable,
         usable_gb_node=usable * c.count,
         fits_one_card=usable >= inp.total_gb,
-        fits_node=c.count * gpu.memory_gb * inp.gpu_memory_utilization >= inp.total_gb,
+        fits_node=c.count * usable >= inp.total_gb,
         cards_needed=need if need <= c.count else None,
         link_kind=kind,
         usd_per_month=c.usd_per_month,

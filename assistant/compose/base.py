@@ -15,6 +15,13 @@ from assistant.compose.draft import CASE_ANCHORS, Draft
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t
 
+_RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama"}
+
+
+def runtime_name(runtime: str) -> str:
+    """The engine as people write it (vLLM, llama.cpp, Ollama)."""
+    return _RUNTIME_NAMES.get(runtime, runtime)
+
 
 class ComposerBase:
     """The helpers every flow uses: tool calls (fit check, purchase advice), the rows asked about,
@@ -81,12 +88,15 @@ class ComposerBase:
         overhead = consts.get("overhead_gb_per_card")
         if util is None or overhead is None:
             return ""
+        reserve = consts.get("reserve_gb_per_card")
         return t(
             d.lang,
-            "assumptions",
+            "assumptions_reserve" if reserve is not None else "assumptions",
             context=num(d.lang, fit["context_tokens"]),
             conc=fit["concurrency"],
             util=f"{num(d.lang, util * 100)} %",
+            reserve=gb(d.lang, reserve or 0.0),
+            runtime=runtime_name(str(fit.get("runtime") or "vllm")),
             overhead=gb(d.lang, overhead),
         )
 
@@ -178,6 +188,28 @@ class ComposerBase:
         best = self._cheapest_row(
             [x for x in roomy if x["count"] == 1], ("fits_one_card",)
         ) or self._cheapest_row(roomy, ("fits_one_card",))
+        if best is not None and best["configuration"] not in {x["configuration"] for x in shown}:
+            cid = best["configuration"]
+            text += " " + t(d.lang, "room_instead", label=d.link(cid)) + " " + d.price(cid)
+        d.add(text)
+
+    def _llm_room(self, d: Draft, shown: list[dict[str, Any]], rows: list[dict[str, Any]]) -> None:
+        """Language models: a shown node that holds the job with no room to spare (fit's
+        `room` 'tight': less than a second request's KV cache per card) is said to be tight,
+        with the cheapest node that has room (issue 24)."""
+        tight = [r for r in shown if r.get("room") == "tight"]
+        if not tight:
+            return
+        r = tight[0]
+        text = t(
+            d.lang,
+            "room_llm",
+            label=d.label(r["configuration"]),
+            spare=gb(d.lang, max(r["headroom_gb"], 0.0)),
+        )
+        best = self._cheapest_row(
+            [x for x in rows if x.get("room") == "ample"], ("fits_one_card", "split")
+        )
         if best is not None and best["configuration"] not in {x["configuration"] for x in shown}:
             cid = best["configuration"]
             text += " " + t(d.lang, "room_instead", label=d.link(cid)) + " " + d.price(cid)

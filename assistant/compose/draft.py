@@ -21,7 +21,14 @@ NVLINK_GUIDE = "nvlink-vs-pcie"
 # the tools whose configurations the question's constraints filter
 FILTERED_TOOLS = ("fit_check", "cheapest_fit")
 # the tools that size memory: the question's runtime and KV-cache precision go to each of them
-RUNTIME_TOOLS = ("fit_check", "cheapest_fit", "capacity_check", "memory_need")
+RUNTIME_TOOLS = (
+    "fit_check",
+    "cheapest_fit",
+    "capacity_check",
+    "memory_need",
+    "throughput_estimate",
+    "purchase_advice",
+)
 # the model of the guide's own speed table (nvlink-vs-pcie#same-job-both-ways)
 EXAMPLE_MODEL = "llama-3.3-70b"
 # the subsection each "link does not matter" case and the warning come from (both languages)

@@ -52,6 +52,8 @@ class FitMixin(ComposerBase):
         self._replicas(d, u, rows)
         if self._is_image(fit):
             self._image_room(d, targets or ([one] if one is not None else []), rows)
+        else:
+            self._llm_room(d, targets or ([one] if one is not None else []), rows)
         d.add(note)
         self._numbers(d, fit)
         self._fit_rule(d, u, fit, targets, one, split)

@@ -528,6 +528,9 @@ class PricesMixin(ComposerBase):
         )
         if res["model"]["kind"] != "llm":
             self._cheapest_with_room(d, u, top)
+        elif top.get("room") == "tight":
+            roomy = res.get("cheapest_with_room")
+            self._llm_room(d, [top], [top, roomy] if roomy else [top])
         more = [
             f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): "
             f"{d.price(r['configuration'])}"

@@ -80,6 +80,7 @@ class SpeedMixin(ComposerBase):
                 configuration=r["configuration"],
                 precision=u.precision,
                 context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
             )
             if not tput:
                 continue

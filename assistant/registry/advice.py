@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from assistant.registry.core import PrecisionArg, ToolError, _Args, _norm_precision, tool
-from assistant.registry.fit import FitArgs, fit_check
+from assistant.registry.fit import FitArgs, KvPrecisionArg, RuntimeArg, fit_check
 from assistant.registry.helpers import _model, _model_info
 from assistant.registry.memory import MemoryArgs, memory_need
 
@@ -21,6 +21,13 @@ class AdviceArgs(_Args):
     precision: PrecisionArg | None = Field(default=None, description="omitted: native precision")
     context_tokens: int = Field(default=8192, ge=0, le=2_000_000)
     concurrency: int = Field(default=1, ge=1, le=4096)
+    kv_precision: KvPrecisionArg = Field(
+        default="bf16", description="KV-cache precision (vLLM kv_cache_dtype)"
+    )
+    runtime: RuntimeArg | None = Field(
+        default=None,
+        description="serving engine; omitted: llama.cpp for GGUF precisions, else vllm",
+    )
     fits_one_card: bool | None = Field(default=None, description="only when no model is given")
     workload: Literal["llm_serving", "training", "image_video", "rendering"] = Field(
         default="llm_serving",
@@ -78,6 +85,8 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
                     precision=args.precision,
                     context_tokens=args.context_tokens,
                     concurrency=args.concurrency,
+                    kv_precision=args.kv_precision,
+                    runtime=args.runtime,
                     configurations=[args.configuration] if args.configuration else None,
                 ),
             )

@@ -73,7 +73,7 @@ class CheapestArgs(FitArgs):
 
 
 class CheapestFitResult(ToolResult):
-    _omit_when_none = frozenset({"cheapest_fp8_native"})
+    _omit_when_none = frozenset({"cheapest_fp8_native", "cheapest_with_room"})
 
     model: dict[str, Any]
     precision: str
@@ -87,6 +87,10 @@ class CheapestFitResult(ToolResult):
     cheapest: list[FitRow]
     fitting_configurations: int
     cheapest_fp8_native: FitRow | None = None
+    cheapest_with_room: FitRow | None = Field(
+        default=None,
+        description="when the cheapest fits only tightly (room 'tight'): the cheapest with room",
+    )
     filters: FiltersInfo
     assumptions: list[str]
     notes: list[str]
@@ -95,7 +99,8 @@ class CheapestFitResult(ToolResult):
 @tool
 def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
     """The cheapest configurations (exact monthly price) on which a model fits: up to five, the
-    cheapest first, with verdict, cards needed and price. Takes fit_check's filters (budget,
+    cheapest first, with verdict, cards needed, price and room ('tight': no room to spare; then
+    `cheapest_with_room` names the cheapest with room). Takes fit_check's filters (budget,
     node memory, excluded cards/configurations, link) plus one_card. If the filters leave
     nothing, `filters.emptied_by` names the constraint and `filters.best_ignoring` the cheapest
     fit without it. FP8 on a card without FP8 tensor cores: a note, and `cheapest_fp8_native`
@@ -122,6 +127,14 @@ def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
                 else "; no card with native FP8 fits within these filters."
             )
         )
+    roomy = None
+    if rows and rows[0].room == "tight":
+        roomy = next((r for r in rows if r.room == "ample"), None)
+        notes.append(
+            f"tight: {rows[0].label} holds it with only {rows[0].headroom_gb_per_card:.1f} GB "
+            "spare per card (no room for a second request or a longer prompt)"
+            + (f"; the cheapest with room to spare is {roomy.label}." if roomy else ".")
+        )
     return CheapestFitResult(
         model=_model_info(m),
         precision=res.precision,
@@ -135,6 +148,7 @@ def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
         cheapest=[fit_row(r) for r in rows[:5]],
         fitting_configurations=len(rows),
         cheapest_fp8_native=fit_row(native) if native else None,
+        cheapest_with_room=fit_row(roomy) if roomy else None,
         filters=filters_info(filtered),
         assumptions=_assumptions(m),
         notes=notes,

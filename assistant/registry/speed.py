@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -32,6 +32,16 @@ class ThroughputArgs(_Args):
         description="cards the model is split across; omitted: the fewest cards it fits on "
         "(as capacity_check), the whole node if it fits nowhere",
     )
+    concurrency: int = Field(
+        default=1, ge=1, le=4096, description="sequences held at once, for the fit check"
+    )
+    kv_precision: Literal["bf16", "fp16", "fp8", "int8", "fp32"] = Field(
+        default="bf16", description="KV-cache precision (vLLM kv_cache_dtype)"
+    )
+    runtime: Literal["vllm", "llama.cpp", "ollama"] | None = Field(
+        default=None,
+        description="serving engine; omitted: llama.cpp for GGUF precisions, else vllm",
+    )
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -44,14 +54,24 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
     """Single-stream decode speed (tokens/s) of a model on a configuration: bound by memory
     bandwidth, calibrated to the site's guide (Llama 3.3 70B BF16: about 18 tokens/s on
     4x A100 PCIe, about 19 on 4x A100 SXM4). A conservative floor that ignores the all-reduce.
-    Also the cost per million output tokens at the node's exact monthly price."""
+    Also the cost per million output tokens at the node's exact monthly price. `fits` is
+    fit_check's verdict on those cards (context_tokens, or 8,192 when 0, x concurrency): when
+    false the job cannot run there and the speed is not reachable."""
     from tools.throughput import DecodeInput, decode_throughput
 
     m = _model(deps, args.model)
     c = _configuration(deps, args.configuration)
     gpu = deps.catalog.gpus[c.gpu]
+    fit_context = args.context_tokens or 8192
     fewest, fit = _node_cards(
-        deps, m, c, precision=args.precision, context_tokens=args.context_tokens or 8192
+        deps,
+        m,
+        c,
+        precision=args.precision,
+        context_tokens=fit_context,
+        concurrency=args.concurrency,
+        kv_precision=args.kv_precision,
+        runtime=args.runtime,
     )
     cards = args.cards or fewest
     if cards > c.count:
@@ -63,7 +83,12 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
             cards=cards,
             precision=args.precision,
             context_tokens=args.context_tokens,
+            kv_precision=args.kv_precision,
             usd_per_month=c.usd_per_month,
+            concurrency=args.concurrency,
+            fit_context_tokens=fit_context,
+            node_cards=c.count,
+            runtime=args.runtime,
         )
     )
     return {
@@ -71,6 +96,9 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
         "configuration": c.id,
         "label": c.label,
         "fit_verdict": fit.verdict,
+        "fits": res.fits,
+        "required_gb_per_card": _r(res.required_gb_per_card, 1),
+        "usable_gb_per_card": _r(res.usable_gb_per_card, 1),
         "cards": cards,
         "replicas": c.count // cards,
         "precision": res.precision,
