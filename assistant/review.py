@@ -20,14 +20,37 @@ from pydantic import BaseModel, Field
 from assistant.answer import Answer, Citation, GroundingViolation
 
 Rating = Literal[1, -1]
-GapKind = Literal["clarify", "unknown_model", "off_topic", "no_citation", "llm_fallback"]
+GapKind = Literal[
+    "clarify",
+    "unknown_model",
+    "off_topic",
+    "no_citation",
+    "llm_fallback",
+    "rated_wrong",
+    "rated_unclear",
+    "rated_too_long",
+    "rated_missed",
+    "rated_down",
+]
 GAP_KINDS: tuple[GapKind, ...] = (
     "clarify",
     "unknown_model",
     "off_topic",
     "no_citation",
     "llm_fallback",
+    "rated_wrong",
+    "rated_unclear",
+    "rated_too_long",
+    "rated_missed",
+    "rated_down",
 )
+# a 👎's reason (store.feedback.REASONS) as the gap it points at; a 👎 without one: rated_down
+RATED_KINDS: dict[str, GapKind] = {
+    "wrong": "rated_wrong",
+    "unclear": "rated_unclear",
+    "too_long": "rated_too_long",
+    "missed_question": "rated_missed",
+}
 
 
 class RatedAnswer(BaseModel):
@@ -37,6 +60,10 @@ class RatedAnswer(BaseModel):
     message_id: str
     rating: Rating
     comment: str | None = None
+    reasons: list[str] = Field(
+        default=[],
+        description="what a 👎 said was wrong: wrong, unclear, too_long, missed_question",
+    )
     surface: str = Field(description="where the vote came from: web, api, slack, ...")
     rated_at: str
     question: str
@@ -99,6 +126,7 @@ def _join(fb: Any, sessions: Any) -> RatedAnswer:
         "message_id": fb.message_id,
         "rating": fb.rating,
         "comment": fb.comment,
+        "reasons": list(getattr(fb, "reasons", []) or []),
         "surface": fb.source,
         "rated_at": fb.created_at,
     }
@@ -177,24 +205,50 @@ def gap_kinds(answer: Answer) -> list[GapKind]:
     return kinds
 
 
+def rated_kinds(votes: Sequence[Any]) -> list[GapKind]:
+    """The gaps the 👎 votes on one answer point at: one per reason given, else rated_down."""
+    kinds: list[GapKind] = []
+    for vote in votes:
+        if vote.rating != -1:
+            continue
+        for reason in vote.reasons or []:
+            kind = RATED_KINDS.get(reason)
+            if kind and kind not in kinds:
+                kinds.append(kind)
+        if not vote.reasons and "rated_down" not in kinds:
+            kinds.append("rated_down")
+    return kinds
+
+
 class GapGroup(BaseModel):
     kind: GapKind
     count: int = Field(description="questions in this group")
     example: str = Field(description="the most typical question of the group")
     questions: list[str] = Field(description="distinct questions, most frequent first")
     languages: dict[str, int] = {}
+    comments: list[str] = Field(default=[], description="what the 👎 votes wrote (rated kinds)")
 
 
 def content_gaps(
-    answers: Iterable[Answer], embedder: Any, threshold: float = 0.9, max_questions: int = 10
+    answers: Iterable[Answer],
+    embedder: Any,
+    threshold: float = 0.9,
+    max_questions: int = 10,
+    feedback: Iterable[Any] = (),
 ) -> list[GapGroup]:
     """Answers that point at missing content, grouped per kind by question similarity (cosine of
-    the embedder's query vectors >= threshold), largest group first."""
+    the embedder's query vectors >= threshold), largest group first. `feedback`: the stored
+    votes (`store.feedback.Feedback`); a 👎 adds its answer to the kind of each reason given
+    (rated_wrong, rated_unclear, rated_too_long, rated_missed; rated_down without one), its
+    comment to the group."""
     import numpy as np
 
+    votes: dict[str, list[Any]] = {}
+    for vote in feedback:
+        votes.setdefault(vote.message_id, []).append(vote)
     by_kind: dict[GapKind, list[Answer]] = {k: [] for k in GAP_KINDS}
     for a in answers:
-        for k in gap_kinds(a):
+        for k in gap_kinds(a) + rated_kinds(votes.get(a.message_id, [])):
             by_kind[k].append(a)
     groups: list[GapGroup] = []
     for kind, items in by_kind.items():
@@ -206,9 +260,12 @@ def content_gaps(
         for members in _cluster(vectors, threshold):
             qs = [distinct[i] for i in members]
             langs: dict[str, int] = {}
+            said: list[str] = []
             for a in items:
                 if a.question.strip() in qs:
                     langs[a.language] = langs.get(a.language, 0) + 1
+                    if kind.startswith("rated_"):
+                        said += [v.comment for v in votes.get(a.message_id, []) if v.comment]
             groups.append(
                 GapGroup(
                     kind=kind,
@@ -216,6 +273,7 @@ def content_gaps(
                     example=qs[0],
                     questions=qs[:max_questions],
                     languages=langs,
+                    comments=list(dict.fromkeys(said))[:max_questions],
                 )
             )
     groups.sort(key=lambda g: (-g.count, GAP_KINDS.index(g.kind), g.example))

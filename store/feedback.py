@@ -1,5 +1,5 @@
-"""Feedback on answers (👍/👎 plus an optional comment): `<data_dir>/feedback.sqlite3` by
-default, PostgreSQL when SIZING_DATABASE_URL is set (see store.db).
+"""Feedback on answers (👍/👎, a 👎's reasons, an optional comment): by default
+`<data_dir>/feedback.sqlite3`, PostgreSQL when SIZING_DATABASE_URL is set (see store.db).
 
 Used by the HTTP API (`POST /api/feedback`, the widget's buttons) and the Slack bot (reaction
 buttons). One row per vote; a later vote on the same message from the same session replaces the
@@ -7,6 +7,7 @@ earlier one, so toggling 👍 -> 👎 keeps a single, current rating.
 
     store = FeedbackStore.from_settings(settings)   # or FeedbackStore.open(data_dir): SQLite
     store.record(session_id="s1", message_id="m1", rating="up", comment=None, source="web")
+    store.record("s1", "m1", "down", "the price is per year?", reasons=["wrong", "unclear"])
 
 Read API (stable; `sizing feedback list/export` builds on it):
 
@@ -46,9 +47,22 @@ FEEDBACK_FILE = "feedback.sqlite3"
 MAX_COMMENT_CHARS = 2000
 
 RatingInput = Literal[1, -1, "up", "down", "+1", "-1", "👍", "👎"]
+#: what a 👎 may say was wrong (issue 26): the widget offers them as choices
+Reason = Literal["wrong", "unclear", "too_long", "missed_question"]
+REASONS: tuple[Reason, ...] = ("wrong", "unclear", "too_long", "missed_question")
 
-_COLUMNS = 'id, session_id, message_id, rating, comment, source, "user", created_at'
-_FIELDS = ("id", "session_id", "message_id", "rating", "comment", "source", "user", "created_at")
+_COLUMNS = 'id, session_id, message_id, rating, comment, source, "user", created_at, reasons'
+_FIELDS = (
+    "id",
+    "session_id",
+    "message_id",
+    "rating",
+    "comment",
+    "source",
+    "user",
+    "created_at",
+    "reasons",
+)
 
 MIGRATIONS = [
     Migration(
@@ -83,6 +97,11 @@ CREATE TABLE IF NOT EXISTS feedback (
         sqlite="CREATE INDEX IF NOT EXISTS feedback_by_age ON feedback(created_at)",
         postgresql="CREATE INDEX IF NOT EXISTS feedback_by_age ON feedback(created_at)",
     ),
+    Migration(  # issue 26: the reasons of a 👎, comma-separated (NULL: none given)
+        3,
+        sqlite="ALTER TABLE feedback ADD COLUMN reasons TEXT",
+        postgresql="ALTER TABLE feedback ADD COLUMN IF NOT EXISTS reasons TEXT",
+    ),
 ]
 
 
@@ -99,6 +118,10 @@ class Feedback(BaseModel):
     source: str = Field(default="web", description="web, api, slack, ...")
     user: str | None = Field(default=None, description="e.g. the Slack user id")
     created_at: str = Field(description="ISO 8601 UTC timestamp")
+    reasons: list[Reason] = Field(
+        default=[],
+        description="what a 👎 said was wrong: wrong, unclear, too_long, missed_question",
+    )
 
 
 def normalize_rating(rating: object) -> Literal[1, -1]:
@@ -134,7 +157,25 @@ def answer_exists(sessions: Any, session_id: str, message_id: str) -> bool | Non
 
 
 def _row(row: Any) -> Feedback:
-    return Feedback(**dict(zip(_FIELDS, row, strict=True)))
+    data = dict(zip(_FIELDS, row, strict=True))
+    data["reasons"] = [r for r in (data.get("reasons") or "").split(",") if r in REASONS]
+    return Feedback(**data)
+
+
+def normalize_reasons(reasons: Any) -> str | None:
+    """The reasons as stored ("wrong,unclear"; None for none); an unknown one raises."""
+    if not reasons:
+        return None
+    if isinstance(reasons, str):
+        reasons = [reasons]
+    out: list[str] = []
+    for reason in reasons:
+        value = str(reason).strip().lower().replace("-", "_").replace(" ", "_")
+        if value not in REASONS:
+            raise FeedbackError(f"reason must be one of {', '.join(REASONS)}, got {reason!r}")
+        if value not in out:
+            out.append(value)
+    return ",".join(out)
 
 
 def _iso(ts: datetime) -> str:
@@ -171,8 +212,10 @@ class FeedbackStore:
         comment: str | None = None,
         source: str = "web",
         user: str | None = None,
+        reasons: Any = None,
     ) -> Feedback:
-        """Store (or replace) the rating of one answer and return the stored row."""
+        """Store (or replace) the rating of one answer and return the stored row. `reasons`
+        (a 👎 only): what was wrong, from `REASONS`; a later 👍 clears them."""
         session_id, message_id = (session_id or "").strip(), (message_id or "").strip()
         if not session_id or not message_id:
             raise FeedbackError("session_id and message_id are required")
@@ -180,17 +223,20 @@ class FeedbackStore:
         comment = (comment or "").strip() or None
         if comment is not None and len(comment) > MAX_COMMENT_CHARS:
             raise FeedbackError(f"comment is longer than {MAX_COMMENT_CHARS} characters")
+        why = normalize_reasons(reasons) if value == -1 else None
         now = _iso(datetime.now(UTC))
         self._migrate()
         with self._lock, self.db.transaction() as tx:
             tx.execute(
                 'INSERT INTO feedback (session_id, message_id, rating, comment, source, "user",'
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " created_at, reasons) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (session_id, message_id) DO UPDATE SET rating = excluded.rating,"
                 " comment = COALESCE(excluded.comment, feedback.comment),"
                 ' source = excluded.source, "user" = excluded."user",'
-                " created_at = excluded.created_at",
-                (session_id, message_id, value, comment, source, user, now),
+                " created_at = excluded.created_at,"
+                " reasons = CASE WHEN excluded.rating = 1 THEN NULL"
+                " ELSE COALESCE(excluded.reasons, feedback.reasons) END",
+                (session_id, message_id, value, comment, source, user, now, why),
             )
             row = tx.execute(
                 f"SELECT {_COLUMNS} FROM feedback WHERE session_id = ? AND message_id = ?",

@@ -88,7 +88,14 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         assistant.ask("and in FP8?", session_id=a.session_id)  # after a German clarify
         first = assistant.ask("Does Llama 3.3 70B fit on 4x A100 SXM4?")
         second = assistant.ask("und auf 8x H200?", session_id=first.session_id)
-        votes.record(second.session_id, second.message_id, "down", "wrong node?", "web")
+        votes.record(  # a 👎 with its reasons (issue 26)
+            second.session_id,
+            second.message_id,
+            "down",
+            "wrong node?",
+            "web",
+            reasons=["wrong", "missed_question"],
+        )
         counts["down"] += 1
         counts["turns"] += 3
         if (
@@ -157,6 +164,11 @@ def test_cli_list_and_export_loads_as_a_dataset(recorded: dict[str, Any], tmp_pa
     ds = load_dataset(target)
     assert len(ds.cases) == recorded["counts"]["down"]
     assert all("from-feedback" in c.tags and "rated-down" in c.tags for c in ds.cases)
+    why = [r for r in rows if r["question"] == "und auf 8x H200?"]
+    assert why and all(r["reasons"] == ["wrong", "missed_question"] for r in why)
+    assert all(r["reasons"] == [] for r in rows if r["question"] != "und auf 8x H200?")
+    shown = _sizing(data, "feedback", "list", "--rating", "down", "--limit", "5")
+    assert "why: wrong, missed_question" in shown.stdout
     conv = [c for c in ds.cases if c.conversation]
     assert conv and conv[0].conversation[-1].question == "und auf 8x H200?"
     assert "the rated answer said" in target.read_text(encoding="utf-8")
@@ -181,6 +193,13 @@ def test_content_gaps_grouped_with_counts(recorded: dict[str, Any]) -> None:
     assert groups == sorted(groups, key=lambda g: -g["count"])
     table = _sizing(recorded["data"], "feedback", "gaps", "--kind", "off_topic")
     assert table.returncode == 0 and "weather" in table.stdout
+    # 👎 votes feed the report by the reason they gave (issue 26), with what they wrote
+    for kind in ("rated_wrong", "rated_missed"):
+        rated = [g for g in by_kind[kind] if g["example"] == "und auf 8x H200?"]
+        assert rated and rated[0]["count"] == REPEAT and rated[0]["comments"] == ["wrong node?"]
+    assert "rated_unclear" not in by_kind
+    downs_without_reason = recorded["counts"]["down"] - REPEAT
+    assert sum(g["count"] for g in by_kind["rated_down"]) == downs_without_reason
 
 
 def test_api_feedback_route_needs_the_token(recorded: dict[str, Any]) -> None:

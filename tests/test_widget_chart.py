@@ -1,17 +1,20 @@
-"""A picture of the choice (issue 26), in the real Chromium against the real app, with every
-request that leaves the app's own origin blocked: a fit answer shows the chart of the
-configurations that hold the job (inline SVG), the recommended point highlighted, the same figures
-as a table for screen readers, and clicking a point answers again for that node."""
+"""A picture of the choice and feedback that explains (issue 26), in the real Chromium
+against the real app, with every request that leaves the app's own origin blocked: a fit answer
+shows the chart of the configurations that hold the job (inline SVG), the recommended point
+highlighted, the same figures as a table for screen readers, and clicking a point answers again
+for that node; a 👎 asks what was wrong and stores it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.register_assert_rewrite("tests.server")
 
+from store.feedback import FeedbackStore  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 from tests.test_widget_browser import Widget, browser  # noqa: E402, F401  (the browser fixture)
 
@@ -89,3 +92,31 @@ def test_a_fit_answer_shows_its_chart_with_the_network_blocked(
     assert other["configuration"] in {q["configuration"] for q in again["prices"]}
 
     assert not blocked, blocked  # nothing was fetched from anywhere else (no CDN)
+
+
+def test_a_thumbs_down_asks_what_was_wrong_and_stores_it(
+    offline_widget: tuple[Widget, list[str]], api_data_dir: Path
+) -> None:
+    """Issue 26: 👎 offers reasons (wrong, unclear, too long, missed my question) and a text box;
+    what is picked is stored with the vote, which stays one row."""
+    widget, _ = offline_widget
+    widget.open()
+    bubble: Any = widget.ask("Was kostet 4 × A100 SXM4 im Monat?")
+    bubble.get_by_role("button", name="Nicht hilfreich").click()
+    form = bubble.locator("form.sw-why")
+    form.wait_for(timeout=10_000)
+    assert form.get_by_role("group", name="Was war nicht gut?").is_visible()
+    labels = [form.locator("label").nth(i).inner_text().strip() for i in range(4)]
+    assert labels == ["Falsch", "Unklar", "Zu lang", "Frage verfehlt"]
+    form.get_by_label("Unklar").check()
+    form.get_by_label("Zu lang").check()
+    form.get_by_role("textbox").fill("Ist das netto oder brutto?")
+    form.get_by_role("button", name="Absenden").click()
+    form.wait_for(state="detached", timeout=10_000)
+    assert bubble.locator(".sw-thanks").inner_text() == "Danke für Ihr Feedback!"
+    answer: Any = widget.state()["turns"]
+    last = answer[-1]["answer"]
+    stored = FeedbackStore.open(api_data_dir).get(last["session_id"], last["message_id"])
+    assert stored is not None and stored.rating == -1
+    assert stored.reasons == ["unclear", "too_long"]
+    assert stored.comment == "Ist das netto oder brutto?"

@@ -1,4 +1,4 @@
-"""POST /api/feedback: 👍/👎 (and an optional comment) on an answer, stored in SQLite."""
+"""POST /api/feedback: 👍/👎 (for 👎 its reasons, and an optional comment) on an answer."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from api.dependencies import FeedbackDep, RateLimited, State
 from api.questions import checked_text
 from api.responses import errors
 from store.db import StorageError
-from store.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, answer_exists
+from store.feedback import MAX_COMMENT_CHARS, Feedback, FeedbackError, Reason, answer_exists
 
 router = APIRouter(tags=["feedback"])
 
@@ -22,6 +22,11 @@ class FeedbackRequest(BaseModel):
     message_id: str = Field(min_length=1, max_length=128)
     rating: Literal[1, -1, "up", "down", "+1", "-1"] = Field(description="+1/-1 or up/down")
     comment: str | None = Field(default=None, max_length=MAX_COMMENT_CHARS)
+    reasons: list[Reason] = Field(
+        default=[],
+        max_length=4,
+        description="with a 👎: what was wrong (wrong, unclear, too_long, missed_question)",
+    )
 
 
 @router.post(
@@ -49,6 +54,8 @@ async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> F
             body.rating,
             body.comment,
             "web",
+            None,
+            body.reasons,
         )
     except FeedbackError as exc:
         raise HTTPException(422, str(exc)) from None

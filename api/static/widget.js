@@ -30,6 +30,8 @@
       send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise", details: "Details",
       month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
       up: "Hilfreich", down: "Nicht hilfreich", thanks: "Danke für Ihr Feedback!",
+      why: "Was war nicht gut?", more: "Was hätten Sie gebraucht? (optional)", sendWhy: "Absenden",
+      reasons: { wrong: "Falsch", unclear: "Unklar", too_long: "Zu lang", missed_question: "Frage verfehlt" },
       thinking: "Denke nach …", working: "Arbeite daran …", failed: "Die Antwort konnte nicht geladen werden.",
       again: "Erneut senden", queued: "Server nicht erreichbar: Ihr Feedback wird gesendet, sobald er wieder antwortet.",
       lost: "Ihr Feedback konnte nicht gespeichert werden.",
@@ -54,6 +56,8 @@
       send: "Send", input: "Your question", sources: "Sources", prices: "Prices", details: "Details",
       month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
       up: "Helpful", down: "Not helpful", thanks: "Thanks for your feedback!",
+      why: "What was wrong?", more: "What did you need? (optional)", sendWhy: "Send",
+      reasons: { wrong: "Wrong", unclear: "Unclear", too_long: "Too long", missed_question: "Missed my question" },
       thinking: "Thinking …", working: "Working on it …", failed: "The answer could not be loaded.",
       again: "Retry", queued: "The server cannot be reached: your feedback will be sent when it answers again.",
       lost: "Your feedback could not be saved.",
@@ -648,12 +652,45 @@
             x.setAttribute("aria-pressed", String(x.getAttribute("data-rating") === rating));
           });
           status.textContent = result === "queued" ? T.queued : T.thanks;
+          var open = bar.querySelector(".sw-why");
+          if (open) open.parentNode.removeChild(open);
+          if (rating === "down" && result !== "queued") bar.appendChild(whyForm(turn, status));
         });
       });
       bar.appendChild(b);
     });
     bar.appendChild(status);
     return bar;
+  }
+
+  // After a 👎: what was wrong (a few reasons and a text box), sent as the same vote again with
+  // `reasons` and `comment` (POST /api/feedback replaces the vote, keeps one row).
+  function whyForm(turn, status) {
+    var boxes = Object.keys(T.reasons).map(function (key) {
+      var box = el("input", { type: "checkbox", value: key });
+      return el("label", { class: "sw-reason" }, [box, document.createTextNode(" " + T.reasons[key])]);
+    });
+    var text = el("textarea", { class: "sw-more", rows: "2", maxlength: "2000", "aria-label": T.more, placeholder: T.more });
+    var form = el("form", { class: "sw-why" }, [
+      el("fieldset", {}, [el("legend", { text: T.why })].concat(boxes)),
+      text,
+      el("button", { type: "submit", class: "sw-chip", text: T.sendWhy })
+    ]);
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var vote = feedbackOf(turn, "down");
+      vote.reasons = Array.prototype.filter.call(form.querySelectorAll("input"), function (x) { return x.checked; })
+        .map(function (x) { return x.value; });
+      var said = text.value.trim();
+      if (said) vote.comment = said;
+      sendFeedback(vote).then(function (result) {
+        if (result === "rejected") { status.textContent = T.lost; return; }
+        if (result === "queued") queueFeedback(vote);
+        if (form.parentNode) form.parentNode.removeChild(form);
+        status.textContent = result === "queued" ? T.queued : T.thanks;
+      });
+    });
+    return form;
   }
 
   function userNode(turn) {
