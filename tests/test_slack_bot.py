@@ -225,6 +225,29 @@ def answer_posts(stub: SlackStub, method: str, count: int = 1, **match: Any) -> 
         time.sleep(0.05)
 
 
+def details_in(stub: SlackStub, channel: str, thread_ts: str) -> list[Call]:
+    """The details posted in a thread after an answer's summary (issue 26): the whole answer,
+    its sources and follow-ups, led by a "*Details*" context."""
+    deadline = time.monotonic() + 30
+    while True:
+        found = [
+            c
+            for c in stub.calls_to("chat.postMessage", channel=channel)
+            if c.params.get("thread_ts") == thread_ts
+            and c.blocks
+            and c.blocks[0].get("elements", [{}])[0].get("text") == "*Details*"
+        ]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def placeholders_in(stub: SlackStub, channel: str) -> list[Call]:
+    """The "⏳" placeholders posted in a channel (each answer replaces one in place)."""
+    posts = stub.calls_to("chat.postMessage", channel=channel)
+    return [c for c in posts if str(c.params.get("text", "")).startswith("⏳")]
+
+
 def answers_in(stub: SlackStub, channel: str, count: int = 1) -> list[Call]:
     """The answers in a channel, in order: the placeholder replaced in place (`chat.update`;
     the result carries the placeholder's `thread_ts` and `ts`) or a message posted as such."""
@@ -480,7 +503,10 @@ def test_mention_in_thread_answers_in_thread_with_thread_as_context(
     # the model and the four cards came from the thread, not from the question
     assert "Llama 3.3 70B" in text
     assert any(v.startswith("*$4,395*") for v in prices(post.blocks).values())
-    assert_cited(post.blocks)
+    # short first (issue 26): the summary here, the whole answer and its sources in the thread
+    details = details_in(stub, "C0SUPPORT", root)
+    assert len(details) == 1 and "sizing_feedback_up" not in buttons(details[0].blocks)
+    assert_cited(post.blocks + details[0].blocks)
     assert "Ticket #4711" not in text
 
 
@@ -499,6 +525,19 @@ def test_top_level_mention_starts_a_thread(server: LiveServer, stub: SlackStub) 
     post = answers_in(stub, "C0TOP")[0]
     assert post.params["thread_ts"] == ts
     assert not stub.calls_to("conversations.replies")  # nothing before it to read
+    # short first (issue 26): the summary is also shown in the channel (the placeholder it
+    # replaces was broadcast), the whole answer and its sources only in the thread
+    placeholder = placeholders_in(stub, "C0TOP")[0]
+    assert placeholder.params.get("reply_broadcast") is True
+    summary = section_texts(post.blocks)
+    lead = next(t for t in summary if t.startswith("*Yes*"))
+    assert len(lead.split()) <= 60
+    assert not any(t.startswith(("*Sources*", "*Quellen*")) for t in summary)
+    details = details_in(stub, "C0TOP", ts)
+    assert len(details) == 1 and details[0].params.get("reply_broadcast") is None
+    shown = section_texts(details[0].blocks)
+    assert any(t.startswith("*Sources*") for t in shown)
+    assert "sizing_feedback_up" in buttons(post.blocks)  # the thumbs stay with the summary
 
 
 def test_retries_and_duplicate_deliveries_are_answered_once(
@@ -533,7 +572,8 @@ def test_retries_and_duplicate_deliveries_are_answered_once(
     assert answers_in(stub, "C0DUP")
     sentinel_dm(server, stub)
     assert len(answers_in(stub, "C0DUP")) == 1
-    assert len(stub.calls_to("chat.postMessage", channel="C0DUP")) == 1  # one placeholder
+    assert len(placeholders_in(stub, "C0DUP")) == 1  # one placeholder
+    assert len(details_in(stub, "C0DUP", mention["ts"])) == 1  # and its details, once
 
 
 def test_bot_messages_never_trigger_the_bot(server: LiveServer, stub: SlackStub) -> None:

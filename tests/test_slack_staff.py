@@ -35,8 +35,10 @@ from tests.test_slack_bot import (
     answers_in,
     block_action,
     buttons,
+    details_in,
     event,
     new_ts,
+    placeholders_in,
     post_slack,
     prices,
     section_texts,
@@ -186,7 +188,10 @@ def test_a_german_topology_paste_is_answered_in_german_naming_the_faulty_pair(
     assert len(message) >= 2657
     event(server, dm("D0TOPODE", message))
     answer = answers_in(stub, "D0TOPODE")[0]
-    text = text_of(answer)
+    # short first (issue 26): the summary in the DM, the whole answer in its thread
+    details = details_in(stub, "D0TOPODE", answer.params["ts"])
+    assert details and "*Nein*" in text_of(answer)
+    text = text_of(answer) + "\n" + "\n".join(text_of(d) for d in details)
     assert "zu lang" not in text
     assert "`GPU2`–`GPU5`" in text and "NV12" in text  # the pair with a link down
     assert "Karten" in text and "Quellen" in text  # German, though the legend is English
@@ -222,7 +227,7 @@ def test_the_placeholder_in_a_thread_is_replaced_in_place(
          "text": f"<@{BOT_USER_ID}> What does 4 x A100 SXM4 cost?", "ts": ts},
     )  # fmt: skip
     answer = answers_in(stub, "C0PLACE")[0]
-    posts = stub.calls_to("chat.postMessage", channel="C0PLACE")
+    posts = placeholders_in(stub, "C0PLACE")
     assert len(posts) == 1 and "Working on it" in posts[0].params["text"]
     assert posts[0].params["thread_ts"] == ts
     assert answer.params["ts"] == posts[0].reply["ts"]  # chat.update of the placeholder

@@ -61,6 +61,8 @@ _LABELS = {
         "assumptions": "Assumptions",
         "copy": "Copy as text",
         "offer_text": "Text to forward (copy it from here):",
+        "details_below": "🧵 Details, sources and follow-ups in the thread",
+        "details": "Details",
     },
     "de": {
         "prices": "Preise",
@@ -86,6 +88,8 @@ _LABELS = {
         "assumptions": "Annahmen",
         "copy": "Als Text kopieren",
         "offer_text": "Text zum Weiterleiten (hier kopieren):",
+        "details_below": "🧵 Details, Quellen und Weiterfragen im Thread",
+        "details": "Details",
     },
 }
 
@@ -416,6 +420,58 @@ def answer_messages(
         chunk = blocks[start : start + MAX_BLOCKS]
         messages.append({"text": text if start == 0 else f"{continued} {text}", "blocks": chunk})
     return messages
+
+
+def _chunks(blocks: list[dict[str, Any]], text: str, continued: str) -> list[dict[str, Any]]:
+    return [
+        {"text": text if i == 0 else f"{continued} {text}", "blocks": blocks[i : i + MAX_BLOCKS]}
+        for i in range(0, len(blocks), MAX_BLOCKS)
+    ]
+
+
+def summary_messages(
+    answer: Answer,
+    *,
+    notes: Sequence[str] = (),
+    adjust: bool = True,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The answer short first (issue 26): the messages for where it was asked (the summary, what
+    was understood, prices, the offer, choices and the buttons) and the details for its thread
+    (the whole answer, sources, follow-ups). An answer without a summary: all of it in the
+    first messages (`answer_messages`), no details."""
+    if not answer.summary:
+        return answer_messages(answer, notes=notes, adjust=adjust), []
+    lab = labels(answer.language)
+    head: list[dict[str, Any]] = [_context(note) for note in notes]
+    if answer.understood:
+        head.append(understood_block(answer))
+    summary = link_markers(to_mrkdwn(answer.summary), answer.citations)
+    head.extend(_section(piece) for piece in split_mrkdwn(summary, SECTION_TEXT_LIMIT))
+    if answer.notice:
+        head.append(_context(f"⚠️ {escape(answer.notice)}"))
+    head.extend(price_blocks(answer.prices, answer.language))
+    head.extend(offer_blocks(answer))
+    choices = choices_block(answer) if adjust else None
+    if choices:
+        head.append(choices)
+    head.append(actions_block(answer, share=False, adjust=adjust))
+    mode = lab["llm" if answer.mode == "llm" else "offline"]
+    head.append(_context(f"{lab['details_below']} · {mode}"))
+    details: list[dict[str, Any]] = [_context(f"*{lab['details']}*")]
+    verdict, rest = _paragraphs(answer.answer)
+    for part in (verdict, rest):
+        mrkdwn = link_markers(to_mrkdwn(part), answer.citations)
+        details.extend(_section(piece) for piece in split_mrkdwn(mrkdwn, SECTION_TEXT_LIMIT))
+    details.extend(citation_blocks(answer.citations, answer.language))
+    follow_ups = follow_up_block(answer)
+    if follow_ups:
+        details.append(follow_ups)
+    text = _truncate(_MARKER_RUN.sub("", to_mrkdwn(answer.summary)).strip(), FALLBACK_TEXT_LIMIT)
+    continued = lab["continued"]
+    return (
+        _chunks(head, text or "…", continued),
+        _chunks(details, fallback_text(answer), continued),
+    )
 
 
 def notice_message(text: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -47,6 +47,7 @@ from api.slack.blocks import (
     answer_messages,
     notice_message,
     offer_text_message,
+    summary_messages,
 )
 from api.slack.conversation import (
     ConversationIndex,
@@ -233,17 +234,23 @@ class _Reply:
     updated with progress notes and finally replaced in place by the answer (`chat.update`).
     If the placeholder cannot be posted or updated, the answer is posted as a new message."""
 
-    def __init__(self, client: WebClient, channel: str, thread_ts: str | None) -> None:
+    def __init__(
+        self, client: WebClient, channel: str, thread_ts: str | None, *, broadcast: bool = False
+    ) -> None:
         self.client = client
         self.channel = channel
         self.thread_ts = thread_ts
+        # a top-level mention: the answer (its summary) is also shown in the channel
+        # (`reply_broadcast`), its details stay in the thread
+        self.broadcast = broadcast and thread_ts is not None
         self.ts: str | None = None
         self._last_progress = 0.0
 
-    def post(self, message: dict[str, Any]) -> str | None:
+    def post(self, message: dict[str, Any], *, broadcast: bool = False) -> str | None:
         result = self.client.chat_postMessage(
             channel=self.channel,
             thread_ts=self.thread_ts,
+            reply_broadcast=True if broadcast and self.broadcast else None,
             unfurl_links=False,
             unfurl_media=False,
             **message,
@@ -252,7 +259,7 @@ class _Reply:
 
     def start(self, text: str) -> None:
         try:
-            self.ts = self.post(notice_message(text))
+            self.ts = self.post(notice_message(text), broadcast=True)
         except Exception as error:  # the answer is still posted afterwards
             log.warning("slack: could not post the placeholder in %s: %s", self.channel, error)
 
@@ -267,15 +274,34 @@ class _Reply:
         except Exception as error:
             log.debug("slack: progress update failed: %s", error)
 
-    def finish(self, messages: list[dict[str, Any]]) -> None:
+    def finish(
+        self, messages: list[dict[str, Any]], details: Sequence[dict[str, Any]] = ()
+    ) -> None:
+        """The answer in place of the placeholder; `details` (the whole answer behind its
+        summary, issue 26) follow in the thread: the conversation's, or the first message's."""
+        first: str | None = None
         for i, message in enumerate(messages):
             if i == 0 and self.ts is not None:
                 try:
                     self.client.chat_update(channel=self.channel, ts=self.ts, **message)
+                    first = self.ts
                     continue
                 except Exception as error:
                     log.warning("slack: could not replace the placeholder: %s", error)
-            self.post(message)
+            ts = self.post(message, broadcast=i == 0)
+            first = first or ts
+        thread = self.thread_ts or first
+        for message in details if thread else ():
+            try:
+                self.client.chat_postMessage(
+                    channel=self.channel,
+                    thread_ts=thread,
+                    unfurl_links=False,
+                    unfurl_media=False,
+                    **message,
+                )
+            except Exception as error:  # the summary is shown; the details are lost, logged
+                log.warning("slack: could not post the details in %s: %s", self.channel, error)
 
 
 def shared_state(
@@ -599,7 +625,12 @@ class SlackBot:
             return  # the same message arrived as app_mention and as message
         raw = from_slack(event.get("text") or "", bot_user_id)
         in_thread = event.get("thread_ts")
-        reply = _Reply(client, channel, (in_thread or ts) if threaded else in_thread)
+        reply = _Reply(
+            client,
+            channel,
+            (in_thread or ts) if threaded else in_thread,
+            broadcast=threaded and not in_thread,
+        )
         team = body.get("team_id") or event.get("team")
         thread_root = in_thread or (ts if threaded else None)
         scope = self._conversation_scope(team, channel, thread_root, ts, raw)
@@ -626,7 +657,7 @@ class SlackBot:
         self.scoper.answered(scope)
         self.answers.put(answer)
         notes = self._notes(answer.language, prompt, continued)
-        reply.finish(answer_messages(answer, notes=notes, adjust=self.can_adjust))
+        reply.finish(*summary_messages(answer, notes=notes, adjust=self.can_adjust))
 
     def _answer_mention(
         self,
@@ -753,7 +784,7 @@ class SlackBot:
             return
         self.answers.put(answer)
         asked = texts(answer.language)["asked_by"].format(user=user, question=escape(question))
-        reply.finish(answer_messages(answer, notes=[asked], adjust=self.can_adjust))
+        reply.finish(*summary_messages(answer, notes=[asked], adjust=self.can_adjust))
 
     # ------------------------------------------------------------------ "Adjust"
     def _open_adjust(
