@@ -350,3 +350,23 @@ def test_llm_tool_results_show_the_precision_people_read(deps: Deps) -> None:
     ).result
     # money keeps its cents
     assert json.loads(result_text(tput))["usd_per_million_tokens"] == tput["usd_per_million_tokens"]
+
+
+@pytest.mark.parametrize(
+    ("runtime", "precision", "sized"),
+    [
+        ("llama.cpp", "awq", "gguf-q4_k_m"),
+        ("llama.cpp", "fp8", "gguf-q8_0"),
+        ("vllm", "awq", "awq"),
+    ],
+)
+def test_any_reader_sizes_a_format_as_the_file_the_engine_runs(
+    runtime: str, precision: str, sized: str
+) -> None:
+    """An LLM reading "AWQ + Ollama" reaches the planner as the GGUF Ollama runs, as the rule
+    reader's does: no answer sizes AWQ under llama.cpp's memory rule."""
+    from assistant.reading.convert import to_query
+    from assistant.reading.model import Reading
+
+    q = to_query(Reading(runtime=runtime, precision=precision, model="qwen2.5-72b"))
+    assert (q.runtime, q.precision) == (runtime, sized)

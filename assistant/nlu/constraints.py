@@ -471,14 +471,14 @@ def find_runtime(folded: str, u: Query) -> None:
     else:
         if u.precision and u.precision.startswith("gguf"):
             u.runtime = "llama.cpp"
-    if u.runtime == "llama.cpp" and u.precision in _GGUF_OF:
+    if u.runtime == "llama.cpp" and u.precision in GGUF_OF:
         # llama.cpp / Ollama run GGUF files: "4-bit" (AWQ, GPTQ) there is a GGUF 4-bit quant,
         # "8-bit" Q8_0; sizing AWQ with llama.cpp's memory rule mixed two engines (issue 24).
-        u.precision = _GGUF_OF[u.precision]
+        u.precision = GGUF_OF[u.precision]
 
 
 #: The GGUF file llama.cpp / Ollama run for a format of another engine.
-_GGUF_OF = {"awq": "gguf-q4_k_m", "gptq": "gguf-q4_k_m", "fp8": "gguf-q8_0", "int8": "gguf-q8_0"}
+GGUF_OF = {"awq": "gguf-q4_k_m", "gptq": "gguf-q4_k_m", "fp8": "gguf-q8_0", "int8": "gguf-q8_0"}
 
 
 _BUSBW_RX = re.compile(

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from assistant.nlu.constraints import GGUF_OF
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
 from assistant.reading.model import Reading, Task
 
@@ -88,6 +89,9 @@ def to_query(r: Reading) -> Query:
         # the task decides: a fine-tuned model to serve is sized for serving, not training
         data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
         data["adapter"] = None
+    if data.get("runtime") == "llama.cpp" and data.get("precision") in GGUF_OF:
+        # the file llama.cpp / Ollama run for a format they do not (any reader; issue 24)
+        data["precision"] = GGUF_OF[data["precision"]]
     return Query.model_validate(_copied(data))
 
 
