@@ -14,6 +14,7 @@ from cli.common import (
     ContextOpt,
     JsonOpt,
     PrecisionOpt,
+    RuntimeOpt,
     _catalog,
     _config,
     _console,
@@ -21,6 +22,7 @@ from cli.common import (
     _fail,
     _model,
     _precision,
+    _runtime,
 )
 
 # ---------------------------------------------------------------- advice
@@ -50,6 +52,7 @@ def advice_cmd(
         typer.Option("--config", help="judge against this configuration's card (default: any)"),
     ] = None,
     language: Annotated[str, typer.Option("--language", help="de or en (guide URL)")] = "en",
+    runtime: RuntimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Which of the guide's five purchase rules applies to MODEL (with the guide section)."""
@@ -65,7 +68,9 @@ def advice_cmd(
         config = _config(cat, config, as_json).id  # "4x H100 SXM5", or a readable error
     # the registry's decision, the one `sizing ask` and the LLM get (against the configuration's
     # card when one is given: serving by the fit check, training by the fine-tuning memory)
-    fits_one, cards_needed = _registry_case(cat, m.id, prec, context, concurrency, workload, config)
+    fits_one, cards_needed = _registry_case(
+        cat, m.id, prec, context, concurrency, workload, config, _runtime(runtime)
+    )
     if m.kind != "llm":
         cards_needed = None  # image and video jobs are not split
     res = purchase_advice(
@@ -105,6 +110,7 @@ def _registry_case(
     concurrency: int,
     workload: str,
     configuration: str | None = None,
+    runtime: str | None = None,
 ) -> tuple[bool, int | None]:
     """(fits on one card, cards one job needs) as the registry's purchase_advice decides it: a
     one-card node must hold the model ("fits on one card" is something you can rent)."""
@@ -120,6 +126,7 @@ def _registry_case(
         "concurrency": concurrency,
         "workload": workload,
         "configuration": configuration,
+        "runtime": runtime,
     }
     res = call_tool(deps, "purchase_advice", {k: v for k, v in args.items() if v is not None})
     return bool(res.result["fits_one_card"]), res.result["cards_needed"]
