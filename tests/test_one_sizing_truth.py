@@ -308,11 +308,13 @@ def test_llm_fit_with_no_room_is_tight(model_id: str, precision: str, cid: str) 
 
 @pytest.mark.parametrize(
     ("model_id", "precision", "cheapest_gpu_memory"),
-    [("flux.1-dev", "bf16", 24.0), ("llama-3.3-70b", "fp8", None)],
+    [("flux.1-dev", "bf16", 24.0), ("wan-2.1-14b", None, 80.0), ("llama-3.3-70b", "fp8", None)],
 )
 def test_cheapest_never_picks_a_tight_node_silently(
-    model_id: str, precision: str, cheapest_gpu_memory: float | None
+    model_id: str, precision: str | None, cheapest_gpu_memory: float | None
 ) -> None:
+    """Finding: FLUX.1 [dev] BF16 (24.0 GB) on a 24 GB L4 and Wan 2.1 14B on an 80 GB card were
+    the cheapest pick with no warning."""
     res = fit_configurations(
         Requirement(model=CAT.models[model_id], precision=precision),
         list(CAT.configurations.values()),
