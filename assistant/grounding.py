@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from assistant.answer import Answer, GroundingViolation, ToolCall, ViolationKind
+from assistant.spelled import spelled_amounts
 
 SEARCH_TOOL = "search_guides"
 _Money = tuple[int, int, str, str, str]  # start, end, written number, currency, 'k' suffix
@@ -68,14 +69,32 @@ _WORD_MONEY_RX = re.compile(
 )
 
 
+# a money amount in words or shorthand may be in the text: assistant.spelled writes it as digits
+_SPELLED_HINT_RX = re.compile(
+    r"\bgrand\b|(?:hundred|thousand|hundert|tausend|tsd\.?|million|mio\.?|ty|zig|ßig|\bten|\bzehn|"
+    r"\belf|\btwelve|\bzwölf|teen|\b(?:one|two|three|four|five|six|seven|eight|nine|ein\w*|zwei|"
+    r"drei|vier|fünf|sechs|sieben|acht|neun))[\s-]*(?:US\$|\$|USD|US-Dollar|Dollar|Euro|EUR|€)",
+    re.IGNORECASE,
+)
+_FREE_RX = re.compile(
+    r"\b(?:free\s+of\s+charge|for\s+free|at\s+no\s+cost|kostenlos|kostenfrei|gratis|umsonst)\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=2048)
 def normalise(text: str) -> str:
-    """NFKC ('＄' -> '$', non-breaking spaces -> ' '), invisible characters out, number words
-    before a currency as digits ('one dollar' -> '1 dollar')."""
+    """NFKC ('＄' -> '$', non-breaking spaces -> ' '), invisible characters out, money in words
+    or shorthand as digits ('four grand' -> '4000 dollars', '3,9 Tsd. $' -> '3900 $', 'one
+    dollar' -> '1 dollar'), 'free of charge' / 'kostenlos' as '0 $'."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         if _INVISIBLE_RX.search(text):
             text = _INVISIBLE_RX.sub("", text)
+    if _SPELLED_HINT_RX.search(text):
+        text = spelled_amounts(text)
+    if _FREE_RX.search(text):
+        text = _FREE_RX.sub("0 $", text)
     if _WORD_MONEY_RX.search(text):
         text = _WORD_MONEY_RX.sub(lambda m: f"{_NUMBER_WORDS[m.group(1).lower()]} ", text)
     return text
@@ -991,6 +1010,8 @@ def _money_problem(
         if any(ctx.has_money(v, p, period, s.cites) for v, p in cands):
             return None
         return f"a price per {period}: the catalog prices are per month, and no tool returned it"
+    if all(v == 0 for v, _ in cands) and _attached(s, mentions_in, start, stop) is not None:
+        return "says a configuration is free: no catalog price is 0"
     catalog = [v for v, p in cands if p <= 0 and v in ctx.book.catalog_values]
     if catalog:
         return _catalog_price_problem(ctx, s, mentions_in, start, catalog, stop)
@@ -1338,6 +1359,16 @@ def _derived_ok(
 
 # --- verdicts
 
+_CONDITION_RX = re.compile(
+    r"\b(?:if|unless|whether|wenn|falls|sofern|ob|which|welche[rsnm]?|auf welche\w*)\b|\?",
+    re.IGNORECASE,
+)
+_MODAL_VERDICT_RX = re.compile(
+    r"\b(?:would|würde|wäre)\s+(?:\w+\s+)?(?:be\s+)?(?:a\s+waste|overkill|pointless|"
+    r"unnecessary|überflüssig|unnötig|verschwendet|eine\s+verschwendung|Pflicht|mandatory|"
+    r"essential|a\s+must)",
+    re.IGNORECASE,
+)
 _CONDITIONAL_RX = re.compile(
     r"\b(?:if|unless|whether|wenn|falls|sofern|ob|would|würde|könnte|could|might|"
     r"which|welche[rsnm]?|auf welche\w*)\b|\?",
@@ -1348,11 +1379,17 @@ _FIT_NEG_RX = re.compile(
     r"\s+(?:\w+\s+)?(?:fit|run)|\b(?:passt|passen|läuft|laufen)\b"
     r"(?:(?:[^.;]|\.(?=\d)){0,40}?|(?:[^.;,]|\.(?=\d)){0,70}?)\b(?:nicht|keine?\w*)"
     r"\b|\btoo\s+(?:big|large|small)\b|\bzu\s+(?:groß|klein)\b|\bnicht\s+(?:genug|ausreichend)\b|"
-    r"\bnot\s+enough\b|\bno\s+single\b|\bdoes\s+not\s+hold\b|\bexceeds?\b|\bübersteigt\b",
+    r"\bnot\s+enough\b|\bno\s+single\b|\bdoes\s+not\s+hold\b|\bexceeds?\b|\bübersteigt\b|"
+    r"\b(?:won't|will\s+not|doesn't|does\s+not)\s+cut\s+it\b|\breicht\b[^.;]{0,60}?\bnicht\s+aus\b|"
+    r"\b(?:doesn't|does\s+not|won't|can't|cannot)\s+hold\b|\bhält\b[^.;]{0,40}?\bnicht\b",
     re.IGNORECASE,
 )
 _FIT_POS_RX = re.compile(
-    r"\b(?:fits?|passt|passen|runs?\s+on|läuft\s+auf|laufen\s+auf)\b",
+    r"\b(?:fits?|passt|passen|runs?\s+on|läuft\s+auf|laufen\s+auf)\b|"
+    # the same said in other words (issue 25)
+    r"\b(?:be\s+)?fine\s+on\b|\bsits?\s+comfortably\b|\bcomfortably\s+(?:on|in)\b|"
+    r"\bproblemlos\b|\breicht\b[^.;]{0,60}?\baus\b|\bgenügt\b|"
+    r"\bcut\s+it\b",
     re.IGNORECASE,
 )
 _NVLINK_NEG_RX = re.compile(
@@ -1363,10 +1400,20 @@ _NVLINK_NEG_RX = re.compile(
     r"(?:\w+\s+)?(?:needed|necessary|required|nötig|notwendig|erforderlich|gebraucht)\b|"
     r"\b(?:don't|do\s+not|doesn't|does\s+not)\s+need\s+NVLink\b|"
     r"\bNVLink\b[^.;]{0,20}?\b(?:nicht|not)\s+(?:\w+\s+)?(?:nötig|notwendig|erforderlich|"
-    r"needed|necessary|required|gebraucht)\b",
+    r"needed|necessary|required|gebraucht)\b|"
+    # the same said in other words (issue 25)
+    r"\bNVLink\b(?:[^.;]|\.(?=\d)){0,60}?\b(?:überflüssig|unnötig|unnecessary|pointless|verzichtbar|"
+    r"overkill|a\s+waste|eine\s+verschwendung|verschwendet|buys\s+(?:you\s+)?nothing|"
+    r"bringt\s+(?:hier\s+)?nichts|not\s+worth|nicht\s+wert)|"
+    r"\blohnt\s+sich\s+(?:\w+\s+){0,2}?NVLink\s+nicht\b|\bNVLink\s+lohnt\s+sich\s+(?:\w+\s+)?nicht\b|"
+    r"\b(?:PCIe)\s+(?:is|ist)\s+(?:\w+\s+)?(?:enough|sufficient|ausreichend|genug)\b|"
+    r"\bPCIe\s+reicht\b",
     re.IGNORECASE,
 )
 _NVLINK_POS_RX = re.compile(
+    r"\bNVLink\b(?:[^.;]|\.(?=\d)){0,60}?\b(?:Pflicht|mandatory|a\s+must|essential|unverzichtbar|zwingend|"
+    r"indispensable)\b|\b(?:must|should|have\s+to)\s+(?:buy|rent|get|take|choose)\s+(?:an?\s+|the\s+)?"
+    r"SXM|\bSXM\s+(?:kaufen|mieten|nehmen|wählen)\b|\bSXM\s+is\s+(?:a\s+)?must\b|"
     r"\b(?:need|needs|require|requires|braucht|brauchen|benötigt|benötigen)\s+(?:\w+\s+)?NVLink\b|"
     r"\b(?:NVLink\s+(?:is|ist|wird)|(?:is|ist|wird)\s+NVLink)\s+(?:\w+\s+)?(?:needed|necessary|"
     r"required|nötig|notwendig|erforderlich|gebraucht|worth\s+it)\b",
@@ -1477,10 +1524,16 @@ def _check_verdicts(
         # verdict) first: a conditional or quoted clause claims nothing, so only those need it
         inside = [m for m in mentions_in if lo <= m.start < hi]
         fit = bool(inside) and not ctx.training and _fit_claim(clause)
-        if not fit and "nvlink" not in clause.lower():
+        low = clause.lower()
+        if not fit and "nvlink" not in low and "sxm" not in low and "pcie" not in low:
             continue
-        if _CONDITIONAL_RX.search(clause) or _quotes_cited(ctx, s, clause):
+        if _quotes_cited(ctx, s, clause):
             continue
+        if _CONDITIONAL_RX.search(clause):
+            # a modal verdict ("NVLink would be a waste") is still one; a condition is not
+            if not _MODAL_VERDICT_RX.search(clause) or _CONDITION_RX.search(clause):
+                continue
+            fit = False
         if fit:
             problem = _verdict_problem(ctx, s, clause, inside)
             if problem:
@@ -1541,7 +1594,8 @@ def _rules_cited(ctx: Context, s: Sentence) -> set[int]:
 
 
 def _nvlink_problem(ctx: Context, s: Sentence, clause: str) -> list[GroundingViolation]:
-    if "nvlink" not in clause.lower():
+    low = clause.lower()
+    if "nvlink" not in low and "sxm" not in low and "pcie" not in low:
         return []
     negative = bool(_NVLINK_NEG_RX.search(clause))
     if not negative and not _NVLINK_POS_RX.search(clause):
@@ -1576,13 +1630,40 @@ def _rule_problems(ctx: Context, s: Sentence) -> list[GroundingViolation]:
 # --------------------------------------------------------------------------- the check
 
 
+_CODE_MONEY_RX = re.compile(
+    r"[$€£¥]\s?\d|\d\s?[$€£¥]|\d\s?(?:USD|EUR|US-Dollars?|Dollars?|Euros?)\b|"
+    r"\b(?:USD|EUR)\s?\d|\d\s*/\s*(?:month|monat|mo)\b",
+    re.IGNORECASE,
+)
+# a figure and its currency in two table cells ("| 4,395 | $/month |", "| $ | 1 |")
+_SPLIT_CELL_RX = re.compile(
+    r"(?<=\d)[ \t]*\|[ \t]*(?=US\$|\$|€|USD\b|EUR\b|Dollars?\b|Euros?\b)"
+    r"|(?<=[$€])[ \t]*\|[ \t]*(?=\d)|(?<=USD|EUR)[ \t]*\|[ \t]*(?=\d)",
+    re.IGNORECASE,
+)
+
+
+def _blank_code(block: str) -> str:
+    """A fenced code block blanked out, except its lines that state money (issue 25: a price
+    in a code block is still a price; commands and pasted output are not claims)."""
+    lines = block.split("\n")
+    kept = [
+        ln if 0 < i < len(lines) - 1 and _CODE_MONEY_RX.search(ln) else " " * len(ln)
+        for i, ln in enumerate(lines)
+    ]
+    return "\n".join(kept)
+
+
 def _strip_code(text: str) -> str:
-    """Fenced code blocks are quoted commands: blank them out (inline code stays: a price in
-    backticks is still a price). Link targets are URLs, not figures."""
+    """Fenced code blocks are quoted commands: blank them out, but for lines that state money
+    (inline code stays: a price in backticks is still a price). Link targets are URLs, not
+    figures. A figure and its currency split over two table cells are joined."""
     if "```" in text:
-        text = re.sub(r"```.*?```", lambda m: " " * len(m.group(0)), text, flags=re.S)
+        text = re.sub(r"```.*?```", lambda m: _blank_code(m.group(0)), text, flags=re.S)
     if "](" in text:
         text = re.sub(r"\]\((?:[^)]*)\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)
+    if "|" in text:
+        text = _SPLIT_CELL_RX.sub(" ", text)
     return text.replace("`", " ") if "`" in text else text
 
 
@@ -1619,7 +1700,8 @@ def _citation_violations(answer: Answer) -> list[GroundingViolation]:
 
 _VERDICT_HINT_RX = re.compile(
     r"nvlink|\bfit|\bpass|\bläuf|\blauf|\bruns?\b|\brule\b|\bregel\b|too\s|\bzu\s|"
-    r"enough|genug|exceed|übersteig",
+    r"enough|genug|exceed|übersteig|sxm|pcie|fine\s+on|comfortabl|problemlos|reicht|genügt|"
+    r"\bhold|\bhält|cut\s+it",
     re.IGNORECASE,
 )
 _DIGIT_RX = re.compile(r"\d")
@@ -1627,7 +1709,8 @@ _DIGIT_RX = re.compile(r"\d")
 # (or answer) without any of these words cannot match, so its regex search is skipped
 _HINT_WORDS = (
     "nvlink", "fit", "pass", "läuf", "lauf", "run", "rule", "regel", "too", "zu", "enough",
-    "genug", "exceed", "übersteig",
+    "genug", "exceed", "übersteig", "sxm", "pcie", "fine", "comfortabl", "problemlos", "reicht",
+    "genügt", "hold", "hält", "cut",
 )  # fmt: skip
 _TRAINING_WORDS = ("lora", "fine", "train", "feinabstimm")
 # the characters an IGNORECASE match takes for an ASCII letter that str.lower() does not map

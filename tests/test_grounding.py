@@ -267,3 +267,23 @@ def test_grounding_corpus_has_no_false_acceptance_and_few_false_rejections() -> 
     )
     assert accepted == [], f"wrong answers accepted: {accepted}"
     assert rate <= 0.02, f"false rejections: {rejected}"
+
+
+@pytest.mark.parametrize(
+    ("written", "digits"),
+    [
+        ("about four grand a month", "about 4000 dollars a month"),
+        ("forty-one hundred dollars", "4100 dollars"),
+        ("four thousand three hundred ninety-five dollars", "4395 dollars"),
+        ("rund viertausend Dollar im Monat", "rund 4000 Dollar im Monat"),
+        ("dreitausendneunhundert Euro", "3900 Euro"),
+        ("3,9 Tsd. $ im Monat", "3900 $ im Monat"),
+        ("3.9 thousand dollars", "3900 dollars"),
+        ("$4,395 a month", "$4,395 a month"),
+        ("a dollar amount", "a dollar amount"),
+    ],
+)
+def test_money_in_words_and_shorthand_is_read_as_digits(written: str, digits: str) -> None:
+    from assistant.spelled import spelled_amounts
+
+    assert spelled_amounts(written) == digits
