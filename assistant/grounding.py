@@ -758,8 +758,9 @@ class Context:
 
     @cached_property
     def siblings(self) -> dict[str, list[float]]:
-        """Sums of two figures of one unit in one record of a tool result ('weights_gb' +
-        'kv_gb_total'): what "weights and KV cache together" states."""
+        """Sums of two parts of a total (weights, KV cache, overhead, activations, optimizer
+        states, ...) of one unit in one record of a tool result ('weights_gb' + 'kv_gb_total'):
+        what "weights and KV cache together" states."""
         return _sibling_arithmetic(tuple(c for c in self.calls if c.name != SEARCH_TOOL))
 
     def cited_numbers(self, cites: Iterable[int]) -> Iterator[list[float]]:
@@ -1147,9 +1148,14 @@ _KEY_UNITS = (("gb_s", "bandwidth"), ("tokens_per_s", "speed"), ("tok_s", "speed
               ("seconds", "time"))  # fmt: skip
 
 
+# the parts a total is made of: only these are summed ("weights and KV cache together")
+_PART_KEYS = ("weights", "kv", "overhead", "activation", "optimizer", "gradient", "adapter",
+              "non_torch", "lora", "master")  # fmt: skip
+
+
 def _key_unit(key: str) -> str | None:
     k = key.lower()
-    if _money_key(k) or "percent" in k or "ratio" in k:
+    if _money_key(k) or "percent" in k or "ratio" in k or not k.startswith(_PART_KEYS):
         return None
     if k.endswith("_gb") or "_gb_" in k:
         return "bandwidth" if "gb_s" in k else "memory"
