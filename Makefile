@@ -7,6 +7,10 @@ UV := $(VENV)/bin/uv
 RUN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# apt waits this long for another process's dpkg lock (unattended-upgrades, a parallel install)
+# instead of failing at once
+APT_LOCK_WAIT_S ?= 600
+APT := apt-get -o DPkg::Lock::Timeout=$(APT_LOCK_WAIT_S)
 
 .PHONY: install serve test test-fast lint format index bench browser-deps pg-deps clean help eval audit
 
@@ -30,12 +34,12 @@ serve: install index  ## install, prepare the data and serve the API + widget on
 browser-deps:  ## Debian chromium + chromedriver for the widget tests (skipped when present)
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing chromium (Debian package) for the browser tests"; \
-	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+	  ($(APT) update -qq || true) && DEBIAN_FRONTEND=noninteractive $(APT) install -y -qq chromium chromium-driver >/dev/null; }
 
 pg-deps: install  ## a PostgreSQL for the scale-out tests: the pgserver wheel, else Debian's package
 	@$(RUN)/python -c "import pgserver" 2>/dev/null || command -v /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
 	  echo "installing postgresql (Debian package) for the scale-out tests"; \
-	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+	  ($(APT) update -qq || true) && DEBIAN_FRONTEND=noninteractive $(APT) install -y -qq postgresql >/dev/null; }
 
 test: install browser-deps pg-deps  ## install everything and run the whole test suite
 	$(RUN)/pytest

@@ -21,6 +21,7 @@ from api.dependencies import AppState, new_gate, new_long_lane
 from api.metrics import Metrics, MetricsMiddleware
 from api.operations import attach, meter_embedder, open_stores, prune_periodically
 from api.ratelimit import RateLimiter
+from api.redoc import install_redoc
 from api.routes import (
     catalog,
     chat,
@@ -139,7 +140,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description=DESCRIPTION,
         lifespan=lifespan,
+        redoc_url=None,  # ours: the same ReDoc with its logo served here too (api/redoc.py)
     )
+    install_redoc(app)
     app.state.sizing = state
     install_error_handlers(app)
 

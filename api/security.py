@@ -26,8 +26,8 @@ PAGE_CSP = (
 DOCS_CSP = (
     "default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
     "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "font-src https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com "
-    "https://cdn.redoc.ly; connect-src 'self'; worker-src blob:; base-uri 'none'; "
+    "font-src https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com; "
+    "connect-src 'self'; worker-src blob:; base-uri 'none'; "
     "frame-ancestors 'none'"
 )
 DOCS_PATHS = ("/docs", "/redoc")

@@ -143,3 +143,25 @@ def add_price_notes(answer: Answer) -> Answer:
 
 
 NOTE_PREFIXES = ("The guide shows", "Im Guide steht")
+
+
+EURO_NOTE = {
+    "en": "Your budget is in euros and the catalog's prices are in US dollars: it is compared "
+    "with them as if it were dollars (one euro counted as one dollar).",
+    "de": "Ihr Budget ist in Euro angegeben, die Katalogpreise in US-Dollar: verglichen wird es, "
+    "als wäre es in Dollar (ein Euro als ein Dollar gezählt).",
+}
+
+
+def add_currency_note(answer: Answer) -> Answer:
+    """A budget said in euros is compared 1:1 with the dollar prices: the answer says so (once),
+    rather than pass over the currency (issue 26)."""
+    reading = answer.reading
+    if reading is None or reading.budget_currency != "EUR" or not reading.budget_usd_per_month:
+        return answer
+    note = EURO_NOTE.get(answer.language, EURO_NOTE["en"])
+    if note in answer.answer:
+        return answer
+    out = answer.model_copy(update={"answer": f"{answer.answer}\n\n{note}"})
+    out._chosen = list(answer._chosen)
+    return out

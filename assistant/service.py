@@ -48,7 +48,7 @@ from assistant.deps import Deps
 from assistant.errors import InvalidRequest, QuestionError, UnknownSession
 from assistant.first_turns import FirstTurn, FirstTurns
 from assistant.guide_search import with_notice as keyword_search_notice
-from assistant.price_notes import add_price_notes
+from assistant.price_notes import add_currency_note, add_price_notes
 from assistant.reading.convert import to_query
 from assistant.reading.edit import apply_edits
 from assistant.reading.line import understood_line
@@ -196,6 +196,7 @@ class Assistant:
         """Notes on the answer and its summary, then the turn stored (and an opening answer
         kept)."""
         answer = add_price_notes(answer)  # a cited guide price the catalog changed: say so
+        answer = add_currency_note(answer)  # a euro budget is compared as dollars: say so
         answer = with_chart(self.deps, answer)  # fit / cheapest / comparison: the picture
         answer = keyword_search_notice(answer)  # the embedder was busy: say how we searched
         answer = self._summarised(answer)

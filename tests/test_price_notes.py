@@ -102,3 +102,25 @@ def test_an_llm_answer_gets_the_note_too() -> None:
     assert "The guide shows $4,395 for 4 × NVIDIA A100 SXM4 [1]" in noted.answer
     assert check_answer(noted, {"4x-a100-sxm4": Decimal(3999)}) == []
     assert add_price_notes(noted).answer == noted.answer  # idempotent
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Cheapest node for Llama 3.3 70B in FP8 under 5000 EUR per month?", True),
+        ("Günstigster Knoten für Llama 3.3 70B in FP8 bis 5.000 € im Monat?", True),
+        ("Cheapest node for Llama 3.3 70B in FP8 under $5000 per month?", False),
+    ],
+)
+def test_a_euro_budget_is_said_to_be_compared_as_dollars(
+    tmp_path: Path, question: str, said: bool
+) -> None:
+    """Issue 26: a budget in euros is compared 1:1 with the dollar prices, and the answer says
+    so; the configurations it offers are within the amount either way."""
+    from assistant.deps import build_deps
+    from assistant.price_notes import EURO_NOTE
+
+    answer = Assistant(build_deps(Settings(data_dir=tmp_path))).ask(question)
+    assert answer.reading is not None and answer.reading.budget_usd_per_month == 5000
+    assert (EURO_NOTE[answer.language] in answer.answer) is said
+    assert answer.prices and all(p.usd_per_month <= 5000 for p in answer.prices)

@@ -469,6 +469,27 @@
     control.focus();
   }
 
+  // A link to a section of the page being read (the cited guide is this page: its canonical
+  // URL, or its address) scrolls there instead of opening a tab.
+  function pageUrl() {
+    var canonical = document.querySelector('link[rel="canonical"]');
+    return (canonical && canonical.href) || location.href;
+  }
+  function bare(url) { return String(url).split("#")[0].replace(/\/+$/, ""); }
+  function onThisPage(href) {
+    var hash = String(href).split("#")[1];
+    if (!hash || bare(href) !== bare(pageUrl())) return null;
+    return document.getElementById(decodeURIComponent(hash));
+  }
+  log.addEventListener("click", function (e) {
+    var a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    var target = a && onThisPage(a.href);
+    if (!target) return;
+    e.preventDefault();
+    target.scrollIntoView({ behavior: "smooth", block: "start" });
+    if (history.replaceState) history.replaceState(null, "", "#" + target.id);
+  });
+
   function citeMap(citations) {
     var map = {};
     (citations || []).forEach(function (c) { map[String(c.n)] = c; });
@@ -529,7 +550,10 @@
     if (a.citations && a.citations.length) {
       var sources = el("ol", { class: "sw-sources", "aria-label": T.sources });
       a.citations.forEach(function (c) {
-        sources.appendChild(el("li", { value: String(c.n) }, [link(c.url, c.title + " – " + c.section, "sw-source")]));
+        sources.appendChild(el("li", { value: String(c.n) }, [
+          el("span", { class: "sw-n", "aria-hidden": "true", text: c.n + "." }),
+          link(c.url, c.title + " – " + c.section, "sw-source")
+        ]));
       });
       (details || body).appendChild(el("div", { class: "sw-section" }, [el("div", { class: "sw-label", text: T.sources }), sources]));
     }
