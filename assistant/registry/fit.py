@@ -235,8 +235,9 @@ def fit_check(deps: Any, args: FitArgs) -> FitCheckResult:
 
     Per configuration: verdict 'fits_one_card', 'split' (across cards_needed cards) or
     'does_not_fit'; required and usable GB per card (vllm: 90 % of the card; llama.cpp/ollama:
-    the card minus 0.48 GB), headroom_gb per card, fp8_native, the link the cards run at, exact
-    monthly price, row notes (e.g. FP8 on Ampere). Also weights GB and KV bytes per token. The
+    the card minus 0.48 GB), headroom_gb per card, room ('tight': no room for a second request;
+    say so), fp8_native, the link the cards run at, exact monthly price, row notes (e.g. FP8 on
+    Ampere). Also weights GB and KV bytes per token. The
     filters drop rows; if no fitting row is left, `filters` names the constraint that emptied it
     and the best row ignoring it. For "does X fit on Y", "how many cards", "how much VRAM".
     """
