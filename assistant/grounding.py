@@ -748,6 +748,12 @@ class Context:
         """The figures of each tool-result record about one configuration (its row)."""
         return _numbers_by_configuration(tuple(c for c in self.calls if c.name != SEARCH_TOOL))
 
+    @cached_property
+    def links_by_configuration(self) -> dict[str, frozenset[int]]:
+        """The NVLink generations each configuration's records name ('nvlink-3')."""
+        calls = tuple(c for c in self.calls if c.name != SEARCH_TOOL)
+        return _links_by_configuration(calls)
+
     def numbers_about(self, mentions_in: Sequence[Mention]) -> list[float]:
         """The figures of the records about the configurations named (all figures when the
         records name none of them): a claim about a card is judged by that card's figures."""
@@ -1099,6 +1105,12 @@ def _check_numbers(
             sign = _sign(text, m.start()) if i == 0 else 0
             signed = sign != 0
             cands = [(-v if sign < 0 else v, p) for v, p in _float_candidates(raw)]
+            if i == 0 and not _scoped_number_ok(ctx, s, m, cands, list(mentions_in)):
+                out.append(
+                    _v("number", m.group(0), f"{raw} {unit} is not in the tool results about "
+                       "the configuration it is said of")
+                )  # fmt: skip
+                continue
             if not _number_ok(ctx, s, cands, unit, signed) and (
                 signed or not _derived_ok(ctx, s, cands, unit, m.start(), mentions_in)
             ):
@@ -1221,14 +1233,47 @@ def _figures(value: Any) -> Iterator[float]:
 
 
 def _numbers_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, list[float]]:
-    """The figures of every record that names a configuration, by configuration."""
+    """The figures of every record that names a configuration, by configuration, with the
+    plain figures of the records around it (a card's bandwidth above its list of nodes)."""
     out: dict[str, set[float]] = {}
+
+    def scalars(value: Mapping[str, Any]) -> list[float]:
+        return [
+            float(v)
+            for k, v in value.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and not _money_key(str(k))
+        ]
+
+    def walk(value: Any, around: tuple[float, ...]) -> None:
+        if isinstance(value, Mapping):
+            cid = value.get("configuration")
+            if isinstance(cid, str):
+                out.setdefault(cid, set()).update(_figures(value), around)
+            inner = (*around, *scalars(value))
+            for v in value.values():
+                walk(v, inner)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, around)
+
+    for call in calls:
+        walk(call.result, ())
+    return {c: sorted(v) for c, v in out.items()}
+
+
+_NVLINK_GEN_JSON_RX = re.compile(r"nvlink[- ](\d)\b", re.IGNORECASE)
+_NVLINK_GEN_RX = re.compile(r"\bNVLink[\s-]*(?:Gen(?:eration)?\s*)?(\d)\b", re.IGNORECASE)
+
+
+def _links_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, frozenset[int]]:
+    out: dict[str, set[int]] = {}
 
     def walk(value: Any) -> None:
         if isinstance(value, Mapping):
             cid = value.get("configuration")
             if isinstance(cid, str):
-                out.setdefault(cid, set()).update(_figures(value))
+                blob = json.dumps(value, default=str)
+                out.setdefault(cid, set()).update(int(g) for g in _NVLINK_GEN_JSON_RX.findall(blob))
             for v in value.values():
                 walk(v)
         elif isinstance(value, list):
@@ -1237,7 +1282,70 @@ def _numbers_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, list[flo
 
     for call in calls:
         walk(call.result)
-    return {c: sorted(v) for c, v in out.items()}
+    return {c: frozenset(v) for c, v in out.items() if v}
+
+
+def _in_clause(s: Sentence, mentions_in: list[Mention], pos: int, stop: int) -> Mention | None:
+    """The configuration named nearest to a figure in its own clause (None: the clause names
+    none; a table row's cell or row as `_attached` finds it)."""
+    if s.row_cells:
+        return _attached(s, mentions_in, pos, stop)
+    lo, hi = clause_bounds(s.text, pos)
+    inside = [m for m in mentions_in if lo <= m.start < hi]
+    if not inside:
+        return None
+    return _attached(s, inside, pos, stop)
+
+
+def _card_link_problems(
+    ctx: Context, s: Sentence, mentions_in: list[Mention]
+) -> list[GroundingViolation]:
+    """An NVLink generation said of a configuration whose records name another one (issue 25:
+    "4 × A100 SXM4 has NVLink 4")."""
+    out = []
+    for m in _NVLINK_GEN_RX.finditer(s.text):
+        mention = _in_clause(s, mentions_in, m.start(), m.end())
+        if mention is None:
+            continue
+        gens = frozenset().union(
+            *(ctx.links_by_configuration.get(c, frozenset()) for c in mention.configs)
+        )
+        if gens and int(m.group(1)) not in gens:
+            named = s.text[mention.start : mention.end].strip()
+            have = ", ".join(f"NVLink {g}" for g in sorted(gens))
+            out.append(_v("number", m.group(0), f"{named} has {have}, not {m.group(0)}"))
+    return out
+
+
+def _scoped_number_ok(
+    ctx: Context,
+    s: Sentence,
+    m: re.Match[str],
+    cands: list[tuple[float, int]],
+    mentions_in: list[Mention],
+) -> bool:
+    """A link speed (GB/s) said of a configuration is judged by that configuration's records
+    when the tools returned any (issue 25: "4 × A100 SXM4 talks at 900 GB/s", the H100's)."""
+    if not mentions_in or unit_kind(m.group("unit")) != "bandwidth":
+        return True
+    rel = m.start() - s.start
+    mention = _in_clause(s, mentions_in, rel, rel + len(m.group(0)))
+    if mention is None:
+        return True
+    records = [c for c in mention.configs if c in ctx.by_configuration]
+    if not records:
+        return True
+    about = sorted({v for c in records for v in ctx.by_configuration[c]})
+    user = ctx.user_units.get("bandwidth", [])
+    counts = _counts_in(s.text)
+    for v, p in cands:
+        if _near(about, v, p) or _near(user, v, p):
+            return True
+        if any(_near(pool, v, p) for pool in ctx.cited_numbers(s.cites)):
+            return True
+        if _converted_ok(ctx, s, v, p, m.group("unit"), counts, about):
+            return True
+    return False
 
 
 def _unit_key(unit: str) -> str:
@@ -1848,4 +1956,6 @@ def _check_sentence(
         out += _check_numbers(ctx, s, text, claims.units, claims.money, claims.mentions)
     if verdicty:
         out += _check_verdicts(ctx, s, claims.mentions)
+        if claims.mentions and "nvlink" in s.text.lower():
+            out += _card_link_problems(ctx, s, claims.mentions)
     return out
