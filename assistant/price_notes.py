@@ -146,10 +146,10 @@ NOTE_PREFIXES = ("The guide shows", "Im Guide steht")
 
 
 EURO_NOTE = {
-    "en": "Your budget is in euros and the catalog's prices are in US dollars: it is compared "
-    "with them as if it were dollars (one euro counted as one dollar).",
-    "de": "Ihr Budget ist in Euro angegeben, die Katalogpreise in US-Dollar: verglichen wird es, "
-    "als wäre es in Dollar (ein Euro als ein Dollar gezählt).",
+    "en": "Your budget is in euros and the catalog's prices are in US dollars: its amount is "
+    "compared with the dollar prices unchanged, without converting the currency.",
+    "de": "Ihr Budget ist in Euro angegeben, die Katalogpreise in US-Dollar: sein Betrag wird "
+    "unverändert mit den Dollarpreisen verglichen, ohne Umrechnung.",
 }
 
 

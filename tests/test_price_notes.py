@@ -120,7 +120,9 @@ def test_a_euro_budget_is_said_to_be_compared_as_dollars(
     from assistant.deps import build_deps
     from assistant.price_notes import EURO_NOTE
 
-    answer = Assistant(build_deps(Settings(data_dir=tmp_path))).ask(question)
+    deps = build_deps(Settings(data_dir=tmp_path))
+    answer = Assistant(deps).ask(question)
     assert answer.reading is not None and answer.reading.budget_usd_per_month == 5000
     assert (EURO_NOTE[answer.language] in answer.answer) is said
+    assert check_answer(answer, catalog_prices(deps.catalog)) == []  # the note too is grounded
     assert answer.prices and all(p.usd_per_month <= 5000 for p in answer.prices)
