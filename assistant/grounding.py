@@ -1870,6 +1870,8 @@ def check_answer(
     claims are then grouped by sentence."""
     violations = _quote_violations(answer, prices)
     text = _strip_code(normalise(answer.answer))
+    if _CARDS_NEEDED_RX.search(text):
+        violations += _cards_needed_problems(answer, text)
     parsed = _parse(text)
     money, units, folded, verdicty = list(parsed.money), list(parsed.units), *parsed[2:4]
     if money or units or verdicty:
@@ -1881,6 +1883,40 @@ def check_answer(
             if c is not None or (verdicty and _hints_verdict(s, folded)):
                 violations += _check_sentence(ctx, s, text, c or _Claims(), verdicty)
     return violations + _citation_violations(answer)
+
+
+_COUNT_WORD_VALUES = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "eight": 8, "eine": 1,
+                      "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "acht": 8}  # fmt: skip
+_CARDS_NEEDED_RX = re.compile(
+    r"\b(?:needs?|requires?|takes|braucht|benötigt|erfordert|brauchen|benötigen)\s+"
+    r"(?:[^\W\d]+\s+){0,3}?(?P<n>\d{1,2}|one|two|three|four|eight|zwei|drei|vier|acht)\s+"
+    r"(?:[\w-]+\s+)?(?:cards?|GPUs?|Karten)\b",
+    re.IGNORECASE,
+)
+_JSON_CARDS_NEEDED_RX = re.compile(r'"(?:cards_needed|cards)": (\d+)')
+
+
+def _cards_needed_problems(answer: Answer, text: str) -> list[GroundingViolation]:
+    """ "needs N cards": N must be a card count this turn's tools gave (`cards_needed`, `cards`)
+    (issue 25: "8x H100" for a 4-card job); not judged without such a result."""
+    known = {
+        int(n)
+        for call in answer.tool_calls
+        if call.name != SEARCH_TOOL
+        for n in _JSON_CARDS_NEEDED_RX.findall(_blob_of(call))
+    }
+    if not known:
+        return []
+    out = []
+    for m in _CARDS_NEEDED_RX.finditer(text):
+        raw = m.group("n").lower()
+        n = int(raw) if raw.isdigit() else _COUNT_WORD_VALUES[raw]
+        lo, hi = clause_bounds(text, m.start())
+        if n in known or _CONDITION_RX.search(text[lo:hi]):
+            continue
+        have = ", ".join(map(str, sorted(known)))
+        out.append(_v("verdict", m.group(0), f"says {n} cards; the tools gave {have}"))
+    return out
 
 
 class _Parsed(NamedTuple):
