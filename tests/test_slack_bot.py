@@ -444,6 +444,36 @@ def test_feedback_button_stores_feedback(
     stored = FeedbackStore.open(data_dir).get(ref["s"], ref["m"])
     assert stored is not None
     assert (stored.rating, stored.source, stored.user) == (-1, "slack", "U0ANNA")
+    # issue 26: the 👎 opens a form asking what was wrong; its answers are stored with the vote
+    opened = stub.wait_for("views.open")[0]
+    assert opened.params["trigger_id"] == "123.456.abc"
+    view = (
+        json.loads(opened.params["view"])
+        if isinstance(opened.params["view"], str)
+        else (opened.params["view"])
+    )
+    boxes = view["blocks"][0]["element"]
+    assert [o["value"] for o in boxes["options"]] == [
+        "wrong",
+        "unclear",
+        "too_long",
+        "missed_question",
+    ]
+    values = {
+        "why_reasons": {
+            "reasons": {"type": "checkboxes", "selected_options": [{"value": "missed_question"}]}
+        },
+        "why_comment": {"comment": {"type": "plain_text_input", "value": "I asked about FP8"}},
+    }
+    assert view_submission(server, view, values).status_code == 200
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        stored = FeedbackStore.open(data_dir).get(ref["s"], ref["m"])
+        if stored is not None and stored.reasons:
+            break
+        time.sleep(0.1)
+    assert stored is not None and stored.reasons == ["missed_question"]
+    assert stored.comment == "I asked about FP8" and stored.rating == -1
 
 
 def test_empty_slash_command_shows_help(server: LiveServer, stub: SlackStub) -> None:

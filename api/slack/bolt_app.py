@@ -61,6 +61,7 @@ from api.slack.conversation import (
 )
 from api.slack.dedupe import Deduplicator, SharedDeduplicator
 from api.slack.mrkdwn import escape, from_slack
+from api.slack.why import WHY_CALLBACK_ID, why_modal, why_submitted
 from assistant.answer import Answer
 from assistant.errors import InvalidRequest
 from assistant.reading.edit import apply_edits
@@ -112,8 +113,8 @@ _TEXTS = {
         "pasted_too_long": "That is too much pasted material ({n} characters; at most {limit}).",
         "failed": "Sorry, I could not answer that just now. Please try again in a moment.",
         "thanks_up": "Thanks for the 👍, it is recorded.",
-        "thanks_down": "Thanks for the 👎, it is recorded. What was wrong helps us most: reply in"
-        " the thread or tell the docs team.",
+        "thanks_down": "Thanks for the 👎, it is recorded. What was wrong helps us most: the form"
+        " asks, or reply in the thread.",
         "feedback_failed": "Sorry, your feedback could not be stored.",
         "share_gone": "This answer is no longer available to share. Ask again with `/sizing`.",
         "adjust_gone": "This answer can no longer be adjusted. Ask again.",
@@ -147,7 +148,7 @@ _TEXTS = {
         "failed": "Entschuldigung, das konnte ich gerade nicht beantworten. Bitte gleich nochmal.",
         "thanks_up": "Danke für das 👍, ist gespeichert.",
         "thanks_down": "Danke für das 👎, ist gespeichert. Was falsch war, hilft uns am meisten:"
-        " antworte im Thread oder sag dem Docs-Team Bescheid.",
+        " das Formular fragt danach, oder antworte im Thread.",
         "feedback_failed": "Entschuldigung, das Feedback konnte nicht gespeichert werden.",
         "share_gone": "Diese Antwort kann nicht mehr geteilt werden. Frag bitte neu mit `/sizing`.",
         "adjust_gone": "Diese Antwort kann nicht mehr angepasst werden. Frag bitte neu.",
@@ -385,6 +386,7 @@ class SlackBot:
         app.action(ACTION_ADJUST)(ack=_ack, lazy=[self._open_adjust])
         app.action(CHOICE_ACTION)(ack=_ack, lazy=[self._choice])
         app.view(ADJUST_CALLBACK_ID)(ack=self._ack_adjust, lazy=[self._answer_adjust])
+        app.view(WHY_CALLBACK_ID)(ack=_ack, lazy=[self._feedback_why])
         app.error(self._on_error)
 
     # ------------------------------------------------------------------ middleware
@@ -681,7 +683,11 @@ class SlackBot:
 
     # ------------------------------------------------------------------ buttons
     def _feedback(
-        self, body: dict[str, Any], action: dict[str, Any], respond: Callable[..., Any]
+        self,
+        body: dict[str, Any],
+        action: dict[str, Any],
+        respond: Callable[..., Any],
+        client: WebClient,
     ) -> None:
         user = (body.get("user") or {}).get("id")
         up = action.get("action_id") == ACTION_FEEDBACK_UP
@@ -706,11 +712,37 @@ class SlackBot:
             )
             return
         log.info("slack: feedback %s on %s from %s", "up" if up else "down", ref.get("m"), user)
+        if not up and body.get("trigger_id"):  # ask what was wrong (issue 26)
+            try:
+                meta = {"s": ref["s"], "m": ref["m"]}
+                client.views_open(trigger_id=body["trigger_id"], view=why_modal(language, meta))
+            except Exception as error:  # the vote is stored; the question is a bonus
+                log.warning("slack: could not ask what was wrong: %s", error)
         respond(
             **notice_message(texts(language)["thanks_up" if up else "thanks_down"]),
             response_type="ephemeral",
             replace_original=False,
         )
+
+    def _feedback_why(self, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """The 👎 modal submitted: its reasons and text stored with the vote."""
+        user = (body.get("user") or {}).get("id")
+        try:
+            meta = json.loads(view.get("private_metadata") or "{}")
+            reasons, comment = why_submitted((view.get("state") or {}).get("values") or {})
+            if self.record_feedback is None:
+                raise RuntimeError("no feedback store configured")
+            self.record_feedback(
+                session_id=meta["s"],
+                message_id=meta["m"],
+                rating="down",
+                comment=comment,
+                source="slack",
+                user=user,
+                reasons=reasons,
+            )
+        except Exception:
+            log.exception("slack: storing the reasons of a 👎 failed")
 
     def _share(
         self, body: dict[str, Any], action: dict[str, Any], respond: Callable[..., Any]
