@@ -115,6 +115,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             inline=answers_inline(
                 settings.inline_answers, settings.llm_enabled, settings.database_url is not None
             ),
+            # an answer's LLM deadline counts from the request's arrival, slot wait included
+            deadline_s=settings.llm_deadline_s if settings.llm_enabled else None,
         ),
         gate=new_gate(settings),
         long_questions=long_questions,

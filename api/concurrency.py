@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from assistant.llm_breaker import request_deadline
 from knowledge.blocking import WouldBlock, no_blocking
 
 T = TypeVar("T")
@@ -54,18 +55,30 @@ def answers_inline(inline_answers: bool, llm_enabled: bool, shared_database: boo
 
 
 class AnswerRunner:
-    """Runs assistant calls in worker threads, at most `limit` at once, first come first served."""
+    """Runs assistant calls in worker threads, at most `limit` at once, first come first served.
 
-    def __init__(self, limit: int, *, inline: bool = False) -> None:
+    `deadline_s` (with an LLM: SIZING_LLM_DEADLINE_S): a call must be answered this long after
+    it was submitted, waiting for a slot included; every LLM call it makes ends by then
+    (`assistant.llm_breaker.request_deadline`), after which it answers offline. So at 40
+    requests on 32 slots no answer waits a deadline for a slot and then another for the LLM."""
+
+    def __init__(
+        self, limit: int, *, inline: bool = False, deadline_s: float | None = None
+    ) -> None:
         self.limit = limit
         self.inline = inline
+        self.deadline_s = deadline_s
         self.on_loop: Counter[str] = Counter()  # "inline", or what sent a call to a thread
         self._answers = ThreadPoolExecutor(limit, thread_name_prefix="answer")
         self._store = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """`fn(*args, **kwargs)` in an answer thread (queued while `limit` are busy)."""
-        return await _in_pool(self._answers, functools.partial(fn, *args, **kwargs))
+        call = functools.partial(fn, *args, **kwargs)
+        return await _in_pool(self._answers, call, self._deadline())
+
+    def _deadline(self) -> float | None:
+        return None if self.deadline_s is None else time.monotonic() + self.deadline_s
 
     async def run_inline_first(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """`fn(*args, **kwargs)` on the event loop when this runner answers inline and no step of
@@ -125,7 +138,7 @@ class AnswerRunner:
                 return
             loop.call_soon_threadsafe(queue.put_nowait, (end, None))
 
-        worker = asyncio.ensure_future(_in_pool(self._answers, drain))
+        worker = asyncio.ensure_future(_in_pool(self._answers, drain, self._deadline()))
         try:
             while True:
                 item, error = await queue.get()
@@ -186,7 +199,12 @@ class TimedRunner(AnswerRunner):
             self.on_time(spent)
 
 
-def _in_pool(pool: ThreadPoolExecutor, call: Callable[[], T]) -> asyncio.Future[T]:
-    """`call()` in `pool`, in a copy of the caller's context (as anyio's to_thread does)."""
+def _in_pool(
+    pool: ThreadPoolExecutor, call: Callable[[], T], deadline: float | None = None
+) -> asyncio.Future[T]:
+    """`call()` in `pool`, in a copy of the caller's context (as anyio's to_thread does), with
+    the request's deadline set in it when given."""
     context = contextvars.copy_context()
+    if deadline is not None:
+        context.run(request_deadline.set, deadline)
     return asyncio.get_running_loop().run_in_executor(pool, context.run, call)

@@ -214,7 +214,9 @@ def runner_for(state: AppState, text: str, total: int = 0) -> AnswerRunner:
 
 def new_long_lane(settings: Settings) -> tuple[LongQuestions, AnswerRunner]:
     long_questions = LongQuestions(settings.long_question_chars, settings.long_question_share)
-    return long_questions, TimedRunner(1, long_questions.charge)
+    runner = TimedRunner(1, long_questions.charge)
+    runner.deadline_s = settings.llm_deadline_s if settings.llm_enabled else None
+    return long_questions, runner
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

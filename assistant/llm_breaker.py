@@ -14,16 +14,31 @@ remembers that the provider is down. Here:
 
     breaker = breaker_for(deps)            # one per Deps (process), created on first use
     result = guarded_call(breaker, fn, deadline)   # raises LLMDown when open, late or failed
+
+Under concurrency (issue 27):
+- when the breaker opens, every call still waiting on the provider is released at once (LLMDown,
+  the offline answer), not left to wait out its own deadline;
+- a surface may set the request's deadline when the request arrives (`request_deadline`, a
+  context variable the API's answer runner sets before a request waits for an answer slot):
+  every call of that request, the LLM reader's and the answer's, ends by then, so time spent
+  waiting for a slot or in an earlier phase counts against the same deadline.
 """
 
 from __future__ import annotations
 
+import contextvars
+import math
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
+
+#: the time.monotonic() by which the current request must be answered (None: no such bound)
+request_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "sizing_request_deadline", default=None
+)
 
 State = Literal["closed", "open", "half_open"]
 
@@ -44,7 +59,9 @@ class CircuitBreaker:
         self._failures = 0
         self._opened_at = 0.0
         self._probing = False
+        self._waiting: set[threading.Event] = set()  # calls waiting on the provider
         self.opened_count = 0  # times the breaker opened (a metric)
+        self.released = 0  # waiting calls released when it opened (a metric)
 
     @property
     def state(self) -> State:
@@ -77,6 +94,23 @@ class CircuitBreaker:
                 if self._state != "open":
                     self.opened_count += 1
                 self._state, self._opened_at, self._probing = "open", self._clock(), False
+                waiting, self._waiting = self._waiting, set()
+            else:
+                waiting = set()
+        self.released += len(waiting)
+        for event in waiting:  # they see no result and raise LLMDown (guarded_call)
+            event.set()
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        """Wait up to `seconds` for `done`; False when the time ran out or the breaker opened
+        meanwhile (the call is abandoned)."""
+        with self._lock:
+            self._waiting.add(done)
+        try:
+            return done.wait(seconds)
+        finally:
+            with self._lock:
+                self._waiting.discard(done)
 
 
 def breaker_for(deps: Any) -> CircuitBreaker:
@@ -93,9 +127,11 @@ def breaker_for(deps: Any) -> CircuitBreaker:
 
 
 def guarded_call(breaker: CircuitBreaker, fn: Callable[[], T], deadline: float) -> T:
-    """`fn()` if the breaker allows it, waited for until `deadline` (a time.monotonic() value).
-    Raises LLMDown when the breaker is open or the deadline passes; re-raises fn's own error.
-    Both count as a failure; a result counts as a success."""
+    """`fn()` if the breaker allows it, waited for until `deadline` (a time.monotonic() value)
+    or the request's deadline (`request_deadline`), whichever is earlier. Raises LLMDown when
+    the breaker is open or opens while waiting, or the deadline passes; re-raises fn's own
+    error. A late or failed call counts as a failure; a result counts as a success."""
+    deadline = min(deadline, request_deadline.get() or math.inf)
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise LLMDown("the answer's deadline has passed")
@@ -113,7 +149,10 @@ def guarded_call(breaker: CircuitBreaker, fn: Callable[[], T], deadline: float) 
             done.set()
 
     threading.Thread(target=run, name="llm-call", daemon=True).start()
-    if not done.wait(remaining):
+    finished = breaker.wait(done, remaining)
+    if not box:  # neither a result nor an error
+        if finished:  # released: another call's failure opened the breaker
+            raise LLMDown("the language model is marked unavailable (circuit breaker opened)")
         breaker.failure()
         raise LLMDown(f"no answer from the language model within the deadline ({remaining:.0f} s)")
     if "error" in box:

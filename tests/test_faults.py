@@ -14,7 +14,7 @@ import pytest
 
 pytest.register_assert_rewrite("tests.server")
 
-from tests.llm_server import ScriptedLLMServer, status  # noqa: E402
+from tests.llm_server import ScriptedLLMServer, delay, status  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 
 pytest_plugins = ["tests.server", "tests.pg"]
@@ -153,3 +153,65 @@ def test_a_stopped_postgres_fails_fast_and_the_service_recovers_without_a_restar
         ).json()
         assert "Llama 3.3 70B" in follow["answer"]  # the history is read again
         assert client.post("/api/feedback", json={**vote, "rating": "up"}).status_code == 201
+
+
+# ---------------------------------------------------------------- a hanging LLM provider
+
+
+def _concurrent_answers(url: str, n: int) -> tuple[list[float], list[str]]:
+    """`n` opening questions at once: each one's seconds and mode (or HTTP status)."""
+    seconds: list[float] = []
+    modes: list[str] = []
+    lock = threading.Lock()
+
+    def ask(i: int) -> None:
+        started = time.monotonic()
+        body = {"message": QUESTIONS[i % len(QUESTIONS)]}
+        r = httpx.post(url + "/api/chat", json=body, timeout=60)
+        with lock:
+            seconds.append(time.monotonic() - started)
+            modes.append(r.json()["mode"] if r.status_code == 200 else str(r.status_code))
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sorted(seconds), modes
+
+
+@pytest.mark.server
+def test_a_hanging_provider_at_40_concurrent_requests_costs_at_most_the_deadline(
+    api_settings: Callable[..., Any], live_api_factory: Callable[..., LiveServer]
+) -> None:
+    """40 requests at once on 8 answer slots (harsher than the default 32: five waves); the
+    provider never answers in time. The breaker is kept closed (a high threshold), so only the
+    request's deadline bounds the answers: it counts from the request's arrival, so a request
+    that waited for a slot has that much less left (before issue 27 each wave waited a whole
+    deadline for a slot and then its own: ~5 deadlines for the last).
+
+    The bound is the deadline + 1 s + what 40 offline answers at once cost on this machine
+    (measured first, in the same process: the clients, the server and the provider share its
+    cores). bench/bench_llm_hang.py measures 40 on the default 32 slots, the server in a
+    process of its own."""
+    offline = live_api_factory(api_settings())
+    _concurrent_answers(offline.url, 4)  # warm
+    offline_s, _ = _concurrent_answers(offline.url, 40)
+    deadline_s = 2.5
+    script = [delay(10) for _ in range(200)]
+    with ScriptedLLMServer(script) as llm:
+        settings = api_settings(
+            openai_api_key="test-key",
+            openai_base_url=llm.base_url,
+            llm_model="scripted-model",
+            llm_max_retries=0,
+            llm_timeout_s=15.0,
+            llm_deadline_s=deadline_s,
+            llm_breaker_failures=1000,
+            answer_concurrency=8,
+        )
+        server = live_api_factory(settings)
+        _concurrent_answers(server.url, 4)  # warm
+        seconds, modes = _concurrent_answers(server.url, 40)
+    assert modes == ["offline"] * 40, modes  # every one answered, offline with the notice
+    assert max(seconds) <= deadline_s + 1.0 + max(offline_s), (seconds, offline_s)

@@ -110,3 +110,54 @@ def test_open_breaker_answers_offline_at_once_then_probes(tmp_path: Path) -> Non
         assistant.ask(QUESTION)
         assert len(server.requests) > calls
         assert breaker_for(assistant.deps).state == "closed"
+
+
+def test_calls_waiting_on_a_dead_provider_are_released_when_the_breaker_opens() -> None:
+    """Issue 27: the breaker opening releases every call already waiting, at once."""
+    import threading
+
+    breaker = CircuitBreaker(failures=3, reset_s=60)
+    hang = threading.Event()
+    ended: list[float] = []
+    errors: list[str] = []
+
+    def caller() -> None:
+        started = time.monotonic()
+        try:
+            guarded_call(breaker, lambda: hang.wait(30), time.monotonic() + 20)
+        except LLMDown as exc:
+            errors.append(str(exc))
+        ended.append(time.monotonic() - started)
+
+    waiting = [threading.Thread(target=caller) for _ in range(6)]
+    for t in waiting:
+        t.start()
+    time.sleep(0.3)
+    assert not ended  # all six wait on the provider
+    for _ in range(3):
+        breaker.failure()  # three other calls failed: the breaker opens
+    for t in waiting:
+        t.join(timeout=5)
+    hang.set()
+    assert len(ended) == 6 and max(ended) < 1.5, ended
+    assert all("circuit breaker opened" in e for e in errors), errors
+    assert breaker.released == 6 and breaker.state == "open"
+
+
+def test_the_request_deadline_bounds_every_call_of_the_request() -> None:
+    """A deadline set when the request arrived (the API's answer runner) wins over a later
+    per-phase deadline, so a slot wait or an earlier phase is not added on top."""
+    from assistant.llm_breaker import request_deadline
+
+    breaker = CircuitBreaker(failures=100)
+    token = request_deadline.set(time.monotonic() + 0.3)
+    try:
+        started = time.monotonic()
+        with pytest.raises(LLMDown):
+            guarded_call(breaker, lambda: time.sleep(5), time.monotonic() + 10)
+        assert time.monotonic() - started < 1.0
+        with pytest.raises(LLMDown, match="deadline has passed"):
+            guarded_call(breaker, lambda: 1, time.monotonic() + 10)
+    finally:
+        request_deadline.reset(token)
+    assert guarded_call(breaker, lambda: 2, time.monotonic() + 10) == 2
