@@ -129,9 +129,8 @@ def _verdict(answer: Answer) -> str:
     verdict = sents[0]
     if word_count(verdict) <= 3 and len(sents) > 1:  # "Yes." then the sentence that says why
         verdict += " " + sents[1]
-    if verdict.endswith(":"):
-        verdict = verdict[:-1].rstrip() + "."
-    elif not verdict.endswith((".", "!", "?")) and not re.search(r"\[\d{1,2}\]$", verdict):
+    verdict = re.sub(r":((?:\s*\[\d{1,2}\])*)$", r".\1", verdict)  # "…, split across cards: [1]"
+    if not verdict.endswith((".", "!", "?")) and not re.search(r"\[\d{1,2}\]$", verdict):
         verdict += "."
     if word_count(verdict) > _VERDICT_WORDS:
         verdict = _cut(verdict, _VERDICT_WORDS)

@@ -140,19 +140,20 @@ PHRASES: dict[str, tuple[str, str]] = {
         "zusätzlich zu den Gewichten, pro Kopie des Modells.",
     ),
     "assumptions": (
-        "Assumptions: {context} tokens of context, {conc} concurrent {conc|sequence|sequences}, "
-        "{util} of card memory usable (as {runtime}), {overhead} runtime overhead per card.",
+        "Assumptions: {context} tokens of context, {conc} concurrent "
+        "{conc|sequence|sequences}, {util} of card memory usable as {runtime} counts it, "
+        "{overhead} per card for {runtime} itself.",
         "Annahmen: {context} Token Kontext, {conc} gleichzeitige {conc|Sequenz|Sequenzen}, "
-        "{util} des Kartenspeichers nutzbar (wie {runtime}), {overhead} Laufzeit-Overhead pro "
-        "Karte.",
+        "{util} des Kartenspeichers nutzbar, wie {runtime} rechnet, {overhead} pro Karte "
+        "für {runtime} selbst.",
     ),
     "assumptions_reserve": (
-        "Assumptions: {context} tokens of context, {conc} concurrent {conc|sequence|sequences}, "
-        "card memory usable but {reserve} kept free (as {runtime}), {overhead} compute buffer "
-        "per card.",
+        "Assumptions: {context} tokens of context, {conc} concurrent "
+        "{conc|sequence|sequences}, each card's memory usable but {reserve} kept free as "
+        "{runtime} counts it, {overhead} per card for its compute buffer.",
         "Annahmen: {context} Token Kontext, {conc} gleichzeitige {conc|Sequenz|Sequenzen}, "
-        "Kartenspeicher nutzbar bis auf {reserve} Reserve (wie {runtime}), {overhead} "
-        "Rechenpuffer pro Karte.",
+        "Speicher jeder Karte nutzbar bis auf {reserve} Reserve, wie {runtime} rechnet, "
+        "{overhead} pro Karte für seinen Rechenpuffer.",
     ),
     "cfg_fits_one": (
         "{label}: fits on one card ({need} of {usable} per card).",
@@ -715,16 +716,16 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Nein — diese Karten haben hier kein NVLink; sie sprechen über PCIe:**",
     ),
     "kv_line": (
-        "KV cache: {kv} ({per_token} bytes per token).",
-        "KV-Cache: {kv} ({per_token} Byte pro Token).",
+        "KV cache: {kv} for the text in progress ({per_token} bytes per token).",
+        "KV-Cache: {kv} für den Text in Arbeit ({per_token} Byte pro Token).",
     ),
     "kv_at_context": (
         "KV cache for {ctx} tokens in {kv_precision}: {kv} ({per_token} bytes per token).",
         "KV-Cache für {ctx} Token in {kv_precision}: {kv} ({per_token} Byte pro Token).",
     ),
     "kv_line_at": (
-        "KV cache in {kv_precision}: {kv} ({per_token} bytes per token).",
-        "KV-Cache in {kv_precision}: {kv} ({per_token} Byte pro Token).",
+        "KV cache in {kv_precision}: {kv} for the text in progress ({per_token} bytes per token).",
+        "KV-Cache in {kv_precision}: {kv} für den Text in Arbeit ({per_token} Byte pro Token).",
     ),
     "kv_unknown": (
         "KV cache not counted: only the parameter count is known.",

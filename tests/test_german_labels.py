@@ -75,7 +75,15 @@ def test_german_answers_have_proper_plurals(assistant: Assistant) -> None:
     ],
 )
 def test_plural_phrases(lang: str, conc: int, expected: str) -> None:
-    text = t(lang, "assumptions", context="8.192", conc=conc, util="90 %", overhead="2 GB")  # type: ignore[arg-type]
+    text = t(
+        lang,
+        "assumptions",
+        context="8.192",
+        conc=conc,
+        util="90 %",
+        overhead="2 GB",
+        runtime="vLLM",
+    )  # type: ignore[arg-type]
     assert expected in text
     room = t(lang, "capacity_room", room="10 GB", tp=1, tokens="5")  # type: ignore[arg-type]
     assert ("1 Karte," if lang == "de" else "1 card,") in room
