@@ -1285,6 +1285,15 @@ def _links_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, frozenset[
     return {c: frozenset(v) for c, v in out.items() if v}
 
 
+# between a card and a memory figure it has: "the B200 has 180 GB", "8 × H200 (1,128 GB)"
+_HAS_RX = re.compile(
+    r"^[\s*]*(?:\(|:|has|have|hat|haben|with|mit|offers?|bietet|comes\s+with|provides?|carries)"
+    r"(?:\s+(?:a|an|total|in\s+total|insgesamt|of|von|about|rund|etwa|only|nur|just|je|each))*"
+    r"\s*$",
+    re.IGNORECASE,
+)
+
+
 def _in_clause(s: Sentence, mentions_in: list[Mention], pos: int, stop: int) -> Mention | None:
     """The configuration named nearest to a figure in its own clause (None: the clause names
     none; a table row's cell or row as `_attached` finds it)."""
@@ -1324,14 +1333,21 @@ def _scoped_number_ok(
     cands: list[tuple[float, int]],
     mentions_in: list[Mention],
 ) -> bool:
-    """A link speed (GB/s) said of a configuration is judged by that configuration's records
-    when the tools returned any (issue 25: "4 × A100 SXM4 talks at 900 GB/s", the H100's)."""
-    if not mentions_in or unit_kind(m.group("unit")) != "bandwidth":
+    """A link speed (GB/s) said of a configuration, or memory a card or node is said to have
+    ("the B200 has 80 GB"), is judged by that configuration's records when the tools returned
+    any (issue 25: "4 × A100 SXM4 talks at 900 GB/s", the H100's figure)."""
+    kind = unit_kind(m.group("unit"))
+    if kind not in ("bandwidth", "memory") or not ctx.by_configuration:
+        return True
+    mentions_in = mentions_in or mentions(ctx.book, s.text)
+    if not mentions_in:
         return True
     rel = m.start() - s.start
     mention = _in_clause(s, mentions_in, rel, rel + len(m.group(0)))
     if mention is None:
         return True
+    if kind == "memory" and (mention.end > rel or not _HAS_RX.match(s.text[mention.end : rel])):
+        return True  # only "<card> has / hat / comes with N GB": a model's GB are not the card's
     records = [c for c in mention.configs if c in ctx.by_configuration]
     if not records:
         return True
