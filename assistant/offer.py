@@ -55,6 +55,9 @@ class OfferOption(BaseModel):
     replicas: int = 1
     headroom_total_gb: float = Field(description="memory left over the cards used (fit_check)")
     tokens_per_s: float | None = Field(default=None, description="single-stream decode speed")
+    fp8_weight_only: bool = Field(
+        default=False, description="FP8 asked on a card without FP8 tensor cores (fit_check)"
+    )
     trade_off: str = Field(default="", description="what it gains or gives up, in words")
 
 
@@ -96,11 +99,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "nvlink": "NVLink between the cards the model is split across",
         "slower": "{tps} tokens/s per request instead of {rec}",
         "faster": "{tps} tokens/s per request",
-        "less_room": "{gb} GB of memory left for more requests instead of {rec}",
+        "less_room": "{gb} GB of memory to spare instead of {rec}",
         "room": "room for {conc} simultaneous requests",
-        "more_room": "{gb} GB of memory left for more requests instead of {rec}",
+        "more_room": "{gb} GB of memory to spare instead of {rec}",
         "copies": "{n} copies of the model side by side, for more requests at once",
         "fp8": "FP8 weights: slightly lower quality than {precision}",
+        "weight_only": "FP8 runs weight-only on this card (it has no FP8 tensor cores)",
         "a_model": "model: {model} in {precision}",
         "a_load": "{conc} requests at the same moment, {ctx} tokens of context each",
         "a_load_one": "one request at a time, {ctx} tokens of context",
@@ -129,11 +133,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "nvlink": "NVLink zwischen den Karten, auf die das Modell verteilt ist",
         "slower": "{tps} Tokens/s pro Anfrage statt {rec}",
         "faster": "{tps} Tokens/s pro Anfrage",
-        "less_room": "{gb} GB Speicher frei für weitere Anfragen statt {rec}",
+        "less_room": "{gb} GB Speicher in Reserve statt {rec}",
         "room": "Platz für {conc} gleichzeitige Anfragen",
-        "more_room": "{gb} GB Speicher frei für weitere Anfragen statt {rec}",
+        "more_room": "{gb} GB Speicher in Reserve statt {rec}",
         "copies": "{n} Kopien des Modells nebeneinander, für mehr gleichzeitige Anfragen",
         "fp8": "FP8-Gewichte: etwas geringere Qualität als {precision}",
+        "weight_only": "FP8 läuft auf dieser Karte nur als Gewichtsformat (keine FP8-Tensorkerne)",
         "a_model": "Modell: {model} in {precision}",
         "a_load": "{conc} Anfragen im selben Moment, je {ctx} Tokens Kontext",
         "a_load_one": "eine Anfrage zur Zeit, {ctx} Tokens Kontext",
@@ -221,6 +226,7 @@ class _Job:
             replicas=row.replicas,
             headroom_total_gb=row.headroom_total_gb,
             tokens_per_s=self.tps(row.configuration),
+            fp8_weight_only=str(self.args.get("precision") or "") == "fp8" and not row.fp8_native,
         )
 
 
@@ -297,6 +303,8 @@ def _trade_off(lang: str, option: OfferOption, rec: OfferOption, *, fp8: bool = 
     parts = []
     if fp8:
         parts.append(_w(lang, "fp8", precision="BF16"))
+    if option.fp8_weight_only and not rec.fp8_weight_only:
+        parts.append(_w(lang, "weight_only"))
     if option.link == "pcie" and rec.link == "nvlink" and (option.cards_needed or 1) > 1:
         parts.append(_w(lang, "no_nvlink", cards=option.cards_needed))
     elif option.link == "nvlink" and rec.link == "pcie" and (option.cards_needed or 1) > 1:
@@ -385,6 +393,8 @@ def forward_text(deps: Any, offer: Offer, args: dict[str, Any]) -> str:
     if rec.tokens_per_s is not None:
         said = _w(lang, "faster", tps=_speed(lang, rec.tokens_per_s))
         lines.append(said[:1].upper() + said[1:])
+    if rec.fp8_weight_only:
+        lines.append(_w(lang, "weight_only"))
     alternatives = [o for o in (offer.cheaper, offer.safer) if o is not None]
     if alternatives:
         lines += ["", _w(lang, "alternatives")]
