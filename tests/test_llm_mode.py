@@ -977,3 +977,42 @@ def test_offline_tokenizer_is_openais() -> None:
     assert enc.encode("hello world") == [24912, 2375]
     assert enc.encode(sample) == bpe_openai.get_encoding("o200k_base").encode(sample)
     assert offline_encoding("cl100k_base").encode("hello world") == [15339, 1917]
+
+
+def test_live_sentences_go_out_at_once_over_sse() -> None:
+    """A LiveTokenEvent is written as soon as it comes (a finished answer's tokens wait for its
+    done event, in one write); a reset is written at once too."""
+    import asyncio
+
+    from api.sse import sse_events
+    from assistant.answer import (
+        Answer,
+        DoneEvent,
+        LiveTokenEvent,
+        PricesEvent,
+        ResetEvent,
+        TokenEvent,
+    )
+
+    answer = Answer(
+        question="q", language="en", answer="A. B.", mode="llm", session_id="s", message_id="m"
+    )
+
+    async def events() -> Any:
+        for e in (
+            LiveTokenEvent(text="A."),
+            ResetEvent(message="revising"),
+            TokenEvent(text="A. B."),
+            PricesEvent(prices=[]),
+            DoneEvent(answer=answer),
+        ):
+            yield e
+
+    async def collect() -> list[bytes]:
+        return [chunk async for chunk in sse_events(events())]
+
+    writes = asyncio.run(collect())
+    assert len(writes) == 3
+    assert b"event: token" in writes[0] and b"event: done" not in writes[0]
+    assert b"event: reset" in writes[1]
+    assert b"event: done" in writes[2] and b"event: token" in writes[2]
