@@ -15,7 +15,7 @@ LANGUAGE_NAMES: dict[str, str] = {"de": "German", "en": "English"}
 
 SHARED_ARGUMENTS = """\
 Tool arguments: model = name or parameter count ('Llama 3.3 70B', '34B'); precision = fp32, \
-bf16, fp16, fp8, int8, awq, gptq, gguf-q4_k_m, gguf-q5_k_m or gguf-q8_0 (omitted: native); \
+bf16, fp16, fp8, int8, mxfp4, awq, gptq, gguf-q4_k_m, gguf-q5_k_m or gguf-q8_0 (omitted: native); \
 configuration(s) = ids like 4x-a100-sxm4 (count x card); context_tokens = tokens per sequence \
 (default 8192); concurrency = sequences at once (default 1)."""
 

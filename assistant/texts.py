@@ -727,6 +727,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "KV cache in {kv_precision}: {kv} for the text in progress ({per_token} bytes per token).",
         "KV-Cache in {kv_precision}: {kv} für den Text in Arbeit ({per_token} Byte pro Token).",
     ),
+    "kv_generic_high": (
+        "Its architecture is unknown, so that KV cache assumes grouped-query attention; without "
+        "it the cache would be up to {high} bytes per token ({kv}).",
+        "Die Architektur ist unbekannt, daher nimmt der KV-Cache Grouped-Query-Attention an; "
+        "ohne sie wären es bis zu {high} Byte pro Token ({kv}).",
+    ),
     "kv_unknown": (
         "KV cache not counted: only the parameter count is known.",
         "KV-Cache nicht eingerechnet: Nur die Parameterzahl ist bekannt.",
@@ -1116,6 +1122,7 @@ PRECISION_LABEL = {
     "fp16": "FP16",
     "fp8": "FP8",
     "int8": "INT8",
+    "mxfp4": "MXFP4",
     "awq": "AWQ 4-bit",
     "gptq": "GPTQ 4-bit",
     "gguf-q4_k_m": "GGUF Q4_K_M",

@@ -47,7 +47,7 @@ PrecisionOpt = Annotated[
     typer.Option(
         "--precision",
         "-p",
-        help="fp32, bf16, fp16, fp8, int8, awq, gptq, gguf-q4_k_m, gguf-q5_k_m, gguf-q8_0 "
+        help="fp32, bf16, fp16, fp8, int8, mxfp4, awq, gptq, gguf-q4_k_m, gguf-q5_k_m, gguf-q8_0 "
         "(default: the model's native precision)",
     ),
 ]

@@ -88,8 +88,10 @@ class AmbiguousConfiguration(LookupError):
 
 
 def normalize(text: str) -> str:
-    """Lower case, '×' as 'x', only letters and digits: 'Llama-3.3 70B' -> 'llama3370b'."""
-    return re.sub(r"[^a-z0-9]", "", text.lower().replace("×", "x"))
+    """Lower case, '×' as 'x', a '+' stuck to a name as 'plus' ('Command R+'), only letters and
+    digits: 'Llama-3.3 70B' -> 'llama3370b'."""
+    text = re.sub(r"(?<=[a-z0-9])\+(?![a-z0-9])", "plus", text.lower().replace("×", "x"))
+    return re.sub(r"[^a-z0-9]", "", text)
 
 
 _NOISE_WORDS = re.compile(
@@ -116,6 +118,8 @@ _MOE_IN_NAME = re.compile(
     re.IGNORECASE,
 )
 _LEADING_WORDS = re.compile(r"^(?:(?:an?|some|the|my|our|ein(?:e|en)?|das|die|der)\s+)+", re.I)
+#: Unknown models borrow the attention layout of a catalog model with the common head size.
+REFERENCE_HEAD_DIM = 128
 #: Two family words this similar are one family ("lama" ~ "llama"), so a near name is offered.
 FAMILY_SIMILARITY = 0.8
 
@@ -299,12 +303,16 @@ class Catalog:
         basis = None
         arch: dict[str, Any] = {}
         if ref is not None:
-            arch = {"layers": ref.layers, "kv_heads": ref.kv_heads, "head_dim": ref.head_dim}
+            arch = {
+                "layers": ref.layers,
+                "kv_heads": ref.kv_heads,
+                "head_dim": ref.head_dim,
+            }
             kind = "MoE" if ref.is_moe else "dense"
             basis = (
-                f"{ref.layers} layers x {ref.kv_heads} KV heads x head dim {ref.head_dim}, as "
-                f"{ref.name} ({ref.params_b:g}B), the catalog's {kind} grouped-query-attention "
-                "model nearest in size"
+                f"assumed architecture: {ref.layers} layers x {ref.kv_heads} KV heads x head dim "
+                f"{ref.head_dim}, as {ref.name} ({ref.params_b:g}B), the catalog's {kind} "
+                "grouped-query-attention model nearest in size, every layer global"
             )
             if moe:
                 basis += "; active parameters unknown, so speed assumes all are read per token"
@@ -325,13 +333,17 @@ class Catalog:
         )
 
     def _reference_model(self, params_b: float, moe: bool) -> ModelSpec | None:
-        """The catalog's GQA language model nearest in size (log scale), MoE or dense."""
-        import math
-
+        """The catalog's GQA language model nearest in size (log scale), MoE or dense, of the
+        common shape: every layer global (no sliding windows, as Gemma's) and head dim 128."""
         pool = [
             m
             for m in self.models.values()
-            if m.kind == "llm" and m.attention == "gqa" and m.has_architecture and not m.generic
+            if m.kind == "llm"
+            and m.attention == "gqa"
+            and m.has_architecture
+            and not m.generic
+            and m.sliding_window_layers is None
+            and m.head_dim == REFERENCE_HEAD_DIM
         ]
         same = [m for m in pool if m.is_moe == moe] or pool
         if not same:

@@ -210,7 +210,7 @@ class _Needs:
         kv = self.kv_cache.get(n)
         if kv is None:
             per_token = kv_bytes_per_token_per_card(
-                req.model, req.kv_precision, n, self.split_layers
+                req.model, req.kv_precision, n, self.split_layers, req.context_tokens
             )
             kv = per_token * self.tokens / GB
             self.kv_cache[n] = kv
@@ -524,7 +524,7 @@ def capacity(inp: CapacityInput) -> CapacityResult:
     per_token = kv_cache(
         KvInput(
             model=model,
-            context_tokens=1,
+            context_tokens=inp.context_tokens,  # sliding-window layers: the average at it
             kv_precision=inp.kv_precision,
             tensor_parallel=tp,
             split_layers=split,

@@ -19,12 +19,18 @@ GB = 1e9
 #: averages llama.cpp publishes for Llama 3.1 8B (tools/quantize/README.md):
 #: Q4_K_M 4.89, Q5_K_M 5.70, Q8_0 8.50.
 AWQ_GROUP_SIZE = 128
+#: MXFP4 (OCP Microscaling spec v1.0): 4-bit E2M1 elements with one 8-bit E8M0 scale per block of
+#: 32, so 4 + 8/32 = 4.25 bits. gpt-oss ships its MoE expert weights in it and keeps attention,
+#: router and embeddings in BF16 (OpenAI gpt-oss model card).
+MXFP4_BLOCK_SIZE = 32
+MXFP4_BITS = 4.0 + 8 / MXFP4_BLOCK_SIZE
 BITS_PER_WEIGHT: dict[str, float] = {
     "fp32": 32.0,
     "bf16": 16.0,
     "fp16": 16.0,
     "fp8": 8.0,
     "int8": 8.0,
+    "mxfp4": MXFP4_BITS,
     "awq": 4.0 + 16 / AWQ_GROUP_SIZE + 4 / AWQ_GROUP_SIZE,
     "gptq": 4.0 + 16 / AWQ_GROUP_SIZE + 4 / AWQ_GROUP_SIZE,
     "gguf-q4_k_m": 4.89,
@@ -178,20 +184,54 @@ def embedding_params(model: ModelSpec) -> float:
     return model.vocab_size * model.hidden_size * (1 if model.tied_embeddings else 2)
 
 
+def input_embedding_params(model: ModelSpec) -> float:
+    """Parameters of an untied input embedding table: a decoded token gathers one row of it, so
+    it is held in memory but not streamed per token (a tied table is read whole as the head)."""
+    if model.vocab_size is None or model.hidden_size is None or model.tied_embeddings:
+        return 0.0
+    return float(model.vocab_size * model.hidden_size)
+
+
+def params_16bit(model: ModelSpec, precision: str) -> float:
+    """Parameters a format keeps in BF16: embeddings and head for FP8/INT8/AWQ/GPTQ; for MXFP4
+    everything outside the routed experts when their size is known (gpt-oss), else the
+    embeddings and head."""
+    if precision == "mxfp4":
+        if model.expert_params_b is not None:
+            return max(model.params - model.expert_params_b * 1e9, 0.0)
+        return embedding_params(model)
+    return embedding_params(model) if precision in KEEPS_EMBEDDINGS_16BIT else 0.0
+
+
 # ---------------------------------------------------------------- weights
+
+
+def read_params_per_token(model: ModelSpec) -> float:
+    """Parameters a decoder streams per token. Dense: all of them (the guide's size / bandwidth
+    figure). MoE: the active ones (from the expert sizes when known, else the model card's
+    active count, which includes the embeddings) less the input embedding table, of which a
+    token gathers only its own row."""
+    if not model.is_moe:
+        return model.params
+    if model.expert_params_b is not None and model.experts and model.active_experts:
+        experts = model.expert_params_b * 1e9
+        used = model.params - experts + experts * model.active_experts / model.experts
+    else:
+        used = (model.active_params_b or model.params_b) * 1e9
+    return max(used - input_embedding_params(model), 0.0)
 
 
 def weight_bytes(model: ModelSpec, precision: str) -> tuple[float, float, float]:
     """(all weights, weights read per token, 16-bit parameters) in bytes; the fast core."""
     bpw = BITS_PER_WEIGHT[precision]
-    params = model.params
-    p16 = embedding_params(model) if precision in KEEPS_EMBEDDINGS_16BIT else 0.0
-    total = (params - p16) * bpw / 8 + p16 * 2
-    if model.active_params_b is not None:
-        active = model.active_params_b * 1e9
-        # The active share includes the embeddings (read once per token) at the same widths.
-        return total, max(active - p16, 0) * bpw / 8 + min(p16, active) * 2, p16
-    return total, total, p16
+    p16 = params_16bit(model, precision)
+    total = (model.params - p16) * bpw / 8 + p16 * 2
+    read = read_params_per_token(model)
+    # the 16-bit parameters read per token: all of them, for a MoE less the untied input table
+    # (MXFP4: the non-expert part; FP8/AWQ/...: the output head)
+    table = input_embedding_params(model) if model.is_moe else 0.0
+    r16 = min(max(p16 - table, 0.0), read) if p16 else 0.0
+    return total, (read - r16) * bpw / 8 + r16 * 2, p16
 
 
 class WeightsInput(_In):
@@ -225,7 +265,12 @@ def weights_memory(inp: WeightsInput) -> WeightsResult:
             f"Mixture of experts: all {model.params_b:g}B parameters must be in memory; "
             f"only {model.active_params_b:g}B are read per token."
         )
-    if p16:
+    if p16 and precision == "mxfp4" and model.expert_params_b is not None:
+        notes.append(
+            f"mxfp4: the experts are 4-bit with a shared scale per 32 weights ({bpw:g} bits); "
+            f"attention, router and embeddings ({p16 / 1e9:.2f}B) stay BF16."
+        )
+    elif p16:
         notes.append(f"{precision}: embeddings and output head ({p16 / 1e9:.2f}B) stay 16-bit.")
     formula = (
         "weights_gb = (params - params_16bit) * bits_per_weight / 8 / 1e9 + params_16bit * 2 / 1e9"
@@ -272,10 +317,38 @@ class KvResult(_Out):
     tokens: int = Field(description="context_tokens * concurrency")
     kv_gb_per_card: float
     kv_gb_total: float = Field(description="KV over all cards, replication included")
+    kv_layers: float = Field(
+        default=0.0,
+        description="layers' worth of KV per token at this context (sliding-window layers keep "
+        "at most their window; kv_layers = layers - local + local * min(context, window) / "
+        "context)",
+    )
+    kv_bytes_per_token_low: float | None = Field(
+        default=None, description="unknown architecture: the grouped-query estimate (low end)"
+    )
+    kv_bytes_per_token_high: float | None = Field(
+        default=None, description="unknown architecture: without grouped-query attention (high)"
+    )
 
 
-def kv_bytes_per_token(model: ModelSpec, kv_precision: str = "bf16") -> float:
-    """KV bytes one token adds: 2*layers*kv_heads*head_dim*bytes (MLA: layers*(rank+rope)*bytes)."""
+def kv_layers(model: ModelSpec, context_tokens: int | None = None) -> float:
+    """Layers' worth of KV one token costs on average over a sequence of `context_tokens`:
+    global layers keep every token, sliding-window layers at most `sliding_window` of them
+    (Gemma 2/3, gpt-oss, Command A). None: every layer counted in full (the short-context
+    figure, an upper bound)."""
+    layers = float(model.layers or 0)
+    local = model.sliding_window_layers
+    if not local or not model.sliding_window or not context_tokens:
+        return layers
+    kept = min(context_tokens, model.sliding_window) / context_tokens
+    return layers - local + local * kept
+
+
+def kv_bytes_per_token(
+    model: ModelSpec, kv_precision: str = "bf16", context_tokens: int | None = None
+) -> float:
+    """KV bytes one token adds: 2*layers*kv_heads*head_dim*bytes (MLA: layers*(rank+rope)*bytes);
+    with sliding-window layers, the average over a sequence of `context_tokens`."""
     b = KV_BYTES[kv_precision]
     if not model.has_architecture or model.layers is None:
         return 0.0
@@ -283,36 +356,71 @@ def kv_bytes_per_token(model: ModelSpec, kv_precision: str = "bf16") -> float:
         assert model.kv_lora_rank is not None and model.rope_dim is not None
         return model.layers * (model.kv_lora_rank + model.rope_dim) * b
     assert model.kv_heads is not None and model.head_dim is not None
-    return 2 * model.layers * model.kv_heads * model.head_dim * b
+    return 2 * kv_layers(model, context_tokens) * model.kv_heads * model.head_dim * b
 
 
 def kv_bytes_per_token_per_card(
-    model: ModelSpec, kv_precision: str, tensor_parallel: int, split_layers: bool = False
+    model: ModelSpec,
+    kv_precision: str,
+    tensor_parallel: int,
+    split_layers: bool = False,
+    context_tokens: int | None = None,
 ) -> float:
     """KV bytes per token on one card under tensor parallelism (replication included); with
     split_layers (llama.cpp, ollama) the layers and their KV are divided among the cards."""
     if not model.has_architecture:
         return 0.0
     if split_layers:
-        return kv_bytes_per_token(model, kv_precision) / tensor_parallel
+        return kv_bytes_per_token(model, kv_precision, context_tokens) / tensor_parallel
     if model.attention == "mla":
         return kv_bytes_per_token(model, kv_precision)
     assert model.kv_heads is not None and model.head_dim is not None
     heads = max(model.kv_heads / tensor_parallel, 1.0)
-    return 2 * (model.layers or 0) * heads * model.head_dim * KV_BYTES[kv_precision]
+    return 2 * kv_layers(model, context_tokens) * heads * model.head_dim * KV_BYTES[kv_precision]
+
+
+def kv_bounds(model: ModelSpec, kv_precision: str = "bf16") -> tuple[float, float] | None:
+    """A generic model's KV bytes per token from both sides: its assumed grouped-query layout
+    (low) and the same layers without grouped-query attention (high, as Llama 2 13B): one KV
+    head per query head, with the width a dense transformer of this size has
+    (params ~ 12 * layers * width^2). None for a catalog model."""
+    if not model.generic or not model.has_architecture or model.layers is None:
+        return None
+    low = kv_bytes_per_token(model, kv_precision)
+    width = (model.params / (12 * model.layers)) ** 0.5
+    high = 2 * model.layers * width * KV_BYTES[kv_precision]
+    return low, max(low, high)
 
 
 def kv_cache(inp: KvInput) -> KvResult:
     """KV cache for context x concurrency, with KV heads replicated when tp exceeds kv_heads."""
     model, tp = inp.model, inp.tensor_parallel
     b = KV_BYTES[inp.kv_precision]
-    per_token = kv_bytes_per_token(model, inp.kv_precision)
+    ctx = inp.context_tokens
+    per_token = kv_bytes_per_token(model, inp.kv_precision, ctx)
+    layers = kv_layers(model, ctx)
     tokens = inp.context_tokens * inp.concurrency
     notes: list[str] = []
     heads_per_card: float | None = None
     replicated = False
+    bounds = kv_bounds(model, inp.kv_precision)
+    lw = "layers"
+    if model.sliding_window_layers and model.sliding_window:
+        lw = "kv_layers"  # kv_layers = layers - local + local * min(context, window) / context
     if model.generic and model.has_architecture:
         notes.append(f"KV cache estimated: {model.estimate_basis}.")
+    if bounds is not None:
+        notes.append(
+            f"Architecture unknown: KV between {bounds[0] / 1e3:,.0f} KB per token (grouped-query "
+            f"attention, as assumed) and {bounds[1] / 1e3:,.0f} KB per token (no grouped-query "
+            "attention); name the model for its own figure."
+        )
+    if model.sliding_window_layers and model.sliding_window and model.attention != "mla":
+        notes.append(
+            f"{model.sliding_window_layers} of {model.layers} layers use a "
+            f"{model.sliding_window:,}-token sliding window and keep at most that many tokens; "
+            f"at {ctx:,} tokens the cache costs {layers:.1f} layers' worth per token."
+        )
     if not model.has_architecture:
         per_card_token = 0.0
         formula = "unknown architecture: KV cache not counted"
@@ -323,7 +431,7 @@ def kv_cache(inp: KvInput) -> KvResult:
     elif inp.split_layers:
         per_card_token = per_token / tp
         formula = (
-            "kv_bytes_per_token = 2 * layers * kv_heads * head_dim * bytes; per card: "
+            f"kv_bytes_per_token = 2 * {lw} * kv_heads * head_dim * bytes; per card: "
             "kv_bytes_per_token / cards (layers split across cards, no replication)"
         )
     elif model.attention == "mla":
@@ -337,10 +445,10 @@ def kv_cache(inp: KvInput) -> KvResult:
         assert model.kv_heads is not None and model.head_dim is not None
         heads_per_card = max(model.kv_heads / tp, 1.0)
         replicated = tp > model.kv_heads
-        per_card_token = 2 * (model.layers or 0) * heads_per_card * model.head_dim * b
+        per_card_token = 2 * layers * heads_per_card * model.head_dim * b
         formula = (
-            "kv_bytes_per_token = 2 * layers * kv_heads * head_dim * bytes; "
-            "per card: 2 * layers * max(kv_heads / tp, 1) * head_dim * bytes"
+            f"kv_bytes_per_token = 2 * {lw} * kv_heads * head_dim * bytes; "
+            f"per card: 2 * {lw} * max(kv_heads / tp, 1) * head_dim * bytes"
         )
         if replicated:
             notes.append(
@@ -357,7 +465,16 @@ def kv_cache(inp: KvInput) -> KvResult:
         tokens=tokens,
         kv_gb_per_card=per_card_token * tokens / GB,
         kv_gb_total=per_card_token * tokens * tp / GB,
-        formula=formula + "; kv_gb = bytes_per_token * context_tokens * concurrency / 1e9",
+        kv_layers=layers,
+        kv_bytes_per_token_low=bounds[0] if bounds else None,
+        kv_bytes_per_token_high=bounds[1] if bounds else None,
+        formula=formula
+        + (
+            "; kv_layers = layers - window_layers + window_layers * min(context, window) / context"
+            if lw == "kv_layers"
+            else ""
+        )
+        + "; kv_gb = bytes_per_token * context_tokens * concurrency / 1e9",
         constants={"kv_bytes_per_value": b},
         notes=notes,
     )

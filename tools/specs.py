@@ -28,6 +28,7 @@ Precision = Literal[
     "fp16",
     "fp8",
     "int8",
+    "mxfp4",
     "awq",
     "gptq",
     "gguf-q4_k_m",
@@ -40,6 +41,7 @@ PRECISIONS: tuple[str, ...] = (
     "fp16",
     "fp8",
     "int8",
+    "mxfp4",
     "awq",
     "gptq",
     "gguf-q4_k_m",
@@ -198,6 +200,18 @@ class ModelSpec(_Record):
     attention: Attention = "gqa"
     kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA latent size")
     rope_dim: int | None = Field(default=None, ge=1, description="MLA decoupled RoPE key size")
+    sliding_window: int | None = Field(
+        default=None, ge=1, description="tokens a local (sliding-window) attention layer keeps"
+    )
+    sliding_window_layers: int | None = Field(
+        default=None, ge=1, description="layers with sliding-window attention (the rest global)"
+    )
+    expert_params_b: float | None = Field(
+        default=None,
+        gt=0,
+        description="parameters in the routed experts' MLPs, billions (MXFP4 quantises only "
+        "these; attention, router and embeddings stay BF16)",
+    )
     vocab_size: int | None = Field(default=None, ge=1)
     tied_embeddings: bool = False
     max_context: int | None = Field(default=None, ge=1, description="tokens")
@@ -238,4 +252,12 @@ class ModelSpec(_Record):
             raise ValueError("an image or video model needs its published vram needs")
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError("active_params_b exceeds params_b")
+        if (self.sliding_window is None) != (self.sliding_window_layers is None):
+            raise ValueError("sliding_window and sliding_window_layers go together")
+        if self.sliding_window_layers is not None and (
+            self.layers is None or self.sliding_window_layers > self.layers
+        ):
+            raise ValueError("sliding_window_layers exceeds layers")
+        if self.expert_params_b is not None and self.expert_params_b > self.params_b:
+            raise ValueError("expert_params_b exceeds params_b")
         return self

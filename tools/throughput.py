@@ -84,7 +84,7 @@ def decode_throughput(inp: DecodeInput) -> DecodeResult:
         raise ValueError("decode throughput applies to language models")
     precision = precision_of(model, inp.precision)
     _, active, _ = weight_bytes(model, precision)
-    kv = kv_bytes_per_token(model, inp.kv_precision) * inp.context_tokens
+    kv = kv_bytes_per_token(model, inp.kv_precision, inp.context_tokens) * inp.context_tokens
     read = active + kv
     aggregate = inp.cards * inp.gpu.memory_bandwidth_gb_s
     tps = aggregate * GB * inp.efficiency / read

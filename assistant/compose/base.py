@@ -276,6 +276,15 @@ class ComposerBase:
             )
         else:
             parts.append(t(d.lang, "kv_unknown"))
+        if fit.get("kv_bytes_per_token_high") and fit.get("kv_gb_high") is not None:
+            parts.append(  # architecture unknown: the KV cache bounded from the other side
+                t(
+                    d.lang,
+                    "kv_generic_high",
+                    high=num(d.lang, fit["kv_bytes_per_token_high"]),
+                    kv=gb(d.lang, fit["kv_gb_high"]),
+                )
+            )
         parts.append(self._assumptions(d, fit))
         d.add(*parts)
 

@@ -26,6 +26,16 @@ from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.typos import DOMAIN_WORDS
 
 
+def _version(name: str, family: str) -> float:
+    """The generation in a model name after its family word ('Qwen2.5 72B' -> 2.5), 0 if none."""
+    m = re.match(re.escape(family) + r"[\s-]*(\d+(?:\.\d+)?)(?![\d.]*\s*b\b)", name.lower())
+    return float(m.group(1)) if m else 0.0
+
+
+#: words that make a model a variant of its family's plain model of that size
+_VARIANT_RX = re.compile(r"coder|-vl\b|\bvl\b|vision|distill|math|moe")
+
+
 class EntityMixin:
     """The entity finders of `Understander` (it sets these attributes in `__init__`)."""
 
@@ -45,7 +55,9 @@ class EntityMixin:
             for i in range(len(tokens)):
                 for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
                     key = "".join(keys[i : i + n])
-                    if key in self._aliases:
+                    if key in self._aliases and not self._other_size(
+                        self._aliases[key], tokens, i + n
+                    ):
                         span = tokens[i : i + n]
                         cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
                         if best is None or cand[0] > best[0]:
@@ -85,6 +97,19 @@ class EntityMixin:
         if named is not None:
             u.unknown_model = named  # "Does Command R+ fit on 2x A100?": a name, no size
 
+    def _other_size(self, mid: str, tokens: list[str], end: int) -> bool:
+        """True when a size right after an alias contradicts the model ('Llama 3.3 90B' is no
+        Llama 3.3 70B, 'Gemma2 70B' no Gemma 2 9B): more than 25 % off its parameter count."""
+        m = _PARAMS_RX.match(" ".join(tokens[end : end + 2]))
+        model = (getattr(self.catalog, "models", {}) or {}).get(mid)
+        if m is None or model is None:
+            return False
+        size = _number(m.group(1))
+        if size is None:
+            return False
+        known = [model.params_b, *([model.active_params_b] if model.active_params_b else [])]
+        return all(abs(size - k) > 0.25 * k for k in known)
+
     def _only_of_size(self, family: str, rest: str, size: float | None) -> str | None:
         """The catalog's one model of `family` with `size` billion parameters (within 3 %), when
         the name says no version ("Qwen 72B", "Gemma 27B"); None when it does ("Qwen 4 72B"),
@@ -100,6 +125,12 @@ class EntityMixin:
             and not getattr(m, "generic", False)
             and abs(m.params_b - size) <= 0.03 * size
         ]
+        if len(hits) > 1:  # "Qwen 72B" is Qwen2.5 72B, not a Coder or VL variant of that size
+            hits = [h for h in hits if not _VARIANT_RX.search(models[h].name.lower())]
+        if len(hits) > 1:  # "Gemma 27B": the newest generation (Gemma 3 27B, not Gemma 2 27B)
+            versions = {h: _version(models[h].name, fam) for h in hits}
+            newest = max(versions.values())
+            hits = [h for h in hits if versions[h] == newest]
         return hits[0] if len(hits) == 1 else None
 
     def _closest(self, mention: str) -> list[str]:

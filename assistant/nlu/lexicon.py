@@ -65,12 +65,16 @@ def _to_int(token: str) -> int | None:
 
 
 _NOT_ALNUM_RX = re.compile(r"[^a-z0-9]")
+_PLUS_RX = re.compile(r"(?<=[a-z0-9])\+(?![a-z0-9])")
 
 
 def _norm_alias(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
-    return _NOT_ALNUM_RX.sub("", text.lower())
+    text = text.lower()
+    if "+" in text:  # 'Command R+' is 'command r plus', not 'Command R'
+        text = _PLUS_RX.sub("plus", text)
+    return _NOT_ALNUM_RX.sub("", text)
 
 
 def _fold(text: str) -> str:
@@ -133,6 +137,7 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
         ("gguf-q8_0", r"(?:gguf[\s-]*)?q8[_\s-]?0|q8"),
         ("awq", r"awq"),
         ("gptq", r"gptq"),
+        ("mxfp4", r"mxfp4|mx[\s-]?fp4"),
         ("fp8", r"fp8|float8|e4m3"),
         ("int8", r"int8|8[\s-]?bit|w8a8"),
         ("awq", r"int4|4[\s-]?bit|nf4|w4a16"),
@@ -174,3 +179,103 @@ _CONCURRENCY_RX = re.compile(
 
 def _number(text: str) -> float:
     return float(text.replace(",", "."))
+
+
+# --------------------------------------------------------------------------- sizes in words
+
+_EN_UNITS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9,
+}  # fmt: skip
+_EN_TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_EN_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_DE_UNITS = {
+    "ein": 1, "eins": 1, "eine": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "fuenf": 5,
+    "sechs": 6, "sieben": 7, "acht": 8, "neun": 9,
+}  # fmt: skip
+_DE_TEENS = {
+    "zehn": 10, "elf": 11, "zwölf": 12, "zwoelf": 12, "dreizehn": 13, "vierzehn": 14,
+    "fünfzehn": 15, "fuenfzehn": 15, "sechzehn": 16, "siebzehn": 17, "achtzehn": 18,
+    "neunzehn": 19,
+}  # fmt: skip
+_DE_TENS = {
+    "zwanzig": 20, "dreißig": 30, "dreissig": 30, "vierzig": 40, "fünfzig": 50, "fuenfzig": 50,
+    "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90,
+}  # fmt: skip
+
+
+def _alt(words: dict[str, int]) -> str:
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
+_EN_BELOW_100 = (
+    rf"(?:(?:{_alt(_EN_TENS)})(?:[\s-]+(?:{_alt(_EN_UNITS)}))?|{_alt(_EN_TEENS)}|{_alt(_EN_UNITS)})"
+)
+_EN_NUMBER = (
+    rf"(?:(?:{_alt(_EN_UNITS)}|a|one)\s+hundred(?:\s+(?:and\s+)?{_EN_BELOW_100})?|{_EN_BELOW_100})"
+)
+_DE_BELOW_100 = (
+    rf"(?:(?:(?:{_alt(_DE_UNITS)})und)?(?:{_alt(_DE_TENS)})|{_alt(_DE_TEENS)}|{_alt(_DE_UNITS)})"
+)
+_DE_NUMBER = rf"(?:(?:{_alt(_DE_UNITS)})?hundert(?:{_DE_BELOW_100})?|{_DE_BELOW_100})"
+_SIZE_WORDS_RX = re.compile(
+    rf"(?<![\w-])({_EN_NUMBER}|{_DE_NUMBER})\s+(billion|milliarden|mrd\.?)(?!\w)", re.IGNORECASE
+)
+
+
+def _en_value(words: str) -> int:
+    total = 0
+    tokens = re.split(r"[\s-]+", words.lower())
+    for i, tok in enumerate(tokens):
+        if tok == "hundred":
+            total = max(total, 1) * 100
+        elif tok in _EN_TENS:
+            total += _EN_TENS[tok]
+        elif tok in _EN_TEENS:
+            total += _EN_TEENS[tok]
+        elif tok in _EN_UNITS:
+            total += _EN_UNITS[tok]
+        elif tok in ("a",) and i + 1 < len(tokens) and tokens[i + 1] == "hundred":
+            total += 1
+    return total
+
+
+def _de_value(word: str) -> int:
+    word = word.lower()
+    total = 0
+    if "hundert" in word:
+        head, word = word.split("hundert", 1)
+        total = (_DE_UNITS.get(head, 1) if head else 1) * 100
+    if not word:
+        return total
+    if word in _DE_TEENS:
+        return total + _DE_TEENS[word]
+    if word in _DE_UNITS:
+        return total + _DE_UNITS[word]
+    for tens, value in _DE_TENS.items():
+        if word.endswith(tens):
+            unit = word[: -len(tens)].removesuffix("und")
+            return total + value + (_DE_UNITS.get(unit, 0) if unit else 0)
+    return total
+
+
+def spell_sizes(text: str) -> str:
+    """A parameter count in words as digits: 'thirteen billion' -> '13 billion', 'siebzig
+    Milliarden' -> '70 Milliarden', 'one hundred twenty billion' -> '120 billion'."""
+
+    def repl(m: re.Match[str]) -> str:
+        words = m.group(1)
+        value = _de_value(words) if re.fullmatch(_DE_NUMBER, words, re.I) else 0
+        if not value:
+            value = _en_value(words)
+        return f"{value} {m.group(2)}" if value else m.group(0)
+
+    if not re.search(r"billion|milliarden|mrd", text, re.IGNORECASE):
+        return text
+    return _SIZE_WORDS_RX.sub(repl, text)

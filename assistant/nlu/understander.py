@@ -23,7 +23,7 @@ from assistant.nlu.intents import (
     IntentMixin,
 )
 from assistant.nlu.language import detect_language
-from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias
+from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias, spell_sizes
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
 from assistant.nlu.scope import find_outside
@@ -98,6 +98,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         corrected = correct_typos(_fold(text))
         if corrected != _fold(text):
             text = corrected  # "nvlnk", "lama": read as the domain words they misspell
+        text = spell_sizes(text)  # "thirteen billion parameters": 13 billion
         if language is not None:
             lang, detected = language, True
         folded = _fold(text)

@@ -23,7 +23,17 @@ from pydantic import (
 from assistant.answer import ToolCall
 
 PrecisionArg = Literal[
-    "fp32", "bf16", "fp16", "fp8", "int8", "awq", "gptq", "gguf-q4_k_m", "gguf-q5_k_m", "gguf-q8_0"
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "mxfp4",
+    "awq",
+    "gptq",
+    "gguf-q4_k_m",
+    "gguf-q5_k_m",
+    "gguf-q8_0",
 ]
 _PRECISION_ALIASES = {
     "q4_k_m": "gguf-q4_k_m",

@@ -158,6 +158,10 @@ class FitCheckResult(ToolResult):
     weights_gb: float
     kv_bytes_per_token: float
     kv_gb: float
+    kv_bytes_per_token_high: float | None = Field(
+        default=None, description="unknown architecture: KV per token without GQA"
+    )
+    kv_gb_high: float | None = Field(default=None, description="the same at this context, GB")
     constants: dict[str, float]
     counts: dict[str, int]
     rows: list[FitRow]
@@ -249,6 +253,10 @@ def fit_check(deps: Any, args: FitArgs) -> FitCheckResult:
     counts = {"fits_one_card": 0, "split": 0, "does_not_fit": 0}
     for r in filtered.rows:
         counts[r.verdict] += 1
+    from tools.memory import kv_bounds
+
+    bounds = kv_bounds(m, args.kv_precision) if m.kind == "llm" else None
+    high = bounds[1] if bounds and bounds[1] > res.kv_bytes_per_token else None
     return FitCheckResult(
         model=_model_info(m),
         precision=res.precision,
@@ -259,6 +267,8 @@ def fit_check(deps: Any, args: FitArgs) -> FitCheckResult:
         weights_gb=_r(res.weights_gb),
         kv_bytes_per_token=res.kv_bytes_per_token,
         kv_gb=_r(res.kv_bytes_per_token * args.context_tokens * args.concurrency / 1e9),
+        kv_bytes_per_token_high=_r(high, 0) if high else None,
+        kv_gb_high=_r(high * args.context_tokens * args.concurrency / 1e9) if high else None,
         constants=res.constants,
         counts=counts,
         rows=rows,
