@@ -420,6 +420,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{link} ({bw}): about {t} per step (ring: {ring})",
         "{link} ({bw}): etwa {t} pro Schritt (Ring: {ring})",
     ),
+    "allreduce_row_guide": (
+        "{link} ({bw} per direction): about {t} per step (ring: {ring}); the guide's {gt} divides "
+        "by {gbw}, both directions added",
+        "{link} ({bw} pro Richtung): etwa {t} pro Schritt (Ring: {ring}); die {gt} des Guides "
+        "teilen durch {gbw}, beide Richtungen zusammen",
+    ),
     "allreduce_note": (
         "That is pure transfer time (size ÷ bandwidth, as the guide counts it), multiplied by "
         "every step of a run; the ring figure is 2(n−1)/n × size ÷ bandwidth as nccl-tests "
@@ -460,6 +466,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "`{label}` means the path goes over PCIe.**",
         "**Ja — das ist ein Defekt: Auf {cfg} sollte jedes Kartenpaar `{want}` (NVLink) zeigen; "
         "`{label}` heißt, der Weg führt über PCIe.**",
+    ),
+    "described_bad_nv": (
+        "**Yes — that is a defect: on {cfg} every pair of cards should show `{want}` (NVLink); "
+        "`{label}` is not what that board shows, so links are missing or miswired.**",
+        "**Ja — das ist ein Defekt: Auf {cfg} sollte jedes Kartenpaar `{want}` (NVLink) zeigen; "
+        "`{label}` zeigt dieses Board nicht, also fehlen Links oder sind falsch verbunden.**",
     ),
     "topo_ok": (
         "**The topology looks right{cfg}:** {summary}",

@@ -46,9 +46,10 @@ def allreduce_cmd(
 ) -> None:
     """Gradient all-reduce time per training step over every link, or check an nccl-tests result.
 
-    The guide: a 70B model in BF16 moves 140 GB per step, about 2.2 s over PCIe Gen5 and about
-    0.16 s over NVLink 4. With --check FILE --config ID, compares the busbw of an all_reduce_perf
-    run with the node's link.
+    A 70B model in BF16 moves 140 GB per step: about 2.2 s over PCIe Gen5 (64 GB/s) and 0.31 s
+    over NVLink 4 (450 GB/s per direction; the guide's 0.16 s divides by 900 GB/s, both
+    directions). With --check FILE --config ID, compares the busbw of an all_reduce_perf run with
+    the node's per-direction rate; exit 1 on a defect.
     """
     cat = _catalog(as_json)
     if check is not None:
@@ -66,11 +67,10 @@ def allreduce_cmd(
         )
         for link in cat.links.values()
     ]
-    ratio = None
+    ratio = guide_ratio = None
     if "nvlink-4" in cat.links and "pcie-gen5-x16" in cat.links:
-        ratio = ratio_fn(
-            LinkRatioInput(fast=cat.links["nvlink-4"], slow=cat.links["pcie-gen5-x16"])
-        ).ratio
+        lr = ratio_fn(LinkRatioInput(fast=cat.links["nvlink-4"], slow=cat.links["pcie-gen5-x16"]))
+        ratio, guide_ratio = lr.per_direction_ratio, lr.ratio
     if as_json:
         rows = []
         for r in results:
@@ -86,6 +86,7 @@ def allreduce_cmd(
                 "cards": cards,
                 "links": rows,
                 "ratio_nvlink4_to_pcie_gen5": ratio,
+                "guide_ratio_nvlink4_to_pcie_gen5": guide_ratio,
             }
         )
         return
@@ -96,21 +97,41 @@ def allreduce_cmd(
         title=f"{m.name}: {size:,.0f} GB of gradients per step, {cards} cards",
         title_justify="left",
     )
-    for col in ("Link", "GB/s", "size / bandwidth (s)", f"ring 2(n-1)/n (s), n={cards}"):
+    cols = (
+        "Link",
+        "GB/s per direction",
+        "size / bandwidth (s)",
+        f"ring 2(n-1)/n (s), n={cards}",
+        "guide (GB/s, s)",
+    )
+    for col in cols:
         table.add_column(col, justify="left" if col == "Link" else "right")
     for r in results:
+        guide = (
+            f"{r.guide_bandwidth_gb_s:,.0f}, {r.guide_seconds:.2g}"
+            if r.guide_bandwidth_gb_s != r.bandwidth_gb_s
+            else "same"
+        )
         table.add_row(
             r.inputs.link.name,
             f"{r.bandwidth_gb_s:,.0f}",
             f"{r.seconds:.3g}",
             f"{r.ring_seconds:.3g}",
+            guide,
         )
     con = _console()
     con.print(table)
-    if ratio is not None:
-        con.print(f"NVLink 4 : PCIe Gen5 = {ratio:.1f}x")
-    for note in results[0].notes:
+    if ratio is not None and guide_ratio is not None:
+        con.print(
+            f"NVLink 4 : PCIe Gen5 = {ratio:.1f}x per direction "
+            f"(the guide's {guide_ratio:.1f}x sets NVLink's both directions against PCIe's one)"
+        )
+    for note in results[0].notes[:2]:
         con.print(f"note: {note}")
+    con.print(
+        "note: all-reduce times use each link's rate in one direction, the rate `allreduce "
+        "--check` compares busbw with; the guide's NVLink figures add both directions."
+    )
 
 
 def _allreduce_check(cat: Catalog, source: str, config: str | None, as_json: bool) -> None:
@@ -128,15 +149,17 @@ def _allreduce_check(cat: Catalog, source: str, config: str | None, as_json: boo
         data = r.model_dump(mode="json")
         data["inputs"] = {"configuration": c.id, "link": r.inputs.link.id}
         _emit(data)
-        return
-    con = _console()
-    style = {"ok": "green", "warning": "yellow", "defect": "red"}[r.status]
-    con.print(
-        f"peak busbw {r.peak_busbw_gb_s:,.1f} GB/s at {r.peak_size_bytes:,} B "
-        f"(rated {r.rated_gb_s:,.0f} GB/s per direction on {r.inputs.link.name}; "
-        f"guide figure {r.guide_gb_s:,.0f} GB/s)"
-    )
-    con.print(f"[{style}]{r.status}[/]: {r.message}")
+    else:
+        con = _console()
+        style = {"ok": "green", "warning": "yellow", "defect": "red"}[r.status]
+        con.print(
+            f"peak busbw {r.peak_busbw_gb_s:,.1f} GB/s at {r.peak_size_bytes:,} B "
+            f"(rated {r.rated_gb_s:,.0f} GB/s per direction on {r.inputs.link.name}; "
+            f"guide figure {r.guide_gb_s:,.0f} GB/s)"
+        )
+        con.print(f"[{style}]{r.status}[/]: {r.message}")
+    if r.status == "defect":
+        raise typer.Exit(1)  # as `topo`: a defect is a non-zero exit
 
 
 # ---------------------------------------------------------------- topo
@@ -159,18 +182,24 @@ def topo_cmd(
 
     try:
         if c is not None:
-            g = cat.gpus[c.gpu]
-            kind = g.form_factor
-            expected = f"NV{g.nvlink_links}" if kind == "sxm" and g.nvlink_links else None
+            kind = "sxm" if cat.links[c.interconnect].kind == "nvlink" else "pcie"
+            expected = cat.expected_topo_label(c)  # the board's label: NV4 on a 4-GPU HGX A100
+            accepted = cat.accepted_topo_labels(c)  # NV12: 4 cards of an 8-GPU NVSwitch board
             count: int | None = c.count
         else:  # infer from the matrix: any NVLink pair means an SXM node
             _, cells = parse_topo_matrix(text)
             nv = [v for (a, b), v in cells.items() if a != b and v.startswith("NV")]
             kind = "sxm" if nv else "pcie"
             expected = max(nv, key=lambda v: int(v[2:])) if nv else None
-            count = None
+            accepted, count = [], None
         r = check_topology(
-            TopoInput(text=text, node_kind=kind, expected_label=expected, expected_cards=count)
+            TopoInput(
+                text=text,
+                node_kind=kind,
+                expected_label=expected,
+                accepted_labels=accepted,
+                expected_cards=count,
+            )
         )
     except TopoParseError as exc:
         _fail(str(exc), as_json)
@@ -178,8 +207,10 @@ def topo_cmd(
         data = r.model_dump(mode="json")
         data["inputs"] = {
             "configuration": c.id if c else None,
+            "board": c.board if c else None,
             "node_kind": kind,
             "expected_label": expected,
+            "accepted_labels": accepted,
             "expected_cards": count,
         }
         _emit(data)

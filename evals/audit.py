@@ -902,6 +902,8 @@ class Auditor:
             fast, slow = (a, b) if a.bandwidth_gb_s >= b.bandwidth_gb_s else (b, a)
             want = fast.bandwidth_gb_s / slow.bandwidth_gb_s
             ok = round(want) == round(_value(m.group(1)))
+            per_dir = fast.per_direction_gb_s / slow.per_direction_gb_s
+            mixed = round(per_dir) != round(want)  # NVLink's both directions : PCIe's one
             self.add(
                 n,
                 "link ratio",
@@ -909,6 +911,13 @@ class Auditor:
                 f"{m.group(1)}×",
                 f"{want:.2f}× ({_fmt(fast.bandwidth_gb_s)} ÷ {_fmt(slow.bandwidth_gb_s)} GB/s)",
                 ok,
+                (
+                    f"the guide's figures: {fast.name} counts both directions, {slow.name} one; "
+                    f"per direction {per_dir:.1f}× ({_fmt(fast.per_direction_gb_s)} ÷ "
+                    f"{_fmt(slow.per_direction_gb_s)} GB/s)"
+                )
+                if ok and mixed
+                else "",
             )
         # gradient size of an N-B model in BF16: "70B model in BF16 ... 140 GB"
         mb = re.search(r"(\d+)\s?B[- ](?:model|Modell)", plain)
@@ -936,14 +945,25 @@ class Auditor:
                 if not before or size is None:
                     continue
                 link = e.links[before[-1]]
-                want = size / link.bandwidth_gb_s
+                want = size / link.per_direction_gb_s  # what the tools compute (issue 24)
+                guide_way = size / link.bandwidth_gb_s  # NVLink: both directions added
+                ok = _matches(m.group(1), want)
+                # the guide's convention is known and noted, not a contradiction of its figures
+                both = not ok and _matches(m.group(1), guide_way)
                 self.add(
                     n,
                     "all-reduce time",
                     f"{_fmt(size)} GB over {link.name}",
                     f"{m.group(1)} s",
-                    f"{want:.3g} s ({_fmt(size)} GB ÷ {_fmt(link.bandwidth_gb_s)} GB/s)",
-                    _matches(m.group(1), want),
+                    f"{want:.3g} s ({_fmt(size)} GB ÷ {_fmt(link.per_direction_gb_s)} GB/s "
+                    "per direction)",
+                    ok or both,
+                    (
+                        f"the guide divides by {_fmt(link.bandwidth_gb_s)} GB/s, both directions "
+                        f"added: 2x optimistic (docs/bugs.md)"
+                    )
+                    if both
+                    else "",
                 )
         # all-reduces per token: "80 synchronisations per token" for a 70B model
         ms = re.search(r"(\d+)\s(?:Synchronisationen|synchroni[sz]ations|Abgleiche)", plain)

@@ -371,6 +371,28 @@ class Catalog:
                     return other
         return link
 
+    def expected_topo_label(self, configuration: Configuration | str) -> str | None:
+        """What `nvidia-smi topo -m` shows between every two cards of an NVLink node (its
+        board's label: NV4 on a 4-GPU HGX A100, NV18 on an 8-GPU HGX H100); None for PCIe."""
+        c = self._config(configuration)
+        if self.links[c.interconnect].kind != "nvlink":
+            return None
+        if c.topo_label:
+            return c.topo_label
+        g = self.gpus[c.gpu]
+        return f"NV{g.nvlink_links}" if g.nvlink_links else None
+
+    def accepted_topo_labels(self, configuration: Configuration | str) -> list[str]:
+        """Labels healthy besides the board's: a node sold as a 4-GPU board without NVSwitch may
+        be 4 cards of an 8-GPU NVSwitch board, whose pairs show every link (NV12 A100, NV18
+        H100); fewer links than the board's label stay a defect."""
+        c = self._config(configuration)
+        g = self.gpus[c.gpu]
+        if self.links[c.interconnect].kind != "nvlink" or c.nvswitch or not g.nvlink_links:
+            return []
+        full = f"NV{g.nvlink_links}"
+        return [full] if full != self.expected_topo_label(c) else []
+
     def llm_models(self) -> list[ModelSpec]:
         return [m for m in self.models.values() if m.kind == "llm"]
 
@@ -453,6 +475,7 @@ def load_catalog(folder: Path | str) -> Catalog:
             _ref_error(folder, config_file, c.id, i, "gpu", "card", c.gpu, gpus)
         if c.interconnect not in links:
             _ref_error(folder, config_file, c.id, i, "interconnect", "link", c.interconnect, links)
+        _check_board(folder / config_file, i, c, gpus[c.gpu], links[c.interconnect])
     seen: dict[str, str] = {}
     for i, m in enumerate(models.values(), 1):
         for alias in (m.id, m.name, *m.aliases):
@@ -468,6 +491,32 @@ def load_catalog(folder: Path | str) -> Catalog:
             seen[key] = m.id
     return Catalog(
         folder=folder, gpus=gpus, links=links, configurations=configurations, models=models
+    )
+
+
+def _check_board(path: Path, index: int, c: Configuration, gpu: Gpu, link: Link) -> None:
+    """An NVLink node states its board, and its topo label is what that board shows: the card's
+    links on an NVSwitch board, split evenly over the other cards without one."""
+    if link.kind != "nvlink" or gpu.nvlink_links is None:
+        return
+    if c.board is None or c.nvswitch is None or c.topo_label is None:
+        missing = [f for f in ("board", "nvswitch", "topo_label") if getattr(c, f) is None]
+        fld, problem = missing[0], f"an NVLink node needs {', '.join(missing)}"
+    else:
+        per_pair = gpu.nvlink_links if c.nvswitch else gpu.nvlink_links // max(c.count - 1, 1)
+        if c.topo_label == f"NV{per_pair}":
+            return
+        fld = "topo_label"
+        problem = (
+            f"{c.topo_label} does not match the board: {gpu.nvlink_links} links per card "
+            + ("through NVSwitch" if c.nvswitch else f"over {c.count - 1} peers")
+            + f" show NV{per_pair}"
+        )
+    raise CatalogError(
+        f"{path}: entry '{c.id}' (#{index}): field '{fld}': {problem}",
+        file=str(path),
+        entry=c.id,
+        field=fld,
     )
 
 

@@ -161,3 +161,17 @@ def test_non_finite_and_absurd_prices_are_refused_at_load(
     error = _error(folder)
     assert needle in str(error)
     assert "usd_per_month" in str(error) and "configurations.yaml" in str(error)
+
+
+def test_an_nvlink_node_states_its_board(folder: Path) -> None:
+    # a 4-GPU HGX A100 board without NVSwitch shows NV4 per pair (12 links / 3 peers), not NV12
+    _edit(folder, "configurations.yaml", _sub("    topo_label: NV4\n", "    topo_label: NV12\n"))
+    err = _error(folder)
+    assert err.entry == "4x-a100-sxm4" and err.field == "topo_label"
+    assert "NV4" in str(err)
+
+
+def test_an_nvlink_node_without_a_board_is_refused(folder: Path) -> None:
+    _edit(folder, "configurations.yaml", _sub("    board: HGX H100 4-GPU\n", ""))
+    err = _error(folder)
+    assert err.entry == "4x-h100-sxm5" and err.field == "board"

@@ -18,13 +18,27 @@ from cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "knowledge" / "catalog"
-TOPO_H100 = (
+TOPO_H100 = (  # a 4-GPU HGX H100 board: 18 links per card over 3 peers, NV6 per pair
     "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
-    "GPU0\t X \tNV18\tNV18\tNV18\t0-63\t0\n"
-    "GPU1\tNV18\t X \tNV18\tNV18\t0-63\t0\n"
-    "GPU2\tNV18\tNV18\t X \tSYS\t0-63\t0\n"
-    "GPU3\tNV18\tNV18\tSYS\t X \t0-63\t0\n"
+    "GPU0\t X \tNV6\tNV6\tNV6\t0-63\t0\n"
+    "GPU1\tNV6\t X \tNV6\tNV6\t0-63\t0\n"
+    "GPU2\tNV6\tNV6\t X \tSYS\t0-63\t0\n"
+    "GPU3\tNV6\tNV6\tSYS\t X \t0-63\t0\n"
 )
+
+
+def _matrix(n: int, label: str, broken: tuple[int, int, str] | None = None) -> str:
+    """`topo -m` for n cards, every pair `label`, one pair (a, b) showing another label."""
+    rows = ["\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\tCPU Affinity\tNUMA Affinity"]
+    for i in range(n):
+        cells = []
+        for j in range(n):
+            cell = " X " if i == j else label
+            if broken and {i, j} == set(broken[:2]):
+                cell = broken[2]
+            cells.append(cell)
+        rows.append(f"GPU{i}\t" + "\t".join(cells) + "\t0-63\t0")
+    return "\n".join(rows) + "\n"
 
 
 @pytest.fixture
@@ -160,10 +174,14 @@ def test_allreduce(run: Any) -> None:
     links = {r["link"]: r for r in data["links"]}
     assert links["pcie-gen5-x16"]["size_gb"] == 140
     assert links["pcie-gen5-x16"]["seconds"] == pytest.approx(2.1875)
-    assert links["nvlink-4"]["seconds"] == pytest.approx(0.1556, abs=1e-3)
-    assert round(data["ratio_nvlink4_to_pcie_gen5"]) == 14
+    # per direction, as --check judges busbw: 140 GB / 450 GB/s (the guide: / 900 GB/s)
+    assert links["nvlink-4"]["bandwidth_gb_s"] == 450
+    assert links["nvlink-4"]["seconds"] == pytest.approx(140 / 450)
+    assert links["nvlink-4"]["guide_seconds"] == pytest.approx(0.1556, abs=1e-3)
+    assert data["ratio_nvlink4_to_pcie_gen5"] == pytest.approx(450 / 64)
+    assert round(data["guide_ratio_nvlink4_to_pcie_gen5"]) == 14
     table = run("allreduce")
-    assert "140 GB" in table.stdout and "14.1x" in table.stdout
+    assert "140 GB" in table.stdout and "7.0x per direction" in table.stdout
 
 
 def test_allreduce_check(run: Any, tmp_path: Path) -> None:
@@ -179,6 +197,80 @@ def test_allreduce_check(run: Any, tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
 
 
+@pytest.mark.parametrize(
+    ("config", "label"),
+    [
+        ("4x-a100-sxm4", "NV4"),  # HGX A100 4-GPU: 12 links / 3 peers, the normal layout
+        ("8x-a100-sxm4", "NV12"),  # HGX A100 8-GPU: NVSwitch
+        ("4x-h100-sxm5", "NV6"),  # HGX H100 4-GPU: 18 links / 3 peers
+        ("8x-h100-sxm5", "NV18"),
+        ("4x-h200", "NV6"),
+        ("8x-h200", "NV18"),
+        ("8x-b200", "NV18"),
+    ],
+)
+def test_topo_judges_each_board_as_built(run: Any, config: str, label: str) -> None:
+    n = int(config[0])
+    healthy = run("topo", "-", "--config", config, "--json", stdin=_matrix(n, label))
+    assert healthy.exit_code == 0, healthy.output
+    assert json.loads(healthy.stdout)["status"] == "ok"
+    fewer = f"NV{int(label[2:]) - 1}"  # a link down between GPU0 and GPU1
+    down = run("topo", "-", "--config", config, "--json", stdin=_matrix(n, label, (0, 1, fewer)))
+    assert down.exit_code == 1
+    bad = [p for p in json.loads(down.stdout)["pairs"] if p["status"] != "ok"]
+    assert [(p["a"], p["b"], p["status"]) for p in bad] == [("GPU0", "GPU1", "defect")]
+    pcie = run("topo", "-", "--config", config, stdin=_matrix(n, label, (1, 2, "SYS")))
+    assert pcie.exit_code == 1
+
+
+def test_a_4_card_node_on_an_nvswitch_board_is_healthy_too(run: Any) -> None:
+    # 4 cards of an 8-GPU NVSwitch board show every link per pair: not a defect
+    ok = run("topo", "-", "--config", "4x-a100-sxm4", "--json", stdin=_matrix(4, "NV12"))
+    assert ok.exit_code == 0 and json.loads(ok.stdout)["inputs"]["accepted_labels"] == ["NV12"]
+    # NV12 on H100 cards is neither board's layout (NV6 direct, NV18 through NVSwitch)
+    bad = run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=_matrix(4, "NV12"))
+    assert bad.exit_code == 1 and json.loads(bad.stdout)["status"] == "defect"
+
+
+def test_every_nvlink_node_says_its_board() -> None:
+    from knowledge.catalog import load_catalog
+
+    cat = load_catalog(CATALOG)
+    for c in cat.configurations.values():
+        if cat.links[c.interconnect].kind == "nvlink":
+            assert c.board and c.nvswitch is not None and c.board_source, c.id
+            assert cat.expected_topo_label(c) == c.topo_label
+            assert c.nvswitch == (c.count == 8 or "8-GPU" in c.board)
+        else:
+            assert cat.expected_topo_label(c) is None
+    # "every pair NV18" only where an NVSwitch joins the cards
+    assert {c.topo_label for c in cat.configurations.values() if c.nvswitch is False} == {
+        "NV4",
+        "NV6",
+    }
+
+
+def test_allreduce_check_exits_non_zero_on_a_defect(run: Any, tmp_path: Path) -> None:
+    from tests.test_tools_diagnostics import NCCL
+
+    path = tmp_path / "nccl.txt"
+    path.write_text(NCCL)
+    ok = run("allreduce", "--check", str(path), "--config", "8x-h100-sxm5")
+    assert ok.exit_code == 0, ok.output
+    # the same run judged against NVLink 5 (900 GB/s per direction): 44 %, lower than expected
+    warn = run("allreduce", "--check", str(path), "--config", "8x-b200", "--json")
+    assert warn.exit_code == 0 and json.loads(warn.stdout)["status"] == "warning"
+    slow = tmp_path / "slow.txt"
+    low = {"397.44": "21.00", "397.65": "21.10", "365.25": "20.00", "365.98": "20.10"}
+    text = NCCL
+    for before, after in low.items():
+        text = text.replace(before, after)
+    slow.write_text(text)
+    bad = run("allreduce", "--check", str(slow), "--config", "8x-h100-sxm5", "--json")
+    assert bad.exit_code == 1
+    assert json.loads(bad.stdout)["status"] == "defect"
+
+
 def test_topo_from_stdin(run: Any) -> None:
     defect = run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=TOPO_H100)
     assert defect.exit_code == 1  # a defect, as diagnostics tools do
@@ -186,8 +278,9 @@ def test_topo_from_stdin(run: Any) -> None:
     assert data["status"] == "defect"
     bad = [p for p in data["pairs"] if p["status"] != "ok"]
     assert [(p["a"], p["b"]) for p in bad] == [("GPU2", "GPU3")]
-    assert data["inputs"]["expected_label"] == "NV18"
-    table = run("topo", "-", stdin=TOPO_H100.replace("SYS", "NV18"))
+    assert data["inputs"]["expected_label"] == "NV6"
+    assert data["inputs"]["board"] == "HGX H100 4-GPU"
+    table = run("topo", "-", stdin=TOPO_H100.replace("SYS", "NV6"))
     assert table.exit_code == 0 and "overall: ok" in table.stdout
     garbage = run("topo", "-", stdin="nothing")
     assert garbage.exit_code == 2 and "GPU0" in garbage.stderr

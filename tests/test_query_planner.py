@@ -322,7 +322,9 @@ def test_card_classes_and_soft_negations_exclude(nlu: Understander) -> None:
     q = nlu.understand("We'd prefer not to use consumer cards for Llama 3.3 70B, 30 agents")
     assert set(q.constraints.exclude_cards) == {"rtx-4090", "rtx-5090"} and q.users == 30
     q = nlu.understand("we want to serve Llama 3.1 70B")  # "want" is not the Wan model
-    assert q.unknown_model == "Llama 3.1 70B" and q.params_b == 70
+    assert q.model == "llama-3.1-70b"
+    q = nlu.understand("we want to serve Llama 2 13B")
+    assert q.unknown_model == "Llama 2 13B" and q.params_b == 13
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,10 @@
 The guide asks every customer to run both on day one: `topo -m` shows whether two cards talk over
 NVLink (NV#) or PCIe (PIX, PXB, PHB, NODE, SYS); an all-reduce across every card shows the bus
 bandwidth (busbw) to compare with the link's rated figure. On the site's SXM nodes every pair
-must show NVLink (NV18 on H100/H200/B200, NV12 on A100); anything else is a defect to report.
+must show NVLink with the label of the node's board (the catalog's `topo_label`): NV18 (H100,
+H200, B200) or NV12 (A100) through NVSwitch on 8-GPU boards, NV6 (H100, H200) or NV4 (A100) on
+4-GPU HGX boards, whose 18 or 12 links per card are split over 3 peers. Fewer links than that,
+or a PCIe path, is a defect to report.
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ class TopoInput(_In):
     node_kind: NodeKind = Field(description="what was rented: an SXM (NVLink) or a PCIe node")
     expected_label: str | None = Field(
         default=None, description="what every pair should show on an SXM node, e.g. NV18"
+    )
+    accepted_labels: list[str] = Field(
+        default=[],
+        description="other labels that are healthy too: NV18 on a 4-card H100 node means its "
+        "cards sit on an 8-GPU NVSwitch board (all links through the switches)",
     )
     expected_cards: int | None = Field(default=None, ge=1, description="cards the node should have")
 
@@ -147,7 +155,7 @@ def _pair_verdict(a: str, b: str, label: str, inp: TopoInput) -> PairVerdict:
     if inp.node_kind == "sxm":
         expected = inp.expected_label
         if label.startswith("NV"):
-            if expected is None or label == expected:
+            if expected is None or label == expected or label in inp.accepted_labels:
                 return PairVerdict(
                     a=a,
                     b=b,
@@ -156,7 +164,11 @@ def _pair_verdict(a: str, b: str, label: str, inp: TopoInput) -> PairVerdict:
                     status="ok",
                     message="NVLink as expected",
                 )
-            got, want = int(label[2:]), int(expected[2:]) if expected.startswith("NV") else 0
+            got = int(label[2:])
+            wants = [int(x[2:]) for x in (expected, *inp.accepted_labels) if x.startswith("NV")]
+            # below the board's count, or between it and NVSwitch's full count: links are down
+            want = min((w for w in wants if w > got), default=0)
+            shown = " or ".join([expected, *inp.accepted_labels])
             if got < want:
                 return PairVerdict(
                     a=a,
@@ -172,7 +184,7 @@ def _pair_verdict(a: str, b: str, label: str, inp: TopoInput) -> PairVerdict:
                 label=label,
                 meaning=meaning,
                 status="warning",
-                message=f"shows {label}, expected {expected}",
+                message=f"shows {label}, expected {shown}",
             )
         return PairVerdict(
             a=a,

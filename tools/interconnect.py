@@ -1,10 +1,13 @@
 """The link between cards: facts, ratios, tensor-parallel synchronisation and gradient all-reduce.
 
-Figures follow the site's guide (nvlink-vs-pcie): NVLink 4 900 GB/s against PCIe Gen5 64 GB/s is
-about 14x; tensor parallelism synchronises once per layer per token (80 times for a 70B model);
-a 70B model in BF16 moves 140 GB per training step, about 2.2 s over PCIe Gen5 and about 0.16 s
-over NVLink 4 (size / bandwidth). The ring figure 2(n-1)/n x size / bandwidth is the one
-nccl-tests uses for bus bandwidth.
+Link rates have a direction. NVIDIA's NVLink headline (NVLink 4: 900 GB/s) counts both directions;
+PCIe's 64 GB/s (Gen5 x16) is one direction. A ring all-reduce sends and receives at the same time,
+so its time is bounded by the rate in one direction, the figure nccl-tests' busbw is compared
+with (`Link.per_direction_gb_s`, as `check_all_reduce` does): every all-reduce time here uses it.
+The site's guide (nvlink-vs-pcie) divides by 900 GB/s for NVLink 4 (140 GB per step of a 70B
+model: "about 0.16 s"; per direction it is 0.31 s) and compares 900 with 64 GB/s ("about 14x";
+per direction 7x): results carry the guide's figure beside ours (`guide_*`). Tensor parallelism
+synchronises once per layer per token (80 times for a 70B model), as the guide counts.
 """
 
 from __future__ import annotations
@@ -45,19 +48,27 @@ class LinkRatioInput(_In):
 
 class LinkRatioResult(BaseModel):
     inputs: LinkRatioInput
-    fast_gb_s: float
+    fast_gb_s: float = Field(description="the guide's figure (NVLink: both directions)")
     slow_gb_s: float
-    ratio: float
-    formula: str = "ratio = fast.bandwidth_gb_s / slow.bandwidth_gb_s"
+    ratio: float = Field(description="the guide's ratio (NVLink 4 : PCIe Gen5 about 14x)")
+    per_direction_ratio: float = Field(
+        default=0.0, description="the same per direction, what an all-reduce sees (about 7x)"
+    )
+    formula: str = (
+        "ratio = fast.bandwidth_gb_s / slow.bandwidth_gb_s (the guide's figures); "
+        "per_direction_ratio = fast.per_direction_gb_s / slow.per_direction_gb_s"
+    )
 
 
 def link_ratio(inp: LinkRatioInput) -> LinkRatioResult:
-    """How many times faster one link is than another (NVLink 4 : PCIe Gen5 is about 14x)."""
+    """How many times faster one link is than another: as the guide counts (NVLink 4 : PCIe Gen5
+    about 14x, NVLink's both directions against PCIe's one) and per direction (about 7x)."""
     return LinkRatioResult(
         inputs=inp,
         fast_gb_s=inp.fast.bandwidth_gb_s,
         slow_gb_s=inp.slow.bandwidth_gb_s,
         ratio=inp.fast.bandwidth_gb_s / inp.slow.bandwidth_gb_s,
+        per_direction_ratio=inp.fast.per_direction_gb_s / inp.slow.per_direction_gb_s,
     )
 
 
@@ -92,7 +103,7 @@ def tensor_parallel_sync(inp: TensorParallelInput) -> TensorParallelResult:
         raise ValueError(f"{model.name}: layers and hidden size are needed (architecture unknown)")
     syncs = model.layers * inp.allreduces_per_layer
     message = model.hidden_size * inp.batch_tokens * ACTIVATION_BYTES
-    transfer = ring_factor(inp.cards) * message / (inp.link.bandwidth_gb_s * 1e9)
+    transfer = ring_factor(inp.cards) * message / (inp.link.per_direction_gb_s * 1e9)
     latency = inp.link.allreduce_latency_us * 1e-6
     per_sync = max(latency, transfer)
     return TensorParallelResult(
@@ -104,13 +115,13 @@ def tensor_parallel_sync(inp: TensorParallelInput) -> TensorParallelResult:
         seconds_per_sync=per_sync,
         seconds_per_token=syncs * per_sync,
         formula="syncs_per_token = layers * allreduces_per_layer; message = hidden * batch * 2 B; "
-        "seconds_per_sync = max(latency, 2(n-1)/n * message / bandwidth); "
+        "seconds_per_sync = max(latency, 2(n-1)/n * message / per-direction bandwidth); "
         "seconds_per_token = syncs_per_token * seconds_per_sync",
         constants={
             "allreduces_per_layer": inp.allreduces_per_layer,
             "activation_bytes": ACTIVATION_BYTES,
             "latency_us": inp.link.allreduce_latency_us,
-            "bandwidth_gb_s": inp.link.bandwidth_gb_s,
+            "bandwidth_gb_s": inp.link.per_direction_gb_s,
         },
         notes=[
             "The guide counts one all-reduce per layer; Megatron-style tensor parallelism "
@@ -134,19 +145,35 @@ class GradientAllReduceInput(_In):
 class GradientAllReduceResult(BaseModel):
     inputs: GradientAllReduceInput
     size_gb: float = Field(description="gradient bytes per step")
-    bandwidth_gb_s: float
-    seconds: float = Field(description="the guide's figure: size / bandwidth")
+    bandwidth_gb_s: float = Field(description="the link's rate per direction, GB/s")
+    seconds: float = Field(description="size / per-direction bandwidth, as the guide counts it")
     ring_factor: float
     ring_seconds: float = Field(description="2(n-1)/n * size / bandwidth, as nccl-tests counts")
+    guide_bandwidth_gb_s: float = Field(
+        description="the guide's figure for the link (NVLink: both directions added)"
+    )
+    guide_seconds: float = Field(description="size / the guide's figure (NVLink: 2x optimistic)")
     formula: str
     notes: list[str]
 
 
 def gradient_allreduce(inp: GradientAllReduceInput) -> GradientAllReduceResult:
-    """Per-step gradient all-reduce time: the guide's size/bandwidth and the ring figure."""
+    """Per-step gradient all-reduce time over the link's per-direction rate (the rate
+    `check_all_reduce` compares busbw with): size / bandwidth and the ring figure; the guide's
+    figure beside it."""
     size_gb = inp.params_b * inp.bytes_per_param
-    bw = inp.link.bandwidth_gb_s
+    bw = inp.link.per_direction_gb_s
     factor = ring_factor(inp.cards)
+    notes = [
+        "Sized by the parameter count, not the batch; paid at the end of every step.",
+        "Pure transfer time; overlap with the backward pass can hide part of it.",
+    ]
+    if inp.link.bandwidth_gb_s != bw:
+        notes.append(
+            f"{inp.link.name}: {bw:,.0f} GB/s per direction; the guide's "
+            f"{inp.link.bandwidth_gb_s:,.0f} GB/s adds both directions, so its "
+            f"{size_gb / inp.link.bandwidth_gb_s:.2g} s is 2x optimistic."
+        )
     return GradientAllReduceResult(
         inputs=inp,
         size_gb=size_gb,
@@ -154,10 +181,10 @@ def gradient_allreduce(inp: GradientAllReduceInput) -> GradientAllReduceResult:
         seconds=size_gb / bw,
         ring_factor=factor,
         ring_seconds=factor * size_gb / bw,
-        formula="size_gb = params_b * bytes_per_param; seconds = size_gb / bandwidth_gb_s; "
-        "ring_seconds = 2(n-1)/n * size_gb / bandwidth_gb_s",
-        notes=[
-            "Sized by the parameter count, not the batch; paid at the end of every step.",
-            "Pure transfer time; overlap with the backward pass can hide part of it.",
-        ],
+        guide_bandwidth_gb_s=inp.link.bandwidth_gb_s,
+        guide_seconds=size_gb / inp.link.bandwidth_gb_s,
+        formula="size_gb = params_b * bytes_per_param; seconds = size_gb / per_direction_gb_s; "
+        "ring_seconds = 2(n-1)/n * size_gb / per_direction_gb_s; "
+        "guide_seconds = size_gb / the guide's bandwidth_gb_s",
+        notes=notes,
     )

@@ -144,6 +144,22 @@ class Configuration(_Record):
     guide_interconnect: str | None = Field(
         default=None, description="how the site's guide labels this node's connection, verbatim"
     )
+    board: str | None = Field(
+        default=None,
+        description="NVLink nodes: the baseboard, e.g. 'HGX A100 4-GPU' (direct NVLink between "
+        "the cards) or 'HGX H100 8-GPU' (through NVSwitch)",
+    )
+    nvswitch: bool | None = Field(
+        default=None, description="NVLink nodes: the cards talk through NVSwitch chips"
+    )
+    topo_label: str | None = Field(
+        default=None,
+        pattern=r"^NV\d+$",
+        description="NVLink nodes: what `nvidia-smi topo -m` shows between every two cards: the "
+        "card's links on an NVSwitch board (NV12 A100, NV18 H100/H200/B200), split over the "
+        "other cards without one (4-GPU HGX A100: 12 links / 3 peers = NV4; H100: NV6)",
+    )
+    board_source: str | None = Field(default=None, description="where the board facts come from")
 
     @property
     def placeholder(self) -> bool:

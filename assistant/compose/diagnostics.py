@@ -158,10 +158,10 @@ class DiagnosticsMixin(ComposerBase):
             key = "described_ok_nvlink" if res.get("node_kind") == "sxm" else "described_ok"
             d.add(t(d.lang, key, label=label, cfg=cfg_txt) + d.cite("measure-it-yourself"))
         else:
-            want = res.get("expected_label") or "NV#"
+            want = "/".join([res.get("expected_label") or "NV#", *res.get("accepted_labels", [])])
+            key = "described_bad_nv" if label.upper().startswith("NV") else "described_bad"
             d.add(
-                t(d.lang, "described_bad", label=label, cfg=cfg_txt, want=want)
-                + d.cite("measure-it-yourself")
+                t(d.lang, key, label=label, cfg=cfg_txt, want=want) + d.cite("measure-it-yourself")
             )
             d.add(t(d.lang, "topo_report"))
         return 1
@@ -170,7 +170,10 @@ class DiagnosticsMixin(ComposerBase):
         label = p["label"]
         if res["node_kind"] == "sxm":
             if label.startswith("NV"):
-                return t(d.lang, "pair_nv_fewer", want=res.get("expected_label") or "NV#")
+                want = "/".join(
+                    [res.get("expected_label") or "NV#", *res.get("accepted_labels", [])]
+                )
+                return t(d.lang, "pair_nv_fewer", want=want)
             return t(d.lang, "pair_pcie_on_sxm")
         if label in ("SYS", "SOC"):
             return t(d.lang, "pair_sys")

@@ -217,11 +217,15 @@ class InterconnectMixin(ComposerBase):
             lines.append(
                 t(
                     d.lang,
-                    "allreduce_row",
+                    "allreduce_row"
+                    if r["guide_seconds"] == r["seconds"]
+                    else "allreduce_row_guide",
                     link=r["name"],
                     bw=f"{num(d.lang, r['bandwidth_gb_s'])} GB/s",
                     t=f"{smart(d.lang, r['seconds'])} s",
                     ring=f"{smart(d.lang, r['ring_seconds'])} s",
+                    gbw=f"{num(d.lang, r['guide_bandwidth_gb_s'])} GB/s",
+                    gt=f"{smart(d.lang, r['guide_seconds'])} s",
                 )
             )
         d.bullets(lines)

@@ -27,27 +27,30 @@ class TopologyArgs(_Args):
 def check_topology_output(deps: Any, args: TopologyArgs) -> dict[str, Any]:
     """Read pasted `nvidia-smi topo -m` output: for every card pair the label (NV# = NVLink; PIX,
     PXB, PHB, NODE, SYS = PCIe paths, SYS the worst: across CPU sockets) and a verdict against
-    what the rented node should show (on SXM nodes every pair NVLink, e.g. NV18 on H100)."""
+    what the rented node should show: every pair NVLink on SXM nodes, with its board's label
+    (NV18 on an 8-GPU HGX H100, NV4 on a 4-GPU HGX A100 whose 12 links go to 3 peers)."""
     from tools.diagnostics import TopoInput, check_topology
 
     kind = args.node_kind
     expected_label = None
+    accepted: list[str] = []
     expected_cards = None
     cfg = None
+    board = None
     if args.configuration:
         c = _configuration(deps, args.configuration)
-        cfg = c.id
-        gpu = deps.catalog.gpus[c.gpu]
+        cfg, board = c.id, c.board
         link = deps.catalog.links[c.interconnect]
         kind = "sxm" if link.kind == "nvlink" else "pcie"
-        if gpu.nvlink_links:
-            expected_label = f"NV{gpu.nvlink_links}"
+        expected_label = deps.catalog.expected_topo_label(c)  # the board's: NV4 on 4-GPU A100
+        accepted = deps.catalog.accepted_topo_labels(c)  # NV12: cards of an NVSwitch board
         expected_cards = c.count
     res = check_topology(
         TopoInput(
             text=args.text,
             node_kind=kind or "pcie",
             expected_label=expected_label,
+            accepted_labels=accepted,
             expected_cards=expected_cards,
         )
     )
@@ -56,4 +59,6 @@ def check_topology_output(deps: Any, args: TopologyArgs) -> dict[str, Any]:
     out["configuration"] = cfg
     out["node_kind"] = kind
     out["expected_label"] = expected_label
+    out["accepted_labels"] = accepted
+    out["board"] = board
     return out

@@ -130,9 +130,9 @@ class AllReduceArgs(_Args):
 @tool
 def gradient_allreduce_time(deps: Any, args: AllReduceArgs) -> dict[str, Any]:
     """Time of the gradient all-reduce at the end of every training step: size = parameters x 2
-    bytes (BF16), time = size / link bandwidth as the guide counts it (70B: 140 GB, about 2.2 s
-    over PCIe Gen5, about 0.16 s over NVLink 4), plus the ring figure 2(n-1)/n x size / bandwidth
-    (nccl-tests bus bandwidth)."""
+    bytes (BF16), time = size / the link's per-direction rate (70B: 140 GB, about 2.2 s over PCIe
+    Gen5, 0.31 s over NVLink 4 at 450 GB/s; the guide's 0.16 s divides by 900 GB/s, both
+    directions: guide_seconds), plus the ring figure 2(n-1)/n x size / bandwidth."""
     from tools.interconnect import GradientAllReduceInput, gradient_allreduce
 
     if args.params_b is not None:
@@ -162,6 +162,8 @@ def gradient_allreduce_time(deps: Any, args: AllReduceArgs) -> dict[str, Any]:
                 "seconds": _r(r.seconds, 3),
                 "ring_seconds": _r(r.ring_seconds, 3),
                 "ring_factor": _r(r.ring_factor, 3),
+                "guide_bandwidth_gb_s": r.guide_bandwidth_gb_s,
+                "guide_seconds": _r(r.guide_seconds, 3),
             }
         )
     return {
@@ -170,6 +172,7 @@ def gradient_allreduce_time(deps: Any, args: AllReduceArgs) -> dict[str, Any]:
         "size_gb": _r(params_b * args.bytes_per_param),
         "cards": args.cards,
         "rows": rows,
-        "formula": "seconds = size_gb / bandwidth_gb_s; ring_seconds = 2(n-1)/n * size_gb / "
-        "bandwidth_gb_s",
+        "formula": "seconds = size_gb / bandwidth_gb_s (per direction); ring_seconds = "
+        "2(n-1)/n * size_gb / bandwidth_gb_s; guide_seconds = size_gb / guide_bandwidth_gb_s "
+        "(the guide's NVLink figure adds both directions)",
     }

@@ -58,9 +58,19 @@ def _row(m: Any, match: Literal["exact", "size", "close"]) -> ModelMatch:
     )
 
 
-def _by_size(models: list[Any], size_b: float) -> list[Any]:
+def _by_size(models: list[Any], size_b: float, family: str | None = None) -> list[Any]:
+    """Models of about this size, the named family's first ('Gemma 4 27B': Gemmas, then the
+    rest)."""
+    from knowledge.catalog import family_of
+
     near = [m for m in models if abs(m.params_b - size_b) <= SIZE_TOLERANCE * size_b]
-    return sorted(near, key=lambda m: abs(m.params_b - size_b))
+    return sorted(
+        near,
+        key=lambda m: (
+            family is not None and family_of(m.name) != family,
+            abs(m.params_b - size_b),
+        ),
+    )
 
 
 def _close(deps: Any, query: str) -> list[Any]:
@@ -103,7 +113,10 @@ def find_model(deps: Any, args: FindModelArgs) -> FindModelResult:
         found = size_in_name(args.query)
         size_b = found[0] if found else None
     if size_b:
-        rows += [_row(m, "size") for m in _by_size(models, size_b)]
+        from knowledge.catalog import family_of
+
+        family = family_of(args.query) if res.status != "found" else None
+        rows += [_row(m, "size") for m in _by_size(models, size_b, family)]
     rows += [_row(m, "close") for m in _close(deps, args.query)]
     unique: list[ModelMatch] = []
     for row in rows:
