@@ -81,12 +81,13 @@ _YES_NO_RX = re.compile(r"^(Yes|No|Ja|Nein)\b")
 _FIGURE_RX = re.compile(
     r"\$\s?\d|\d[\d.,]*\s?(?:GB|TB|%|tokens?|Token|GB/s|ms|s\b|×\s?(?:faster|schneller))",
 )
+_MARKER_WORD_RX = re.compile(r"(?<!\S)\[\d{1,2}\](?!\S)")
 _CLAUSE_RX = re.compile(r"(?:;|:| —| –)\s")
 
 
 def word_count(text: str) -> int:
     """Words as a reader counts them: whitespace-separated, a citation marker not counted."""
-    return len([w for w in text.split() if not re.fullmatch(r"\[\d{1,2}\]", w)])
+    return len(text.split()) - len(_MARKER_WORD_RX.findall(text))
 
 
 def lead_paragraph(text: str) -> str:
