@@ -25,6 +25,7 @@ column exists already counts as applied.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -125,6 +126,13 @@ class Database:
         self.label = label
         self._migrated: set[str] = set()
         self._migrate_lock = threading.Lock()
+        self._migrations: dict[str, Sequence[Migration]] = {}  # applied here, by component
+        self._remigrate = False
+        self.replaced = 0  # times the store's file was found deleted or replaced under us
+        self.replaced_at: float | None = None
+
+    def _before_transaction(self) -> None:
+        """SQLite: notice a file deleted or replaced under the process (below)."""
 
     # -- to be provided per dialect
     @contextmanager
@@ -146,6 +154,9 @@ class Database:
     def transaction(self) -> Iterator[Transaction]:
         """One transaction (committed on success, rolled back on error). Driver errors become
         StorageError naming this store."""
+        self._before_transaction()
+        if self._remigrate:
+            self._apply_again()
         try:
             with self._raw() as con:
                 yield Transaction(self, con)
@@ -170,8 +181,23 @@ class Database:
         raise NotImplementedError(f"{self.dialect} transactions may wait for the network")
         yield  # pragma: no cover
 
+    def _apply_again(self) -> None:
+        """The file was recreated: apply every component's migrations to it again."""
+        with self._migrate_lock:
+            if not self._remigrate:
+                return
+            self._remigrate = False
+            self._migrated.clear()
+            components = dict(self._migrations)
+        for component, migrations in components.items():
+            self.migrate(component, migrations)
+
     def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
         """Apply the component's missing migrations (idempotent, safe across processes)."""
+        self._before_transaction()
+        self._migrations.setdefault(component, migrations)
+        if self._remigrate:
+            self._apply_again()
         if component in self._migrated:
             return
         with self._migrate_lock, self.transaction() as tx:
@@ -197,8 +223,9 @@ class Database:
                 )
         self._migrated.add(component)
 
-    def check(self) -> dict[str, Any]:
-        """Readable and writable? {"ok": bool, "store": label, "error"?: str} (no full paths)."""
+    def check(self, replaced_window_s: float = 60.0) -> dict[str, Any]:
+        """Readable and writable? {"ok": bool, "store": label, "error"?: str} (no full paths).
+        Not ok for `replaced_window_s` after the file was found deleted or replaced."""
         try:
             with self.transaction() as tx:
                 tx.execute(_MIGRATIONS_TABLE)
@@ -210,6 +237,12 @@ class Database:
                 tx.rollback_on_exit()
         except StorageError as exc:
             return {"ok": False, "store": self.public_label, "error": exc.public}
+        if self.replaced_at is not None and time.monotonic() - self.replaced_at < replaced_window_s:
+            error = (
+                f"the file was deleted or replaced while open ({self.replaced} time(s)); "
+                "recreated, what it held before is gone"
+            )
+            return {"ok": False, "store": self.public_label, "error": error}
         return {"ok": True, "store": self.public_label}
 
 
@@ -280,6 +313,39 @@ class SQLiteDatabase(Database):
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        # the file's identity (device, inode) when opened, and a generation that every
+        # thread's connection must match (bumped when the file is found deleted or replaced)
+        self._identity: tuple[int, int] | None = None
+        self._generation = 0
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _before_transaction(self) -> None:
+        """A file deleted or replaced under the process (an operator's `rm`, a restore) would
+        take every later write into a file nobody reads again: a write acknowledged, then lost
+        on restart. Each transaction first compares the file's identity with the one opened
+        (a stat); on a change every thread reconnects (a new file is created, the migrations
+        applied again) and /readyz reports it (`check`)."""
+        if self._identity is None or self._file_identity() == self._identity:
+            return
+        with self._lock:
+            now = self._file_identity()
+            if self._identity is None or now == self._identity:
+                return  # another thread handled it
+            self._identity = None
+            self._generation += 1
+        self.replaced += 1
+        self.replaced_at = time.monotonic()
+        self._remigrate = True
+        log.error(
+            "%s was deleted or replaced while open: reconnecting (a new file if it is gone)",
+            self.label,
+        )
 
     def _errors(self) -> tuple[type[BaseException], ...]:
         return (sqlite3.Error, OSError)
@@ -289,6 +355,9 @@ class SQLiteDatabase(Database):
     def _connection(self, nowait: bool = False) -> sqlite3.Connection:
         slot = "nowait" if nowait else "con"
         con: sqlite3.Connection | None = getattr(self._local, slot, None)
+        if con is not None and getattr(self._local, slot + "_generation", 0) != self._generation:
+            self._drop(con, slot)  # opened on a file since deleted or replaced
+            con = None
         if con is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # a nowait connection gets SQLITE_BUSY at once where the others wait up to 10 s
@@ -303,10 +372,16 @@ class SQLiteDatabase(Database):
             setattr(self._local, slot, con)
             with self._lock:
                 self._all.append(con)
+                setattr(self._local, slot + "_generation", self._generation)
+                if self._identity is None:
+                    self._identity = self._file_identity()
         return con
 
     @contextmanager
     def transaction_nowait(self) -> Iterator[Transaction]:
+        self._before_transaction()
+        if self._remigrate:
+            self._apply_again()
         con = self._connection(nowait=True)
         try:
             with con:  # commit on success, roll back on error

@@ -4,9 +4,11 @@ echoes the API key, a store's URL)."""
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,7 +17,7 @@ import pytest
 pytest.register_assert_rewrite("tests.server")
 
 from tests.llm_server import ScriptedLLMServer, delay, status  # noqa: E402
-from tests.server import LiveServer  # noqa: E402
+from tests.server import LiveServer, make_settings  # noqa: E402
 
 pytest_plugins = ["tests.server", "tests.pg"]
 
@@ -215,3 +217,52 @@ def test_a_hanging_provider_at_40_concurrent_requests_costs_at_most_the_deadline
         seconds, modes = _concurrent_answers(server.url, 40)
     assert modes == ["offline"] * 40, modes  # every one answered, offline with the notice
     assert max(seconds) <= deadline_s + 1.0 + max(offline_s), (seconds, offline_s)
+
+
+# ---------------------------------------------------------------- SQLite files deleted
+
+
+@pytest.mark.server
+def test_sqlite_files_deleted_while_serving_fail_readyz_and_lose_no_acknowledged_write(
+    api_data_dir: Path, tmp_path: Path, live_api_factory: Callable[..., LiveServer]
+) -> None:
+    from store.feedback import FeedbackStore
+    from store.sessions import SessionRows
+
+    data = tmp_path / "data"
+    shutil.copytree(api_data_dir / "chroma", data / "chroma")
+    server = live_api_factory(
+        make_settings(data, rate_limit_per_minute=6000, rate_limit_burst=1000)
+    )
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        before = client.post("/api/chat", json={"message": QUESTION}).json()
+        vote = {"session_id": before["session_id"], "message_id": before["message_id"]}
+        assert client.post("/api/feedback", json={**vote, "rating": "up"}).status_code == 201
+        assert client.get("/readyz").status_code == 200
+
+        for name in ("sessions", "feedback", "state"):
+            for suffix in ("", "-wal", "-shm"):
+                (data / f"{name}.sqlite3{suffix}").unlink(missing_ok=True)
+        started = time.monotonic()
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and time.monotonic() - started < 5.0
+        checks = ready.json()["checks"]
+        assert not checks["sessions"]["ok"] and not checks["feedback"]["ok"]
+        assert "deleted or replaced" in checks["feedback"]["error"]
+
+        # every write acknowledged from now on must be readable after a restart
+        acknowledged: list[tuple[str, str]] = []
+        for question in QUESTIONS:
+            answer = client.post("/api/chat", json={"message": question}).json()
+            vote = {"session_id": answer["session_id"], "message_id": answer["message_id"]}
+            r = client.post("/api/feedback", json={**vote, "rating": "down"})
+            if r.status_code == 201:
+                acknowledged.append((answer["session_id"], answer["message_id"]))
+        assert acknowledged, "feedback is taken again once the files are recreated"
+    server.stop()  # the restart: read the files as a new process would
+    feedback = FeedbackStore.open(data)
+    sessions = SessionRows.in_data_dir(data)
+    for session_id, message_id in acknowledged:
+        stored = feedback.get(session_id, message_id)
+        assert stored is not None and stored.rating == -1, (session_id, message_id)
+        assert sessions.get(session_id) is not None
