@@ -305,6 +305,14 @@ def _case_html(c: dict[str, Any]) -> str:
             f"<p><b>Answer</b> ({escape(str(t.get('answer_language')))}, "
             f"{t['latency_ms']:.1f} ms)</p>"
         )
+        if t.get("summary"):  # the short answer every surface shows first (issue 26)
+            words = t.get("summary_words", 0)
+            out.append(f"<p><b>Summary</b> ({words} words)</p><pre>{escape(t['summary'])}</pre>")
+        if t.get("first_sentence_repaired"):
+            out.append(
+                f'<p class="muted">first sentence repaired: '
+                f"{escape(t['first_sentence_repaired'])}</p>"
+            )
         out.append(f"<pre>{escape(t.get('answer', ''))}</pre>")
         out.append(chart_html(t.get("chart")))  # the widget's picture of the choice
         out.append("<p><b>Expectations</b></p>")

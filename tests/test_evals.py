@@ -605,3 +605,20 @@ def test_the_answer_view_shows_the_chart_of_a_fit_answer(small_report: dict[str,
     assert view.count("<tr><th scope=row>") == len(chart["points"])
     assert "4 × NVIDIA A100 SXM4 (recommended)</th><td>$4,395</td>" in view
     assert "<script" not in view.split("<svg")[1]
+
+
+def test_the_report_carries_each_summary_and_its_metrics(small_report: dict[str, Any]) -> None:
+    """Issue 26: every turn carries its summary and word count, the metrics their maximum and
+    the first-sentence counts, and the answer view shows the summary above the answer."""
+    m = small_report["metrics"]
+    turns = [t for c in small_report["cases"] for t in c["turns"] if "summary" in t]
+    assert turns and all(t["summary"] and 0 < t["summary_words"] <= 60 for t in turns)
+    assert m["summary_words_max"] == max(t["summary_words"] for t in turns)
+    assert m["summaries_over_limit"] == 0 and m["first_sentence_disagrees"] == 0
+    case = next(c for c in small_report["cases"] if c["id"] == "followup")
+    shown = {**case, "status": "fail", "failures": ["shown for the test"]}
+    html = to_html({**small_report, "cases": [shown]})
+    view = html[html.index("Failing cases") : html.index("<b>Turn 2:</b>")]
+    words = case["turns"][0]["summary_words"]
+    assert f"<b>Summary</b> ({words} words)" in view
+    assert view.index("<b>Summary</b>") < view.index("<b>Expectations</b>")
