@@ -46,7 +46,7 @@
         search_guides: "Durchsuche die Guides …", fit_check: "Prüfe den Katalog …",
         cheapest_fit: "Prüfe den Katalog …", price_quote: "Suche Preise heraus …",
         throughput_estimate: "Schätze die Geschwindigkeit …", memory_need: "Berechne den Speicher …",
-        capacity_check: "Prüfe die Kapazität …"
+        capacity_check: "Prüfe die Kapazität …", check: "Prüfe die Zahlen, überarbeite die Antwort …"
       }
     },
     en: {
@@ -72,7 +72,7 @@
         search_guides: "Searching the guides …", fit_check: "Checking the catalog …",
         cheapest_fit: "Checking the catalog …", price_quote: "Looking up prices …",
         throughput_estimate: "Estimating the speed …", memory_need: "Computing the memory …",
-        capacity_check: "Checking the capacity …"
+        capacity_check: "Checking the capacity …", check: "Checking the figures, revising the answer …"
       }
     }
   }[LANG];
@@ -824,7 +824,7 @@
     function onEvent(type, data) {
       if (type === "progress") { if (data.stage === "started" && !turn.partial) showProgress(progressText(data)); }
       else if (type === "token") { if (turn.progress) showProgress(null); turn.partial += data.text || ""; paint(); }
-      else if (type === "reset") { turn.partial = ""; turn.citations = []; paint(); showProgress(data.message || T.thinking); }
+      else if (type === "reset") { turn.partial = ""; turn.citations = []; paint(); showProgress(T.tools.check); }
       else if (type === "citation" && data.citation) { turn.citations.push(data.citation); paint(); }
       else if (type === "done" && data.answer) {
         turn.answer = data.answer;
