@@ -380,3 +380,24 @@ def test_real_process_exit_codes(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2
     assert "Unknown configuration" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_assistants_topology_tool_judges_the_board_too() -> None:
+    from assistant.deps import Deps
+    from assistant.registry import call_tool
+    from assistant.settings import Settings
+    from knowledge.catalog import load_catalog
+
+    deps = Deps(settings=Settings(), catalog=load_catalog(CATALOG), index=None)
+
+    def check(config: str, text: str) -> dict[str, Any]:
+        args = {"text": text, "configuration": config}
+        return call_tool(deps, "check_topology_output", args).result  # type: ignore[no-any-return]
+
+    ok = check("4x-a100-sxm4", _matrix(4, "NV4"))
+    assert ok["status"] == "ok" and ok["expected_label"] == "NV4"
+    assert ok["board"] == "HGX A100 4-GPU"
+    assert check("4x-h100-sxm5", _matrix(4, "NV6"))["status"] == "ok"
+    down = check("4x-a100-sxm4", _matrix(4, "NV4", (2, 3, "NV2")))
+    assert down["status"] == "defect"
+    assert check("8x-h100-sxm5", _matrix(8, "NV6"))["status"] == "defect"
