@@ -61,6 +61,8 @@ def test_chat_quotes_the_exact_catalog_price(live_api: LiveServer) -> None:
     assert quotes["4x-a100-sxm4"].usd_per_month == Decimal(4395)
     assert quotes["4x-a100-sxm4"].url.startswith("https://gpuserver.io/")
     assert "4,395" in answer.answer or "4.395" in answer.answer
+    # the short answer first (issue 26): the price in the summary too, within 60 words
+    assert "$4,395/Monat" in answer.summary and len(answer.summary.split()) <= 60
 
 
 def test_chat_keeps_the_session(live_api: LiveServer) -> None:
@@ -145,6 +147,7 @@ def test_chat_streams_server_sent_events(live_api: LiveServer) -> None:
     prices = [e["data"]["prices"] for e in events if e["event"] == "prices"]
     assert prices and prices[-1] == [p.model_dump(mode="json") for p in answer.prices]
     assert any(p["configuration"] == "4x-a100-sxm4" for p in prices[-1])
+    assert "$4,395/Monat" in answer.summary  # the done event carries the summary (issue 26)
 
 
 def test_stream_errors_are_json_before_the_stream_starts(live_api: LiveServer) -> None:

@@ -376,6 +376,8 @@ def test_a_cut_stream_then_a_whole_one_is_shown(make_assistant: Callable[..., An
         answer = make_assistant(server, llm_streaming=True).ask(QUESTION_DE)
     assert answer.mode == "llm", answer.attempts
     assert [a.outcome for a in answer.attempts] == ["truncated", "accepted"]
+    # an LLM answer gets its summary too, from the shown text's lead and the tools' price
+    assert answer.summary.startswith("4 × A100 SXM4 kostet $4,395/Monat.")
 
 
 def test_hallucinated_price_is_caught_and_regenerated_once(
