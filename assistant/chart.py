@@ -80,12 +80,35 @@ def link_of(sold_as: str) -> Link:
     return "nvlink" if sold_as.lower().startswith("nvlink") else "pcie"
 
 
+#: the context the speed figures are read at, when the answer's own speed calls said one
+SPEED_CONTEXT = "speed_context_tokens"
+
+
 def sizing_call(answer: Answer) -> dict[str, Any] | None:
-    """The arguments of the answer's first fit_check / cheapest_fit call (the job it sized)."""
+    """The arguments of the answer's first fit_check / cheapest_fit call (the job it sized),
+    plus the context its own throughput_estimate calls of that model used (`SPEED_CONTEXT`), so
+    the chart's tokens/s are the figures the answer states."""
     for call in answer.tool_calls:
         if call.name in SIZING_TOOLS and call.arguments.get("model"):
-            return {k: v for k, v in call.arguments.items() if k in _FIT_ARGS}
+            args = {k: v for k, v in call.arguments.items() if k in _FIT_ARGS}
+            for other in answer.tool_calls:
+                if other.name == "throughput_estimate" and _same_model(other, args):
+                    args[SPEED_CONTEXT] = int(other.arguments.get("context_tokens", 0))
+                    break
+            return args
     return None
+
+
+def _same_model(call: Any, args: dict[str, Any]) -> bool:
+    return bool(
+        call.arguments.get("model") == args["model"]
+        and call.arguments.get("precision") == args.get("precision")
+    )
+
+
+def fit_args(args: dict[str, Any]) -> dict[str, Any]:
+    """The job's arguments as fit_check takes them."""
+    return {k: v for k, v in args.items() if k in _FIT_ARGS}
 
 
 def holding_rows(deps: Any, args: dict[str, Any]) -> list[Any]:
@@ -93,7 +116,7 @@ def holding_rows(deps: Any, args: dict[str, Any]) -> list[Any]:
     from assistant.registry.core import ToolError, call_tool_typed
 
     try:
-        _, result = call_tool_typed(deps, "fit_check", args)
+        _, result = call_tool_typed(deps, "fit_check", fit_args(args))
     except ToolError as exc:
         log.info("no chart: %s", exc)
         return []
@@ -106,19 +129,22 @@ def speed(deps: Any, args: dict[str, Any], configuration: str) -> float | None:
     """Single-stream tokens/s of the job's model on a configuration (None: no figure)."""
     from assistant.registry.core import ToolError, call_tool_typed
 
-    call = {
-        "model": args["model"],
-        "configuration": configuration,
-        "context_tokens": args.get("context_tokens", 0),
-    }
-    if args.get("precision"):
-        call["precision"] = args["precision"]
+    call = speed_call(args, configuration)
     try:
         _, result = call_tool_typed(deps, "throughput_estimate", call)
     except ToolError:
         return None
     value = result.get("tokens_per_s") if isinstance(result, dict) else None
     return float(value) if value is not None else None
+
+
+def speed_call(args: dict[str, Any], configuration: str) -> dict[str, Any]:
+    """throughput_estimate's arguments for the job on a configuration."""
+    context = args.get(SPEED_CONTEXT, args.get("context_tokens", 0))
+    call = {"model": args["model"], "configuration": configuration, "context_tokens": context}
+    if args.get("precision"):
+        call["precision"] = args["precision"]
+    return call
 
 
 def chart_of(deps: Any, answer: Answer, recommended: list[str] | None = None) -> Chart | None:
@@ -131,12 +157,17 @@ def chart_of(deps: Any, answer: Answer, recommended: list[str] | None = None) ->
     rows = holding_rows(deps, args)
     if not rows:
         return None
-    chosen = recommended or [q.configuration for q in answer.prices]
+    priced = [q.configuration for q in answer.prices]
+    chosen = recommended or priced
     ids = [r.configuration for r in rows]
     pick = next((c for c in chosen if c in ids), None)
-    shown = rows[:MAX_POINTS]
-    if pick and pick not in [r.configuration for r in shown]:
-        shown = [*rows[: MAX_POINTS - 1], next(r for r in rows if r.configuration == pick)]
+    # the configurations the answer names (a comparison's pair, the pick) always, then the
+    # cheapest others up to MAX_POINTS; cheapest first
+    named = [r for r in rows if r.configuration in {*priced, *chosen}][:MAX_POINTS]
+    others = [r for r in rows if r not in named][: max(0, MAX_POINTS - len(named))]
+    shown = sorted(
+        [*named, *others], key=lambda r: (Decimal(str(r.usd_per_month)), r.configuration)
+    )
     catalog = deps.catalog.configurations
     points = []
     for row in shown:

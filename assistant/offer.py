@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.chart import Link, holding_rows, link_of, sizing_call, speed
+from assistant.chart import Link, fit_args, holding_rows, link_of, sizing_call, speed, speed_call
 from assistant.language import Language
 from tools.money import USD
 
@@ -190,7 +190,7 @@ class _Job:
 
         rows = holding_rows(self.deps, args)
         try:  # recorded: the offer states these prices and headroom figures
-            record, _ = call_tool_typed(self.deps, "fit_check", args)
+            record, _ = call_tool_typed(self.deps, "fit_check", fit_args(args))
             self.calls.append(record)
         except ToolError:
             pass
@@ -201,13 +201,7 @@ class _Job:
 
         value = speed(self.deps, self.args, configuration)
         if value is not None:
-            call = {
-                "model": self.args["model"],
-                "configuration": configuration,
-                "context_tokens": self.args.get("context_tokens", 0),
-            }
-            if self.args.get("precision"):
-                call["precision"] = self.args["precision"]
+            call = speed_call(self.args, configuration)
             with contextlib.suppress(ToolError):
                 self.calls.append(call_tool_typed(self.deps, "throughput_estimate", call)[0])
         return value

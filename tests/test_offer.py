@@ -64,3 +64,23 @@ def test_a_defect_reads_as_staff_need_it(assistant: Assistant, lang: str) -> Non
     )
     assert t(lang, "topo_report") not in shown.answer
     assert t(lang, "topo_report_staff") in shown.answer
+
+
+def test_a_comparison_chart_shows_both_configurations_compared(assistant: Assistant) -> None:
+    """Issue 26: the chart's points are the configurations that hold the job, the cheapest
+    first, and always the ones the answer names (a comparison's pair), the pick highlighted."""
+    answer = assistant.ask("What's faster for Llama 3.3 70B: 4x A100 SXM4 or 4x H200?")
+    assert answer.chart is not None
+    points = {p.configuration: p for p in answer.chart.points}
+    assert {"4x-a100-sxm4", "4x-h200"} <= set(points)
+    assert points["4x-h200"].link == points["4x-a100-sxm4"].link == "nvlink"
+    prices = [p.usd_per_month for p in answer.chart.points]
+    assert prices == sorted(prices) and len(points) <= 12 < answer.chart.holding
+    assert sum(p.recommended for p in answer.chart.points) == 1
+    speeds = {
+        c.arguments["configuration"]: c.result["tokens_per_s"]
+        for c in answer.tool_calls
+        if c.name == "throughput_estimate"
+    }
+    for cid, tps in speeds.items():  # the chart's figures are the answer's own tool results
+        assert points[cid].tokens_per_s == tps
