@@ -34,6 +34,12 @@ _VERDICT_WORDS = 36  # the verdict's share: room is left for the figure, price a
 
 PHRASES: dict[str, tuple[str, str]] = {
     "price": ("{label}: {price}.", "{label}: {price}."),
+    "price_named": ("Price: {price}.", "Preis: {price}."),
+    "start": ("Starting point: {verdict}", "Ausgangspunkt: {verdict}"),
+    "start_ask": (
+        "Which model do you want to run? Pick one below.",
+        "Welches Modell möchten Sie betreiben? Wählen Sie unten eines.",
+    ),
     "need": (
         "It needs {need} per card; each {card} has {usable} usable.",
         "Es braucht {need} pro Karte; jede {card} hat {usable} nutzbar.",
@@ -90,13 +96,14 @@ def word_count(text: str) -> int:
     return len(text.split()) - len(_MARKER_WORD_RX.findall(text))
 
 
-def lead_paragraph(text: str) -> str:
-    """The answer's first paragraph that is not an italic notice."""
-    for para in re.split(r"\n\s*\n", text.strip()):
-        p = para.strip()
-        if p and not (p.startswith("_") and p.endswith("_")):
-            return p
-    return ""
+def lead_paragraph(text: str, index: int = 0) -> str:
+    """The answer's first (`index`: later) paragraph that is not an italic notice."""
+    paras = [
+        p.strip()
+        for p in re.split(r"\n\s*\n", text.strip())
+        if p.strip() and not (p.strip().startswith("_") and p.strip().endswith("_"))
+    ]
+    return paras[index] if index < len(paras) else ""
 
 
 def _plain(text: str) -> str:
@@ -118,9 +125,17 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _starting_point(answer: Answer) -> bool:
+    """No model named: the answer asks which one and sizes an assumed one (its second
+    paragraph is the sized lead, `reading.assumed` says what was assumed)."""
+    return answer.reading is not None and "model" in answer.reading.assumed
+
+
 def _verdict(answer: Answer) -> str:
-    """The lead's first sentence (two when the first is only 'Yes.'), cut at a clause when long."""
-    lead = lead_paragraph(answer.answer)
+    """The lead's first sentence (two when the first is only 'Yes.'), cut at a clause when long;
+    a starting point's: the sized lead's, said to be a starting point."""
+    start = _starting_point(answer)
+    lead = lead_paragraph(answer.answer, 1 if start else 0)
     first_line = lead.split("\n")[0]
     if first_line.startswith(("- ", "| ")):
         return ""
@@ -135,6 +150,8 @@ def _verdict(answer: Answer) -> str:
         verdict += "."
     if word_count(verdict) > _VERDICT_WORDS:
         verdict = _cut(verdict, _VERDICT_WORDS)
+    if start:
+        verdict = render(PHRASES, answer.language, "start", verdict=verdict)
     return verdict
 
 
@@ -181,14 +198,16 @@ def recommended(answer: Answer) -> str | None:
     return None
 
 
-def _price(answer: Answer, cid: str | None) -> str:
+def _price(answer: Answer, cid: str | None, verdict: str = "") -> str:
+    """The recommended configuration's price; its label only when the verdict does not name it."""
     quote = next((p for p in answer.prices if p.configuration == cid), None)
     if quote is None:
         return ""
     price = monthly(answer.language, quote.usd_per_month)
     if quote.placeholder:
         price += t(answer.language, "placeholder")
-    return render(PHRASES, answer.language, "price", label=quote.label, price=price)
+    key = "price_named" if quote.label in verdict else "price"
+    return render(PHRASES, answer.language, key, label=quote.label, price=price)
 
 
 def _figure(answer: Answer, cid: str | None) -> str:
@@ -197,7 +216,9 @@ def _figure(answer: Answer, cid: str | None) -> str:
         return ""  # the fit rows size serving; a training answer's figure is in its verdict
     row = next((r for r in _fit_rows(answer) if r.get("configuration") == cid), None)
     if row and row.get("required_gb_per_card") and row.get("usable_gb_per_card"):
-        card = str(row.get("label", "")).split("×")[-1].strip() or str(row.get("gpu", ""))
+        quote = next((p for p in answer.prices if p.configuration == cid), None)
+        label = quote.label if quote is not None else str(row.get("label", ""))
+        card = re.sub(r"\s*\([^)]*\)$", "", label.split("×")[-1].strip()) or str(row["gpu"])
         return render(
             PHRASES,
             lang,
@@ -256,17 +277,18 @@ def build_summary(answer: Answer, prices: Mapping[str, Decimal]) -> str:
         return ""
     cid = recommended(answer)
     figure = "" if _FIGURE_RX.search(verdict) else _figure(answer, cid)
-    price = "" if "$" in verdict else _price(answer, cid)
+    price = "" if "$" in verdict else _price(answer, cid, verdict)
     rule = _rule(answer)
+    ask = render(PHRASES, answer.language, "start_ask") if _starting_point(answer) else ""
     short = _cut(verdict, max(4, word_count(verdict) - 1))  # its first clause(s)
     # the least needed part is dropped first until every figure passes the grounding check
     for parts in (
-        (verdict, figure, price, rule),
-        (verdict, price, rule),
-        (verdict, price),
-        (verdict,),
-        (short, _price(answer, cid)),
-        (short,),
+        (verdict, figure, price, ask, rule),
+        (verdict, price, ask, rule),
+        (verdict, price, ask),
+        (verdict, ask),
+        (short, _price(answer, cid), ask),
+        (short, ask),
     ):
         text = _fitting(parts)
         if text and _grounded(answer, text, prices):

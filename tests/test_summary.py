@@ -150,3 +150,18 @@ def test_every_eval_set_keeps_summaries_short_and_first_sentences_true(tmp_path:
         if t.get("first_sentence_disagrees")
     ]
     assert m["first_sentence_disagrees"] == 0 and not wrong, wrong
+
+
+def test_a_starting_point_summary_says_what_it_assumed_and_asks_for_the_model(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("We want a chatbot for our 50 employees, what do we need?")
+    assert a.reading is not None and "model" in a.reading.assumed
+    chosen = a._chosen[0]
+    price = usd(assistant.deps.catalog.configurations[chosen].usd_per_month)
+    assert a.summary.startswith("Starting point:") and price in a.summary
+    spec = assistant.deps.catalog.models[a.reading.model or ""]
+    assert spec.name in a.summary  # the model it assumed, by name
+    assert "Which model do you want to run?" in a.summary
+    assert word_count(a.summary) <= MAX_WORDS
+    assert _grounded(a, a.summary, assistant) == []
