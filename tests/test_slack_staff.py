@@ -375,6 +375,18 @@ def test_a_forwarded_email_gets_an_offer_block_whose_text_can_be_copied(
     assert text.startswith("Hello,") and "Qwen2.5 72B in FP8" in text
     assert f"${amounts[0]:,}/month" in text  # the recommended price, as the block says
     assert "```" in json.dumps(posted.blocks) and "*" not in text  # verbatim, no markup
+    # the text rides in the button; a text too long for it is found by the answer's message id
+    ref = json.loads(copy["value"])
+    assert ref["t"] == text
+    block_action(
+        server,
+        stub,
+        {"action_id": "sizing_offer_copy", "value": json.dumps({"s": ref["s"], "m": ref["m"]})},
+        "offer-copy-by-id",
+        {"type": "message", "message_ts": "1700000000.000201", "channel_id": "C0SUPPORT"},
+    )
+    by_id = stub.wait_for("response_url", path="/response/offer-copy-by-id")[0]
+    assert by_id.params["text"] == text
 
 
 def test_a_german_customer_gets_a_german_offer_text_and_the_euro_budget_is_named(

@@ -321,18 +321,21 @@ def offer_blocks(answer: Answer) -> list[dict[str, Any]]:
         said = " · ".join(escape(a) for a in offer.assumptions)
         blocks.append(_context(f"*{lab['assumptions']}:* {said}"))
     if offer.text:
-        ref = json.dumps({"s": answer.session_id, "m": answer.message_id})
-        copy = _button(f"📋 {lab['copy']}", ACTION_OFFER_COPY, ref)
+        # the text rides in the button when it fits (it survives a restart and other workers);
+        # else the click looks the answer up by its message id
+        ref = {"s": answer.session_id, "m": answer.message_id, "l": answer.language}
+        carried = json.dumps({**ref, "t": offer.text}, ensure_ascii=False)
+        value = carried if len(carried) <= BUTTON_VALUE_LIMIT else json.dumps(ref)
+        copy = _button(f"📋 {lab['copy']}", ACTION_OFFER_COPY, value)
         blocks.append({"type": "actions", "block_id": "sizing_offer_actions", "elements": [copy]})
     return blocks
 
 
-def offer_text_message(answer: Answer) -> dict[str, Any]:
+def offer_text_message(offer_text: str, language: str) -> dict[str, Any]:
     """The offer's forward text as a message of its own (code blocks, verbatim, each within a
     section's limit): what "Copy as text" posts."""
-    assert answer.offer is not None
-    lab = labels(answer.language)
-    text = answer.offer.text.replace(FENCE, "'" * 3)
+    lab = labels(language)
+    text = offer_text.replace(FENCE, "'" * 3)
     size = SECTION_TEXT_LIMIT - 8
     pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
     blocks = [_context(lab["offer_text"])]

@@ -767,19 +767,26 @@ class SlackBot:
         """ "Copy as text": the offer's forward text posted on its own (only the clicker sees
         it), verbatim in a code block, ready to copy into an e-mail."""
         try:
-            message_id = str(json.loads(action.get("value") or "{}")["m"])
-        except (ValueError, KeyError, TypeError):
+            ref = json.loads(action.get("value") or "{}")
+            message_id, carried = str(ref["m"]), ref.get("t")
+        except (ValueError, KeyError, TypeError, AttributeError):
             log.warning("slack: malformed copy button value")
+            return
+        language = str(ref.get("l") or _message_language(body))
+        if isinstance(carried, str) and carried:  # the text came with the click
+            message = offer_text_message(carried, language)
+            respond(**message, response_type="ephemeral", replace_original=False)
             return
         answer = self._find_answer(message_id)
         if answer is None or answer.offer is None or not answer.offer.text:
             respond(
-                **notice_message(texts(_message_language(body))["offer_gone"]),
+                **notice_message(texts(language)["offer_gone"]),
                 response_type="ephemeral",
                 replace_original=False,
             )
             return
-        respond(**offer_text_message(answer), response_type="ephemeral", replace_original=False)
+        message = offer_text_message(answer.offer.text, answer.language)
+        respond(**message, response_type="ephemeral", replace_original=False)
 
     def _follow_up(
         self,
