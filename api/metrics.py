@@ -105,6 +105,9 @@ def _route_template(scope: Scope) -> str:
     return "static" if str(scope.get("path", "")).startswith("/static/") else "unmatched"
 
 
+CLIENT_CLOSED = 499
+
+
 class MetricsMiddleware:
     """Counts every HTTP request and times it until the response body is complete."""
 
@@ -119,16 +122,27 @@ class MetricsMiddleware:
             return
         start = time.perf_counter()
         status = 500
+        started = gone = False
 
         async def send_wrapper(message: Message) -> None:
-            nonlocal status
+            nonlocal status, started
             if message["type"] == "http.response.start":
-                status = int(message["status"])
+                status, started = int(message["status"]), True
             await send(message)
 
+        async def receive_wrapper() -> Message:
+            nonlocal gone
+            message = await receive()
+            gone = gone or message["type"] == "http.disconnect"
+            return message
+
         try:
-            await self.app(scope, receive, send_wrapper)
+            await self.app(scope, receive_wrapper, send_wrapper)
         finally:
+            if gone and not started:
+                # the client left before any response (e.g. mid-upload): nginx's 499, not a
+                # server error anyone could inflate by hanging up (issue 27)
+                status = CLIENT_CLOSED
             key = (scope.get("method", "GET"), _route_template(scope), status)
             children = self._children.get(key) or self._labelled(key)
             children[0].inc()

@@ -140,6 +140,22 @@ def metrics_public(settings: Settings) -> bool:
     return _is_loopback(settings.host)
 
 
+def docs_public(settings: Settings) -> bool:
+    """/docs, /redoc and /openapi.json without a token: as configured, else only when bound to
+    loopback (issue 27: they were public on any bind)."""
+    if settings.expose_docs is not None:
+        return settings.expose_docs
+    return _is_loopback(settings.host)
+
+
+def bearer_matches(authorization: str, token: str) -> bool:
+    """`Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235)."""
+    scheme, _, given = authorization.strip().partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(
+        given.strip().encode(), token.encode()
+    )
+
+
 DOCS_PATHS = ("/docs", "/redoc", "/openapi.json")
 
 
@@ -154,7 +170,7 @@ class TokenGateMiddleware:
         )
         self.rules.append((("/metrics",), metrics_public(settings), metrics_token))
         docs_token = settings.docs_token.get_secret_value() if settings.docs_token else None
-        self.rules.append((DOCS_PATHS, settings.expose_docs, docs_token))
+        self.rules.append((DOCS_PATHS, docs_public(settings), docs_token))
 
     def _verdict(self, path: str, headers: dict[bytes, bytes]) -> int | None:
         for prefixes, public, token in self.rules:
@@ -162,8 +178,7 @@ class TokenGateMiddleware:
                 continue
             if token:
                 given = headers.get(b"authorization", b"").decode("latin-1")
-                ok = hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
-                return None if ok else 401
+                return None if bearer_matches(given, token) else 401
             return None if public else 404
         return None
 

@@ -48,7 +48,9 @@ def checked_text(text: str, field: str) -> str:
 
 def checked_question(text: str, settings: Settings, field: str = "message") -> str:
     question = checked_text((text or "").strip(), field)
-    if not question:
+    # the assistant drops NUL characters: a question of nothing else is empty (a 422 here, not
+    # a 200 whose event stream carries the error; issue 27)
+    if not question.replace("\x00", "").strip():
         raise HTTPException(422, f"{field}: the question is empty.")
     problem = length_problem(question, settings.max_question_chars, settings.max_pasted_chars)
     if problem:

@@ -215,7 +215,11 @@ class Settings(BaseSettings):
     llm_breaker_reset_s: float = Field(
         default=30.0, gt=0, description="seconds the breaker stays open before one probe"
     )
-    expose_docs: bool = Field(default=True, description="serve /docs, /redoc and /openapi.json")
+    expose_docs: bool | None = Field(
+        default=None,
+        description="serve /docs, /redoc and /openapi.json without a token (default: only on a "
+        "loopback bind)",
+    )
     docs_token: SecretStr | None = Field(
         default=None, description="require `Authorization: Bearer <token>` for the API docs"
     )

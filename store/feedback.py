@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -188,6 +189,8 @@ class FeedbackStore:
     def __init__(self, db: Database | Path) -> None:
         self.db: Database = db if isinstance(db, Database) else SQLiteDatabase(Path(db))
         self._lock = threading.Lock()
+        self.write_failures = 0
+        self._last_failure: tuple[float, str] | None = None  # (monotonic, public text)
         try:
             self._migrate()
         except StorageError as exc:  # reported at /readyz; each call tries again
@@ -225,6 +228,16 @@ class FeedbackStore:
             raise FeedbackError(f"comment is longer than {MAX_COMMENT_CHARS} characters")
         why = normalize_reasons(reasons) if value == -1 else None
         now = _iso(datetime.now(UTC))
+        try:
+            return self._write(session_id, message_id, value, comment, source, user, now, why)
+        except StorageError as exc:  # counted, and shown by /readyz for a minute (check)
+            with self._lock:
+                self.write_failures += 1
+                self._last_failure = (time.monotonic(), exc.public)
+            raise
+
+    def _write(self, *values: Any) -> Feedback:
+        session_id, message_id = values[0], values[1]
         self._migrate()
         with self._lock, self.db.transaction() as tx:
             tx.execute(
@@ -236,7 +249,7 @@ class FeedbackStore:
                 " created_at = excluded.created_at,"
                 " reasons = CASE WHEN excluded.rating = 1 THEN NULL"
                 " ELSE COALESCE(excluded.reasons, feedback.reasons) END",
-                (session_id, message_id, value, comment, source, user, now, why),
+                values,
             )
             row = tx.execute(
                 f"SELECT {_COLUMNS} FROM feedback WHERE session_id = ? AND message_id = ?",
@@ -295,5 +308,13 @@ class FeedbackStore:
                 tx.execute("DELETE FROM feedback WHERE created_at < ?", (_iso(cutoff),)).rowcount
             )
 
-    def check(self) -> dict[str, Any]:
-        return self.db.check()
+    def check(self, window_s: float = 60.0) -> dict[str, Any]:
+        """Readable and writable (store.db), and no failed feedback write in the last
+        `window_s` seconds (issue 27: a write probe may pass where real writes fail)."""
+        report = self.db.check()
+        last = self._last_failure
+        recent = last is not None and time.monotonic() - last[0] < window_s
+        if report["ok"] and last is not None and recent and last[0] >= self.db.recovered_at:
+            error = f"recent failed write ({self.write_failures} in all): {last[1]}"
+            return {"ok": False, "store": self.db.public_label, "error": error}
+        return report

@@ -266,3 +266,105 @@ def test_sqlite_files_deleted_while_serving_fail_readyz_and_lose_no_acknowledged
         stored = feedback.get(session_id, message_id)
         assert stored is not None and stored.rating == -1, (session_id, message_id)
         assert sessions.get(session_id) is not None
+
+
+# ---------------------------------------------------------------- smaller findings
+
+
+@pytest.mark.server
+def test_feedback_on_an_answer_the_session_store_could_not_keep_is_503(
+    api_data_dir: Path, tmp_path: Path, live_api_factory: Callable[..., LiveServer]
+) -> None:
+    """A session store that reads but cannot write (read-only, full): the answer is given but
+    not kept, so its feedback is refused by our fault (503 naming the store), not the client's
+    (404 "no answer with this message_id")."""
+    import sqlite3
+
+    data = tmp_path / "data"
+    shutil.copytree(api_data_dir / "chroma", data / "chroma")
+    server = live_api_factory(make_settings(data))
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        client.post("/api/chat", json={"message": QUESTION})  # the store and its tables exist
+        with sqlite3.connect(data / "sessions.sqlite3") as con:
+            for table in ("sessions", "turns"):
+                con.execute(
+                    f"CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} "
+                    "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+                )
+        answer = client.post("/api/chat", json={"message": QUESTIONS[2]}).json()  # not kept
+        vote = {"session_id": answer["session_id"], "message_id": answer["message_id"]}
+        r = client.post("/api/feedback", json={**vote, "rating": "up"})
+        unknown = client.post("/api/feedback", json={**vote, "message_id": "0" * 16, "rating": 1})
+    assert r.status_code == 503, r.text
+    assert (
+        "session store" in r.text and "sessions.sqlite3" in r.text and str(tmp_path) not in r.text
+    )
+    assert unknown.status_code == 503  # while the store cannot keep answers, it cannot tell
+
+
+@pytest.mark.server
+def test_readyz_counts_failed_feedback_writes(
+    api_data_dir: Path, tmp_path: Path, live_api_factory: Callable[..., LiveServer]
+) -> None:
+    import sqlite3
+
+    data = tmp_path / "data"
+    shutil.copytree(api_data_dir / "chroma", data / "chroma")
+    server = live_api_factory(make_settings(data))
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        answer = client.post("/api/chat", json={"message": QUESTION}).json()
+        assert client.get("/readyz").status_code == 200
+        # the probe's write passes, real feedback writes fail (as on a full quota for one table)
+        with sqlite3.connect(data / "feedback.sqlite3") as con:
+            con.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON feedback "
+                "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+            )
+        vote = {"session_id": answer["session_id"], "message_id": answer["message_id"]}
+        assert client.post("/api/feedback", json={**vote, "rating": "up"}).status_code == 503
+        ready = client.get("/readyz")
+    assert ready.status_code == 503
+    feedback = ready.json()["checks"]["feedback"]
+    assert not feedback["ok"] and "recent failed write (1 in all)" in feedback["error"]
+
+
+@pytest.mark.server
+def test_a_question_of_only_nul_characters_is_422_on_every_route(live_api: LiveServer) -> None:
+    nul = {"message": "\u0000\u0000 \u0000"}
+    with httpx.Client(base_url=live_api.url, timeout=30) as client:
+        assert client.post("/api/chat", json=nul).status_code == 422
+        stream = client.post("/api/chat", json=nul, headers={"accept": "text/event-stream"})
+        assert stream.status_code == 422 and "empty" in stream.json()["error"]["message"]
+        v1 = {"model": "sizing-assistant", "messages": [{"role": "user", "content": "\u0000"}]}
+        assert client.post("/v1/chat/completions", json=v1).status_code == 422
+
+
+@pytest.mark.server
+def test_a_client_that_hangs_up_mid_upload_is_not_a_server_error(live_api: LiveServer) -> None:
+    import socket
+
+    def count(metrics: str, status: str) -> float:
+        """POST requests with this status, over every route (one cut off before routing is
+        counted under "unmatched")."""
+        lines = [
+            line
+            for line in metrics.splitlines()
+            if line.startswith('sizing_http_requests_total{method="POST"')
+            and f'status="{status}"' in line
+        ]
+        return sum(float(line.split()[-1]) for line in lines)
+
+    before = httpx.get(live_api.url + "/metrics").text
+    for _ in range(3):
+        with socket.create_connection(("127.0.0.1", live_api.port)) as sock:
+            sock.sendall(
+                b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n" + b'{"message": "How'
+            )
+    deadline = time.monotonic() + 5
+    after = before
+    while count(after, "499") - count(before, "499") < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        after = httpx.get(live_api.url + "/metrics").text
+    assert count(after, "499") - count(before, "499") == 3
+    assert count(after, "500") == count(before, "500")

@@ -437,15 +437,26 @@ def test_metrics_and_docs_exposure_follow_the_settings(
 ) -> None:
     public = live_api_factory(api_settings(host="0.0.0.0"))
     assert httpx.get(public.url + "/metrics", timeout=10).status_code == 404
-    assert httpx.get(public.url + "/openapi.json", timeout=10).status_code == 200
+    # issue 27: the docs too are off by default on a non-loopback bind ...
+    for path in ("/docs", "/redoc", "/openapi.json"):
+        assert httpx.get(public.url + path, timeout=10).status_code == 404
+    shown = live_api_factory(api_settings(host="0.0.0.0", expose_docs=True))
+    assert httpx.get(shown.url + "/openapi.json", timeout=10).status_code == 200
+    # ... and on loopback by default
+    assert httpx.get(live_api_factory(api_settings()).url + "/openapi.json").status_code == 200
     locked = live_api_factory(
-        api_settings(host="0.0.0.0", metrics_token="s3cret", expose_docs=False)
+        api_settings(host="0.0.0.0", metrics_token="s3cret", docs_token="d0cs")
     )
     assert httpx.get(locked.url + "/metrics", timeout=10).status_code == 401
-    auth = {"Authorization": "Bearer s3cret"}
-    assert httpx.get(locked.url + "/metrics", headers=auth, timeout=10).status_code == 200
+    for scheme in ("Bearer", "bearer", "BEARER"):  # the scheme is case-insensitive
+        auth = {"Authorization": f"{scheme} s3cret"}
+        assert httpx.get(locked.url + "/metrics", headers=auth, timeout=10).status_code == 200
+    wrong = {"Authorization": "Basic s3cret"}
+    assert httpx.get(locked.url + "/metrics", headers=wrong, timeout=10).status_code == 401
+    docs = {"Authorization": "bearer d0cs"}
     for path in ("/docs", "/redoc", "/openapi.json"):
-        assert httpx.get(locked.url + path, timeout=10).status_code == 404
+        assert httpx.get(locked.url + path, timeout=10).status_code == 401
+        assert httpx.get(locked.url + path, headers=docs, timeout=10).status_code == 200
 
 
 def test_the_embedder_reads_at_most_the_configured_tokens_of_a_query(tmp_path: Path) -> None:

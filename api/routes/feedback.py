@@ -45,6 +45,13 @@ async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> F
     sessions = getattr(state.deps, "sessions", None)
     known = await run_in_threadpool(answer_exists, sessions, body.session_id, body.message_id)
     if known is False:
+        # not found because the session store cannot keep answers (read-only, full, down)?
+        # then the fault is ours: 503 naming the store, not the client's 404 (issue 27)
+        health = await run_in_threadpool(_session_store_health, sessions)
+        if health is not None:
+            raise HTTPException(
+                503, f"Feedback could not be stored: the session store is unavailable ({health})."
+            )
         raise HTTPException(404, "No answer with this message_id in this session.")
     try:
         return await run_in_threadpool(
@@ -61,3 +68,14 @@ async def feedback(body: FeedbackRequest, store: FeedbackDep, state: State) -> F
         raise HTTPException(422, str(exc)) from None
     except StorageError as exc:  # names the store, never a path, a URL or the server's text
         raise HTTPException(503, f"Feedback could not be stored: {exc.public}") from None
+
+
+def _session_store_health(sessions: object) -> str | None:
+    """None when the session store reads and writes, else what is wrong (no path, no URL)."""
+    check = getattr(sessions, "check", None)
+    if check is None:
+        return None
+    report = check()
+    if report.get("ok"):
+        return None
+    return f"{report.get('store', 'sessions')}: {report.get('error', 'not writable')}"
