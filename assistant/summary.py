@@ -83,9 +83,9 @@ _SENTENCE_END_RX = re.compile(
     r"(?<!\be\.g)(?<!\bz)(?<!\bB)(?<!\bca)(?<!\bvs)[.!?](?:\s*\[\d{1,2}\])*(?=\s|$)"
 )
 _YES_NO_RX = re.compile(r"^(Yes|No|Ja|Nein)\b")
-# a figure with a unit or a price: a verdict that states one needs no figure added
+# a figure with a unit (not money): a verdict that states one needs no figure added
 _FIGURE_RX = re.compile(
-    r"\$\s?\d|\d[\d.,]*\s?(?:GB|TB|%|tokens?|Token|GB/s|ms|s\b|×\s?(?:faster|schneller))",
+    r"\d[\d.,]*\s?(?:GB|TB|%|tokens?|Token|GB/s|ms|s\b|×\s?(?:faster|schneller))",
 )
 _MARKER_WORD_RX = re.compile(r"(?<!\S)\[\d{1,2}\](?!\S)")
 _CLAUSE_RX = re.compile(r"(?:;|:| —| –)\s")
@@ -195,6 +195,11 @@ def recommended(answer: Answer) -> str | None:
         return named[0]
     if len(answer.prices) == 1:
         return answer.prices[0].configuration
+    from assistant.first_sentence import expected_verdict  # "one card": the card that holds it
+
+    expected = expected_verdict(answer)
+    if expected is not None and expected.one_card is not None:
+        return str(expected.one_card.get("configuration") or "") or None
     return None
 
 
@@ -235,8 +240,15 @@ def _figure(answer: Answer, cid: str | None) -> str:
 
 
 def _rule(answer: Answer) -> str:
+    """The guide's rule in a few words; none when it reads against a "one card" yes (the rule
+    counts a card only sold in 4- and 8-card nodes as 'too big for one card')."""
+    advice = _results(answer, "purchase_advice")
+    r = answer.reading
+    one_card_yes = r is not None and r.count == 1 and r.yes_no and _says_yes(answer)
+    if one_card_yes and any(a.get("fits_one_card") is False for a in advice):
+        return ""
     keys: list[str] = []
-    for res in _results(answer, "purchase_advice"):
+    for res in advice:
         rule = res.get("rule") or {}
         key = rule.get("key") if isinstance(rule, dict) else None
         if key and key not in keys:
@@ -246,6 +258,12 @@ def _rule(answer: Answer) -> str:
     if len(keys) != 1 or keys[0] not in PHRASES:
         return ""
     return render(PHRASES, answer.language, keys[0])
+
+
+def _says_yes(answer: Answer) -> bool:
+    from assistant.compose.polarity import lead_polarity
+
+    return lead_polarity(lead_paragraph(answer.answer)) is True
 
 
 def _bold_verdict_word(text: str) -> str:

@@ -92,6 +92,11 @@ def test_one_card_means_any_single_card_the_site_rents_with_its_node_price(
     assert lead_polarity(first_line) is True
     assert usd(cheapest["usd_per_month"]) in first_line  # its node's price, said first
     assert usd(cheapest["usd_per_month"]) in a.summary
+    # the figure that decides it is that card's (what it needs of what the card has), and no
+    # rule that calls the model "too big for one card" stands beside the yes
+    assert f"{gb('en', cheapest['required_gb_per_card'])} per card" in a.summary
+    assert f"{gb('en', cheapest['usable_gb_per_card'])} usable" in a.summary
+    assert "too big for one card" not in a.summary
     assert disagreement(a) == ""
     assert a._repaired  # the composer's lead lacked the price: repaired before it was shown
 
