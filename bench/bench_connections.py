@@ -13,8 +13,11 @@ TRICKLE_EVERY_S seconds and never finish their headers. While they are held, a p
 
     .venv/bin/python bench/bench_connections.py [idle] [trickling] [hold-seconds]  (21000 300 30)
 
-Reported per server: probes answered and their max latency, how long the trickling connections
-lived (max; the guarded server's header timeout is SIZING_HEADER_TIMEOUT_S, 10 s by default).
+Reported per server: the idle connections established (client side: up to the accept queue,
+2048, may be established but not yet accepted), the descriptors the server holds, probes
+answered and their max latency, how long the trickling connections lived (max; the guarded
+server's header timeout is SIZING_HEADER_TIMEOUT_S, 10 s by default). The bare server runs out
+of descriptors when the flood exceeds the open-file limit plus the accept queue (try 23000).
 Target (issue 27): guarded: every probe answered within 1 s, trickling ones closed within the
 header timeout (+ 1 s for the client's polling). Needs `ulimit -n` >= 20000 in the server and
 ephemeral ports: the flooders bind 127.0.0.2.. so each source address has its own port range.
@@ -64,19 +67,46 @@ def _raise_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def flooder(port: int, count: int, source: str, until: float, ready: mp.Event) -> None:  # type: ignore[valid-type]
+def _open_many(port: int, count: int, source: str, wait_s: float = 15.0) -> list[socket.socket]:
+    """`count` connections opened at once (non-blocking); those established within `wait_s`
+    (a server out of descriptors stops completing them: its accept queue stays full)."""
+    sel = selectors.DefaultSelector()
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        try:
+            sock.bind((source, 0))
+        except OSError:
+            sock.close()
+            break
+        sock.setblocking(False)
+        sock.connect_ex(("127.0.0.1", port))
+        sel.register(sock, selectors.EVENT_WRITE)
+    established: list[socket.socket] = []
+    deadline = time.time() + wait_s
+    while sel.get_map() and time.time() < deadline:
+        for key, _ in sel.select(timeout=0.5):
+            sock = key.fileobj
+            sel.unregister(sock)
+            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:  # type: ignore[union-attr]
+                established.append(sock)  # type: ignore[arg-type]
+            else:
+                sock.close()  # type: ignore[union-attr]
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+    return established
+
+
+def flooder(
+    port: int, count: int, source: str, until: float, ready: mp.Event, held: mp.Queue
+) -> None:  # type: ignore[valid-type]
     """Hold `count` idle connections until `until`; reopen each one the server closes."""
     _raise_limit()
     sel = selectors.DefaultSelector()
-    failed = 0
-    for _ in range(count):
-        sock = _connect(port, source)
-        if sock is None:  # the server's accept queue is full: it holds no more
-            failed += 1
-            if failed >= 5:
-                break
-            continue
+    opened = _open_many(port, count, source)
+    for sock in opened:
         sel.register(sock, selectors.EVENT_READ)
+    held.put(len(opened))
     ready.set()
     while time.time() < until:
         for key, _ in sel.select(timeout=0.5):
@@ -181,13 +211,14 @@ def run(kind: str, data_dir: Path, idle: int, trickling: int, hold_s: float) -> 
         until = time.time() + hold_s + 30
         ctx = mp.get_context("fork")
         out: mp.Queue = ctx.Queue()
+        held: mp.Queue = ctx.Queue()
         readies = []
         procs = []
         flooders = (idle + PER_FLOODER - 1) // PER_FLOODER
         for i in range(flooders):
             count = min(PER_FLOODER, idle - i * PER_FLOODER)
             ready = ctx.Event()
-            args = (port, count, f"127.0.0.{i + 2}", until, ready)
+            args = (port, count, f"127.0.0.{i + 2}", until, ready, held)
             procs.append(ctx.Process(target=flooder, args=args, daemon=True))
             readies.append(ready)
         ready = ctx.Event()
@@ -201,6 +232,8 @@ def run(kind: str, data_dir: Path, idle: int, trickling: int, hold_s: float) -> 
         for r in readies:
             r.wait(timeout=120)
         opened_s = time.time() - started
+        flood = sum(held.get(timeout=5) for _ in range(flooders))
+        fds = len(os.listdir(f"/proc/{proc.pid}/fd"))  # what the server holds
         probes = probe(base, hold_s)
         lived = out.get(timeout=hold_s + 60)
         for p in procs:
@@ -209,6 +242,8 @@ def run(kind: str, data_dir: Path, idle: int, trickling: int, hold_s: float) -> 
         closed = [s for s in lived if s != float("inf")]
         return {
             "server": kind,
+            "idle_established": flood,
+            "server_fds": fds,
             "flood_opened_s": round(opened_s, 1),
             "probes": f"{probes['answered']}/{probes['asked']} within 1 s",
             "probe_max_s": round(probes["max_s"], 2),
