@@ -358,6 +358,27 @@ def test_a_replayed_slash_command_is_answered_once(server: LiveServer, stub: Sla
     assert len(stub.calls_to("response_url", path="/response/cmd-replay")) == 1
 
 
+def test_a_slash_command_key_is_its_signed_request_over_http_and_its_trigger_in_socket_mode() -> (
+    None
+):
+    """Socket Mode has no raw body: keying on it would make every later command a 'replay'."""
+    from slack_bolt.request import BoltRequest
+
+    from api.slack.bolt_app import _command_key
+
+    one = {"command": "/sizing", "text": "a", "trigger_id": "1.1.a"}
+    two = {"command": "/sizing", "text": "a", "trigger_id": "2.2.b"}
+    socket = [_command_key(BoltRequest(mode="socket_mode", body=b), b) for b in (one, two)]
+    assert socket[0] != socket[1] and None not in socket
+    untriggered = {"command": "/sizing", "text": "a"}
+    assert _command_key(BoltRequest(mode="socket_mode", body=untriggered), untriggered) is None
+    raw = urlencode(one)
+    headers = {"x-slack-request-timestamp": "1700000000"}
+    same = [_command_key(BoltRequest(body=raw, headers=headers), one) for _ in range(2)]
+    later = _command_key(BoltRequest(body=raw, headers={"x-slack-request-timestamp": "1"}), one)
+    assert same[0] == same[1] != later
+
+
 def test_url_verification_challenge(server: LiveServer) -> None:
     body = json.dumps(
         {

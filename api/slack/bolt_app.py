@@ -197,11 +197,15 @@ def thread_session_id(team: str | None, channel: str, thread_ts: str) -> str:
     return "slack-" + "-".join(_session_part(p) for p in (team, channel, thread_ts))
 
 
-def _command_key(req: BoltRequest) -> str:
-    """A slash command delivery's identity: its signed timestamp and body (hashed)."""
-    stamp = (req.headers.get("x-slack-request-timestamp") or [""])[0]
-    digest = hashlib.sha256(f"{stamp}:{req.raw_body}".encode()).hexdigest()
-    return f"command:{digest}"
+def _command_key(req: BoltRequest, body: dict[str, Any]) -> str | None:
+    """A slash command delivery's identity: over HTTP its signed timestamp and body (hashed);
+    in Socket Mode (no raw body, no signature) its `trigger_id`; None when it has neither."""
+    if req.mode == "http" and req.raw_body:
+        stamp = (req.headers.get("x-slack-request-timestamp") or [""])[0]
+        digest = hashlib.sha256(f"{stamp}:{req.raw_body}".encode()).hexdigest()
+        return f"command:{digest}"
+    trigger = body.get("trigger_id")
+    return f"command:trigger:{trigger}" if trigger else None
 
 
 def command_session_id(team: str | None, channel: str, user: str) -> str:
@@ -398,7 +402,8 @@ class SlackBot:
         5-minute window (the same signed body and timestamp: a replay, never a new command,
         which has its own trigger_id), across workers and replicas."""
         command = body.get("command") if not req.lazy_only else None
-        if command and not self.events.first_time(_command_key(req)):
+        key = _command_key(req, body) if command else None
+        if key and not self.events.first_time(key):
             log.warning("slack: replayed slash command %s ignored", command)
             return BoltResponse(status=200, body="")
         if not req.lazy_only and body.get("type") == "event_callback":
