@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -32,18 +32,7 @@ GapKind = Literal[
     "rated_missed",
     "rated_down",
 ]
-GAP_KINDS: tuple[GapKind, ...] = (
-    "clarify",
-    "unknown_model",
-    "off_topic",
-    "no_citation",
-    "llm_fallback",
-    "rated_wrong",
-    "rated_unclear",
-    "rated_too_long",
-    "rated_missed",
-    "rated_down",
-)
+GAP_KINDS: tuple[GapKind, ...] = get_args(GapKind)
 # a 👎's reason (store.feedback.REASONS) as the gap it points at; a 👎 without one: rated_down
 RATED_KINDS: dict[str, GapKind] = {
     "wrong": "rated_wrong",

@@ -599,4 +599,8 @@ def _open_sizing(reading: Reading) -> bool:
 def _sized_without_model(reading: Reading) -> bool:
     """A load or a budget was said but no model ("a chatbot for our 50 employees"): a starting
     point is sized. A question that says neither ("Which GPU do I need?") is only asked back."""
-    return bool(reading.users or reading.concurrent_sequences or reading.budget_usd_per_month)
+    # one person ("mit nur einem Nutzer") is no load to size a node for, nor the sequences
+    # assumed from it
+    said_sequences = "concurrent_sequences" not in reading.assumed
+    sequences = bool(reading.concurrent_sequences) and said_sequences
+    return (reading.users or 0) > 1 or sequences or bool(reading.budget_usd_per_month)

@@ -178,8 +178,10 @@ class NodesMixin(ComposerBase):
         )
         self._numbers(d, fit)
         lower = self._lower_precision_within(d, u, allowed)
-        if u.constraints.budget_usd_month is not None:
-            self._over_budget(d, u, fit)  # the budget is what gives way, exclusions stay
+        # a lower precision within answers a yes/no; otherwise the answer also names the cheapest
+        # node above the budget (the budget is what gives way, exclusions stay)
+        if u.constraints.budget_usd_month is not None and (not lower or not u.yes_no):
+            self._over_budget(d, u, fit)
             return
         if lower:
             return
