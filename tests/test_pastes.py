@@ -64,3 +64,55 @@ def test_the_assistant_answers_a_long_paste_in_the_prose_s_language(assistant) -
     assert any(c.name == "check_topology_output" for c in a.tool_calls)
     with pytest.raises(QuestionError, match="question is too long"):
         assistant.ask("Wir haben eine Frage. " * 120)
+
+
+# ----------------------------------------------- a paste inside prose that names GPUs (issue 26)
+def test_the_topology_matrix_is_found_inside_prose_that_names_gpus() -> None:
+    from tests.pastes import topo_8x_h100
+    from tools.diagnostics import TopoParseError, parse_topo_matrix
+
+    matrix = topo_8x_h100()
+    before = "The customer says GPU0 and GPU5 are slow.\n```\n" + matrix + "\n```"
+    after = "Is this OK?\n```\n" + matrix + "\n```\nGPU2 to GPU5 is slow, GPU0 too."
+    for text in (before, after):
+        gpus, cells = parse_topo_matrix(text)
+        assert gpus == [f"GPU{i}" for i in range(8)]
+        assert cells[("GPU2", "GPU5")] == "NV12" and cells[("GPU0", "GPU1")] == "NV18"
+    # a broken matrix is reported by its own rows, not by the prose's "GPU0 and GPU5"
+    broken = before.replace("GPU7\t", "GPU7\tNV18\t", 1).replace("\nGPU7", "\nGPU7 oops", 1)
+    with pytest.raises(TopoParseError, match="row GPU7: expected 8 labels"):
+        parse_topo_matrix(broken)
+
+
+def test_a_topology_paste_after_prose_naming_gpu0_is_judged(assistant) -> None:  # type: ignore[no-untyped-def]
+    from tests.pastes import topo_8x_h100
+
+    text = (
+        "Unser Kunde hat 8x H100 SXM5 gemietet und sagt, GPU0 und GPU5 seien langsam. Passt das?"
+        "\n```\n" + topo_8x_h100() + "\n```"
+    )
+    a = assistant.ask(text)
+    assert a.language == "de"
+    (call,) = [c for c in a.tool_calls if c.name == "check_topology_output"]
+    assert call.result["status"] == "defect"  # GPU2-GPU5 shows NV12 where the board has NV18
+    bad = [p for p in call.result["pairs"] if p["status"] != "ok"]
+    assert [(p["a"], p["b"], p["label"]) for p in bad] == [("GPU2", "GPU5", "NV12")]
+
+
+def test_a_5000_character_all_reduce_perf_paste_is_judged_in_the_prose_s_language(  # type: ignore[no-untyped-def]
+    assistant,
+) -> None:
+    from tests.pastes import allreduce_perf_8x_h100
+
+    paste = allreduce_perf_8x_h100(peak_busbw=360.0)
+    assert len(paste) >= 5000
+    for prose, lang in (
+        ("Ist das normal für unseren 8x H100 SXM5 Server?", "de"),
+        ("Is this normal for our 8x H100 SXM5 server?", "en"),
+    ):
+        a = assistant.ask(prose + "\n" + paste)
+        assert a.language == lang
+        (call,) = [c for c in a.tool_calls if c.name == "check_allreduce_output"]
+        assert call.result["status"] == "ok"
+        assert round(call.result["peak_busbw_gb_s"]) == 360  # the largest sizes' busbw
+        assert "360 GB/s" in a.summary

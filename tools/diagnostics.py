@@ -87,18 +87,37 @@ def _meaning(label: str) -> str:
     return TOPO_LEGEND.get(label, "unknown")
 
 
+_GPU_RX = re.compile(r"\bGPU\d+\b")
+
+
 def _is_header(line: str) -> bool:
     toks = line.split()
     return "GPU0" in toks and not (len(toks) > 1 and toks[0] == "GPU0" and _LABEL.match(toks[1]))
 
 
 def parse_topo_matrix(text: str) -> tuple[list[str], dict[tuple[str, str], str]]:
-    """The GPU names and the label of every ordered pair, from `nvidia-smi topo -m` output."""
+    """The GPU names and the label of every ordered pair, from `nvidia-smi topo -m` output.
+
+    The matrix may sit inside prose that names GPUs ("the customer says GPU0 and GPU5 are
+    slow"): every line that could be its header is tried, the first that heads a whole matrix
+    wins; when none does, the problem of the widest header (the likeliest matrix) is raised."""
     lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
-    header_idx = next((i for i, line in enumerate(lines) if _is_header(line)), None)
-    if header_idx is None:
+    headers = [i for i, line in enumerate(lines) if _is_header(line)]
+    if not headers:
         raise TopoParseError("no `nvidia-smi topo -m` matrix found (expected a GPU0 header)")
-    gpus = [tok for tok in lines[header_idx].split() if re.fullmatch(r"GPU\d+", tok)]
+    problems: list[tuple[int, TopoParseError]] = []
+    for header_idx in headers:
+        try:
+            return _matrix_below(lines, header_idx)
+        except TopoParseError as exc:
+            problems.append((-len(_GPU_RX.findall(lines[header_idx])), exc))
+    raise min(problems, key=lambda p: p[0])[1]
+
+
+def _matrix_below(
+    lines: list[str], header_idx: int
+) -> tuple[list[str], dict[tuple[str, str], str]]:
+    gpus = [tok for tok in lines[header_idx].split() if _GPU_RX.fullmatch(tok)]
     cells: dict[tuple[str, str], str] = {}
     for line in lines[header_idx + 1 :]:
         toks = line.split()
@@ -111,6 +130,8 @@ def parse_topo_matrix(text: str) -> tuple[list[str], dict[tuple[str, str], str]]
             raise TopoParseError(f"row {row}: expected {len(gpus)} labels, got {' '.join(values)}")
         for col, value in zip(gpus, values, strict=True):
             cells[(row, col)] = value
+        if len(cells) == len(gpus) ** 2:
+            break  # the whole matrix: prose after it may name GPUs too
     rows = {a for a, _ in cells}
     if rows != set(gpus):
         missing = sorted(set(gpus) - rows)
