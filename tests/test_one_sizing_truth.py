@@ -323,7 +323,7 @@ def test_cheapest_never_picks_a_tight_node_silently(
     pick = cheapest_fit(res)
     assert pick.row is not None
     if pick.row.room == "tight":
-        assert pick.tight and "tight" in pick.note
+        assert "tight" in pick.note and pick.tight
         assert pick.with_room is not None and pick.with_room.room == "ample"
     if cheapest_gpu_memory is not None:
         assert pick.row.memory_gb_per_card == cheapest_gpu_memory and pick.tight
@@ -333,6 +333,55 @@ def test_wan_14b_on_80_gb_is_tight() -> None:
     wan = next(m for m in CAT.models.values() if m.kind != "llm" and "14b" in m.id)
     row = _row(Requirement(model=wan), "1x-h100-pcie")
     assert row.verdict == "fits_one_card" and row.room == "tight"
+    # the cheapest pick says so in its own note (before issue 24: "fits on one card", no more)
+    pick = cheapest_fit(
+        fit_configurations(Requirement(model=wan), list(CAT.configurations.values()), CAT.gpus)
+    )
+    assert pick.row is not None and pick.row.memory_gb_per_card == 80.0
+    assert "tight: 0.0 GB spare per card" in pick.note
+    assert pick.with_room is not None and pick.with_room.room == "ample"
+    assert f"the cheapest with room to spare is {pick.with_room.label}" in pick.note
+
+
+@pytest.mark.parametrize(
+    ("model_id", "precision", "card_gb"),
+    [("flux.1-dev", "bf16", 24.0), ("wan-2.1-14b", None, 80.0)],
+)
+def test_the_cheapest_result_the_llm_reads_warns_of_a_tight_pick(
+    deps: Deps, model_id: str, precision: str | None, card_gb: float
+) -> None:
+    """Finding: the cheapest-node answer recommended a 24 GB L4 for FLUX.1 [dev] in BF16 (24.0 GB)
+    and an 80 GB card for Wan 14B, 0.0 GB spare, with no warning: the registry's cheapest_fit
+    (what the planner and the LLM tools read) had no note and no alternative with room."""
+    args = {"model": model_id, **({"precision": precision} if precision else {})}
+    res = call_tool(deps, "cheapest_fit", args).result
+    top = res["cheapest"][0]
+    assert (top["memory_gb_per_card"], top["required_gb_per_card"]) == (card_gb, card_gb)
+    assert top["headroom_gb"] == 0.0 and top["room"] == "tight"
+    assert [n for n in res["notes"] if n.startswith("tight:") and top["label"] in n]
+    room = res["cheapest_with_room"]
+    assert room["room"] == "ample" and room["headroom_gb"] > 0
+    assert room["usd_per_month"] > top["usd_per_month"]
+    assert room["label"] in " ".join(res["notes"])
+
+
+def test_the_audit_flags_the_guides_both_directions_nvlink_figures() -> None:
+    """Finding: the guide's table times NVLink all-reduces with 900 GB/s (both directions) and
+    its 14x ratio mixes NVLink's both directions with PCIe's one; the audit notes both."""
+    from evals.audit import audit_files
+
+    guides = sorted((CATALOG.parent / "guides").glob("*/nvlink-vs-pcie.txt"))
+    assert len(guides) == 2  # de and en
+    found = audit_files(guides, CAT).findings
+    times = [f for f in found if f.kind == "all-reduce time" and "NVLink 4" in f.subject]
+    assert len(times) == 2
+    for f in times:
+        assert f.ok  # the guide's convention is known, not a contradiction of its figures
+        assert f.data.startswith("0.311 s") and "450 GB/s per direction" in f.data
+        assert "900 GB/s, both directions added" in f.detail and "2x optimistic" in f.detail
+    ratios = [f for f in found if f.kind == "link ratio" and "NVLink 4" in f.subject]
+    assert len(ratios) == 2
+    assert all("per direction 7.0×" in f.detail for f in ratios)
 
 
 def test_llm_tool_results_show_the_precision_people_read(deps: Deps) -> None:
