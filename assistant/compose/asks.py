@@ -23,7 +23,7 @@ from assistant.compose.speed import speed_cost
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
 from assistant.nlu.query import Ask, Claim
-from assistant.texts import gb, num, precision_label, render, t, tokens
+from assistant.texts import gb, num, precision_label, render, t, tokens, usd
 
 PHRASES: dict[str, tuple[str, str]] = {
     "ask_fit": (
@@ -35,6 +35,34 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} in {precision} mit {ctx} Token Kontext** auf der genannten Hardware:",
     ),
     "ask_price": ("The price of what you named:", "Der Preis der genannten Konfiguration:"),
+    "link_needed": (
+        "**On NVLink: yes, this job needs it** — the cards must exchange data on every token; "
+        "rent an SXM (NVLink) node.",
+        "**Zu NVLink: ja, dieser Job braucht es** — die Karten tauschen bei jedem Token Daten "
+        "aus; mieten Sie einen SXM-Knoten (NVLink).",
+    ),
+    "link_needed_yes": (
+        "**Yes — this job needs NVLink**: the cards exchange data on every token; rent an SXM "
+        "node.",
+        "**Ja — dieser Job braucht NVLink**: Die Karten tauschen bei jedem Token Daten aus; "
+        "mieten Sie einen SXM-Knoten.",
+    ),
+    "link_needed_no": (
+        "**No — PCIe is not enough for this job**: it needs NVLink (an SXM node).",
+        "**Nein — PCIe reicht für diesen Job nicht**: Er braucht NVLink (einen SXM-Knoten).",
+    ),
+    "link_not_needed_yes": (
+        "**Yes — PCIe is enough for this job**; NVLink is not needed.",
+        "**Ja — PCIe reicht für diesen Job**; NVLink ist nicht nötig.",
+    ),
+    "link_not_needed_no": (
+        "**No — you don't need NVLink for this job**: PCIe is enough.",
+        "**Nein — NVLink brauchen Sie für diesen Job nicht**: PCIe reicht.",
+    ),
+    "link_not_needed": (
+        "**On NVLink: you don't need it here — PCIe is enough** for this job.",
+        "**Zu NVLink: hier nicht nötig — PCIe reicht** für diesen Job.",
+    ),
     "ask_memory": (
         "**{model} in {precision} needs about {total} of GPU memory** on one card for {n} × {ctx} "
         "tokens: weights {weights}, KV cache {kv} and {overhead} of runtime overhead.",
@@ -75,8 +103,10 @@ class AsksMixin(ComposerBase):
         _after_lead(d, start)
 
     def _answered(self, d: Draft, u: Query, ask: Ask, flow: Flow) -> bool:
-        if ask.kind == "price":
-            return all(c in d._prices for c in self._asked_nodes(d, u))
+        if ask.kind == "price":  # quoted by the price tool, not only shown beside a row
+            quoted = {q["configuration"] for c in d.calls if c.name == "price_quote"
+                      for q in c.result.get("quotes", [])}  # fmt: skip
+            return all(c in quoted for c in self._asked_nodes(d, u))
         if ask.precision is not None:  # "BF16 vs FP8": each precision its own figure
             if ask.kind == "speed":
                 timed = (c for c in d.calls if c.name == "throughput_estimate")
@@ -166,6 +196,48 @@ class AsksMixin(ComposerBase):
             [self._row_line(d, r, with_price=r["configuration"] not in d._prices) for r in rows]
         )
 
+    # ---- the NVLink yes/no beside another ask
+    def _link_verdict(self, d: Draft, u: Query, flow: Flow) -> None:
+        """ "Which server within our budget? Do we need NVLink, or is PCIe fine?": a question
+        about the link that another flow leads is answered after the lead, from the guide's
+        purchase rule for the job (`purchase_advice` for the configuration the answer chose)."""
+        if u.claim not in ("nvlink_needed", "pcie_enough") or flow.claim == "nvlink_needed":
+            return
+        if not u.has_subject or flow.name in _DIAGNOSES:
+            return
+        given = [c.result for c in d.calls if c.name == "purchase_advice"]
+        if len({bool(a.get("needs_nvlink")) for a in given}) > 1:
+            return  # the rule depends on the workload: the answer gives both and asks which
+        advice = given[0] if given else None
+        if advice is None:
+            advice = self._advice_for(d, u)
+            if advice is None:
+                return
+            self._add_advice(d, advice, with_also=False)
+        start = len(d.paras)
+        needs = bool(advice.get("needs_nvlink"))
+        if u.yes_no:  # the yes/no is the question's first: its answer leads, in its polarity
+            yes = needs if u.claim == "nvlink_needed" else not needs
+            d.add(p(d.lang, f"link_{'needed' if needs else 'not_needed'}_{'yes' if yes else 'no'}"))
+            _as_lead(d, start)
+            return
+        d.add(p(d.lang, "link_needed" if needs else "link_not_needed"))
+        _after_lead(d, start)
+
+    def _advice_for(self, d: Draft, u: Query) -> dict[str, Any] | None:
+        w = set(u.workloads)
+        return self._advice(
+            d,
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+            configuration=d.result[0] if d.result else None,
+            workload="training" if self._training(u) else "llm_serving",
+            traffic="high" if "traffic" in w else "low" if "low_concurrency" in w else None,
+            independent_jobs=("independent" in w) or None,
+        )
+
     # ---- the yes/no about the hardware named
     def _named_verdict(self, d: Draft, u: Query, flow: Flow) -> Claim | None:
         """A yes/no about a fit on hardware the question names ("Reicht eine RTX 5090? Falls
@@ -210,11 +282,21 @@ class AsksMixin(ComposerBase):
         return []
 
     def _ask_price(self, d: Draft, u: Query, ask: Ask) -> None:
-        cids = [c for c in self._asked_nodes(d, u) if c not in d._prices]
-        if not cids or d.call("price_quote", configurations=cids) is None:
+        """The price asked of the hardware named, from `price_quote`: a line for each node the
+        answer has not priced yet, and the monthly difference when two are named."""
+        cids = self._asked_nodes(d, u)[:4]
+        pq = d.call("price_quote", configurations=cids) if cids else None
+        if pq is None:
             return
-        d.add(p(d.lang, "ask_price"))
-        d.bullets([f"{d.link(c)}: **{d.price(c)}**" for c in cids])
+        lines = [f"{d.link(c)}: **{d.price(c)}**" for c in cids if c not in d._prices]
+        if lines:
+            d.add(p(d.lang, "ask_price"))
+            d.bullets(lines)
+        diff = pq.get("difference_usd_per_month")
+        if len(cids) == 2 and diff:
+            cheap = pq["cheapest"]
+            other = next(c for c in cids if c != cheap)
+            d.add(t(d.lang, "price_diff", more=d.label(other), less=d.label(cheap), diff=usd(diff)))
 
     def _ask_speed(self, d: Draft, u: Query, ask: Ask) -> None:
         q = u.model_copy(update={"precision": ask.precision or u.precision})
@@ -296,6 +378,11 @@ class AsksMixin(ComposerBase):
                     )
                 ]
             )
+
+
+_DIAGNOSES = frozenset(
+    {"allreduce_paste", "topology_paste", "topology_described", "allreduce_measured"}
+)
 
 
 def _as_lead(d: Draft, start: int) -> None:

@@ -63,6 +63,7 @@ class Composer(
             d.filters = self._filters(u)
         self._constrained(d, asked, flow.method)
         self._other_asks(d, u, flow)
+        self._link_verdict(d, asked, flow)
         if beyond is not None:
             self._beyond_model_context(d, u, beyond)
         if flow.filtered or flow.claim == "fits":

@@ -48,6 +48,9 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         return
     if _ANY_LEAD_RX.match(d.paras[lead]) or not (u.yes_no or u.claim):
         return
+    link = ("nvlink_needed", "pcie_enough")
+    if u.claim in link and flow_claim not in (*link, "guide"):
+        return  # "Which node within $4,000? Do we need NVLink?": the lead is not that yes/no
     verdict = d.verdict
     if verdict is None and flow_claim == "fits":
         verdict = fit_verdict(d, u)

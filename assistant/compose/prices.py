@@ -475,17 +475,10 @@ class PricesMixin(ComposerBase):
             self._cheapest_without_model(d, u)
             return
         # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind
-        q = u.question.lower()
-        interconnect = None
-        link = u.constraints.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(
+        # (the reader's constraints: "Do we need NVLink?" names NVLink without requiring it)
+        interconnect = u.constraints.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(
             u.constraints.exclude_link or ""
         )
-        if link is not None:
-            interconnect = link
-        elif "nvlink" in u.intents and re.search(r"nvlink|nvswitch|\bsxm\b", q):
-            interconnect = "nvlink"
-        elif "nvlink" in u.intents and re.search(r"\bpcie\b|pci-e", q):
-            interconnect = "pcie"
         # "the cheapest single card for X": only where it fits on one card
         one_card = u.count == 1 and not u.configurations and not u.cards
         res = d.call(

@@ -581,8 +581,11 @@ def find_claim(folded: str, u: Query) -> None:
     found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
     if not found:
         return
-    alternative = ALTERNATIVE_RX.search(folded)
-    if alternative and any(pos < alternative.start() for pos, _ in found):
+    first = min(found)[0]
+    # the "or" of the first claim's own sentence ("Do we need NVLink, or is PCIe fine?")
+    alternative = ALTERNATIVE_RX.search(folded, first)
+    between = folded[first : alternative.start()] if alternative else ""
+    if alternative and not re.search(r"[.?!]\s", between):
         u.claim = min(found)[1]
     else:
         u.claim = found[0][1]
@@ -592,6 +595,10 @@ _COMPARE_RX = re.compile(
     r"\b(?:vs\.?|versus|or|oder|compared? (?:to|with)|verglichen mit|gegenüber|better|besser|"
     r"which (?:one|is)|welche[rs]? (?:ist|davon|nehmen)|best value|bestes? preis)\b"
 )
+
+
+#: people generating at once that are few parallel requests, said as such
+FEW_AT_ONCE = 4
 
 
 def find_all(folded: str, u: Query) -> None:
@@ -604,6 +611,10 @@ def find_all(folded: str, u: Query) -> None:
         u.concurrency = at_once
         if at_once >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
             u.workloads.append("traffic")
+        elif at_once <= FEW_AT_ONCE and not {"traffic", "low_concurrency"} & set(u.workloads):
+            # "at most 3 people generating at the same time": a few parallel requests (the
+            # guide's low concurrency)
+            u.workloads.append("low_concurrency")
     find_exclusions(folded, u)
     find_adapter_negation(folded, u)
     find_runtime(folded, u)

@@ -158,7 +158,11 @@ class EntityMixin:
             hits.sort()
             # the KV cache's precision ("FP8 KV cache", "KV cache in 8 bit") is not the weights'
             kv = [n for at, end, n in hits if _names_kv_cache(folded, at, end)]
-            names = [n for at, end, n in hits if not _names_kv_cache(folded, at, end)]
+            names = [
+                n
+                for at, end, n in hits
+                if not _names_kv_cache(folded, at, end) and not _ruled_out(folded, at, end)
+            ]
             if kv and kv[0] in _KV_PRECISION:
                 u.kv_precision = _KV_PRECISION[kv[0]]  # type: ignore[assignment]
                 if not names and _ALSO_RX.search(folded):
@@ -517,12 +521,32 @@ def _trailing_count(folded: str, spans: list[tuple[int, int, str]], u: Query) ->
     return n if n is not None and 1 <= n <= 8 else None
 
 
+_TAKE = r"(?:nehmen|nähmen|mieten|kaufen|einsetzen|nutzen|betreiben|take|rent|use|buy|get|run)"
+_OF_THOSE = r"(?:davon|of them|of those|of these|solche[rn]?|such cards|dieser karten)"
+_THOSE_RX = re.compile(
+    r"(?<![a-z0-9.,])" + _NUM + r"\s+" + _OF_THOSE + r"\s+(?:\w+\s+){0,2}?" + _TAKE + r"\b|"
+    r"\b" + _TAKE + r"\s+(?:\w+\s+){0,2}?" + _NUM + r"\s+" + _OF_THOSE + r"\b"
+)
+
+
+def _count_of_those(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """A count of the hardware talked about, taken: "wir würden vier davon nehmen", "we'd
+    rent four of those" ("60 staff, ten of them at once" counts people, not cards)."""
+    m = None if spans else _THOSE_RX.search(folded)
+    word = m and (m.group(1) or m.group(2))
+    if not word or word in ("a", "an", "single"):
+        return None
+    n = _to_int(word)
+    return n if n is not None and 2 <= n <= 8 else None
+
+
 _COUNT_FINDERS: tuple[Callable[[str, list[tuple[int, int, str]], Query], int | None], ...] = (
     _count_of_cards,
     _single_card,
     _copies,
     _bare_count,
     _trailing_count,
+    _count_of_those,
 )
 
 
@@ -531,3 +555,28 @@ def _add_new(configurations: list[str], ids: list[str]) -> None:
     for cid in ids:
         if cid not in configurations:
             configurations.append(cid)
+
+
+# a precision the asker rules out: "no FP8", "ohne 4-Bit", "FP8 or 4-bit is not an option",
+# "FP8 kommt nicht in Frage" (the sentence's other precisions are what they want)
+_NOT_BEFORE_RX = re.compile(r"(?:\bno|\bnot|\bkein\w*|\bohne|\bwithout|\bnever|\bnie)\s+$")
+_RULED_OUT_AFTER_RX = re.compile(
+    r"(?:is|are)\s+(?:not\s+an?\s+option|out of the question|off the table|not acceptable|"
+    r"not allowed)|(?:kommt|kommen)\s+nicht\s+in\s+frage|(?:ist|sind)\s+keine\s+option|"
+    r"scheide[nt]\s+aus|(?:ist|sind)\s+ausgeschlossen|(?:ist|sind)\s+tabu"
+)
+# what may stand between a precision and the phrase that rules it out: other precisions joined
+# by "or" / "and" ("FP8 or 4-bit is not an option"), not a clause of its own ("BF16: FP8 …")
+_JOINED_RX = re.compile(
+    r"^(?:\s|,|/|\bor\b|\band\b|\boder\b|\bund\b|\bnor\b|\bnoch\b|\beven\b|\bauch\b|"
+    r"\bquantisation\b|\bquantization\b|\bquantisierung\b|\bweights?\b|fp8|int8|int4|awq|"
+    r"gptq|\d[\s-]?bit|bf16|fp16|q4\w*|q8\w*)*$"
+)
+
+
+def _ruled_out(folded: str, at: int, end: int) -> bool:
+    """The precision at folded[at:end] is one the question rules out."""
+    if _NOT_BEFORE_RX.search(folded[max(0, at - 12) : at]):
+        return True
+    m = _RULED_OUT_AFTER_RX.search(folded, end, end + 80)
+    return bool(m and _JOINED_RX.match(folded[end : m.start()]))

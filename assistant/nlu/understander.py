@@ -24,6 +24,7 @@ from assistant.nlu.intents import (
 )
 from assistant.nlu.language import detect_language
 from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias, spell_sizes
+from assistant.nlu.mail import what_is_asked
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
 from assistant.nlu.scope import find_outside
@@ -93,7 +94,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         return _own_copy(known)
 
     def _understand(self, question: str, language: Language | None) -> Query:
-        text = question.strip()
+        text = what_is_asked(question.strip())
         lang, detected = detect_language(text)
         corrected = correct_typos(_fold(text))
         if corrected != _fold(text):

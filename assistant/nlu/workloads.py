@@ -69,6 +69,13 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
         r"getrennte|mehrere modelle|several models|multiple models|many small models|"
         r"viele kleine modelle|copies|kopien|replicas|replik|"
+        # "auf jeder Karte eine eigene Kopie", "a copy per card", "viermal nebeneinander",
+        # "jede Karte rendert für sich", "each GPU works on its own"
+        r"(?:eigene|own|separate|one|a|eine)\s+(?:copy|kopie)\b|"
+        r"(?:zweimal|dreimal|viermal|fünfmal|sechsmal|achtmal|mehrmals|\d+\s*-?mal)\s+"
+        r"(?:nebeneinander|parallel)|(?:two|three|four|five|six|eight|\d+)\s+times\s+side\s+by"
+        r"\s+side|(?:jede|each|every)\s+(?:karte|gpu|card)\s+(?:\w+\s+){0,2}?(?:für sich|"
+        r"on its own|by itself|independently|separately|unabhängig|allein)\b|"
         r"(?:each|every) (?:card|gpu)\b.{0,30}\b(?:its own|own|a separate|separate)\b|"
         r"jede (?:karte|gpu)\b.{0,30}\b(?:ihr|sein|ein) eigenes|eigene[ns]? modell pro|"
         r"own model per (?:card|gpu)|(?:its|their) own model|"

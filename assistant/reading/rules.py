@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from assistant.nlu.asks import RELAY_RX, sentences
+from assistant.nlu.mail import what_is_asked
 from assistant.nlu.query import Ask, Claim, Query
 from assistant.reading.convert import ASK_INTENT, IMPLIED_AT, from_query, implied_asks
 from assistant.reading.model import Currency, Reading
@@ -95,14 +96,15 @@ def _currency(u: Query) -> Currency | None:
 
 def covered_intents(u: Query) -> set[str]:
     """The intents the answer to `u` answers: its primary one and one per ask."""
-    return {u.intent, *(ASK_INTENT[a.kind] for a in u.asks)}
+    link = {"nvlink"} if u.claim in _NVLINK_CLAIMS and u.has_subject else set()
+    return {u.intent, *(ASK_INTENT[a.kind] for a in u.asks), *link}
 
 
 def unread_clauses(u: Query, nlu: Any) -> list[str]:
     """The question clauses whose own ask the reading does not answer (see the module doc)."""
     if nlu is None or u.topo_text or u.nccl_text or u.outside:
         return []
-    asked = [c for c in sentences(u.question) if "?" in c]
+    asked = [c for c in sentences(what_is_asked(u.question)) if "?" in c]
     asked = [c for c in asked if len(c.split()) >= MIN_CLAUSE_WORDS]
     if len(asked) < 2:
         return []
@@ -117,6 +119,8 @@ def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
         return False  # the rules fell back to "fit" for a clause that asks nothing of a fit
     if part.intent in covered:
         return True
+    if part.intent == "off_topic" and not part.has_subject and set(part.intents) & covered:
+        return True  # "and which is the cheapest one that holds it?": "it" is the question's
     if part.explain:
         return whole.explain
     # a catch-all clause that names nothing of its own continues the sizing question

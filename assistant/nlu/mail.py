@@ -1,0 +1,70 @@
+"""What a pasted e-mail says beyond its question: the sender's signature block and a legal
+disclaimer are not part of what is asked ("IT Operations | Lumen Legal LLP", "This e-mail … may
+be legally privileged" would otherwise be read as a legal question)."""
+
+from __future__ import annotations
+
+import re
+
+# a sign-off alone on its line: "Kind regards,", "Mit freundlichen Grüßen", "Thanks,"
+_SIGN_OFF_RX = re.compile(
+    r"^\s*(?:(?:best|kind|warm|many)\s+(?:regards|wishes)|regards|best|cheers|sincerely|"
+    r"thanks(?: again| in advance)?|thank you|mit freundlichen gr(?:ü|ue)(?:ß|ss)en|"
+    r"(?:viele|beste|liebe|freundliche|schöne)\s+gr(?:ü|ue)(?:ß|ss)e|gruß|mfg|vg|lg)\s*[,.!]?\s*$",
+    re.I,
+)
+# where the signature ends: a quoted line, a forward marker, an "On … wrote:" line
+_SIGNATURE_END_RX = re.compile(
+    r"^\s*(?:>|&gt;|-{2,}\s*(?:forwarded|weitergeleitet|original|urspr)|"
+    r"(?:on|am)\s.{4,80}(?:wrote|schrieb)\s*:?\s*$|(?:from|von)\s*:)",
+    re.I,
+)
+_DISCLAIMER_RX = re.compile(
+    r"\b(?:confidential\w*|vertraulich\w*|disclaimer|haftungsausschluss)\b.{0,300}\b(?:intended "
+    r"recipient|privileged|addressee|empfänger\w*|adressat\w*|löschen|delete|notify)",
+    re.I | re.S,
+)
+_SIGNATURE_LINE_MAX = 80
+
+
+# "On Tue, Dec 1, 2026 at 9:03 AM Sales <sales@…> wrote:": an earlier message of the thread follows
+_ATTRIBUTION_RX = re.compile(
+    r"^[ \t]*(?:on|am)\s[^\n]{4,120}(?:wrote|schrieb)\s*:?[ \t]*$", re.I | re.M
+)
+_QUOTED_RX = re.compile(r"^[ \t]*(?:>|&gt;)")
+
+
+def drop_earlier_messages(text: str) -> str:
+    """The text without the quoted earlier messages of a thread ("On … wrote:" and the "> "
+    lines after it) when the text above already asks something: the reply asks, the history
+    only explains it."""
+    m = _ATTRIBUTION_RX.search(text)
+    if m is None or "?" not in text[: m.start()]:
+        return text
+    tail = text[m.end() :].split("\n")
+    rest = [line for line in tail if line.strip() and not _QUOTED_RX.match(line)]
+    return text[: m.start()].rstrip() + ("\n\n" + "\n".join(rest) if rest else "")
+
+
+def drop_signatures(text: str) -> str:
+    """The text without e-mail signature blocks (a sign-off line and the short lines after
+    it, up to a quoted or forwarded part) and without legal disclaimer paragraphs."""
+    lines = text.split("\n")
+    if len(lines) < 4:
+        return text
+    kept: list[str] = []
+    skipping = False
+    for line in lines:
+        if skipping and (_SIGNATURE_END_RX.match(line) or len(line) > _SIGNATURE_LINE_MAX):
+            skipping = False
+        if not skipping and _SIGN_OFF_RX.match(line):
+            skipping = True
+        if not skipping:
+            kept.append(line)
+    paragraphs = re.split(r"\n\s*\n", "\n".join(kept))
+    return "\n\n".join(p for p in paragraphs if not _DISCLAIMER_RX.search(p))
+
+
+def what_is_asked(text: str) -> str:
+    """The message without its thread history, signatures and disclaimers."""
+    return drop_signatures(drop_earlier_messages(text))

@@ -1,0 +1,152 @@
+"""The second question of a message gets its own answer from its own tool.
+
+A forwarded e-mail's signature and legal disclaimer are not part of the question, the precisions
+it rules out are not the one it wants, and its NVLink question is answered beside the
+recommendation (from `purchase_advice`, in the asker's polarity). A price asked beside a speed or
+a fit is quoted by `price_quote` (with the difference when two nodes are named). Independent
+copies ("eine eigene Kopie pro Karte", "jede Karte rendert für sich") get the independent-jobs
+rule. Expected figures come from the tool results behind each answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.answer import Answer
+from assistant.nlu.mail import drop_earlier_messages, drop_signatures
+from assistant.service import Assistant
+from tests.answers import last_call
+
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
+
+MAIL = """Hi team, forwarding a prospect's mail, can someone help me answer it?
+
+---------- Forwarded message ---------
+From: Ana Berg <a.berg@kanzlei.example>
+Subject: GPU server
+
+Hello,
+
+we are a firm of 30 people and want to run Qwen2.5 72B unquantised, in BF16: FP8 or
+4-bit is not an option for us. At most 3 people will be generating at the same time,
+with 8k tokens of context. Our budget is 4,000 USD per month.
+
+1. Which of your servers would you recommend within that budget?
+2. Do we need NVLink for this, or is PCIe fine?
+
+Kind regards,
+Ana Berg
+Head of IT | Berg Legal LLP
+
+CONFIDENTIALITY NOTICE: This e-mail is confidential and may be legally
+privileged. If you are not the intended recipient, please delete it.
+
+On Mon, Nov 30, 2026 at 9:03 AM Sales <sales@gpuserver.io> wrote:
+> Hello, which model and how many people at once?
+> What is the context length per request?
+"""
+
+
+def _first_word(answer: Answer) -> str:
+    return answer.answer.lstrip("*_ ").split()[0].strip(".,—*").lower()
+
+
+def test_signature_disclaimer_and_quoted_history_are_not_read() -> None:
+    text = drop_signatures(drop_earlier_messages(MAIL))
+    assert "Qwen2.5 72B" in text and "Do we need NVLink" in text
+    assert "legally" not in text and "Head of IT" not in text
+    assert "context length per request" not in text
+
+
+def test_a_forwarded_mail_gets_the_pick_within_budget_and_the_nvlink_answer(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(MAIL)
+    assert a.reading is not None
+    assert a.reading.task != "out_of_scope"  # "legally privileged" is a signature, not a goal
+    assert a.reading.precision == "bf16"  # "FP8 or 4-bit is not an option"
+    assert a.reading.claim == "nvlink_needed"  # the first alternative of its own sentence
+    assert not a.reading.unread
+    cheapest = last_call(a, "cheapest_fit")
+    assert cheapest.arguments.get("interconnect") != "nvlink"  # asked about, not required
+    pick = cheapest.result["cheapest"][0]
+    assert pick["usd_per_month"] <= 4000
+    advice = last_call(a, "purchase_advice").result
+    assert advice["needs_nvlink"] is False
+    assert f"${pick['usd_per_month']:,}" in a.answer
+    assert "PCIe is enough" in a.answer
+    assert not a.answer.lstrip("*").startswith(("Yes", "No"))  # the lead is the pick
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("Llama 3.1 405B in Ollama, just me: a PCIe box is fine for that, right? And which "
+         "is the cheapest one that holds it?", "yes"),
+        ("Llama 3.1 405B in Ollama, just me: do I need NVLink for that? And which is the "
+         "cheapest one that holds it?", "no"),
+    ],
+)  # fmt: skip
+def test_a_link_yes_no_asked_first_leads_in_its_polarity(
+    assistant: Assistant, question: str, first: str
+) -> None:
+    a = assistant.ask(question)
+    assert last_call(a, "purchase_advice").result["needs_nvlink"] is False
+    assert _first_word(a) == first
+    assert last_call(a, "cheapest_fit").result["cheapest"]
+    assert a.reading is not None and not a.reading.unread
+
+
+def test_a_price_asked_beside_a_fit_and_a_speed_is_quoted_by_the_price_tool(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Passt Mixtral 8x7B in FP8 auf eine H100 PCIe, wie viele Token/s kommen da ungefähr "
+        "raus, und was kostet das im Monat?"
+    )
+    quote = last_call(a, "price_quote").result["quotes"]
+    assert [q["configuration"] for q in quote] == ["1x-h100-pcie"]
+    assert last_call(a, "throughput_estimate").arguments["configuration"] == "1x-h100-pcie"
+    assert _first_word(a) == "ja"
+
+
+def test_two_nodes_priced_beside_their_speeds_get_the_difference(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "For Llama 3.1 8B in FP8: how many tokens/s on one H100 PCIe vs one L40S, and what's "
+        "the monthly price difference between the two?"
+    )
+    pq = last_call(a, "price_quote").result
+    assert {q["configuration"] for q in pq["quotes"]} == {"1x-h100-pcie", "1x-l40s"}
+    assert f"${pq['difference_usd_per_month']:,}" in a.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wir möchten Mistral Small 24B in FP8 viermal nebeneinander betreiben, also auf jeder "
+        "der vier L40S eine eigene Kopie. Reicht da PCIe zwischen den Karten?",
+        "We want four copies of Mistral Small 24B in FP8 side by side, each GPU works on its "
+        "own, on 4x L40S. Is PCIe enough?",
+    ],
+)
+def test_independent_copies_get_the_independent_jobs_rule(
+    assistant: Assistant, question: str
+) -> None:
+    a = assistant.ask(question)
+    advice = last_call(a, "purchase_advice")
+    assert advice.arguments.get("independent_jobs") is True
+    assert advice.result["rule"]["number"] == 2
+    assert _first_word(a) in ("yes", "ja")
+
+
+def test_four_of_those_in_a_follow_up_is_the_count(assistant: Assistant) -> None:
+    first = assistant.ask("Läuft FLUX.1 dev auf einer L4?")
+    second = assistant.ask(
+        "Wir würden für eine Render-Warteschlange vier davon nehmen, jede Karte rendert für "
+        "sich. Brauchen wir dann NVLink?",
+        session_id=first.session_id,
+    )
+    assert second.reading is not None and second.reading.count == 4
+    advice = last_call(second, "purchase_advice")
+    assert advice.result["rule"]["number"] == 2
+    assert _first_word(second) == "nein"
