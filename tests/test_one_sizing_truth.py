@@ -421,3 +421,31 @@ def test_any_reader_sizes_a_format_as_the_file_the_engine_runs(
 
     q = to_query(Reading(runtime=runtime, precision=precision, model="qwen2.5-72b"))
     assert (q.runtime, q.precision) == (runtime, sized)
+
+
+def test_longest_context_counts_the_sliding_window_layers(cli: Any) -> None:
+    """Finding (Gemma 3's sliding-window KV): capacity's longest context divided the KV room by
+    the per-token cost at the asked context, several times too short at long context (Gemma 3 27B
+    FP8 on one L40S: 87,227 tokens; before issue 24, 23,212); a sequence's KV grows slower
+    past the 1,024-token window."""
+    m = CAT.models["gemma-3-27b"]
+    gpu = CAT.gpus["l40s"]
+    cap = capacity(CapacityInput(model=m, gpu=gpu, count=1, precision="fp8"))
+    # 10 global layers keep every token, 52 keep 1,024: 8,192 B per layer-token (BF16 KV)
+    layer_token = 2 * m.kv_heads * m.head_dim * 2
+    longest = cap.max_context_tokens
+    used = layer_token * (10 * longest + 52 * 1024)
+    assert used <= cap.kv_room_gb_per_card * 1e9 < used + 10 * layer_token
+    assert longest > 131_072 and cap.max_context_capped == 131_072
+    # below the window every layer counts: the same as room / per-token cost at that length
+    short = capacity(CapacityInput(model=m, gpu=gpu, count=1, precision="fp8", concurrency=200))
+    assert short.max_context_tokens == pytest.approx(
+        cap.kv_room_gb_per_card * 1e9 / 200 / (62 * layer_token), abs=1
+    )
+    out = cli("capacity", "gemma-3-27b", "1x-l40s", "-p", "fp8", "--json")
+    data = json.loads(out.output)
+    assert data["max_context_capped"] == 131_072
+    assert not any("at 0 tokens" in n for n in data["notes"])
+    # models without sliding windows keep room / per-token cost
+    dense = capacity(CapacityInput(model=CAT.models["llama-3.3-70b"], gpu=gpu, count=4))
+    assert dense.max_context_tokens == dense.kv_tokens

@@ -7,6 +7,7 @@ context and the most concurrent sequences a configuration holds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -496,6 +497,22 @@ class CapacityResult(BaseModel):
     notes: list[str] = []
 
 
+def longest_context(budget_bytes: float, sequence_bytes: Callable[[int], float]) -> int:
+    """The most tokens one sequence can hold within `budget_bytes`, for a KV size that grows
+    with the sequence (`sequence_bytes(n)`, monotone; sliding-window layers make it grow slower
+    past their window). Bisection over whole tokens."""
+    lo, hi = 0, 1
+    while sequence_bytes(hi) <= budget_bytes and hi < 2**40:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if sequence_bytes(mid) <= budget_bytes:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def capacity(inp: CapacityInput) -> CapacityResult:
     """Inverse sizing: how much KV cache (context x sequences) fits next to the weights."""
     model = inp.model
@@ -543,6 +560,17 @@ def capacity(inp: CapacityInput) -> CapacityResult:
     else:
         tokens = int(room * 1e9 // per_token)
     max_ctx = tokens // inp.concurrency
+    if tokens and model.sliding_window_layers and model.sliding_window:
+        # a longer sequence costs fewer bytes per token (the windowed layers stop growing)
+        max_ctx = longest_context(
+            room * 1e9 / inp.concurrency,
+            lambda n: n * kv_bytes_per_token_per_card(model, inp.kv_precision, tp, split, n),
+        )
+        notes.append(
+            f"Longest context counts the sliding-window layers at that length: "
+            f"{max_ctx:,} tokens per sequence; at {inp.context_tokens:,} tokens a token costs "
+            f"{per_token:,.0f} B per card."
+        )
     req = Requirement(
         model=model,
         precision=inp.precision,

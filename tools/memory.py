@@ -418,8 +418,12 @@ def kv_cache(inp: KvInput) -> KvResult:
     if model.sliding_window_layers and model.sliding_window and model.attention != "mla":
         notes.append(
             f"{model.sliding_window_layers} of {model.layers} layers use a "
-            f"{model.sliding_window:,}-token sliding window and keep at most that many tokens; "
-            f"at {ctx:,} tokens the cache costs {layers:.1f} layers' worth per token."
+            f"{model.sliding_window:,}-token sliding window and keep at most that many tokens"
+            + (
+                f"; at {ctx:,} tokens the cache costs {layers:.1f} layers' worth per token."
+                if ctx
+                else "."
+            )
         )
     if not model.has_architecture:
         per_card_token = 0.0
