@@ -348,7 +348,7 @@ class Assistant:
         keeps of it."""
         choices: list[Choice] = []
         flow = self.composer.plan(to_query(reading)).name
-        if flow == "ask_model" or (flow in _GENERAL_FLOWS and _open_sizing(reading)):
+        if flow == "ask_model" or (flow in _GENERAL_FLOWS and _open_sizing(reading, flow)):
             reading, choices = self._without_model(reading)
         u = to_query(reading)
         offline = self._offline(u, session_id, reading.unread, assumed=self._assumed(reading))
@@ -583,17 +583,27 @@ def _first_sentence_checked(answer: Answer, catalog: Any) -> Answer:
 
 
 # the rows a question with a load but no model falls to when it names no fit ("a chatbot for 50
-# employees, what do we offer?"): the guides' general answer, or NVLink by workload alone
-_GENERAL_FLOWS = ("general", "nvlink")
+# employees, what do we offer?"): the guides' general answer, NVLink by workload alone, or a
+# price or cheapest ask with nothing to price ("120 people, an internal ChatGPT: what would it
+# cost?")
+_GENERAL_FLOWS = ("general", "nvlink", "price", "cheapest")
 
 
-def _open_sizing(reading: Reading) -> bool:
+def _open_sizing(reading: Reading, flow: str) -> bool:
     """A request to size something for a load or a budget with no model or hardware named, and
-    not a yes/no or explanation question (those the general rows answer)."""
+    not a yes/no or explanation question (those the general rows answer). A price or cheapest
+    ask needs a load said (a budget with hardware limits alone lists the nodes within them)."""
+    if flow in ("price", "cheapest") and not _load_said(reading):
+        return False
     named = reading.has_subject or reading.configurations or reading.cards
     closed = reading.yes_no or reading.claim or reading.explain or reading.outside
     pasted = reading.topo_text or reading.nccl_text or reading.measured.busbw_gb_s
     return _sized_without_model(reading) and not (named or closed or pasted)
+
+
+def _load_said(reading: Reading) -> bool:
+    said_sequences = "concurrent_sequences" not in reading.assumed
+    return (reading.users or 0) > 1 or (bool(reading.concurrent_sequences) and said_sequences)
 
 
 def _sized_without_model(reading: Reading) -> bool:
@@ -601,6 +611,4 @@ def _sized_without_model(reading: Reading) -> bool:
     point is sized. A question that says neither ("Which GPU do I need?") is only asked back."""
     # one person ("mit nur einem Nutzer") is no load to size a node for, nor the sequences
     # assumed from it
-    said_sequences = "concurrent_sequences" not in reading.assumed
-    sequences = bool(reading.concurrent_sequences) and said_sequences
-    return (reading.users or 0) > 1 or sequences or bool(reading.budget_usd_per_month)
+    return _load_said(reading) or bool(reading.budget_usd_per_month)

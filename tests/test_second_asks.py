@@ -8,6 +8,7 @@ copies ("eine eigene Kopie pro Karte", "jede Karte rendert für sich") get the i
 rule. Expected figures come from the tool results behind each answer.
 """
 
+# ruff: noqa: E501  (an all_reduce_perf paste keeps its real row width)
 from __future__ import annotations
 
 import pytest
@@ -150,3 +151,46 @@ def test_four_of_those_in_a_follow_up_is_the_count(assistant: Assistant) -> None
     advice = last_call(second, "purchase_advice")
     assert advice.result["rule"]["number"] == 2
     assert _first_word(second) == "nein"
+
+
+_ROWS = """```
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+   268435456      67108864     float     sum      -1   8512.0   31.54   47.30      0   8530.1   31.47   47.20      0
+  1073741824     268435456     float     sum      -1  34050.2   31.53   47.30      0  34101.7   31.49   47.23      0
+# Avg bus bandwidth    : 47.27
+```"""
+
+
+def test_a_german_paste_keeps_its_node_named_at_a_line_start(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Kunde hat seit Montag einen\n4x A100 SXM4 bei uns und sagt, sein Training laufe "
+        "langsam. Ist der Knoten kaputt?\n\n" + _ROWS
+    )
+    call = last_call(a, "check_allreduce_output")
+    assert call.arguments.get("configuration") == "4x-a100-sxm4"
+    assert call.result["status"] == "defect"
+    assert _first_word(a) == "ja"
+
+
+def test_getting_what_they_pay_for_asks_whether_it_is_healthy(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Customer on 4x L40S ran nccl-tests, busbw tops out around 20 GB/s. Are they getting "
+        "what they pay for?\n\n" + _ROWS.replace("47.30", "20.40").replace("47.20", "20.30")
+    )
+    assert a.reading is not None and a.reading.claim == "healthy"
+    assert last_call(a, "check_allreduce_output").result["status"] == "ok"
+    assert _first_word(a) == "yes"
+
+
+def test_a_price_asked_for_a_load_without_a_model_sizes_a_starting_point(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "we're about 120 people and would like our own internal ChatGPT-like thing on a rented "
+        "server. no idea about models yet. roughly what would that cost per month?"
+    )
+    call = last_call(a, "cheapest_fit")
+    assert a.reading is not None and "model" in a.reading.assumed
+    pick = call.result["cheapest"][0]
+    assert f"${pick['usd_per_month']:,}" in a.answer

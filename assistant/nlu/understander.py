@@ -50,6 +50,11 @@ _TOPO_RX = re.compile(
 UNDERSTOOD_CACHE_SIZE = 1024
 
 
+# an all_reduce_perf result row ("1048576  262144  float  sum  -1 …"), not prose that starts with
+# a count ("4x A100 SXM4 bei uns …")
+_RESULT_ROW_RX = re.compile(r"\s*\d+\s+\d+\s+[a-z]\w*\s+[a-z]\w*\s+-?\d")
+
+
 class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     """Deterministic NLU over one catalog (model aliases indexed once)."""
 
@@ -118,7 +123,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             prose = "\n".join(
                 ln
                 for ln in folded.splitlines()
-                if not ln.lstrip().startswith("#") and not re.match(r"\s*\d", ln)
+                if not ln.lstrip().startswith("#") and not _RESULT_ROW_RX.match(ln)
             )
 
         self._find_model(text, prose, u)
