@@ -82,7 +82,11 @@ class Settings(BaseSettings):
         description="bearer token for GET /api/feedback (the site team's review); unset: 404",
     )
     cors_origins: list[str] = ["https://gpuserver.io", "https://www.gpuserver.io"]
-    max_request_bytes: int = Field(default=16_384, description="larger request bodies get 413")
+    max_request_bytes: int = Field(
+        default=98_304,
+        description="larger request bodies get 413 (96 KB: a question and a pasted output or "
+        "e-mail within max_question_chars + max_pasted_chars, at up to 4 bytes a character)",
+    )
     request_body_timeout_s: float = Field(
         default=10.0,
         gt=0,

@@ -7,7 +7,8 @@ its prose:
    `assistant.first_sentence` checked it against the tool results), its links reduced to their
    labels;
 2. the one figure that decides it, when the verdict states none: the fit row of the recommended
-   configuration (the memory a card needs against what it has), else the model's weights;
+   configuration (the memory a card needs against what it has), else the model's weights; for a
+   pasted `nvidia-smi topo -m` the card pair that is off (`check_topology_output`);
 3. the price of what is recommended: the configuration the answer chose, the one the question
    named, or the one price the answer quotes, from the catalog;
 4. the rule in a few words: the guide's purchase rule `purchase_advice` returned (its key).
@@ -47,6 +48,14 @@ PHRASES: dict[str, tuple[str, str]] = {
     "weights": (
         "The model's weights take {weights}.",
         "Die Gewichte des Modells belegen {weights}.",
+    ),
+    "topo_pair": (
+        "The pair that is off: `{a}`–`{b}` shows `{label}`.",
+        "Das Paar, das abweicht: `{a}`–`{b}` zeigt `{label}`.",
+    ),
+    "topo_pairs": (
+        "{n} pairs are off, e.g. `{a}`–`{b}` shows `{label}`.",
+        "{n} Paare weichen ab, z. B. `{a}`–`{b}` zeigt `{label}`.",
     ),
     "rule.fits-one-card": (
         "Rule: if it fits on one card, rent one card.",
@@ -215,8 +224,25 @@ def _price(answer: Answer, cid: str | None, verdict: str = "") -> str:
     return render(PHRASES, answer.language, key, label=quote.label, price=price)
 
 
+def _topology_figure(answer: Answer) -> str:
+    """The card pair a pasted topology shows wrong (the first of them, and how many)."""
+    for res in _results(answer, "check_topology_output"):
+        off = [p for p in res.get("pairs") or [] if isinstance(p, dict) and p.get("status") != "ok"]
+        if off:
+            key = "topo_pair" if len(off) == 1 else "topo_pairs"
+            first = off[0]
+            return render(
+                PHRASES, answer.language, key, n=len(off), a=first["a"], b=first["b"],
+                label=first["label"],
+            )  # fmt: skip
+    return ""
+
+
 def _figure(answer: Answer, cid: str | None) -> str:
     lang = answer.language
+    topology = _topology_figure(answer)
+    if topology:
+        return topology
     if _results(answer, "training_fit"):
         return ""  # the fit rows size serving; a training answer's figure is in its verdict
     row = next((r for r in _fit_rows(answer) if r.get("configuration") == cid), None)

@@ -7,7 +7,9 @@ Answer object (the same JSON the HTTP API returns, with its `reading`). The sess
 so a conversation can continue: `sizing ask --session ID "and in FP8?"`. `--set FIELD=VALUE`
 (repeatable) changes a reading field (docs/reading.md): with a question, over what it says; with
 `--session ID` and no question, the session's last question is answered again from its reading
-(`sizing ask --session ID --set precision=fp8`). Errors print one clear line and exit 2.
+(`sizing ask --session ID --set precision=fp8`). `--paste FILE` (`-`: standard input) puts tool
+output, a log or an e-mail after the question (`nvidia-smi topo -m | sizing ask "Is this
+normal?" --paste -`). Errors print one clear line and exit 2.
 
 Heavy imports happen inside the command: `sizing --help` and the cold start stay fast.
 """
@@ -97,6 +99,16 @@ def ask(
             "(docs/reading.md); an empty VALUE clears it, commas make a list",
         ),
     ] = None,
+    paste: Annotated[
+        str | None,
+        typer.Option(
+            "--paste",
+            metavar="FILE",
+            help="a file pasted after the question ('-': standard input), e.g. "
+            "`nvidia-smi topo -m | sizing ask 'Is this normal?' --paste -`; tool output, logs "
+            "or an e-mail up to SIZING_MAX_PASTED_CHARS (20,000) characters",
+        ),
+    ] = None,
     offer: Annotated[
         bool,
         typer.Option(
@@ -130,6 +142,12 @@ def ask(
     except ValueError as exc:
         _fail(str(exc), as_json)
         return
+    if paste is not None:
+        try:
+            question = _with_paste(question, paste)
+        except OSError as exc:
+            _fail(f"--paste {paste}: {exc.strerror or exc}", as_json)
+            return
     if question is None and not (edits and session):
         _fail("give a question, or --session ID with --set FIELD=VALUE to re-answer", as_json)
         return
@@ -179,6 +197,15 @@ def ask(
     _print(answer)
     if offer:
         _print_offer(answer)
+
+
+def _with_paste(question: str | None, paste: str) -> str:
+    """The question with the pasted file's text after it (`-`: standard input)."""
+    import sys
+    from pathlib import Path
+
+    text = sys.stdin.read() if paste == "-" else Path(paste).read_text(encoding="utf-8")
+    return f"{question or ''}\n{text.rstrip()}".strip()
 
 
 def _known_session(assistant: Any, session: str) -> None:

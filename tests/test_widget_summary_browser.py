@@ -31,6 +31,22 @@ _BOXES = """(bubble) => {
 }"""
 
 
+# the log scrolls smoothly: wait until its scroll position has not moved for 10 frames
+SETTLED = """() => new Promise((done) => {
+  const log = document.getElementById('sizing-widget').shadowRoot.querySelector('.sw-log');
+  let last = -1, same = 0;
+  const tick = () => {
+    if (log.scrollTop === last) { if (++same >= 10) return done(true); } else { same = 0; }
+    last = log.scrollTop; requestAnimationFrame(tick);
+  };
+  tick();
+})"""
+
+
+def settle(page: object) -> None:
+    page.evaluate(SETTLED)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     ("question", "price"),
     [
@@ -55,6 +71,7 @@ def test_phone_shows_summary_reading_prices_and_thumbs_without_scrolling(
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => !document.getElementById('sizing-widget').shadowRoot.querySelector('.sw-pending')"
     )
+    settle(page)
     boxes = bubble.evaluate(_BOXES)  # type: ignore[attr-defined]
     top, bottom = max(boxes["log"]["top"], 0), min(boxes["log"]["bottom"], boxes["vh"])
     for name in ("summary", "reading", "prices", "up", "down"):

@@ -21,6 +21,10 @@
     .slice(0, 2).toLowerCase() === "en" ? "en" : "de";
   var STORE_KEY = "sizing-widget:" + API;
   var MAX_TURNS = 12;
+  // A question plus a pasted output or e-mail (issue 26: `nvidia-smi topo -m`, `all_reduce_perf`,
+  // logs): SIZING_MAX_QUESTION_CHARS + SIZING_MAX_PASTED_CHARS by default; the server checks
+  // both limits and says which one a message is over.
+  var MAX_CHARS = 22000;
 
   var T = {
     de: {
@@ -28,6 +32,7 @@
       subtitle: "Mit Quellen aus den Guides und Katalogpreisen",
       reset: "Neue Unterhaltung", placeholder: "Frage stellen, z. B. „Brauche ich NVLink?“",
       send: "Senden", input: "Ihre Frage", sources: "Quellen", prices: "Preise", details: "Details",
+      pasted: "Eingefügt: {n} Zeichen",
       month: "Monat", placeholderPrice: "Platzhalterpreis", followUps: "Weiterfragen",
       up: "Hilfreich", down: "Nicht hilfreich", thanks: "Danke für Ihr Feedback!",
       why: "Was war nicht gut?", more: "Was hätten Sie gebraucht? (optional)", sendWhy: "Absenden",
@@ -54,6 +59,7 @@
       subtitle: "With guide sources and catalog prices",
       reset: "New conversation", placeholder: "Ask, e.g. “Do I need NVLink?”",
       send: "Send", input: "Your question", sources: "Sources", prices: "Prices", details: "Details",
+      pasted: "Pasted: {n} characters",
       month: "month", placeholderPrice: "placeholder price", followUps: "Follow-up questions",
       up: "Helpful", down: "Not helpful", thanks: "Thanks for your feedback!",
       why: "What was wrong?", more: "What did you need? (optional)", sendWhy: "Send",
@@ -233,7 +239,7 @@
 
   var log = el("div", { class: "sw-log", role: "log", "aria-live": "polite", "aria-label": T.log, tabindex: "0" });
   var input = el("textarea", {
-    class: "sw-input", rows: "1", placeholder: T.placeholder, "aria-label": T.input, maxlength: "2000"
+    class: "sw-input", rows: "1", placeholder: T.placeholder, "aria-label": T.input, maxlength: String(MAX_CHARS)
   });
   var sendBtn = el("button", { class: "sw-send", type: "submit", "aria-label": T.send, title: T.send });
   sendBtn.appendChild(icon("send"));
@@ -717,9 +723,29 @@
     return form;
   }
 
+  // A long paste in a question (tool output, a log, an e-mail) is folded behind its size, so
+  // the answer below it stays in view; the prose before it is shown as asked.
+  var PASTE_LINE = /^\s*(```|#|>|-{5,}|GPU\d|NIC\d)|\t|\S {3,}\S/;
+  function pasteOf(q) {
+    if (q.length < 600) return null;
+    var lines = q.split("\n"), i = 0;
+    while (i < lines.length && !PASTE_LINE.test(lines[i])) i++;
+    var paste = lines.slice(i).join("\n");
+    if (paste.length < 300) return null;
+    return { prose: lines.slice(0, i).join("\n").trim(), paste: paste };
+  }
+
   function userNode(turn) {
+    var parts = pasteOf(turn.q);
+    var kids = [el("p", { text: parts ? parts.prose : turn.q })];
+    if (parts) {
+      var size = parts.paste.length.toLocaleString(LANG === "de" ? "de-DE" : "en-US");
+      kids.push(el("details", { class: "sw-paste" }, [
+        el("summary", { text: T.pasted.replace("{n}", size) }), el("pre", { text: parts.paste })
+      ]));
+    }
     return el("div", { class: "sw-msg sw-user" + (turn.edit ? " sw-adjust" : ""), "aria-label": T.you },
-      [el("p", { text: turn.q })]);
+      kids);
   }
 
   function turnNodes(turn) {
