@@ -94,8 +94,10 @@ RECORDED = sorted(p for p in HERE.glob("*.json") if p.name != "hostile.json")
 
 @pytest.fixture(scope="module")
 def replay_assistant(api_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """An Assistant over a scripted server that replays transcripts; the real guide index (of
-    the API tests' data folder), its own session store."""
+    """Assistants over one scripted server that replays transcripts; the real guide index (of
+    the API tests' data folder), their own session stores. `assistants[True]` reads with the
+    LLM reader on (a transcript's `"llm_reader": true`: recorded as in production, the reader's
+    JSON first), `assistants[False]` with the rule reading (the older recordings)."""
     import dataclasses
 
     from assistant.deps import build_deps
@@ -104,16 +106,20 @@ def replay_assistant(api_data_dir: Path, tmp_path_factory: pytest.TempPathFactor
     from knowledge.retrieval import open_retriever
 
     server = ScriptedLLMServer([]).start()
-    settings = Settings(
-        data_dir=tmp_path_factory.mktemp("replay-data"),
-        openai_api_key="test-key",
-        openai_base_url=server.base_url,
-        llm_model="scripted-model",
-        llm_timeout_s=5.0,
-        llm_max_retries=0,
-    )
-    deps = dataclasses.replace(build_deps(settings), index=open_retriever(api_data_dir))
-    yield server, Assistant(deps)
+    index = open_retriever(api_data_dir)
+    assistants = {}
+    for reader in (False, True):
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("replay-data"),
+            openai_api_key="test-key",
+            openai_base_url=server.base_url,
+            llm_model="scripted-model",
+            llm_timeout_s=5.0,
+            llm_max_retries=0,
+            llm_reader=reader,
+        )
+        assistants[reader] = Assistant(dataclasses.replace(build_deps(settings), index=index))
+    yield server, assistants
     server.stop()
 
 
@@ -136,27 +142,51 @@ def test_at_least_twenty_transcripts_are_committed() -> None:
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.stem for p in RECORDED])
 def test_recorded_transcript_replays(replay_assistant: Any, path: Path) -> None:
-    server, assistant = replay_assistant
+    server, assistants = replay_assistant
     record = json.loads(path.read_text(encoding="utf-8"))
+    assistant = assistants[bool(record.get("llm_reader", False))]
     session_id = None
-    for turn in record["turns"]:
+    for n, turn in enumerate(record["turns"], 1):
+        where = f"{path.stem} turn {n}"
         server.add(*replay_steps(turn["responses"]))
         answer = assistant.ask(turn["question"], session_id=session_id)
         session_id = answer.session_id
         expect = turn["expect"]
-        assert answer.mode == expect["mode"], (path.stem, answer.attempts)
-        if expect["mode"] == "llm":
-            assert answer.violations == [], path.stem
+        assert answer.mode == expect["mode"], (where, answer.attempts)
+        if expect.get("path") == "planner":
+            _check_planner_turn(assistant, answer, expect, where)
+        elif expect["mode"] == "llm":
+            assert answer.violations == [], where
             # a recorded first answer the check rejected (rightly or not: see the transcript's
             # `expect.rejected` and docs/llm-mode.md), then the regenerated one shown
             assert [a.outcome for a in answer.attempts] == expect.get("outcomes", ["accepted"])
             rejected = [[v.kind, v.text] for a in answer.attempts for v in a.violations]
-            assert rejected == expect.get("rejected", []), path.stem
-            assert [c.name for c in answer.tool_calls] == expect["tool_calls"]
+            assert rejected == expect.get("rejected", []), where
+            assert [c.name for c in answer.tool_calls] == expect["tool_calls"], where
             assert all("error" not in str(c.result)[:20] for c in answer.tool_calls)
-            assert answer.answer == turn["responses"][-1]["content"]
+            # `shown`: the reply as shown when the answer rewrites it (citation markers
+            # renumbered to the passages cited)
+            assert answer.answer == expect.get("shown", turn["responses"][-1]["content"]), where
             assert answer.follow_ups, "follow-ups from what the answer used"
+            if "prices" in expect:
+                assert [p.configuration for p in answer.prices] == expect["prices"], where
         else:
-            assert [a.outcome for a in answer.attempts] == expect["outcomes"]
+            assert [a.outcome for a in answer.attempts] == expect["outcomes"], where
             assert answer.notice and "<tools>" not in answer.answer
     assert server.remaining == 0
+
+
+def _check_planner_turn(assistant: Any, answer: Any, expect: dict[str, Any], where: str) -> None:
+    """The LLM reader's reading answered by the planner: no model wrote a word of it, so the
+    tools it ran, the prices it named (exact catalog figures) and its yes/no are asserted."""
+    assert [a.outcome for a in answer.attempts] == expect["outcomes"], where
+    assert (answer.attempts[-1].detail or "").startswith("path: LLM reader -> planner"), where
+    assert answer.reading.reader == "llm", where
+    assert answer.notice is None, where
+    assert [c.name for c in answer.tool_calls] == expect["tool_calls"], where
+    assert [p.configuration for p in answer.prices] == expect["prices"], where
+    configs = assistant.deps.catalog.configurations
+    for quote in answer.prices:
+        assert float(quote.usd_per_month) == float(configs[quote.configuration].usd_per_month)
+    if expect.get("verdict"):
+        assert answer.answer.lstrip("*# ").startswith(expect["verdict"]), (where, answer.answer)
