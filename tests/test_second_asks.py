@@ -194,3 +194,28 @@ def test_a_price_asked_for_a_load_without_a_model_sizes_a_starting_point(
     assert a.reading is not None and "model" in a.reading.assumed
     pick = call.result["cheapest"][0]
     assert f"${pick['usd_per_month']:,}" in a.answer
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "factor"),
+    [("und für doppelt so viele Nutzer?", 2), ("and for three times as many users?", 3)],
+)
+def test_a_follow_up_multiplies_the_users_said_before(
+    assistant: Assistant, follow_up: str, factor: int
+) -> None:
+    first = assistant.ask("Was bräuchten wir für Qwen3 14B für unsere 50 Mitarbeiter?")
+    second = assistant.ask(follow_up, session_id=first.session_id)
+    assert second.reading is not None and second.reading.users == 50 * factor
+    assert first.reading is not None and first.reading.concurrent_sequences
+    sized = [c for c in second.tool_calls if c.name in ("fit_check", "cheapest_fit")]
+    assert sized and sized[-1].arguments["concurrency"] > first.reading.concurrent_sequences
+
+
+def test_never_many_at_once_is_low_concurrency(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Llama 3.3 70B in BF16 on 4x A100 PCIe, only 2-3 analysts sending requests, never many "
+        "at once. Is PCIe good enough then?"
+    )
+    assert a.reading is not None and "low_concurrency" in a.reading.workloads
+    assert last_call(a, "purchase_advice").result["rule"]["number"] == 3
+    assert _first_word(a) == "yes"

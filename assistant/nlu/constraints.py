@@ -117,7 +117,8 @@ _USERS_RX = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?\s*(?:\w+\s+)?"
     r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeiter\w*|"
     r"employees|seats|clients|anwender\w*|leute|agents?|staff|team members|kollegen|"
-    r"developers|devs|entwickler\w*|students|studenten)\b"
+    r"developers|devs|entwickler\w*|students|studenten|analysts|analyst\w*|researchers|"
+    r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers|anwält\w*|doctors|ärzt\w*)\b"
 )
 _CONCURRENT_RX = re.compile(
     r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit|"
@@ -173,6 +174,23 @@ _ONE_USER_RX = re.compile(
     r"\bfor myself\b|\bfür mich selbst\b|\b(?:one|a single|single|ein|einen|einem|einzelne[rn]?)\s+"
     r"(?:user|nutzer|anwender|person)\b"
 )
+
+
+_FACTORS = {"doppelt": 2, "zweimal": 2, "twice": 2, "double": 2, "dreimal": 3, "three times": 3,
+            "triple": 3, "viermal": 4, "four times": 4, "fünfmal": 5, "five times": 5,
+            "zehnmal": 10, "ten times": 10, "halb": 0.5, "half": 0.5}  # fmt: skip
+_PEOPLE = r"(?:nutzer\w*|benutzer\w*|user\w*|leute|people|mitarbeiter\w*|employees|staff|kunden)"
+_USERS_FACTOR_RX = re.compile(
+    r"\b(" + "|".join(_FACTORS) + r")\s+(?:so\s+viele|as\s+many|the(?:\s+number\s+of)?|die|"
+    r"so\s+viel)\s+(?:\w+\s+)?" + _PEOPLE + r"|\b(" + "|".join(_FACTORS) + r")\s+" + _PEOPLE
+)
+
+
+def find_users_factor(folded: str) -> float | None:
+    """'und für doppelt so viele Nutzer?', 'twice as many users', 'double the users': the
+    factor a follow-up applies to the users said before."""
+    m = _USERS_FACTOR_RX.search(folded)
+    return float(_FACTORS[m.group(1) or m.group(2)]) if m else None
 
 
 def find_users(folded: str) -> int | None:

@@ -61,7 +61,11 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"(?:nur |only )?(?:einem|einen|one|a single) (?:nutzer|user|anwender)\b|"
         r"\bbatch[\s-]?(?:job|jobs|run|verarbeitung|inference)|offline[\s-]?(?:job|batch|"
         r"inference|verarbeitung)|nightly|nächtlich|over night|über nacht|\bollama\b|lm studio|"
-        r"\blocal(?:ly)?\b|\blokal\b|for myself|für mich selbst|evaluation runs?|research",
+        r"\blocal(?:ly)?\b|\blokal\b|for myself|für mich selbst|evaluation runs?|research|"
+        # "never many at once", "nie viele gleichzeitig"
+        r"(?:never|rarely|seldom|nie|selten|kaum)\s+(?:\w+\s+)?(?:many|viele|more than a few)"
+        r"\s+(?:\w+\s+)?(?:at once|at the same time|concurrently|gleichzeitig|parallel|"
+        r"auf einmal)",
     ),
     (
         "independent",

@@ -17,8 +17,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from assistant.nlu.asks import find_asks
+from assistant.nlu.constraints import find_users_factor
 from assistant.nlu.lexicon import _fold
 from assistant.nlu.workloads import serving_only
+from tools.load import concurrent_sequences
 
 if TYPE_CHECKING:
     from assistant.sessions import Slots
@@ -258,7 +260,19 @@ def _kept_load(u: Any, prev: Slots) -> dict[str, Any]:
         update["constraints"] = type(u.constraints).model_validate(prev.constraints)
     if u.users is None and prev.users and u.concurrency is None:
         update.update(users=prev.users, concurrency=prev.concurrency)
+        factor = find_users_factor(_fold(u.question))
+        if factor is not None:  # "und für doppelt so viele Nutzer?"
+            update.update(_scaled_load(prev.users, prev.concurrency, factor))
     return update
+
+
+def _scaled_load(users: int, concurrency: int | None, factor: float) -> dict[str, Any]:
+    """The users times the factor, and the sequences at once: assumed again from the users when
+    they were assumed from them, else scaled as said."""
+    scaled = max(1, round(users * factor))
+    if concurrency is None or concurrency == concurrent_sequences(users):
+        return {"users": scaled, "concurrency": concurrent_sequences(scaled)}
+    return {"users": scaled, "concurrency": max(1, round(concurrency * factor))}
 
 
 def _kept_hardware(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> dict[str, Any]:
