@@ -45,6 +45,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "It needs {need} per card; each {card} has {usable} usable.",
         "Es braucht {need} pro Karte; jede {card} hat {usable} nutzbar.",
     ),
+    "need_tight": (
+        "It needs {need} per card; each {card} has {usable} usable: it fits tightly, with no "
+        "room to spare.",
+        "Es braucht {need} pro Karte; jede {card} hat {usable} nutzbar: es passt knapp, ohne "
+        "Reserve.",
+    ),
     "weights": (
         "The model's weights take {weights}.",
         "Die Gewichte des Modells belegen {weights}.",
@@ -253,7 +259,7 @@ def _figure(answer: Answer, cid: str | None) -> str:
         return render(
             PHRASES,
             lang,
-            "need",
+            "need_tight" if row.get("room") == "tight" else "need",  # a tight pick says so
             need=gb(lang, float(row["required_gb_per_card"])),
             usable=gb(lang, float(row["usable_gb_per_card"])),
             card=card,

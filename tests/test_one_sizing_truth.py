@@ -449,3 +449,30 @@ def test_longest_context_counts_the_sliding_window_layers(cli: Any) -> None:
     # models without sliding windows keep room / per-token cost
     dense = capacity(CapacityInput(model=CAT.models["llama-3.3-70b"], gpu=gpu, count=4))
     assert dense.max_context_tokens == dense.kv_tokens
+
+
+@pytest.mark.parametrize(
+    ("question", "config", "words"),
+    [
+        ("What is the cheapest node for FLUX.1 dev in BF16?", "1x-l4", "fits tightly"),
+        ("Does Llama 3.3 70B in FP8 fit on 4x L4?", "4x-l4", "fits tightly"),
+        ("Passt Wan 2.1 14B auf eine H100 PCIe?", "1x-h100-pcie", "passt knapp"),
+    ],
+)
+def test_the_summary_people_read_first_says_a_pick_is_tight(
+    deps: Deps, question: str, config: str, words: str
+) -> None:
+    """Finding: the cheapest-node answer recommended a 24 GB L4 for FLUX.1 [dev] BF16 with no
+    warning. The answer's details say so; the summary every surface shows first must too."""
+    from assistant.service import Assistant
+
+    ans = Assistant(deps).ask(question)
+    rows = [
+        r
+        for c in ans.tool_calls
+        if c.name in ("fit_check", "cheapest_fit") and isinstance(c.result, dict)
+        for r in (c.result.get("rows") or c.result.get("cheapest") or [])
+        if r.get("configuration") == config
+    ]
+    assert rows and rows[0]["room"] == "tight"
+    assert words in ans.summary
