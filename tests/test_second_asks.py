@@ -219,3 +219,22 @@ def test_never_many_at_once_is_low_concurrency(assistant: Assistant) -> None:
     assert a.reading is not None and "low_concurrency" in a.reading.workloads
     assert last_call(a, "purchase_advice").result["rule"]["number"] == 3
     assert _first_word(a) == "yes"
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("Ist ein 2x H100 PCIe eigentlich teurer als ein 4x L40S? Um wie viel?", "ja"),
+        ("Is 2x H100 PCIe cheaper than 4x L40S?", "no"),
+    ],
+)
+def test_a_price_comparison_asked_yes_or_no_leads_with_the_difference(
+    assistant: Assistant, question: str, first: str
+) -> None:
+    a = assistant.ask(question)
+    pq = last_call(a, "price_quote").result
+    prices = {q["configuration"]: q["usd_per_month"] for q in pq["quotes"]}
+    assert prices["2x-h100-pcie"] > prices["4x-l40s"]
+    assert _first_word(a) == first
+    assert f"${pq['difference_usd_per_month']:,}" in a.answer.split("\n")[0]
+    assert a.reading is not None and not a.reading.unread

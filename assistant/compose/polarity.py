@@ -48,6 +48,8 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         return
     if _ANY_LEAD_RX.match(d.paras[lead]) or not (u.yes_no or u.claim):
         return
+    if u.claim in ("costlier", "cheaper"):
+        return  # only the price list answers it, from its quotes (compose/prices.py)
     link = ("nvlink_needed", "pcie_enough")
     if u.claim in link and flow_claim not in (*link, "guide"):
         return  # "Which node within $4,000? Do we need NVLink?": the lead is not that yes/no

@@ -152,6 +152,8 @@ class PricesMixin(ComposerBase):
         d.bullets(lines)
         if not (pq.get("difference_usd_per_month") and len(lines) == 2):
             return
+        if self._price_claim(d, u, pq):
+            return
         cheap = pq["cheapest"]
         other = next(q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap)
         d.add(
@@ -163,6 +165,26 @@ class PricesMixin(ComposerBase):
                 diff=usd(pq["difference_usd_per_month"]),
             )
         )
+
+    def _price_claim(self, d: Draft, u: Query, pq: dict[str, Any]) -> bool:
+        """ "Is A more expensive than B? By how much?" / "Is A cheaper than B?" about the two
+        nodes priced: the yes or no and the difference lead the price list, from the quotes (A
+        is the one named first). False when the question asks no such claim."""
+        if u.claim not in ("costlier", "cheaper"):
+            return False
+        prices = {q["configuration"]: q["usd_per_month"] for q in pq["quotes"]}
+        named = [c for c in u.configurations if c in prices]
+        if len(named) != 2 or prices[named[0]] == prices[named[1]]:
+            return False
+        first_costs_more = prices[named[0]] > prices[named[1]]
+        d.verdict = first_costs_more if u.claim == "costlier" else not first_costs_more
+        word = ("Ja" if d.verdict else "Nein") if d.lang == "de" else ("Yes" if d.verdict else "No")
+        more, less = named if first_costs_more else named[::-1]
+        diff = usd(pq["difference_usd_per_month"])
+        lead = next(i for i, para in enumerate(d.paras) if not para.startswith("_"))
+        text = t(d.lang, "price_diff", more=d.label(more), less=d.label(less), diff=diff)
+        d.paras.insert(lead, f"**{word} — {text}**")
+        return True
 
     # ---- two named nodes for one model
     def _compare_nodes(self, d: Draft, u: Query) -> None:

@@ -561,6 +561,9 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)",
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
+    # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?": a price comparison of two things named
+    ("costlier", r"\b(?:more expensive|costlier|pricier|teurer)\s+(?:than|als)\b"),
+    ("cheaper", r"\b(?:cheaper|less expensive|günstiger|billiger|preiswerter)\s+(?:than|als)\b"),
     (
         "too_small",
         r"\b(?:too|zu) (?:small|little|klein|knapp|wenig)\b|"

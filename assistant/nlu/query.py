@@ -72,6 +72,8 @@ Claim = Literal[
     "too_small",  # "Is one L4 too small for the full context?": the converse of fits
     "worth_it",  # "Is the B200 worth it over the H200?"
     "faster",  # "Is the RTX 4090 faster than the L4?"
+    "costlier",  # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?"
+    "cheaper",  # "Is 4x L40S cheaper than 2x H100 PCIe?": the converse of costlier
     "link_is",  # "Is the H100 PCIe a Gen5 card?": the link named is the one it runs
     "guide",  # a yes/no question a guide section settles
     "defect",  # "Is that broken?", "Ein Defekt?"

@@ -26,6 +26,11 @@ _DOLLAR = re.compile(r"\$|\busd\b|\bdollars?\b")
 # clause intents that never go unread: pastes
 _NEVER_UNREAD = frozenset({"topology_paste", "allreduce_paste"})
 MIN_CLAUSE_WORDS = 3
+_BY_HOW_MUCH_RX = re.compile(
+    r"\b(?:um wie ?viel|wie ?viel (?:mehr|weniger|teurer|günstiger|schneller)|by how much|how "
+    r"much (?:more|less|cheaper|faster)|what's the difference|was ist der unterschied)\b",
+    re.I,
+)
 
 
 def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) -> Reading:
@@ -119,6 +124,8 @@ def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
         return False  # the rules fell back to "fit" for a clause that asks nothing of a fit
     if part.intent in covered:
         return True
+    if whole.claim in ("costlier", "cheaper", "faster") and _BY_HOW_MUCH_RX.search(part.question):
+        return True  # "Ist A teurer als B? Um wie viel?": the answer states the difference
     if part.intent == "off_topic" and not part.has_subject and set(part.intents) & covered:
         return True  # "and which is the cheapest one that holds it?": "it" is the question's
     if part.explain:
