@@ -221,6 +221,34 @@ def test_euro_budget_and_users_apart(tmp_path: Path) -> None:
     assert all(float(p.usd_per_month) <= 5000 for p in answer.prices[:1])
 
 
+def test_users_without_requests_at_once_are_sized_as_the_share_at_once(tmp_path: Path) -> None:
+    """The reader keeps people apart from requests at once; with only people said, the planner
+    sizes for the share of them generating at once, marked assumed, as the rule reading does
+    (50 staff on an L4: 5 sequences at once of 8k, which the L4's 21.6 GB do not hold)."""
+    from tools.load import concurrent_sequences
+
+    reading = {
+        "task": "serve",
+        "asks": [{"kind": "fit", "claim": "fits"}],
+        "model": "llama-3.1-8b",
+        "users": 50,
+        "cards": ["l4"],
+        "count": 1,
+    }
+    question = "Llama 3.1 8B for our 50 staff: is one L4 enough?"
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    r = answer.reading
+    assert (r.users, r.concurrent_sequences) == (50, concurrent_sequences(50)) == (50, 5)
+    assert r.assumed == ["concurrent_sequences"] and "traffic" in r.workloads
+    fit = next(c for c in answer.tool_calls if c.name == "fit_check")
+    assert fit.arguments["concurrency"] == 5
+    row = next(x for x in fit.result["rows"] if x["configuration"] == "1x-l4")
+    assert row["verdict"] == "does_not_fit"
+    assert answer.answer.lstrip("*").startswith("No"), answer.answer
+    assert "5 at once (assumed) of 50 users" in (answer.understood or "")
+
+
 def test_planner_covers() -> None:
     from assistant.reading.llm import ReaderResult, planner_covers
     from assistant.reading.model import Reading

@@ -41,6 +41,7 @@ from assistant.nlu.query import CARD_FAMILIES, Ask, Claim, Intent, Runtime, Work
 from assistant.prompts import user_message
 from assistant.reading.convert import IMPLIED_AT
 from assistant.reading.model import Currency, Reading, Task
+from tools.load import TRAFFIC_USERS, concurrent_sequences
 from tools.specs import PRECISIONS
 
 log = logging.getLogger("assistant.reading.llm")
@@ -351,7 +352,23 @@ def to_reading(out: LLMReading, rules: Reading, catalog: Any) -> tuple[Reading, 
     data.update(_hardware(out, catalog))
     data.update(_constraints(out, catalog))
     data["workloads"] = list(dict.fromkeys([*out.workloads, *_task_workloads(out)]))
+    data.update(_at_once(out, data["workloads"]))
     return Reading.model_validate(data), kinds
+
+
+def _at_once(out: LLMReading, workloads: list[Workload]) -> dict[str, Any]:
+    """People are not sequences at once: with users and no requests at once said, the reading
+    sizes for the share generating at once (`tools.load.concurrent_sequences`, assumed), as the
+    rule reader and a user's edit do; many users are traffic."""
+    if not out.users or out.concurrent_sequences is not None:
+        return {}
+    update: dict[str, Any] = {
+        "concurrent_sequences": concurrent_sequences(out.users),
+        "assumed": ["concurrent_sequences"],
+    }
+    if out.users >= TRAFFIC_USERS and "low_concurrency" not in workloads:
+        update["workloads"] = [*workloads, "traffic"]
+    return update
 
 
 def _asks(out: LLMReading) -> dict[str, Any]:
