@@ -410,6 +410,32 @@ def test_a_german_customer_gets_a_german_offer_text_and_the_euro_budget_is_named
     assert "9.000" not in text  # the customer's budget is for staff, not repeated back
 
 
+def test_a_forwarded_email_in_a_dm_and_a_mention_gets_the_offer_block_with_the_summary(
+    server: LiveServer, stub: SlackStub
+) -> None:
+    """Issue 26: staff forward the e-mail to the bot (a DM) or mention it under the e-mail in a
+    channel; the answer that carries the summary carries the offer block and "Copy as text"."""
+    event(server, dm("D0OFFER26", EMAIL))
+    thread = new_ts()
+    event(
+        server,
+        {"type": "app_mention", "user": "U0ANNA", "channel": "C0OFFER26",
+         "text": f"<@{BOT_USER_ID}> {EMAIL}", "ts": thread},
+    )  # fmt: skip
+    for channel in ("D0OFFER26", "C0OFFER26"):
+        answer = answers_in(stub, channel)[0]
+        offer = _offer_section(answer)
+        roles = re.findall(r"\*(Recommended|Cheaper|More headroom):\*", offer)
+        assert roles and roles[0] == "Recommended", offer
+        amounts = [int(a.replace(",", "")) for a in re.findall(r"\*\$([\d,]+)\*/month", offer)]
+        assert len(amounts) == len(roles) and all(a <= 15_000 for a in amounts), offer
+        copy = buttons(answer.blocks)["sizing_offer_copy"]
+        text = json.loads(copy["value"])["t"]
+        assert text.startswith("Hello,") and f"${amounts[0]:,}/month" in text
+        # the summary is what the channel sees; the whole answer follows in the thread
+        assert details_in(stub, channel, answer.params.get("thread_ts") or answer.params["ts"])
+
+
 def test_a_plain_staff_question_gets_no_offer(server: LiveServer, stub: SlackStub) -> None:
     slash(server, stub, "Does Llama 3.3 70B in BF16 fit on one H100?", "no-offer", user="U0S26N")
     answer = slash_answer(stub, "no-offer")
