@@ -1536,8 +1536,10 @@ _NVLINK_NEG_RX = re.compile(
     r"overkill|a\s+waste|eine\s+verschwendung|verschwendet|buys\s+(?:you\s+)?nothing|"
     r"bringt\s+(?:hier\s+)?nichts|not\s+worth|nicht\s+wert)|"
     r"\blohnt\s+sich\s+(?:\w+\s+){0,2}?NVLink\s+nicht\b|\bNVLink\s+lohnt\s+sich\s+(?:\w+\s+)?nicht\b|"
-    r"\b(?:PCIe)\s+(?:is|ist)\s+(?:\w+\s+)?(?:enough|sufficient|ausreichend|genug)\b|"
-    r"\bPCIe\s+reicht\b",
+    # "PCIe is (not) enough", "PCIe reicht (für diesen Job nicht)": only without the negation
+    r"\b(?:PCIe)\s+(?:is|ist)\s+(?:(?!not\b|nicht\b)\w+\s+)?(?:enough|sufficient|ausreichend|"
+    r"genug)\b(?![^.;:]{0,40}?\bnicht\b)|"
+    r"\bPCIe\s+reicht\b(?![^.;:]{0,40}?\bnicht\b)",
     re.IGNORECASE,
 )
 _NVLINK_POS_RX = re.compile(

@@ -79,6 +79,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Rule: too big for one card, real traffic or training: rent NVLink (SXM).",
         "Regel: Zu groß für eine Karte, echter Traffic oder Training: NVLink (SXM) mieten.",
     ),
+    "rule.nvlink-none-within": (
+        "Rule: real traffic or training wants NVLink (SXM), but no NVLink node within your "
+        "constraints holds it.",
+        "Regel: Echter Traffic oder Training will NVLink (SXM), doch kein NVLink-Knoten innerhalb "
+        "Ihrer Vorgaben fasst es.",
+    ),
     "rule.more-than-eight-cards": (
         "Rule: a job needing more than eight cards needs a fabric the site does not offer.",
         "Regel: Ein Job mit mehr als acht Karten braucht ein Fabric, das die Seite nicht anbietet.",
@@ -289,7 +295,23 @@ def _rule(answer: Answer) -> str:
         return render(PHRASES, answer.language, "rule.depends")
     if len(keys) != 1 or keys[0] not in PHRASES:
         return ""
+    if keys[0] == "rule.too-big-real-traffic-or-training" and _no_nvlink_within(answer):
+        return render(PHRASES, answer.language, "rule.nvlink-none-within")
     return render(PHRASES, answer.language, keys[0])
+
+
+def _no_nvlink_within(answer: Answer) -> bool:
+    """The NVLink nodes within the question's constraints hold nothing (a `cheapest_fit` over
+    the configurations within them, NVLink only, came back empty): the rule's "rent SXM" is not
+    within reach, and the summary must not put it beside a PCIe pick without saying so."""
+    return any(
+        c.name == "cheapest_fit"
+        and c.arguments.get("interconnect") == "nvlink"
+        and c.arguments.get("configurations")
+        and isinstance(c.result, dict)
+        and not c.result.get("cheapest")
+        for c in answer.tool_calls
+    )
 
 
 def _says_yes(answer: Answer) -> bool:

@@ -375,6 +375,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Weil das Modell aufgeteilt werden muss und Sie {why}, ist der günstigste NVLink-Knoten "
         "(SXM), der es fasst, {label}.",
     ),
+    "cheapest_nvlink_outside": (
+        "Because the model must be split and you {why}, the guide's rule below asks for NVLink "
+        "(SXM), but no NVLink node within your constraints holds it; the cheapest that does is "
+        "{label}.",
+        "Weil das Modell aufgeteilt werden muss und Sie {why}, verlangt die Regel unten NVLink "
+        "(SXM), doch kein NVLink-Knoten innerhalb Ihrer Vorgaben fasst es; der günstigste, der "
+        "es fasst, ist {label}.",
+    ),
     "why_traffic": ("serve real traffic", "echten Traffic bedienen"),
     "why_training": ("train", "trainieren"),
     "v_fits_one": ("fits on one card", "passt auf eine Karte"),

@@ -305,6 +305,30 @@ class PricesMixin(ComposerBase):
                     costs[cid] = float(tput["usd_per_million_tokens"])
         return line + " " + d.price(cid)
 
+    def _nvlink_outside(self, d: Draft, u: Query, why: str) -> None:
+        """The guide's rule asks for NVLink but no NVLink node within the constraints holds the
+        model (issue 26: a PCIe pick beside "buy SXM" said nothing): say so, with the cheapest
+        NVLink node outside them and its price."""
+        filters, d.filters = d.filters, {}
+        try:
+            nv = d.call(
+                "cheapest_fit",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+                interconnect="nvlink",
+            )
+        finally:
+            d.filters = filters
+        if nv and nv["cheapest"]:
+            cid = nv["cheapest"][0]["configuration"]
+            d.add(
+                t(d.lang, "cheapest_nvlink_outside", why=why, label=d.link(cid))
+                + " "
+                + d.price(cid)
+            )
+
     def _cheapest_with_room(self, d: Draft, u: Query, top: dict[str, Any]) -> None:
         """An image/video model on the cheapest card that only just holds it: the guide's
         warning and the cheapest node with room to spare."""
@@ -564,10 +588,12 @@ class PricesMixin(ComposerBase):
                 concurrency=u.concurrency,
                 interconnect="nvlink",
             )
+            why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
             if nv and nv["cheapest"]:
-                why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
                 cid = nv["cheapest"][0]["configuration"]
                 d.add(t(d.lang, "cheapest_nvlink", why=why, label=d.link(cid)) + " " + d.price(cid))
+            elif d.filters:
+                self._nvlink_outside(d, u, why)
         fit_like = {
             "model": res["model"],
             "precision": res["precision"],
