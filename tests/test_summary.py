@@ -170,3 +170,88 @@ def test_a_starting_point_summary_says_what_it_assumed_and_asks_for_the_model(
     assert "Which model do you want to run?" in a.summary
     assert word_count(a.summary) <= MAX_WORDS
     assert _grounded(a, a.summary, assistant) == []
+
+
+# ------------------------------------------------- issue 26 findings: words a visitor understands
+def test_the_sizing_assumptions_sit_in_the_details_in_a_visitor_s_words(
+    assistant: Assistant,
+) -> None:
+    """Every fit answer repeated "KV cache … bytes per token … 90 % of card memory usable (as
+    vLLM) … 2.6 GB runtime overhead": the summary carries none of it, the details say what it
+    means, with the tool's figures."""
+    a = assistant.ask("Does Llama 3.3 70B fit on 4x A100 SXM4?")
+    fit = last_call(a, "fit_check").result
+    consts = fit["constants"]
+    for word in ("KV", "bytes per token", "overhead", "vLLM", "Assumptions"):
+        assert word not in a.summary, (word, a.summary)
+    details = a.answer
+    assert lead_paragraph(details).count("vLLM") == 0  # not in the lead either
+    kv = next(line for line in details.split("\n") if "KV cache:" in line)
+    assert "for the text in progress" in kv
+    assert f"{fit['kv_bytes_per_token']:,.0f} bytes per token" in kv
+    assert "usable as vLLM counts it" in kv
+    assert f"{gb('en', consts['overhead_gb_per_card'])} per card for vLLM itself" in kv
+    assert "runtime overhead" not in details
+
+
+def test_a_pcie_pick_beside_the_sxm_rule_says_no_nvlink_node_is_within_the_budget(
+    assistant: Assistant,
+) -> None:
+    """Issue 26: a PCIe node recommended, then the guide's "real traffic: buy SXM", without a
+    word that no SXM node fits the budget. Now the answer and its summary say so, and name the
+    cheapest NVLink node that holds the model, priced from the catalog."""
+    q = (
+        "Wir wollen Llama 3.3 70B in FP8 für 50 gleichzeitige Nutzer betreiben, maximal "
+        "3.500 € im Monat. Was empfehlt ihr?"
+    )
+    a = assistant.ask(q)
+    picked = a._chosen[0] if a._chosen else ""
+    catalog = assistant.deps.catalog
+    assert catalog.configurations[picked].interconnect.startswith("pcie")  # the pick is PCIe
+    rules = {c.result["rule"]["key"] for c in a.tool_calls if c.name == "purchase_advice"}
+    assert rules == {"rule.too-big-real-traffic-or-training"}
+    within = [
+        c
+        for c in a.tool_calls
+        if c.name == "cheapest_fit"
+        and c.arguments.get("interconnect") == "nvlink"
+        and c.arguments.get("configurations")
+    ]
+    assert within and not within[0].result["cheapest"]  # no NVLink node within the budget
+    outside = [
+        c
+        for c in a.tool_calls
+        if c.name == "cheapest_fit"
+        and c.arguments.get("interconnect") == "nvlink"
+        and not c.arguments.get("configurations")
+    ]
+    nv = outside[0].result["cheapest"][0]["configuration"]
+    assert catalog.configurations[nv].interconnect.startswith("nvlink")
+    said = next(p for p in a.answer.split("\n\n") if "kein NVLink-Knoten innerhalb" in p)
+    assert catalog.configurations[nv].label_in("de") in said
+    assert usd(catalog.configurations[nv].usd_per_month) in said
+    assert a.answer.index("kein NVLink-Knoten innerhalb") < a.answer.index("Regel aus dem Guide")
+    assert "kein NVLink-Knoten innerhalb Ihrer Vorgaben" in a.summary
+    assert "NVLink (SXM) mieten" not in a.summary  # the bare rule beside a PCIe pick
+    assert _grounded(a, a.answer, assistant) == [] and _grounded(a, a.summary, assistant) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("Reicht PCIe für Llama 3.3 70B mit 100 Nutzern, Budget 4.000 $ im Monat?", "**Nein"),
+        ("Is PCIe enough for Llama 3.3 70B with 100 users, budget $4,000 a month?", "**No"),
+    ],
+)
+def test_pcie_is_not_enough_is_answered_not_dropped(
+    assistant: Assistant, question: str, lead: str
+) -> None:
+    """Issue 26 ("Nein, PCIe reicht" beside an NVLink verdict): the grounding check read "PCIe
+    reicht für diesen Job nicht" and "PCIe is not enough" as "no NVLink needed", rejected the
+    answer and the visitor got none. The tools say NVLink is needed; the answer says so first."""
+    a = assistant.ask(question)
+    assert a.answer.startswith(lead) and a.violations == []
+    needs = {c.result["needs_nvlink"] for c in a.tool_calls if c.name == "purchase_advice"}
+    assert needs == {True}
+    assert lead_polarity(lead_paragraph(a.answer)) is False and disagreement(a) == ""
+    assert a.summary.startswith(lead) and word_count(a.summary) <= MAX_WORDS
