@@ -272,3 +272,52 @@ def test_reader_prompt_lists_the_catalog_ids(deps: Any) -> None:
     fields = set(SCHEMA["properties"])
     assert {"task", "asks", "model", "users", "concurrent_sequences", "refers_to"} <= fields
     assert not re.search(r"answer|prose", ",".join(fields))
+
+
+def _planned(tmp_path: Path, question: str, reading: dict[str, Any]) -> Any:
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    assert answer.attempts[-1].outcome == "read", answer.attempts
+    return answer
+
+
+def test_a_single_ask_the_lead_does_not_make_is_answered(tmp_path: Path) -> None:
+    """An NVLink yes/no with a price ask: the price is not implied by the NVLink flow, so the
+    node named is priced after the lead (it was dropped as implied, and the answer priced
+    only the one card the model fits on)."""
+    reading = {
+        "task": "images_video",
+        "asks": [{"kind": "nvlink", "claim": "nvlink_needed"}, {"kind": "price"}],
+        "model": "sdxl",
+        "configurations": ["4x-l40s"],
+        "workloads": ["diffusion", "independent"],
+    }
+    question = "SDXL on 4x L40S, one job per card: must we have NVLink? And that box's price?"
+    answer = _planned(tmp_path, question, reading)
+    assert [a.kind for a in answer.reading.asks] == ["price"]
+    assert answer.reading.asks[0].at == 0, "stated, not implied"
+    assert answer.answer.startswith("**No")
+    assert "price_quote" in [c.name for c in answer.tool_calls]
+    assert "4x-l40s" in [p.configuration for p in answer.prices]
+    assert "$2,705/month" in answer.answer
+    # a single ask its lead makes stays implied: a price question is answered by the price flow
+    priced = {"task": "price", "asks": [{"kind": "price"}], "configurations": ["4x-l40s"]}
+    assert _planned(tmp_path / "p", "Price of 4x L40S?", priced).reading.asks[0].at == -2
+
+
+def test_configurations_compared_without_a_model_compare_prices(tmp_path: Path) -> None:
+    """'compare' with two configurations and no model compares their prices (the difference),
+    not the cheapest node of the catalog with a question back for a model."""
+    reading = {
+        "task": "compare",
+        "asks": [{"kind": "compare"}, {"kind": "price"}],
+        "configurations": ["2x-h100-pcie", "4x-l40s"],
+    }
+    answer = _planned(tmp_path, "Compare the prices of 2x H100 PCIe and 4x L40S.", reading)
+    assert answer.reading.intents == ["price"]
+    assert [c.name for c in answer.tool_calls][:1] == ["price_quote"]
+    assert [p.configuration for p in answer.prices] == ["2x-h100-pcie", "4x-l40s"]
+    assert "$443 more per month" in answer.answer
+    sized = {**reading, "model": "llama-3.3-70b", "precision": "fp8"}
+    answer = _planned(tmp_path / "m", "Compare them for Llama 3.3 70B in FP8.", sized)
+    assert answer.reading.intents[0] == "cheapest", "with a model: the nodes compared for it"

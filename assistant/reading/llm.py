@@ -39,7 +39,7 @@ from assistant.answer import LLMAttempt
 from assistant.llm_breaker import breaker_for, guarded_call
 from assistant.nlu.query import CARD_FAMILIES, Ask, Claim, Intent, Runtime, Workload
 from assistant.prompts import user_message
-from assistant.reading.convert import IMPLIED_AT
+from assistant.reading.convert import IMPLIED_AT, implied_asks
 from assistant.reading.model import Currency, Reading, Task
 from tools.load import TRAFFIC_USERS, concurrent_sequences
 from tools.specs import PRECISIONS
@@ -373,13 +373,23 @@ def _at_once(out: LLMReading, workloads: list[Workload]) -> dict[str, Any]:
 
 def _asks(out: LLMReading) -> dict[str, Any]:
     asks = [a for a in out.asks if a.kind in _ASK_KINDS]
-    at = (lambda i: i) if len(asks) > 1 else (lambda i: IMPLIED_AT)
-    intents = list(dict.fromkeys(_KIND_INTENT[a.kind] for a in out.asks if a.kind in _KIND_INTENT))
+    sized = out.model is not None or out.model_name is not None or out.params_b is not None
+    intents = list(
+        dict.fromkeys(_intent(a.kind, sized) for a in out.asks if a.kind in _KIND_INTENT)
+    )
+    # a single ask the primary intent makes by itself is implied (its flow answers it); one it
+    # does not make stays stated and is answered after the lead ("NVLink needed? And the price
+    # of the 4x L40S?": the NVLink flow, then the price of the node named), as the rules do
+    implied = implied_asks(intents[0] if intents else None)
+
+    def at(i: int, kind: str) -> int:
+        return IMPLIED_AT if len(asks) < 2 and kind in implied else i
+
     claimed = next((a for a in out.asks if a.claim), None)
     compare = any(a.kind == "compare" for a in out.asks) or out.task == "compare"
     return {
         "asks": [
-            Ask(kind=a.kind, at=at(i), precision=_precision(a.precision))
+            Ask(kind=a.kind, at=at(i, a.kind), precision=_precision(a.precision))
             for i, a in enumerate(asks)
         ],
         "intents": intents,
@@ -389,6 +399,14 @@ def _asks(out: LLMReading) -> dict[str, Any]:
         "explain": any(a.kind == "explain" for a in out.asks) or out.task == "explain",
         "compare": compare,
     }
+
+
+def _intent(kind: str, sized: bool) -> Intent:
+    """The planner's intent of a reader kind: comparing configurations with no model to size on
+    them compares their prices (the price flow states the difference), not the cheapest fit."""
+    if kind == "compare" and not sized:
+        return "price"
+    return _KIND_INTENT[kind]
 
 
 def _precision(value: str | None) -> str | None:
