@@ -476,3 +476,29 @@ def test_the_summary_people_read_first_says_a_pick_is_tight(
     ]
     assert rows and rows[0]["room"] == "tight"
     assert words in ans.summary
+
+
+def test_advice_on_a_node_too_small_counts_the_cards_fit_splits_over(cli: Any, deps: Deps) -> None:
+    """Tools that disagree: `sizing advice llama-3.3-70b -p bf16 --config 4x-l40s -n 20 --traffic
+    high` said rule 5 ("one job needs 9 cards"), while `sizing fit` holds the job on 8 x L40S
+    (split x8): the advice's cards are fit's, over the nodes with the named card."""
+    args = {
+        "model": "llama-3.3-70b",
+        "precision": "bf16",
+        "concurrency": 20,
+        "configuration": "4x-l40s",
+        "traffic": "high",
+    }
+    res = call_tool(deps, "purchase_advice", args).result
+    row = _row(
+        Requirement(model=CAT.models["llama-3.3-70b"], precision="bf16", concurrency=20),
+        "8x-l40s",
+    )
+    assert row.verdict == "split" and res["cards_needed"] == row.cards_needed == 8
+    assert res["fits_one_card"] is False and res["rule"]["number"] == 4
+    out = cli("advice", "llama-3.3-70b", "-p", "bf16", "--config", "4x-l40s", "-n", "20",
+              "--traffic", "high")  # fmt: skip
+    assert out.exit_code == 0 and out.output.startswith("Rule 4")
+    # no node with that card holds it: more than a node holds, rule 5 as before
+    big = call_tool(deps, "purchase_advice", {**args, "model": "llama-3.1-405b"}).result
+    assert big["cards_needed"] > 8 and big["rule"]["number"] == 5

@@ -98,7 +98,7 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
             one_card = [r for r in rows if r.verdict == "fits_one_card"]
             fits = any(r.count == 1 for r in one_card) or (bool(one_card) and not splits)
             if not fits and cards_needed is None:
-                cards_needed = min(splits) if splits else 9
+                cards_needed = min(splits) if splits else _cards_elsewhere(deps, args)
     if fits is None:
         raise ToolError("purchase_advice: give a model or fits_one_card")
     res = advise(
@@ -118,6 +118,34 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
     out["fits_one_card"] = fits
     out["cards_needed"] = cards_needed
     return out
+
+
+def _cards_elsewhere(deps: Any, args: AdviceArgs) -> int:
+    """Cards of the named configuration's card one serving job needs when that configuration
+    does not hold it, as fit_check splits it over the other nodes with that card (4 x L40S too
+    small: the 8 of 8 x L40S); 9 (more than a node holds) when none of them holds it."""
+    cfg = deps.catalog.configurations.get(args.configuration or "")
+    if cfg is None:
+        return 9
+    same_card = [
+        c.id for c in deps.catalog.configurations.values() if c.gpu == cfg.gpu and c.id != cfg.id
+    ]
+    if not same_card:
+        return 9
+    rows = fit_check(
+        deps,
+        FitArgs(
+            model=args.model,
+            precision=args.precision,
+            context_tokens=args.context_tokens,
+            concurrency=args.concurrency,
+            kv_precision=args.kv_precision,
+            runtime=args.runtime,
+            configurations=same_card,
+        ),
+    ).rows
+    needed = [r.cards_needed or 1 for r in rows if r.verdict != "does_not_fit"]
+    return min(needed) if needed else 9
 
 
 def _training_case(deps: Any, args: AdviceArgs) -> tuple[bool, int | None]:
