@@ -27,11 +27,12 @@ import asyncio
 import contextvars
 import functools
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from assistant.llm_breaker import request_deadline
 from knowledge.blocking import WouldBlock, no_blocking
@@ -197,6 +198,82 @@ class TimedRunner(AnswerRunner):
                 yield item
         finally:
             self.on_time(spent)
+
+
+class Lane(Protocol):
+    async def acquire(self, sender: str = "") -> None: ...
+
+    def release(self) -> None: ...
+
+
+class LaneRunner(TimedRunner):
+    """A TimedRunner whose calls take turns on a `lane` (api.fairness.LongLane): a call, or a
+    whole stream, waits for its turn (as `sender()`, read in the caller's context) and gives
+    it back when its thread has finished computing, even when the caller has gone."""
+
+    def __init__(
+        self, lane: Lane, sender: Callable[[], str], on_time: Callable[[float], None]
+    ) -> None:
+        super().__init__(1, on_time)
+        self.lane = lane
+        self.sender = sender
+
+    def _turn(self) -> tuple[Callable[[], None], Callable[[], None]]:
+        """(end, end_from_thread): each gives the turn back, once between them."""
+        loop = asyncio.get_running_loop()
+        lock = threading.Lock()
+        given_back = False
+
+        def end() -> None:
+            nonlocal given_back
+            with lock:
+                if given_back:
+                    return
+                given_back = True
+            self.lane.release()
+
+        def end_from_thread() -> None:
+            if not loop.is_closed():  # a server shutting down has no turns to give
+                loop.call_soon_threadsafe(end)
+
+        return end, end_from_thread
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        await self.lane.acquire(self.sender())
+        end, end_from_thread = self._turn()
+        call = functools.partial(fn, *args, **kwargs)
+        started = False
+
+        def turned() -> T:
+            nonlocal started
+            started = True
+            start, cpu = time.perf_counter(), time.process_time()
+            try:
+                return call()
+            finally:  # charged before the next call may start
+                self.on_time(_computed(start, cpu))
+                end_from_thread()
+
+        try:
+            return await AnswerRunner.run(self, turned)
+        except asyncio.CancelledError:
+            if not started:  # never ran: the thread will not give the turn back
+                end()
+            raise
+
+    async def iterate(self, iterator: Iterator[T]) -> AsyncIterator[T]:
+        await self.lane.acquire(self.sender())
+        _, end_from_thread = self._turn()
+
+        def turned() -> Iterator[T]:
+            try:
+                yield from self._timed(iterator)  # charged when it ends, before the next starts
+            finally:
+                end_from_thread()
+
+        # the stream is drained to its end in a thread, consumed or not (AnswerRunner.iterate)
+        async for item in AnswerRunner.iterate(self, turned()):
+            yield item
 
 
 def _in_pool(

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
-from api.concurrency import AnswerRunner, TimedRunner
+from api.concurrency import AnswerRunner, LaneRunner
 from api.fairness import (
     CostLimiter,
     EmbedGate,
@@ -209,12 +209,25 @@ def runner_for(state: AppState, text: str, total: int = 0) -> AnswerRunner:
             f"answered. Try again in {retry} s, or ask a shorter question now.",
             headers={"Retry-After": retry},
         )
+    if state.long_questions.full():  # as many wait for the lane as may (issue 27)
+        state.metrics.shed.labels(reason="long").inc()
+        retry = retry_after_header(state.long_questions.lane_wait_s())
+        raise HTTPException(
+            503,
+            f"Too many long questions (over {state.long_questions.chars} characters) are waiting; "
+            f"try again in {retry} s, or ask a shorter question now.",
+            headers={"Retry-After": retry},
+        )
     return state.long_runner
 
 
 def new_long_lane(settings: Settings) -> tuple[LongQuestions, AnswerRunner]:
     long_questions = LongQuestions(settings.long_question_chars, settings.long_question_share)
-    runner = TimedRunner(1, long_questions.charge)
+    runner = LaneRunner(
+        long_questions.lane,
+        lambda: current_client.get() or "anonymous",
+        long_questions.charge,
+    )
     runner.deadline_s = settings.llm_deadline_s if settings.llm_enabled else None
     return long_questions, runner
 

@@ -26,6 +26,7 @@ apart, so a client within the request limit could starve everyone. Here:
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 import math
@@ -277,23 +278,38 @@ def meter_retriever(retriever: Any, gate: EmbedGate) -> bool:
     return True
 
 
+SHARE_BURST_S = 1.0  # long questions' share may be used ahead by this many seconds' worth
+
+
 class LongQuestions:
     """Questions longer than `chars` characters (0: none is long) cost far more than a normal
     one in every step (understanding, keyword search, embedding): 2,000 characters of
     non-dictionary text take ~0.2 s of Python even without the embedder. They are answered in
     their own lane (one at a time, so normal answers never queue behind them), and together
-    they may take at most `share` of the server's time (0: no limit). Beyond it, a long question
-    is refused with 503 + Retry-After only when its sender is one who used the share (issue 25:
-    one slow answer from one Slack user must not refuse everyone's pastes); each sender's own
-    use is also held to the share."""
+    they may take at most `share` of the server's time (0: no limit), used ahead by at most
+    `SHARE_BURST_S` seconds' worth: a long question starts only when the share has something
+    left (`LongLane`), so the bound holds in any few seconds however many addresses send them
+    (issue 27). A sender who used the share is refused with 503 + Retry-After; a sender who did
+    not waits for its turn instead (issue 25: one slow answer from one Slack user must not
+    refuse everyone's pastes), first the senders who used least, at most `max_waiting` of them
+    (beyond: 503). Each sender's own use is also held to the share."""
 
     def __init__(
-        self, chars: int, share: float, clock: Callable[[], float] = time.monotonic
+        self,
+        chars: int,
+        share: float,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        max_waiting: int = 4,
     ) -> None:
         self.chars = max(0, chars)
         self.share = share
-        self.budget = CostLimiter(share * 60, capacity=share * 10, clock=clock)
+        self.max_waiting = max(0, max_waiting)
+        # all of them: used ahead by a burst of SHARE_BURST_S at most (paced by the lane)
+        self.budget = CostLimiter(share * 60, capacity=share * SHARE_BURST_S, clock=clock)
+        # each sender: a burst of 10 s worth (the one sender's pastes in a row)
         self.by_sender = CostLimiter(share * 60, capacity=share * 10, clock=clock)
+        self.lane = LongLane(self.budget, self.priority)
 
     def is_long(self, text: str, total: int = 0) -> bool:
         """`text` longer than `chars`, or a conversation (`total` characters, replayed for a
@@ -311,9 +327,82 @@ class LongQuestions:
         overall = self.budget.wait("long")
         return overall if overall > 0 and self.by_sender.spent(key) > 0 else 0.0
 
+    def full(self) -> bool:
+        """As many long questions wait for the lane as may (a new one is refused)."""
+        return self.lane.waiting >= self.max_waiting
+
+    def lane_wait_s(self) -> float:
+        """About how long until the questions waiting now have had their turn."""
+        per_question = self.budget.capacity / self.share if self.share > 0 else 1.0
+        return max(self.budget.wait("long"), 0.0) + self.lane.waiting * per_question
+
+    def priority(self, sender: str | None = None) -> float:
+        """A waiting sender's place: what it has used of the share (least first)."""
+        return self.by_sender.spent(sender or "anonymous")
+
     def charge(self, seconds: float, sender: str | None = None) -> None:
         self.budget.charge("long", seconds)
         self.by_sender.charge(sender or current_client.get() or "anonymous", seconds)
+
+
+class LongLane:
+    """The long questions' turn: one at a time, each started only while their `budget` (a
+    CostLimiter keyed "long") is at or above zero, so they can never run ahead of their share
+    by more than its burst and one question. The next turn goes to the waiting sender with the
+    lowest `priority(sender)` when the turn is given (what it has used so far: a flood's earlier
+    questions are charged by then), then to the earliest. Runs on one event loop (a worker
+    process has one)."""
+
+    def __init__(
+        self, budget: CostLimiter, priority: Callable[[str], float] = lambda _: 0.0
+    ) -> None:
+        self.budget = budget
+        self.priority = priority
+        self.busy = False
+        self._waiting: list[tuple[int, str, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def waiting(self) -> int:
+        return sum(not fut.done() for _, _, fut in self._waiting)
+
+    async def acquire(self, sender: str = "") -> None:
+        if not self.busy and not self.waiting and self.budget.wait("long") <= 0:
+            self.busy = True
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((next(self._seq), sender, future))
+        self._dispatch()
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():  # given the turn as it was cancelled
+                self.release()
+            future.cancel()
+            raise
+
+    def release(self) -> None:
+        self.busy = False
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        self._waiting = [w for w in self._waiting if not w[2].done()]  # not cancelled
+        if self.busy or not self._waiting:
+            return
+        wait = self.budget.wait("long")
+        if wait > 0:
+            if self._timer is None:
+                self._timer = asyncio.get_running_loop().call_later(wait, self._wake)
+            return
+        chosen = min(self._waiting, key=lambda w: (self.priority(w[1]), w[0]))
+        self._waiting.remove(chosen)
+        self.busy = True
+        chosen[2].set_result(None)
+
+    def _wake(self) -> None:
+        self._timer = None
+        self._dispatch()
 
 
 def retry_after_header(wait_s: float) -> str:
