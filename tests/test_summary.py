@@ -255,3 +255,39 @@ def test_pcie_is_not_enough_is_answered_not_dropped(
     assert needs == {True}
     assert lead_polarity(lead_paragraph(a.answer)) is False and disagreement(a) == ""
     assert a.summary.startswith(lead) and word_count(a.summary) <= MAX_WORDS
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Brauche ich NVLink für Llama 3.3 70B auf 4x A100 SXM4 mit wenigen Nutzern?",
+        "Do I need NVLink for Llama 3.3 70B on 4x H100 SXM5 with only a few users?",
+    ],
+)
+def test_pcie_is_enough_names_a_pcie_node_not_the_sxm_one_asked_about(
+    assistant: Assistant, question: str
+) -> None:
+    """Issue 26: "Nein, PCIe reicht" in a sentence that named an SXM node (and the summary priced
+    the SXM node). The lead names the asked node's PCIe twin, which holds the same split, and the
+    summary prices that one; the SXM node and its price stay in the details' comparison."""
+    a = assistant.ask(question)
+    catalog = assistant.deps.catalog
+    needs = {c.result["needs_nvlink"] for c in a.tool_calls if c.name == "purchase_advice"}
+    assert needs == {False}
+    first = lead_paragraph(a.answer).split("\n")[0]
+    assert lead_polarity(first) is False  # "No, PCIe works" to "do I need NVLink?"
+    assert "SXM" not in first
+    twin = a._chosen[0]
+    assert catalog.configurations[twin].interconnect.startswith("pcie")
+    assert catalog.configurations[twin].label_in(a.language) in first
+    row = next(r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == twin)
+    assert row["verdict"] == "split"  # it holds the same job
+    assert usd(catalog.configurations[twin].usd_per_month) in a.summary
+    assert "SXM" not in a.summary
+    sxm = [
+        q
+        for q in a.prices
+        if catalog.configurations[q.configuration].interconnect.startswith("nvlink")
+    ]
+    assert sxm and usd(sxm[0].usd_per_month) in a.answer  # the SXM node, in the details
+    assert disagreement(a) == "" and _grounded(a, a.summary, assistant) == []

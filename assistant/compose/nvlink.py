@@ -406,7 +406,14 @@ class NvlinkMixin(ComposerBase):
         sxm, pcie = self._pair(u, fit)
         ref = sxm or pcie
         n = ref["cards_needed"] if ref else self._cards_needed(rows, setup_split)
-        self._nvlink_split_verdict(d, u, fit, ref, setup_split)
+        lead_ref = ref
+        low = "low_concurrency" in w and not ({"traffic", "independent", "pipeline_parallel"} & w)
+        if low and pcie is not None and not self._training(u):
+            # "PCIe is enough" names the PCIe node, never the SXM one asked about (issue 26:
+            # "Nein, PCIe reicht … auf 4 × A100 SXM4"): the twin holds the same split
+            lead_ref = pcie
+            d.result = [pcie["configuration"]]
+        self._nvlink_split_verdict(d, u, fit, lead_ref, setup_split)
         self._numbers(d, fit)
         if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
             self._tp_syncs(d, u, fit, ref, n)
