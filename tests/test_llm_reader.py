@@ -261,6 +261,52 @@ def test_planner_covers() -> None:
     assert not planner_covers(ReaderResult(sized.model_copy(update={"task": "diagnose"}), ["fit"]))
     assert not planner_covers(ReaderResult(Reading(task="serve"), ["fit"])), "nothing to size"
     assert not planner_covers(ReaderResult(None, ["fit"]))
+    # a load without a model: the planner sizes a starting point for a price or cheapest ask
+    load = Reading(task="serve", reader="llm", users=120)
+    assert planner_covers(ReaderResult(load, ["price"]))
+    assert planner_covers(ReaderResult(Reading(task="serve", concurrent_sequences=8), ["cheapest"]))
+    assert not planner_covers(ReaderResult(load, ["fit"])), "a fit of no model"
+    assert not planner_covers(ReaderResult(load, ["price", "nvlink"]))
+    assert not planner_covers(ReaderResult(Reading(task="serve", users=1), ["price"])), "no load"
+
+
+def test_a_load_without_a_model_is_priced_at_the_rules_starting_point(tmp_path: Path) -> None:
+    """The LLM reading of '150 staff, no model yet, what would it cost' goes to the planner,
+    which sizes the same starting point as for the rule reading, at the same prices (before
+    issue 25's relay run over blind-11: a free answer sizing models of its own choosing)."""
+    from assistant.deps import build_deps
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+    from tools.load import concurrent_sequences
+
+    question = "We have 150 staff and want a private chat assistant, no model picked yet. Cost?"
+    reading = {"task": "serve", "asks": [{"kind": "price"}], "users": 150}
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path / "llm", server).ask(question)
+        assert server.remaining == 0, "no free-answer call: the planner answers"
+    r = answer.reading
+    assert r.reader == "llm" and answer.attempts[-1].outcome == "read"
+    assert r.concurrent_sequences == concurrent_sequences(150) > 1
+    assert "concurrent_sequences" in r.assumed and "traffic" in r.workloads
+    offline = Assistant(build_deps(Settings(data_dir=tmp_path / "rules"))).ask(question)
+    assert offline.reading.concurrent_sequences == r.concurrent_sequences
+    assert [p.configuration for p in answer.prices] == [p.configuration for p in offline.prices]
+    assert answer.prices and answer.prices[0].usd_per_month == offline.prices[0].usd_per_month
+
+
+def test_said_requests_at_once_are_kept(deps: Any) -> None:
+    from assistant.reading.llm import LLMReading, to_reading
+    from assistant.reading.model import Reading
+
+    out = LLMReading.model_validate(
+        {"task": "serve", "asks": [{"kind": "price"}], "users": 150, "concurrent_sequences": 30,
+         "workloads": ["low_concurrency"]}
+    )  # fmt: skip
+    r, _ = to_reading(out, Reading(), deps.catalog)
+    assert (r.concurrent_sequences, r.assumed) == (30, [])
+    out = out.model_copy(update={"concurrent_sequences": None})
+    r, _ = to_reading(out, Reading(), deps.catalog)
+    assert "concurrent_sequences" in r.assumed and "traffic" not in r.workloads, "said low"
 
 
 def test_reader_prompt_lists_the_catalog_ids(deps: Any) -> None:

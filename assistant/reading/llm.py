@@ -498,10 +498,23 @@ def _task_workloads(out: LLMReading) -> list[Workload]:
 
 def planner_covers(result: ReaderResult) -> bool:
     """Does the planner answer everything the LLM reading asks? Every ask one of its kinds,
-    nothing unread, and something to size or price."""
+    nothing unread, and something to size or price: a model or hardware, or a load with only
+    price or cheapest asks ("120 people, an internal ChatGPT: what would it cost?"), which the
+    planner sizes a starting point for, as it does for the rule reading."""
     r = result.reading
     if r is None or r.unread or r.task in ("diagnose", "explain", "out_of_scope", "other"):
         return False
     if not result.kinds or any(k not in PLANNER_KINDS for k in result.kinds):
         return False
-    return bool(r.has_subject or r.configurations or r.cards or r.card_families)
+    if r.has_subject or r.configurations or r.cards or r.card_families:
+        return True
+    return set(result.kinds) <= _PRICED_KINDS and _load_said(r)
+
+
+#: asks a load without a model is sized for (a starting point, its price)
+_PRICED_KINDS = frozenset({"price", "cheapest"})
+
+
+def _load_said(r: Reading) -> bool:
+    """More than one user, or requests at once (the reader fills them only when said)."""
+    return (r.users or 0) > 1 or bool(r.concurrent_sequences)
