@@ -485,6 +485,11 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**The topology looks right{cfg}:** {summary}",
         "**Die Topologie sieht richtig aus{cfg}:** {summary}",
     ),
+    "topo_warning": (
+        "**No defect{cfg}: the cards are wired as this node is built, with a warning:** {summary}",
+        "**Kein Defekt{cfg}: Die Karten sind so verbunden, wie dieser Knoten gebaut ist, mit "
+        "einer Warnung:** {summary}",
+    ),
     "topo_bad": (
         "**The topology does not look right{cfg}:** {summary}",
         "**Die Topologie sieht nicht richtig aus{cfg}:** {summary}",

@@ -115,6 +115,12 @@ _UNIT_ALIASES = {
 PRICE_UNITS = ("$", "usd", "$/month", "usd/month")
 
 
+#: an expected tool that another tool runs for the answer: `cheapest_fit` is `fit_check` over
+#: the catalog sorted by price (its result carries the same fit rows), so a case written as
+#: "`sizing fit … --sort price`" is met by it
+TOOLS_THAT_RUN: dict[str, set[str]] = {"fit_check": {"cheapest_fit"}}
+
+
 def unit_key(unit: str) -> str:
     key = unit.strip().lower()
     if key in PRICE_UNITS:
@@ -411,11 +417,8 @@ def check_turn(
 
     # tools
     for t in expect.tools:
-        out.add(
-            "tools",
-            t in names,
-            f"called {t}" + ("" if t in names else f"; called: {names or 'none'}"),
-        )
+        met = t in names or bool(set(names) & TOOLS_THAT_RUN.get(t, set()))
+        out.add("tools", met, f"called {t}" + ("" if met else f"; called: {names or 'none'}"))
     for t in expect.forbidden_tools:
         out.add("tools", t not in names, f"did not call {t}")
     if expect.no_tools:

@@ -238,3 +238,140 @@ def test_a_price_comparison_asked_yes_or_no_leads_with_the_difference(
     assert _first_word(a) == first
     assert f"${pq['difference_usd_per_month']:,}" in a.answer.split("\n")[0]
     assert a.reading is not None and not a.reading.unread
+
+
+def test_a_quoted_e_mail_with_a_disclaimer_inside_the_quote_is_still_read(
+    assistant: Assistant,
+) -> None:
+    quoted = "fwd from a prospect, can the bot answer this?\n\n" + "\n".join(
+        "> " + line if line else ">"
+        for line in (
+            "Hi team,",
+            "",
+            "We want to self-host Qwen2.5 72B in BF16 for about 250 engineers, steady",
+            "traffic all day. Do we need the NVLink (SXM) nodes, and what would the cheapest",
+            "suitable node cost per month?",
+            "",
+            "Thanks,",
+            "Priya",
+            "",
+            "This e-mail may contain confidential information. If you are not the intended",
+            "recipient, please notify the sender and delete it.",
+        )
+    )
+    a = assistant.ask(quoted)
+    assert a.reading is not None and a.reading.model == "qwen2.5-72b"
+    assert a.reading.task != "out_of_scope"
+    assert last_call(a, "purchase_advice").result["needs_nvlink"] is True
+
+
+@pytest.mark.parametrize(
+    ("question", "node", "first"),
+    [
+        ("Would StarCoder2 15B run on your L4 instance in bf16?", "1x-l4", "no"),
+        ("Läuft Qwen3 14B auf eurer L40S-Instanz?", "1x-l40s", "ja"),
+    ],
+)
+def test_a_card_instance_is_one_card(
+    assistant: Assistant, question: str, node: str, first: str
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None and a.reading.count == 1
+    assert a.reading.configurations == [node]
+    full = next(c for c in a.tool_calls if c.name == "fit_check")  # the precision asked
+    rows = {r["configuration"]: r for r in full.result["rows"]}
+    assert (rows[node]["verdict"] == "fits_one_card") == (first in ("yes", "ja"))
+    assert _first_word(a) == first
+
+
+def test_a_typo_cut_context_is_the_full_context_asked(assistant: Assistant) -> None:
+    a = assistant.ask("can i run llama 3.1 8b on one rtx 4090 with the full 128k contex??")
+    cap = last_call(a, "capacity_check")
+    assert cap.result["configuration"] == "1x-rtx-4090"
+    assert _first_word(a) == "no"
+
+
+def test_a_fit_asked_beside_a_speed_gets_its_verdict(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "How many tokens per second would gpt-oss-120b generate on one H100 PCIe? Does it even "
+        "fit on that card?"
+    )
+    row = next(
+        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-h100-pcie"
+    )
+    assert row["verdict"] == "fits_one_card"
+    assert "fits on one card" in a.answer
+
+
+def test_a_healthy_pcie_topology_with_cross_socket_pairs_is_no_defect(
+    assistant: Assistant,
+) -> None:
+    matrix = (
+        "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity\n"
+        "GPU0     X      NODE    SYS     SYS     0-23            0\n"
+        "GPU1    NODE     X      SYS     SYS     0-23            0\n"
+        "GPU2    SYS     SYS      X      NODE    24-47           1\n"
+        "GPU3    SYS     SYS     NODE     X      24-47           1\n"
+    )
+    a = assistant.ask(
+        'Customer on 4x L40S says "GPUs are not connected with NVLink, node is broken". '
+        "Is the node actually broken?\n\n" + matrix
+    )
+    res = last_call(a, "check_topology_output").result
+    assert res["status"] == "warning"
+    assert a.reading is not None and a.reading.require_link is None
+    assert _first_word(a) == "no"
+
+
+def test_nvlink_said_to_be_mandatory_is_a_requirement(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "NVLink ist für uns Pflicht. Welcher ist der günstigste Knoten für Qwen2.5 72B in BF16, "
+        "und was kostet der?"
+    )
+    assert a.reading is not None and a.reading.require_link == "nvlink"
+    assert last_call(a, "cheapest_fit").arguments["interconnect"] == "nvlink"
+
+
+def test_the_cheaper_one_is_the_cheaper_node_named_before(assistant: Assistant) -> None:
+    first = assistant.ask(
+        "For Qwen3 32B in FP8: 2x RTX 5090 or 1x A100 80GB - do both work, and which is cheaper?"
+    )
+    prices = {
+        q["configuration"]: q["usd_per_month"]
+        for q in last_call(first, "price_quote").result["quotes"]
+    }
+    cheaper = min(prices, key=prices.__getitem__)
+    second = assistant.ask(
+        "the cheaper one - how many 8k chats can it handle at once?", session_id=first.session_id
+    )
+    assert second.reading is not None and second.reading.configurations == [cheaper]
+    assert last_call(second, "capacity_check").result["configuration"] == cheaper
+
+
+def test_a_clause_continuing_an_out_of_scope_goal_is_declined_with_it(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Was kostet mich der Strom, wenn ich eine RTX 4090 zuhause rund um die Uhr laufen "
+        "lasse? Lohnt sich das gegenüber eurer Miete?"
+    )
+    assert a.reading is not None and a.reading.task == "out_of_scope"
+    assert a.tool_calls == []
+
+
+@pytest.mark.parametrize(
+    ("question", "workload"),
+    [
+        ("Wir wollen intern ein 70B-Modell anbieten, so ca. 20 Leute gleichzeitig. Was "
+         "brauchen wir?", "traffic"),
+        ("Llama 3.3 70B in BF16 auf 4x L40S, nur für 3 Leute im Team. PCIe reicht da doch, "
+         "oder?", "low_concurrency"),
+    ],
+)  # fmt: skip
+def test_a_number_of_people_decides_the_workload(
+    assistant: Assistant, question: str, workload: str
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None and workload in a.reading.workloads
+    rules = {c.result["rule"]["number"] for c in a.tool_calls if c.name == "purchase_advice"}
+    assert rules == ({4} if workload == "traffic" else {3})

@@ -180,7 +180,7 @@ class NodesMixin(ComposerBase):
         lower = self._lower_precision_within(d, u, allowed)
         # a lower precision within answers a yes/no; otherwise the answer also names the cheapest
         # node above the budget (the budget is what gives way, exclusions stay)
-        if u.constraints.budget_usd_month is not None and (not lower or not u.yes_no):
+        if u.constraints.budget_usd_month is not None:
             self._over_budget(d, u, fit)
             return
         if lower:

@@ -76,10 +76,11 @@ def _multi_node(u: Query) -> bool:
 
 
 # what a flow's answer answers of the asks (`Flow.answers`): the fit flows state the verdict for
-# the hardware named (with its price), the speed flows tokens/s where it fits (and the price)
+# the hardware named (with its price), the speed flows tokens/s where it fits (and the price;
+# a fit asked beside the speed gets its own verdict line)
 FIT: frozenset[AskKind] = frozenset({"fit", "price"})
 PRICE: frozenset[AskKind] = frozenset({"price"})
-SPEED: frozenset[AskKind] = frozenset({"speed", "fit", "price"})
+SPEED: frozenset[AskKind] = frozenset({"speed", "price"})
 CONTEXT: frozenset[AskKind] = frozenset({"context", "price"})
 COMPARE: frozenset[AskKind] = frozenset({"fit", "speed", "price"})
 

@@ -277,7 +277,8 @@ _EXCLUDE_LINK = (
 _REQUIRE_LINK = (
     (
         "nvlink",
-        r"(?:nvlink|sxm)[\s-]*(?:nodes?|knoten|server|only|pflicht)|(?:only|nur|with|mit)\s+"
+        r"(?:nvlink|sxm)[\s-]*(?:nodes?|knoten|server|only|pflicht)|(?<!connected )"
+        r"(?<!linked )(?<!verbunden )(?<!not )(?<!nicht )(?:only|nur|with|mit)\s+"
         r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|soll|sollte)\s+(?:have\s+|haben\s+|"
         r"be\s+|sein\s+|use\s+)?(?:nvlink|sxm)",
     ),
@@ -351,6 +352,8 @@ def find_exclusions(folded: str, u: Query) -> None:
         if re.search(rx, folded):
             u.constraints.exclude_link = kind  # type: ignore[assignment]
             break
+    if u.topo_text or u.nccl_text:
+        return  # a pasted diagnosis: what links there are is measured, not required
     for kind, rx in _REQUIRE_LINK:
         if re.search(rx, folded) and u.constraints.exclude_link != kind:
             u.constraints.require_link = kind  # type: ignore[assignment]
@@ -367,7 +370,7 @@ _STATED_NVLINK_RX = re.compile(
     r"definitely\s+|absolutely\s+)?(?:need|require|want)\s+(?:an?\s+)?(?:nvlink|sxm)|"
     r"^\W*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige|wollen|will)\s+(?:\w+\s+)?"
     r"(?:nvlink|sxm)|[,.;:]\s*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige)\s+"
-    r"(?:\w+\s+)?(?:nvlink|sxm)|(?:nvlink|sxm)\s+(?:is|ist)\s+(?:a\s+)?(?:must|pflicht|"
+    r"(?:\w+\s+)?(?:nvlink|sxm)|(?:nvlink|sxm)\s+(?:is|ist)\s+(?:\w+\s+){0,3}?(?:a\s+)?(?:must|pflicht|"
     r"required|a requirement|erforderlich|gesetzt|voraussetzung)|"
     r"(?:^|[,.;:]\s*)\W*(?:must|has to|needs to|muss)\s+(?:have|haben)\s+(?:an?\s+)?(?:nvlink|sxm)"
 )
@@ -632,7 +635,9 @@ def find_all(folded: str, u: Query) -> None:
     at_once = find_people_at_once(folded)
     if at_once and u.concurrency is None:
         u.concurrency = at_once
-        if at_once >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
+        if at_once >= TRAFFIC_USERS:
+            # "ca. 20 Leute gleichzeitig": the number said beats a vague word ("intern")
+            u.workloads = [w for w in u.workloads if w not in ("low_concurrency", "traffic")]
             u.workloads.append("traffic")
         elif at_once <= FEW_AT_ONCE and not {"traffic", "low_concurrency"} & set(u.workloads):
             # "at most 3 people generating at the same time": a few parallel requests (the

@@ -437,6 +437,15 @@ def _count_before_card(folded: str, start: int, end: int, u: Query) -> int | Non
     """The count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"; "on an
     RTX 5090" is one card, "an H100 node" is not."""
     before = folded[max(0, start - 24) : start]
+    if re.match(
+        r"[\s-]*(?:pcie[\s-]+|sxm\d?[\s-]+)?(?:instance|instanz)", folded[end:]
+    ) and re.search(
+        r"\b(?:a|an|one|your|the|this|that|eine[rnm]?|ihre[rnm]?|eure[rnm]?|deine[rnm]?|die|der|"
+        r"diese[rnm]?)\s+"
+        r"(?:nvidia\s+)?$",
+        before,
+    ):
+        return 1  # "your L4 instance", "eine L40S-Instanz": one card
     m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
         return None

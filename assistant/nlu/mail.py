@@ -24,7 +24,6 @@ _DISCLAIMER_RX = re.compile(
     r"recipient|privileged|addressee|empfänger\w*|adressat\w*|löschen|delete|notify)",
     re.I | re.S,
 )
-_SIGNATURE_LINE_MAX = 80
 
 
 # "On Tue, Dec 1, 2026 at 9:03 AM Sales <sales@…> wrote:": an earlier message of the thread follows
@@ -46,23 +45,36 @@ def drop_earlier_messages(text: str) -> str:
     return text[: m.start()].rstrip() + ("\n\n" + "\n".join(rest) if rest else "")
 
 
+_QUOTE_PREFIX_RX = re.compile(r"^[ \t]*(?:(?:>|&gt;)[ \t]?)+")
+_DISCLAIMER_MAX = 600  # characters: a notice, not the message it is attached to
+
+
+def _unquoted(line: str) -> str:
+    return _QUOTE_PREFIX_RX.sub("", line)
+
+
 def drop_signatures(text: str) -> str:
     """The text without e-mail signature blocks (a sign-off line and the short lines after
-    it, up to a quoted or forwarded part) and without legal disclaimer paragraphs."""
+    it, up to a quoted or forwarded part) and without legal disclaimer paragraphs; a quoted
+    e-mail ("> Thanks, …") is read the same way."""
     lines = text.split("\n")
     if len(lines) < 4:
         return text
     kept: list[str] = []
     skipping = False
     for line in lines:
-        if skipping and (_SIGNATURE_END_RX.match(line) or len(line) > _SIGNATURE_LINE_MAX):
+        plain = _unquoted(line)
+        quoted = plain != line
+        if skipping and ((_SIGNATURE_END_RX.match(line) and not quoted) or len(plain) > 80):
             skipping = False
-        if not skipping and _SIGN_OFF_RX.match(line):
+        if not skipping and _SIGN_OFF_RX.match(plain):
             skipping = True
         if not skipping:
             kept.append(line)
-    paragraphs = re.split(r"\n\s*\n", "\n".join(kept))
-    return "\n\n".join(p for p in paragraphs if not _DISCLAIMER_RX.search(p))
+    paragraphs = re.split(r"\n(?:[ \t]*(?:>|&gt;)?[ \t]*\n)+", "\n".join(kept))
+    return "\n\n".join(
+        p for p in paragraphs if len(p) > _DISCLAIMER_MAX or not _DISCLAIMER_RX.search(p)
+    )
 
 
 def what_is_asked(text: str) -> str:

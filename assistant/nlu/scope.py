@@ -213,6 +213,20 @@ def goals_in(clause: str, sizing: bool = False) -> list[OutsideGoal]:
     return found
 
 
+# a clause that only refers back to the one before ("is that worth it?", "lohnt sich das?")
+_BACK_RX = re.compile(r"\b(?:das|dies|es|that|this|it)\b")
+# … unless it asks something of the domain itself ("and what does it cost?")
+_OWN_ASK_RX = re.compile(
+    r"\b(?:cost|costs|price|prices|kost\w*|preis\w*|fit|fits|passt|fast|schnell\w*|nvlink|"
+    r"memory|speicher|vram|tokens?)\b"
+)
+
+
+def _continues_goal(masked: str, clause: str) -> bool:
+    """The clause names nothing of its own (no card, model or node) and refers back."""
+    return masked == clause and bool(_BACK_RX.search(clause)) and not _OWN_ASK_RX.search(clause)
+
+
 def find_outside(
     folded: str, entities: list[tuple[int, int]], sizing: bool = False
 ) -> tuple[list[OutsideGoal], str]:
@@ -222,11 +236,15 @@ def find_outside(
     masked = blank(folded, entities)
     goals: list[OutsideGoal] = []
     rest: list[str] = []
+    before: list[OutsideGoal] = []  # the goals of the clause before
     for start, end in clauses(masked):
         found = goals_in(masked[start:end], sizing)
         goals += [g for g in found if g not in goals]
+        if not found and before and _continues_goal(masked[start:end], folded[start:end]):
+            found = before  # "… rund um die Uhr? Lohnt sich das gegenüber eurer Miete?"
         if not found:
             rest.append(folded[start:end].strip())
+        before = found
     if not goals:
         return [], folded
     return goals, ". ".join(r for r in rest if r)

@@ -105,8 +105,14 @@ _TOKEN_RX = re.compile(r"[a-zäöüß]{4,}")
 CUTOFF = 0.8
 
 
+# domain words cut short by a typo that no inflection produces ("the full 128k contex??")
+CUT_WORDS = {"contex": "context", "kontex": "kontext", "bandwidt": "bandwidth"}
+
+
 @lru_cache(maxsize=4096)
 def _fix(token: str) -> str:
+    if token in CUT_WORDS:
+        return CUT_WORDS[token]
     if token in _VOCAB or token in COMMON_WORDS:
         return token
     hits = get_close_matches(token, DOMAIN_WORDS, n=2, cutoff=CUTOFF)

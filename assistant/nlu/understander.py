@@ -138,6 +138,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.assumed.append("concurrent_sequences")
             if u.users >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
                 u.workloads.append("traffic")
+            elif u.users < TRAFFIC_USERS and not {"traffic", "low_concurrency"} & set(u.workloads):
+                u.workloads.append("low_concurrency")  # "nur für 3 Leute im Team"
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
         u.full_context = u.context_tokens is None and bool(
             re.search(

@@ -153,6 +153,35 @@ def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str
     return {}
 
 
+# "the cheaper one", "der günstigere", "the more expensive of the two": one of the nodes named
+_CHEAPER_ONE_RX = re.compile(
+    r"\bthe (?:cheaper|less expensive|lower[\s-]priced)(?: one| node| option| of the two)?\b|"
+    r"\b(?:der|die|das|den|dem) (?:günstiger|billiger|preiswerter)e[nrs]?\b"
+)
+_DEARER_ONE_RX = re.compile(
+    r"\bthe (?:more expensive|pricier|dearer)(?: one| node| option| of the two)?\b|"
+    r"\b(?:der|die|das|den|dem) teurere[nrs]?\b"
+)
+
+
+def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
+    """The hardware of "the cheaper one" / "the more expensive one" among the nodes the
+    conversation named, by catalog price; nothing when it names no such node."""
+    text = u.question.lower()
+    cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
+    nodes = [catalog.configurations[c] for c in prev.configurations if c in catalog.configurations]
+    if len(nodes) < 2 or not (cheaper or dearer):
+        return {}
+    pick = (min if cheaper else max)(nodes, key=lambda c: c.usd_per_month)
+    return {
+        "cards": [pick.gpu],
+        "card_families": [],
+        "count": pick.count,
+        "memory_gb": None,
+        "configurations": [pick.id],
+    }
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
@@ -183,8 +212,12 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit:
             # "and a full fine-tune?" after "Can I QLoRA it on one A100?": the same yes/no
             update.update(yes_no=True, claim=prev.claim)
+    picked = {} if names_hardware else _one_of_them(u, prev, catalog)
+    if picked:  # "the cheaper one - how many chats can it take?": a reference, not an ask
+        intents = [i for i in intents if i not in ("cheapest", "off_topic")] or [str(prev.intent)]
+        update.update(picked)
     update["intents"] = intents
-    if not names_hardware and not swapped:
+    if not names_hardware and not swapped and not picked:
         update.update(_node_for(u, prev, intents, catalog))
     merged = u.model_copy(update=update)
     if (
@@ -205,6 +238,10 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
     """A question that starts fresh keeps nothing, except the node it points back to: "How
     fast is Llama 3.3 70B on it?" after a price question runs on the same node (after "the
     cheapest is Z": Z)."""
+    picked = {} if names_hardware else _one_of_them(u, prev, catalog)
+    if picked:  # "the cheaper one - would Llama 3.3 70B fit on it?"
+        intents = [i for i in u.intents if i not in ("cheapest", "off_topic")] or ["fit"]
+        return u.model_copy(update={**picked, "intents": intents})
     if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
         return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
     return u
