@@ -56,7 +56,10 @@ def eval_command(
     ] = None,
     data_dir: Annotated[
         Path | None,
-        typer.Option(help="reuse this data folder (index, sessions) instead of a fresh one"),
+        typer.Option(
+            help="reuse this data folder (sessions; its guide index is built or updated) "
+            "instead of a fresh one"
+        ),
     ] = None,
     tag: Annotated[
         list[str] | None, typer.Option(help="only cases with this tag (repeatable)")

@@ -4,7 +4,8 @@
     result["pass_rate"], result["metrics"], result["cases"]
 
 Each run gets its own data folder (sessions, and a guide index built from `settings.guides_dir`,
-so a changed guide is what gets evaluated); `RunOptions.data_dir` reuses an existing one.
+so a changed guide is what gets evaluated); `RunOptions.data_dir` reuses a folder (its index
+built or brought up to date the same way, so a new folder works too).
 """
 
 from __future__ import annotations
@@ -74,11 +75,16 @@ def prepare_deps(settings: Any, options: RunOptions, workdir: Path) -> Any:
         run_settings = settings
     else:
         run_settings = settings.model_copy(update={"openai_api_key": None})
-    if options.data_dir is not None:
-        run_settings = run_settings.model_copy(update={"data_dir": Path(options.data_dir)})
-    else:
-        from knowledge.testing import build_shipped_index
+    from knowledge.testing import build_shipped_index
 
+    if options.data_dir is not None:
+        data = Path(options.data_dir)
+        if not run_settings.chroma_url:
+            # a new folder has no index: without one every guide search the model makes is an
+            # error; an existing one is brought up to date (idempotent, from the vector cache)
+            build_shipped_index(data, guides_dir=Path(run_settings.guides_dir))
+        run_settings = run_settings.model_copy(update={"data_dir": data})
+    else:
         data = workdir / "data"
         data.mkdir(parents=True, exist_ok=True)
         build_shipped_index(data, guides_dir=Path(run_settings.guides_dir))

@@ -495,6 +495,19 @@ def test_llm_mode_runs_through_the_llm_path(tmp_path: Path) -> None:
     assert report["judge"]["enabled"] is False and "--no-judge" in report["judge"]["note"]
 
 
+def test_a_new_data_dir_gets_the_guide_index(tmp_path: Path) -> None:
+    """`--data-dir` on a new folder: the run builds the guide index there (a relay run in LLM
+    mode once sent the model "no guide index … run `sizing index` first" for every search)."""
+    from knowledge.retrieval import open_retriever
+
+    data = tmp_path / "new-data"
+    ds = Dataset.model_validate({"name": "d", "cases": SMALL["cases"][:1]})
+    report = run_eval([ds], Settings(data_dir=tmp_path), RunOptions(data_dir=data))
+    assert report["cases"][0]["status"] == "pass"
+    hits = open_retriever(data).search("NVLink or PCIe for tensor parallelism", k=2)
+    assert hits and all(h.url.startswith("https://gpuserver.io/") for h in hits)
+
+
 def test_an_answer_that_raises_is_an_error_not_a_crash() -> None:
     from evals.runner import _run_case, summarise
     from evals.schema import Case
