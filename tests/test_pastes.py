@@ -116,3 +116,21 @@ def test_a_5000_character_all_reduce_perf_paste_is_judged_in_the_prose_s_languag
         assert call.result["status"] == "ok"
         assert round(call.result["peak_busbw_gb_s"]) == 360  # the largest sizes' busbw
         assert "360 GB/s" in a.summary
+
+
+def test_a_defect_in_a_pasted_all_reduce_run_is_addressed_to_staff_in_slack(  # type: ignore[no-untyped-def]
+    assistant,
+) -> None:
+    """Issue 26: the topology reply told a support person to "please report it to support".
+    In Slack (`for_staff`) a defect says what to check and what to tell the customer; the widget
+    (a visitor) keeps "report it to support". The German topology case: test_slack_staff."""
+    from assistant.offer import for_staff
+    from tests.pastes import allreduce_perf_8x_h100
+
+    a = assistant.ask("Is this normal for our 8x H100 SXM5?\n" + allreduce_perf_8x_h100(60.0))
+    (call,) = [c for c in a.tool_calls if c.name == "check_allreduce_output"]
+    assert call.result["status"] == "defect"
+    assert "report it to support" in a.answer  # the visitor's next step
+    staff = for_staff(a).answer
+    assert "report it to support" not in staff
+    assert "*What to check:*" in staff and "*What to tell the customer:*" in staff
