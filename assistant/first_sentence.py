@@ -104,8 +104,10 @@ def _fit_expected(answer: Answer, *, converse: bool) -> Expected | None:
     cards = set(r.cards) | {c for f in r.card_families for c in CARD_FAMILIES.get(f, ())}
     one_card = r.count == 1 and not (r.configurations or cards or r.memory_gb)
     if r.configurations:
-        rows = [x for x in rows if x.get("configuration") in r.configurations]
-        what = "fit on " + ", ".join(r.configurations)
+        # "A, or do we need B?": the yes answers the node named first
+        named = r.configurations[:1]
+        rows = [x for x in rows if x.get("configuration") in named]
+        what = "fit on " + ", ".join(named)
     elif cards:
         rows = [x for x in rows if x.get("gpu") in cards]
         what = "fit on " + ", ".join(sorted(cards))

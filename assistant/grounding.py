@@ -1650,11 +1650,15 @@ def _check_verdicts(
 ) -> list[GroundingViolation]:
     out = []
     text = s.text
+    carried: list[Mention] = []
     for lo, hi in _clauses(text):
         clause = text[lo:hi]
         # what the clause could claim (a fit verdict on a named configuration, an NVLink
         # verdict) first: a conditional or quoted clause claims nothing, so only those need it
         inside = [m for m in mentions_in if lo <= m.start < hi]
+        if not inside and _SAME_SUBJECT_RX.search(text[:lo]):
+            inside = carried  # "the L4 is cheaper but does not fit": the last clause's subject
+        carried = inside
         fit = bool(inside) and not ctx.training and _fit_claim(clause)
         low = clause.lower()
         if not fit and "nvlink" not in low and "sxm" not in low and "pcie" not in low:
@@ -1680,9 +1684,15 @@ def _fit_claim(clause: str) -> bool:
 
 
 _VERDICT_CLAUSE_RX = re.compile(
-    r";|,\s(?:but|aber|while|whereas|während|jedoch|however)\s|\s(?:but|aber|sondern|and|und)\s",
+    # "passt aber nicht": without a comma before it, "aber nicht" is the particle of one clause
+    r";|,\s(?:but|aber|while|whereas|während|jedoch|however)\s|"
+    r"\s(?:but|aber(?!\s+(?:nicht|kein))|sondern|and|und)\s",
     re.IGNORECASE,
 )
+
+
+#: a clause joined by these to the one before shares its subject when it names none
+_SAME_SUBJECT_RX = re.compile(r"\s(?:but|aber|and|und)\s$", re.IGNORECASE)
 
 
 def _clauses(text: str) -> Iterator[tuple[int, int]]:

@@ -203,3 +203,27 @@ def test_nvlink_question_for_a_node_that_cannot_hold_it(
     }
     assert asked  # the named node is listed with its price
     assert _advice(answer)["result"]["rule"]["number"] in (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "word"),
+    [
+        ("Llama 3.1 8B for our 80 staff: is one L4 enough, or do we need an L40S?", "1x-l4", "No"),
+        ("Reicht eine L40S für Llama 3.1 8B mit 80 Nutzern, oder brauchen wir eine L4?",
+         "1x-l40s", "Ja"),
+        ("Reicht eine L4 für Llama 3.1 8B mit 80 Nutzern, oder brauchen wir eine L40S?",
+         "1x-l4", "Nein"),
+    ],
+)  # fmt: skip
+def test_a_or_b_yes_no_answers_the_node_named_first(
+    assistant: Assistant, deps: Deps, question: str, first: str, word: str
+) -> None:
+    """Is A enough, or do we need B? The yes/no answers A (B is the "no"), whichever of the
+    two holds the model; the answer is shown, not withheld by its own "passt aber nicht"."""
+    answer = assistant.ask(question)
+    assert answer.mode == "offline" and not answer.violations, answer.violations
+    fit = next(c for c in answer.tool_calls if c.name == "fit_check")
+    rows = {r["configuration"]: r["verdict"] for r in fit.result["rows"]}
+    assert {rows["1x-l4"], rows["1x-l40s"]} == {"does_not_fit", "fits_one_card"}
+    assert (rows[first] == "fits_one_card") == (word in ("Yes", "Ja"))
+    assert answer.answer.lstrip("*").startswith(word), answer.answer[:200]

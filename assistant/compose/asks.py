@@ -256,6 +256,8 @@ class AsksMixin(ComposerBase):
             rows = self._named_rows(d, u)
         if not rows:
             return None
+        if len(u.configurations) > 1:  # "Reicht eine L4, oder brauchen wir eine L40S?": the
+            rows = rows[:1]  # yes answers the node named first (rows in the question's order)
         if u.count == 1 or u.memory_gb:
             d.verdict = any(r["verdict"] == "fits_one_card" for r in rows)
         else:
