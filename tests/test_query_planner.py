@@ -393,6 +393,27 @@ def test_a_verdict_check_reads_past_price_quote_results() -> None:
     assert "no fit result" not in detail
 
 
+def test_a_verdict_check_reads_reicht_nicht_as_does_not_fit() -> None:
+    """evals: "Reicht eine L40S?" answered "Nein, eine L40S reicht für … nicht" says it does
+    not fit (it was read as saying nothing)."""
+    from types import SimpleNamespace
+
+    from evals.checks import _verdict
+
+    calls = [
+        SimpleNamespace(
+            name="fit_check",
+            result={"rows": [{"configuration": "1x-l40s", "verdict": "does_not_fit"}]},
+        )
+    ]
+    text = "**Nein, eine einzelne L40S reicht für das Modell in 720p nicht.** Es fehlen 32 GB."
+    answer = SimpleNamespace(answer=text, tool_calls=calls, language="de")
+    ok, detail = _verdict("does_not_fit", "1x-l40s", answer, "de")
+    assert ok, detail
+    answer = SimpleNamespace(answer="**Ja, eine L40S reicht.**", tool_calls=calls, language="de")
+    assert not _verdict("does_not_fit", "1x-l40s", answer, "de")[0]
+
+
 @pytest.mark.parametrize(
     ("question", "claim"),
     [
