@@ -309,6 +309,54 @@ def test_said_requests_at_once_are_kept(deps: Any) -> None:
     assert "concurrent_sequences" in r.assumed and "traffic" not in r.workloads, "said low"
 
 
+@pytest.mark.parametrize(
+    "ask",
+    [
+        {"kind": "nvlink", "claim": "pcie_enough"},
+        {"kind": "nvlink", "claim": "nvlink_needed", "negated": True},
+    ],
+    ids=["pcie_enough", "nvlink_needed-negated"],
+)
+def test_is_pcie_enough_is_answered_no_however_the_reader_fills_it(
+    tmp_path: Path, ask: dict[str, Any]
+) -> None:
+    """'Is PCIe enough?' read as pcie_enough, or as nvlink_needed asked the other way round
+    (the schema's old wording suggested it): either way the planner's first word is No for a
+    70B BF16 model under traffic on 4x H100 PCIe (rule 4: rent SXM). Before issue 25's relay
+    run the negated reading led with 'Yes — … rent an SXM node'."""
+    question = "Is PCIe enough for Llama 3.3 70B in BF16 on 4x H100 PCIe for a busy public chat?"
+    reading = {
+        "task": "serve",
+        "asks": [ask],
+        "model": "llama-3.3-70b",
+        "precision": "bf16",
+        "configurations": ["4x-h100-pcie"],
+        "workloads": ["traffic"],
+    }
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    assert (answer.reading.claim, answer.reading.claim_negated) == ("pcie_enough", False)
+    assert answer.attempts[-1].outcome == "read"
+    assert answer.answer.lstrip("*").startswith("No"), answer.answer
+    advice = next(c for c in answer.tool_calls if c.name == "purchase_advice")
+    assert advice.result["rule"]["number"] == 4
+
+
+def test_a_negated_fit_claim_is_too_small(deps: Any) -> None:
+    from assistant.reading.llm import LLMReading, to_reading
+    from assistant.reading.model import Reading
+
+    out = LLMReading.model_validate(
+        {"task": "serve", "asks": [{"kind": "fit", "claim": "fits", "negated": True}],
+         "model": "qwen3-32b", "cards": ["rtx-5090"], "count": 1}
+    )  # fmt: skip
+    r, _ = to_reading(out, Reading(), deps.catalog)
+    assert (r.claim, r.claim_negated, r.yes_no) == ("too_small", False, True)
+    out = out.model_copy(update={"asks": [out.asks[0].model_copy(update={"claim": "faster"})]})
+    r, _ = to_reading(out, Reading(), deps.catalog)
+    assert (r.claim, r.claim_negated) == ("faster", True), "no converse: kept negated"
+
+
 def test_reader_prompt_lists_the_catalog_ids(deps: Any) -> None:
     from assistant.reading.llm import SCHEMA, reader_prompt
 

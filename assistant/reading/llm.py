@@ -85,7 +85,9 @@ class LLMAsk(BaseModel):
         "pcie_enough, faster, worth_it, too_small)",
     )
     negated: bool = Field(
-        default=False, description="asked the other way round ('is PCIe enough?' for nvlink)"
+        default=False,
+        description="the claim asked the other way round ('is FP8 lossless?'); 'is PCIe "
+        "enough?' is claim pcie_enough, not negated",
     )
     precision: str | None = Field(default=None, description="when asked at one of several")
 
@@ -386,6 +388,7 @@ def _asks(out: LLMReading) -> dict[str, Any]:
         return IMPLIED_AT if len(asks) < 2 and kind in implied else i
 
     claimed = next((a for a in out.asks if a.claim), None)
+    claim, negated = _plain_claim(claimed)
     compare = any(a.kind == "compare" for a in out.asks) or out.task == "compare"
     return {
         "asks": [
@@ -393,12 +396,32 @@ def _asks(out: LLMReading) -> dict[str, Any]:
             for i, a in enumerate(asks)
         ],
         "intents": intents,
-        "claim": claimed.claim if claimed else None,
-        "claim_negated": bool(claimed and claimed.negated),
+        "claim": claim,
+        "claim_negated": negated,
         "yes_no": claimed is not None,
         "explain": any(a.kind == "explain" for a in out.asks) or out.task == "explain",
         "compare": compare,
     }
+
+
+#: claims whose negation is another claim: the flows answer these in the asker's polarity from
+#: the claim alone (they do not read `claim_negated`), so a negated one is read as its converse
+_CONVERSE: dict[str, Claim] = {
+    "nvlink_needed": "pcie_enough",
+    "pcie_enough": "nvlink_needed",
+    "fits": "too_small",
+    "too_small": "fits",
+}
+
+
+def _plain_claim(ask: LLMAsk | None) -> tuple[Claim | None, bool]:
+    """(claim, negated) with a negated claim that has a converse read as that converse ("is
+    PCIe enough?" filled as nvlink_needed + negated is pcie_enough, as the rules read it)."""
+    if ask is None:
+        return None, False
+    if ask.negated and ask.claim in _CONVERSE:
+        return _CONVERSE[ask.claim], False
+    return ask.claim, ask.negated
 
 
 def _intent(kind: str, sized: bool) -> Intent:
