@@ -375,3 +375,66 @@ def test_a_number_of_people_decides_the_workload(
     assert a.reading is not None and workload in a.reading.workloads
     rules = {c.result["rule"]["number"] for c in a.tool_calls if c.name == "purchase_advice"}
     assert rules == ({4} if workload == "traffic" else {3})
+
+
+def test_a_vague_german_request_for_own_hardware_is_sized(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Hallo, wir sind ein Architekturbüro mit 25 Leuten und hätten gern einen eigenen "
+        "KI-Assistenten für Texte und Recherche, der bei uns auf eigener Hardware läuft. Was "
+        "bräuchten wir da ungefähr?"
+    )
+    assert a.reading is not None and a.reading.users == 25
+    assert a.reading.task != "out_of_scope"
+    assert last_call(a, "cheapest_fit").result["cheapest"]
+
+
+def test_our_own_quantised_finetune_is_served_not_trained(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "I have a 34B model (our own finetune, AWQ 4-bit). Will it fit a single RTX 5090?"
+    )
+    assert a.reading is not None and a.reading.task == "serve"
+    row = next(
+        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-rtx-5090"
+    )
+    assert row["verdict"] == "fits_one_card" and _first_word(a) == "yes"
+
+
+def test_stimmt_da_was_nicht_asks_whether_it_is_broken(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Unser all_reduce_perf auf der 4x H100 SXM5 – 362 GB/s busbw. Stimmt da was nicht?\n\n"
+        + _ROWS.replace("47.30", "362.00").replace("47.20", "361.00")
+    )
+    assert a.reading is not None and a.reading.claim == "defect"
+    assert last_call(a, "check_allreduce_output").result["status"] == "ok"
+    assert _first_word(a) == "nein"
+
+
+def test_a_follow_up_about_the_server_talked_about_keeps_it(assistant: Assistant) -> None:
+    first = assistant.ask("Was kostet der Server mit 2x RTX A6000?")
+    second = assistant.ask(
+        "Reicht der für Llama 3.3 70B als AWQ mit 4 gleichzeitigen Nutzern?",
+        session_id=first.session_id,
+    )
+    assert second.reading is not None and second.reading.configurations == ["2x-rtx-a6000"]
+    third = assistant.ask(
+        "Und was kostet die günstigere Gen4-Variante davon?", session_id=first.session_id
+    )
+    quoted = {q["configuration"] for q in last_call(third, "price_quote").result["quotes"]}
+    assert "2x-rtx-a6000-gen4" in quoted
+
+
+def test_would_the_other_card_be_faster_compares_both(assistant: Assistant) -> None:
+    first = assistant.ask("Was kostet eine einzelne A100 bei euch?")
+    second = assistant.ask(
+        "Passt da Llama 3.3 70B als AWQ für 10 gleichzeitige Chats mit 8k drauf?",
+        session_id=first.session_id,
+    )
+    third = assistant.ask("Und wäre die H100 PCIe dafür schneller?", session_id=second.session_id)
+    timed = {
+        c.arguments["configuration"]: c.result["tokens_per_s"]
+        for c in third.tool_calls
+        if c.name == "throughput_estimate"
+    }
+    assert set(timed) == {"1x-h100-pcie", "1x-a100-pcie"}
+    faster = timed["1x-h100-pcie"] > timed["1x-a100-pcie"]
+    assert _first_word(third) == ("ja" if faster else "nein")

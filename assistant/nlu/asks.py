@@ -24,7 +24,8 @@ _YES_NO_RX = re.compile(
     r"and|und|also|so|aber|but|ok|okay|then|dann)\W+)?"
     r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
-    r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde)\b",
+    r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde|stimmt|"
+    r"stimmen|wäre|wären)\b",
     re.IGNORECASE,
 )
 

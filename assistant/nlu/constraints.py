@@ -116,7 +116,7 @@ def find_min_memory(folded: str) -> float | None:
 _USERS_RX = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?\s*(?:\w+\s+)?"
     r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeiter\w*|"
-    r"employees|seats|clients|anwender\w*|leute|agents?|staff|team members|kollegen|"
+    r"employees|seats|clients|anwender\w*|leuten?|agents?|staff|team members|kolleg\w*|"
     r"developers|devs|entwickler\w*|students|studenten|analysts|analyst\w*|researchers|"
     r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers|anwält\w*|doctors|ärzt\w*)\b"
 )
@@ -544,7 +544,7 @@ def find_measurements(folded: str, u: Query) -> None:
 _CLAIMS: tuple[tuple[Claim, str], ...] = (
     (
         "pcie_enough",
-        r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,3}?(?<!a100 )(?<!h100 )pcie|"
+        r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,5}?(?<!a100 )(?<!h100 )pcie|"
         r"(?<!a100 )(?<!h100 )pcie\s+(?:\w+\s+){0,4}?(?:enough|sufficient|ok\b|okay|fine|"
         r"good enough|ausreichend|"
         r"genug|reicht|genügt|aus\b)|"
@@ -575,7 +575,9 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     (
         "defect",
         r"\b(?:broken|defect\w*|faulty|wrong|a problem|an issue|kaputt|defekt\w*|fehlerhaft|"
-        r"falsch|ein problem|kaputt)\b",
+        r"falsch|ein problem|kaputt|nicht in ordnung|something (?:is )?(?:off|wrong)|"
+        r"stimmt\s+(?:da\s+|hier\s+|damit\s+)?(?:was|etwas)\s+nicht|"
+        r"(?:ist|is)\s+(?:da\s+)?(?:was|etwas)\s+(?:faul|kaputt))\b",
     ),
     (
         "healthy",

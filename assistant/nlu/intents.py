@@ -127,7 +127,11 @@ _DOMAIN_RX = re.compile(
     r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"
     r"all-?reduce|tensor|pipeline|mistral|qwen|deepseek|mixtral|flux|sdxl|guide|price|preis|"
     r"kost|cost|miete|rent|nvidia-smi|batch|context|kontext|throughput|durchsatz|"
-    r"\btopo\b|\bphb\b|\bpix\b|\bpxb\b|\bnv\d+\b|\bnuma\b|nccl|busbw|algbw|p2p|kv[\s-]*cache",
+    r"\btopo\b|\bphb\b|\bpix\b|\bpxb\b|\bnv\d+\b|\bnuma\b|nccl|busbw|algbw|p2p|kv[\s-]*cache|"
+    # "einen eigenen KI-Assistenten auf eigener Hardware", "our own ChatGPT-like thing"
+    r"\bki[\s-]?(?:assistent|modell|system|lösung|chat)|\bai[\s-]?(?:assistant|model|system|"
+    r"chat)|chat[\s-]?gpt|chatbot|sprachmodell|language model|eigene[rn]? hardware|own hardware|"
+    r"self[\s-]?host|selbst (?:hosten|betreiben)|on[\s-]?prem",
 )
 
 _INJECTION_RX = re.compile(

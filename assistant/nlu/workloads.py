@@ -136,8 +136,13 @@ _INFERENCE_ONLY_RX = re.compile(
 )
 # "they fine-tuned Qwen3 14B on their tickets and want to serve it": a tuned model, served
 _TUNED_RX = re.compile(
-    r"\b(?:fine[\s-]*tuned|finetuned|feingetunt\w*|fine[\s-]*getunt\w*|nachtrainiert\w*)\b"
+    r"\b(?:fine[\s-]*tuned|finetuned|feingetunt\w*|fine[\s-]*getunt\w*|nachtrainiert\w*)\b|"
+    # "our own finetune", "unser eigenes Finetune": a tuned model, named as a thing
+    r"\b(?:our|my|their|own|unser\w*|mein\w*|eigene[snm]?)\s+(?:own\s+|eigene[snm]?\s+)?"
+    r"(?:fine[\s-]*tune|finetune)\b"
 )
+# a format only inference runs in: a model already quantised that way is served
+_INFERENCE_FORMAT_RX = re.compile(r"\b(?:awq|gptq|gguf|q4_k_m|q5_k_m|q8_0|exl2)\b|4[\s-]?bit")
 _SERVE_RX = re.compile(
     r"\b(?:serve|serving|deploy\w*|host\w*|inference|inferenz|betreiben|bereitstellen|"
     r"production|produktiv\w*|hitting it|users?|agents?|nutzer\w*|chat\w*|requests|anfragen)\b"
@@ -153,7 +158,9 @@ def serving_only(folded: str) -> bool:
     already fine-tuned that is now to be served."""
     if _INFERENCE_ONLY_RX.search(folded):
         return True
-    tuned = _TUNED_RX.search(folded) and _SERVE_RX.search(folded)
+    tuned = _TUNED_RX.search(folded) and (
+        _SERVE_RX.search(folded) or _INFERENCE_FORMAT_RX.search(folded)
+    )
     return bool(tuned) and not _WILL_TUNE_RX.search(folded)
 
 

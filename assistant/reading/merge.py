@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.nlu.asks import find_asks
 from assistant.nlu.constraints import find_users_factor
 from assistant.nlu.lexicon import _fold
+from assistant.nlu.query import CARD_FAMILIES
 from assistant.nlu.workloads import serving_only
 from tools.load import concurrent_sequences
 
@@ -30,7 +31,15 @@ _REFERS_TO_NODE = re.compile(
     r"(?:node|server|config\w*|machine|box|setup)\b|\bdarauf\b|\bdamit\b|\bdort\b|"
     r"\bdiese[mnr]? (?:knoten|server|konfiguration|maschine)\b|\bauf (?:ihm|dem|diesem)\b|"
     r"\bdemselben\b|\bderselben\b|\b(?:da|dar|da)?drauf\b|\bda rein\b|\bdarin\b|"
-    r"\b(?:on|onto|in) there\b|\bthere\s*\?|\bonto (?:it|that|this|them)\b"
+    r"\b(?:on|onto|in) there\b|\bthere\s*\?|\bonto (?:it|that|this|them)\b|"
+    # "Reicht der für Llama 3.3 70B?", "Would it hold Qwen3 32B?": the node talked about
+    r"^\W*(?:und\s+)?(?:reicht|reichen|passt|taugt|schafft)\s+(?:der|die|dieser|diese|er)\b|"
+    r"^\W*(?:and\s+)?(?:would|will|does|can)\s+(?:it|that|this one)\s+(?:hold|handle|take|fit)\b"
+)
+# "Und wäre die H100 PCIe dafür schneller?": a comparison with the node talked about
+_COMPARED_RX = re.compile(
+    r"\b(?:schneller|langsamer|günstiger|billiger|teurer|besser|faster|slower|cheaper|"
+    r"more expensive|better)\b"
 )
 
 
@@ -201,6 +210,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     update.update(_kept_load(u, prev))
     update.update(_kept_hardware(u, prev, catalog, names_hardware))
     swapped = _swap_variant(u, update, catalog)
+    if u.gen4 and not names_hardware:  # "die günstigere Gen4-Variante davon"
+        update.update(_gen4_of(update.get("configurations") or list(prev.configurations), catalog))
     intents = list(u.intents)
     if swapped and prev.intent:
         intents = [str(prev.intent)]  # the same question about the other variant
@@ -329,6 +340,16 @@ def _kept_hardware(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> d
             "card_families": list(prev.card_families),
             "configurations": configs,
         }
+    if (
+        names_hardware
+        and (prev.configurations or prev.count)
+        and _COMPARED_RX.search(u.question.lower())
+    ):
+        # "und wäre die H100 PCIe dafür schneller?": the node named and the one before
+        named = _nodes_named(u, catalog)
+        before = [c for c in prev.configurations or _nodes_of(prev, catalog) if c not in named]
+        if named and len(before) == 1:
+            return {"configurations": [*named, *before]}
     if names_hardware and u.count is None and prev.count:
         count = prev.count
         configs = list(u.configurations)
@@ -342,6 +363,29 @@ def _kept_hardware(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> d
 
 #: the previous intents a follow-up cannot continue
 _ENDED = ("off_topic", "topology_paste", "allreduce_paste", "general")
+
+
+def _nodes_named(u: Any, catalog: Any) -> list[str]:
+    """The configurations the question names: as ids, or its cards at the count it says (one
+    card when it says none)."""
+    if u.configurations:
+        return list(u.configurations)
+    count = u.count or 1
+    return [f"{count}x-{c}" for c in u.cards if f"{count}x-{c}" in catalog.configurations]
+
+
+def _gen4_of(configurations: list[str], catalog: Any) -> dict[str, Any]:
+    """The Gen4-chassis variants of the nodes talked about, where the catalog has them."""
+    gen4 = [f"{c}-gen4" for c in configurations if f"{c}-gen4" in catalog.configurations]
+    return {"configurations": gen4} if gen4 else {}
+
+
+def _nodes_of(prev: Slots, catalog: Any) -> list[str]:
+    """The nodes of the session's cards (and card families) at its count ("eine einzelne A100":
+    the one 1-card A100 node)."""
+    cards = [*prev.cards, *(c for f in prev.card_families for c in CARD_FAMILIES.get(f, ()))]
+    ids = [f"{prev.count}x-{c}" for c in cards]
+    return [c for c in ids if c in catalog.configurations]
 
 
 def _continues(u: Any, prev: Slots) -> bool:

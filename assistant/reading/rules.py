@@ -64,7 +64,7 @@ def _claim_leads(u: Query) -> Query:
 
 
 #: the claim a yes/no question makes with its primary intent, when it names none
-_INTENT_CLAIM: dict[str, Claim] = {"fit": "fits", "nvlink": "nvlink_needed"}
+_INTENT_CLAIM: dict[str, Claim] = {"fit": "fits", "nvlink": "nvlink_needed", "speed": "faster"}
 
 
 def _stated(u: Query) -> dict[str, Any]:
