@@ -300,7 +300,9 @@ def _print_llm(console: Any, result: dict[str, Any]) -> None:
     why = ", ".join(f"{k} {v}" for k, v in s["fallback_reasons"].items()) or "none"
     kinds = ", ".join(f"{k} {v}" for k, v in s["rejected_violations_by_kind"].items())
     console.print(
-        f"LLM: {s['shown']} of {s['turns']} answers shown, {s['fallbacks']} fell back "
+        f"LLM: {s['shown']} of {s['turns']} answers shown, "
+        + (f"{s['planner']} by the planner from the LLM reading, " if s.get("planner") else "")
+        + f"{s['fallbacks']} fell back "
         f"({why}); {s['rejected_violations']} violations in rejected attempts"
         + (f" ({kinds})" if kinds else "")
         + f"; {s['tool_calls_per_turn']} tool calls per answer; latency p50 "

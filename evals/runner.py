@@ -110,15 +110,19 @@ def llm_turn(answer: Any) -> dict[str, Any]:
     the attempts and the violations of the rejected ones (never counted as the shown answer's)."""
     attempts = list(answer.attempts)
     shown = answer.mode == "llm"
-    rejected = [a for a in attempts if a.outcome != "accepted"]
+    rejected = [a for a in attempts if a.outcome not in ("accepted", "read")]
     last = attempts[-1] if attempts else None
+    # the LLM reader's reading answered by the planner (docs/llm-mode.md, "Two paths"): no
+    # model wrote a word of it, and nothing fell back
+    planner = not shown and last is not None and last.outcome == "read"
     if shown:
         tools = [c.name for c in answer.tool_calls]
     else:
         tools = list(last.tool_calls) if last is not None else []
     return {
         "shown": shown,
-        "reason": None if shown else (last.outcome if last is not None else "not_asked"),
+        "planner": planner,
+        "reason": None if shown or planner else (last.outcome if last else "not_asked"),
         "attempts": [
             {
                 "n": a.n,
@@ -138,7 +142,8 @@ def _llm_case(turns: list[dict[str, Any]]) -> dict[str, int]:
     llm = [t["llm"] for t in turns if t.get("llm")]
     return {
         "shown": sum(x["shown"] for x in llm),
-        "fallbacks": sum(not x["shown"] for x in llm),
+        "planner": sum(x.get("planner", False) for x in llm),
+        "fallbacks": sum(not x["shown"] and not x.get("planner") for x in llm),
         "rejected_violations": sum(x["rejected_violations"] for x in llm),
         "tool_calls": sum(len(x["tool_calls"]) for x in llm),
     }
@@ -545,19 +550,21 @@ def summarise_llm(results: list[dict[str, Any]]) -> dict[str, Any] | None:
     kinds: dict[str, int] = defaultdict(int)
     for t in turns:
         x = t["llm"]
-        if not x["shown"]:
+        if not x["shown"] and not x.get("planner"):
             reasons[x["reason"]] += 1
         for a in x["attempts"]:
-            if a["outcome"] != "accepted":
+            if a["outcome"] not in ("accepted", "read"):
                 for v in a["violations"]:
                     kinds[v["kind"]] += 1
     shown = [t for t in turns if t["llm"]["shown"]]
+    planner = [t for t in turns if t["llm"].get("planner")]
     n_tools = sum(len(t["llm"]["tool_calls"]) for t in turns)
     lat = [t["latency_ms"] for t in turns]
     return {
         "turns": len(turns),
         "shown": len(shown),
-        "fallbacks": len(turns) - len(shown),
+        "planner": len(planner),
+        "fallbacks": len(turns) - len(shown) - len(planner),
         "shown_rate": _ratio(len(shown), len(turns)),
         "fallback_reasons": dict(sorted(reasons.items())),
         "attempts": sum(len(t["llm"]["attempts"]) for t in turns),

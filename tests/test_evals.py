@@ -580,6 +580,7 @@ def test_cli_eval_mode_llm_reports_shown_fallbacks_and_rejected_violations(
     by_id = {c["id"]: c for c in report["cases"]}
     assert by_id["price-sxm4"]["llm"] == {
         "shown": 1,
+        "planner": 0,
         "fallbacks": 0,
         "rejected_violations": 0,
         "tool_calls": 1,
@@ -635,3 +636,35 @@ def test_the_report_carries_each_summary_and_its_metrics(small_report: dict[str,
     words = case["turns"][0]["summary_words"]
     assert f"<b>Summary</b> ({words} words)" in view
     assert view.index("<b>Summary</b>") < view.index("<b>Expectations</b>")
+
+
+def test_llm_mode_counts_planner_answers_apart_from_fallbacks(tmp_path: Path) -> None:
+    """An answer the planner wrote from the LLM reader's reading is neither a model answer shown
+    nor a fallback: the report counts it as `planner` (the relay runs of issue 25 read 23 such
+    turns as "23 fell back (read 23)")."""
+    from assistant.deps import build_deps
+    from assistant.service import Assistant
+    from evals.runner import _llm_case, llm_turn, summarise_llm
+    from tests.llm_server import ScriptedLLMServer, text
+
+    reading = {"task": "price", "asks": [{"kind": "price"}], "configurations": ["4x-l40s"]}
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        settings = Settings(
+            data_dir=tmp_path,
+            openai_api_key="test-key",
+            openai_base_url=server.base_url,
+            llm_model="scripted-model",
+            llm_max_retries=0,
+            llm_reader=True,
+        )
+        answer = Assistant(build_deps(settings)).ask("What does 4x L40S cost per month?")
+    assert [a.outcome for a in answer.attempts] == ["read"] and answer.mode == "offline"
+    turn = llm_turn(answer)
+    assert (turn["shown"], turn["planner"], turn["reason"]) == (False, True, None)
+    assert _llm_case([{"llm": turn}])["fallbacks"] == 0
+    fell_back = {**turn, "planner": False, "reason": "ungrounded"}
+    result = {"turns": [{"llm": turn, "latency_ms": 1.0}, {"llm": fell_back, "latency_ms": 1.0}]}
+    s = summarise_llm([result])
+    assert s is not None
+    assert (s["turns"], s["shown"], s["planner"], s["fallbacks"]) == (2, 0, 1, 1)
+    assert s["fallback_reasons"] == {"ungrounded": 1}
