@@ -279,6 +279,36 @@ def meter_retriever(retriever: Any, gate: EmbedGate) -> bool:
 
 
 SHARE_BURST_S = 1.0  # long questions' share may be used ahead by this many seconds' worth
+IDLE_CPU = (
+    0.1  # a process using less than this share of a core is idle: its share refills by the clock
+)
+
+
+class ServerClock:
+    """Seconds of the server process's computing time, for a share *of it*: while the process
+    computes, this clock advances with its CPU time (on a box whose other work leaves the server
+    half a core, a share of the wall clock would be twice that share of what the server gets);
+    while it is idle (under `IDLE_CPU` of a core), with the wall clock, so a share is not
+    stuck waiting for work that does not come. In between it blends the two
+    (max(cpu, wall - cpu / IDLE_CPU)): continuous, never backwards."""
+
+    def __init__(
+        self,
+        wall: Callable[[], float] = time.monotonic,
+        cpu: Callable[[], float] = time.process_time,
+    ) -> None:
+        self._wall, self._cpu = wall, cpu
+        self._lock = threading.Lock()
+        self._last = (wall(), cpu())
+        self._value = 0.0
+
+    def __call__(self) -> float:
+        with self._lock:
+            wall, cpu = self._wall(), self._cpu()
+            d_wall, d_cpu = wall - self._last[0], cpu - self._last[1]
+            self._last = (wall, cpu)
+            self._value += max(d_cpu, d_wall - d_cpu / IDLE_CPU, 0.0)
+            return self._value
 
 
 class LongQuestions:
@@ -301,12 +331,16 @@ class LongQuestions:
         clock: Callable[[], float] = time.monotonic,
         *,
         max_waiting: int = 4,
+        server_clock: Callable[[], float] | None = None,
     ) -> None:
         self.chars = max(0, chars)
         self.share = share
         self.max_waiting = max(0, max_waiting)
-        # all of them: used ahead by a burst of SHARE_BURST_S at most (paced by the lane)
-        self.budget = CostLimiter(share * 60, capacity=share * SHARE_BURST_S, clock=clock)
+        # all of them: a share of the process's computing time (ServerClock), used ahead by a
+        # burst of SHARE_BURST_S at most (paced by the lane)
+        self.budget = CostLimiter(
+            share * 60, capacity=share * SHARE_BURST_S, clock=server_clock or ServerClock()
+        )
         # each sender: a burst of 10 s worth (the one sender's pastes in a row)
         self.by_sender = CostLimiter(share * 60, capacity=share * 10, clock=clock)
         self.lane = LongLane(self.budget, self.priority)

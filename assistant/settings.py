@@ -207,11 +207,14 @@ class Settings(BaseSettings):
         "answered in the long-question lane, one at a time (0: no lane)",
     )
     long_question_share: float = Field(
-        default=0.15,
+        default=0.05,
         ge=0,
         le=1,
-        description="share of the server's time long questions may take together; beyond it "
-        "they get 503 + Retry-After (0: no limit)",
+        description="share of the server's computing time long questions may take together, "
+        "paced (one starts while the share has something left); a sender who used it gets 503 + "
+        "Retry-After, others wait their turn (0: no limit). 0.15 cost the others ~20 % of their "
+        "answers in short bursts (bench/bench_fairness.py); 0.05 is about one long question "
+        "every 7 s of the server's time",
     )
     llm_breaker_failures: int = Field(
         default=3, ge=1, description="consecutive LLM failures that open the circuit breaker"

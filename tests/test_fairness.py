@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from api.fairness import LongQuestions
+from api.fairness import LongQuestions, ServerClock
 
 pytest_plugins = ["tests.server"]
 
@@ -41,7 +41,8 @@ def test_long_questions_from_many_senders_keep_to_the_share() -> None:
     they may use the burst (share x 1 s) and then the share of the time, no more. Before
     issue 27 a sender who had used none of the share was always let in, so six new addresses
     got 3 s of the server at once."""
-    questions = LongQuestions(500, 1.0)  # the whole server, to keep the test short: 1 s a second
+    # the whole server, to keep the test short: 1 s a second (of the wall clock here)
+    questions = LongQuestions(500, 1.0, server_clock=time.monotonic)
     lane = questions.lane
     starts: list[float] = []
 
@@ -64,6 +65,28 @@ def test_long_questions_from_many_senders_keep_to_the_share() -> None:
         earliest = max(0.0, k * 0.5 - 1.0 - 0.5)  # the last one may overdraw by its own cost
         assert start - began >= earliest - 0.02, (k, [round(s - began, 2) for s in starts])
     assert starts[-1] - began >= 1.4  # 3 s of questions, 1 s of burst, the last overdrawn
+
+
+def test_the_share_is_of_the_computing_time_the_server_gets() -> None:
+    """The long questions' budget refills with the process's CPU time while it computes (on a
+    box that leaves the server half a core, 15 % of the wall clock was 30 % of the server, and
+    the others lost that much), with the wall clock while it is idle."""
+    wall, cpu = [0.0], [0.0]
+    clock = ServerClock(wall=lambda: wall[0], cpu=lambda: cpu[0])
+    start = clock()
+    wall[0], cpu[0] = 10.0, 5.0  # busy on half a core for 10 s
+    assert clock() - start == pytest.approx(5.0)
+    wall[0] += 10.0  # idle for 10 s
+    assert clock() - start == pytest.approx(15.0)
+    wall[0], cpu[0] = wall[0] + 10.0, cpu[0] + 0.5  # a twentieth of a core: in between
+    assert 15.5 < clock() - start < 25.0
+    questions = LongQuestions(500, 0.15, server_clock=clock)
+    questions.charge(0.3)  # one long question, its burst (0.15 s) overdrawn
+    wall[0], cpu[0] = wall[0] + 1.5, cpu[0] + 0.75  # 1.5 s on half a core: 0.75 s of server
+    # 0.11 s refilled of the 0.15 s owed: not yet (by the wall clock: 0.225 s, paid)
+    assert questions.budget.wait("long") > 0
+    wall[0], cpu[0] = wall[0] + 1.0, cpu[0] + 0.5
+    assert questions.budget.wait("long") == 0.0
 
 
 def test_a_sender_who_used_less_goes_first() -> None:
