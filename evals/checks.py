@@ -204,7 +204,8 @@ VERDICT_TEXT: dict[str, dict[str, str]] = {
         "en": r"does not fit|doesn't fit|does not hold|won't fit|will not fit|fits (?:on )?no\b|"
         r"no (?:node|configuration) (?:in the catalog )?(?:holds|fits)|not fit|too (?:big|large)",
         "de": r"passt nicht|passt auf kein|passt in kein|fasst (?:ihn|es|das Modell) nicht|"
-        r"kein(?:e|en)? (?:Knoten|Konfiguration)|zu groß|\breicht\b[^.;]{0,60}?\bnicht\b",
+        r"kein(?:e|en)? (?:Knoten|Konfiguration)|zu groß|"
+        r"\breicht\b(?:[^.;]|\.(?=\d)){0,60}?\bnicht\b",
     },
     "sxm": {"en": r"\bSXM\b|NVLink", "de": r"\bSXM\b|NVLink"},
     "pcie": {"en": r"\bPCIe\b", "de": r"\bPCIe\b"},

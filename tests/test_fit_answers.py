@@ -227,3 +227,28 @@ def test_a_or_b_yes_no_answers_the_node_named_first(
     assert {rows["1x-l4"], rows["1x-l40s"]} == {"does_not_fit", "fits_one_card"}
     assert (rows[first] == "fits_one_card") == (word in ("Yes", "Ja"))
     assert answer.answer.lstrip("*").startswith(word), answer.answer[:200]
+
+
+@pytest.mark.parametrize(
+    ("question", "leads_with"),
+    [
+        ("How much context can Mistral 7B handle on one RTX 4090 with one request at a time?",
+         "context"),
+        ("Wie lang darf der Kontext für Qwen3 14B auf einer L40S bei 4 Anfragen gleichzeitig sein?",
+         "context"),
+        ("How many concurrent requests can Qwen3 14B serve on one L40S?", "sequences"),
+    ],
+)  # fmt: skip
+def test_capacity_leads_with_the_unknown(
+    assistant: Assistant, question: str, leads_with: str
+) -> None:
+    """Requests at once given and no context: the capacity answer leads with the longest context
+    (`capacity_check`'s `max_context_capped`), not with sequences at the default 8k."""
+    answer = assistant.ask(question)
+    cap = next(c for c in answer.tool_calls if c.name == "capacity_check").result
+    first = answer.answer.split("\n")[0]
+    if leads_with == "context":
+        figure = f"{cap['max_context_capped']:,}"
+        assert figure in first or figure.replace(",", ".") in first, first
+    else:
+        assert str(cap["max_concurrency"]) in first and "8,192" in first, first

@@ -249,6 +249,47 @@ def test_users_without_requests_at_once_are_sized_as_the_share_at_once(tmp_path:
     assert "5 at once (assumed) of 50 users" in (answer.understood or "")
 
 
+def test_an_nvlink_yes_for_training_gives_the_training_reason(tmp_path: Path) -> None:
+    """A training job's NVLink yes beside a memory ask says why for training (gradients every
+    step), not the serving reason (data on every token)."""
+    reading = {
+        "task": "fine_tune",
+        "asks": [{"kind": "memory"}, {"kind": "nvlink", "claim": "nvlink_needed"}],
+        "model": "llama-3.1-8b",
+        "workloads": ["fine_tuning"],
+    }
+    question = "Full fine-tuning of Llama 3.1 8B: how much memory, and is NVLink a must?"
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    advice = [c.result for c in answer.tool_calls if c.name == "purchase_advice"]
+    assert advice and all(a["needs_nvlink"] for a in advice)
+    assert "gradients on every training step" in answer.answer, answer.answer
+    assert "every token" not in answer.answer
+
+
+def test_a_context_ask_with_the_requests_at_once_leads_with_the_longest_context(
+    tmp_path: Path,
+) -> None:
+    """The reader's one `context` ask (implied by the intent, so no stated ask) with the
+    requests at once given: the planner leads with the longest context, not with sequences at
+    the default 8k."""
+    reading = {
+        "task": "serve",
+        "asks": [{"kind": "context"}],
+        "model": "mistral-7b",
+        "concurrent_sequences": 1,
+        "cards": ["rtx-4090"],
+        "count": 1,
+    }
+    question = "What's the biggest prompt Mistral 7B takes on one RTX 4090, one request at a time?"
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    cap = next(c for c in answer.tool_calls if c.name == "capacity_check").result
+    first = answer.answer.split("\n")[0]
+    assert f"{cap['max_context_capped']:,}" in first, first
+    assert "concurrent sequences of" not in first
+
+
 def test_planner_covers() -> None:
     from assistant.reading.llm import ReaderResult, planner_covers
     from assistant.reading.model import Reading

@@ -406,7 +406,7 @@ def test_a_verdict_check_reads_reicht_nicht_as_does_not_fit() -> None:
             result={"rows": [{"configuration": "1x-l40s", "verdict": "does_not_fit"}]},
         )
     ]
-    text = "**Nein, eine einzelne L40S reicht für das Modell in 720p nicht.** Es fehlen 32 GB."
+    text = "**Nein, eine einzelne L40S reicht für Wan 2.1 14B in 720p nicht.** Es fehlen 32 GB."
     answer = SimpleNamespace(answer=text, tool_calls=calls, language="de")
     ok, detail = _verdict("does_not_fit", "1x-l40s", answer, "de")
     assert ok, detail

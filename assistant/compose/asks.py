@@ -47,6 +47,19 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Ja — dieser Job braucht NVLink**: Die Karten tauschen bei jedem Token Daten aus; "
         "mieten Sie einen SXM-Knoten.",
     ),
+    # training: the cards exchange gradients every step, not data every token
+    "link_needed_train": (
+        "**On NVLink: yes, this job needs it** — the cards exchange gradients on every training "
+        "step; rent an SXM (NVLink) node.",
+        "**Zu NVLink: ja, dieser Job braucht es** — die Karten tauschen bei jedem "
+        "Trainingsschritt Gradienten aus; mieten Sie einen SXM-Knoten (NVLink).",
+    ),
+    "link_needed_yes_train": (
+        "**Yes — this job needs NVLink**: the cards exchange gradients on every training step; "
+        "rent an SXM node.",
+        "**Ja — dieser Job braucht NVLink**: Die Karten tauschen bei jedem Trainingsschritt "
+        "Gradienten aus; mieten Sie einen SXM-Knoten.",
+    ),
     "link_needed_no": (
         "**No — PCIe is not enough for this job**: it needs NVLink (an SXM node).",
         "**Nein — PCIe reicht für diesen Job nicht**: Er braucht NVLink (einen SXM-Knoten).",
@@ -216,12 +229,14 @@ class AsksMixin(ComposerBase):
             self._add_advice(d, advice, with_also=False)
         start = len(d.paras)
         needs = bool(advice.get("needs_nvlink"))
+        train = "_train" if self._training(u) else ""
         if u.yes_no:  # the yes/no is the question's first: its answer leads, in its polarity
             yes = needs if u.claim == "nvlink_needed" else not needs
-            d.add(p(d.lang, f"link_{'needed' if needs else 'not_needed'}_{'yes' if yes else 'no'}"))
+            key = f"link_{'needed' if needs else 'not_needed'}_{'yes' if yes else 'no'}"
+            d.add(p(d.lang, key + train if key == "link_needed_yes" else key))
             _as_lead(d, start)
             return
-        d.add(p(d.lang, "link_needed" if needs else "link_not_needed"))
+        d.add(p(d.lang, "link_needed" + train if needs else "link_not_needed"))
         _after_lead(d, start)
 
     def _advice_for(self, d: Draft, u: Query) -> dict[str, Any] | None:

@@ -151,8 +151,11 @@ class SpeedMixin(ComposerBase):
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         self._count_note(d, u, targets)
-        context_lead = bool(_ASKS_CONTEXT.search(u.question.lower())) or any(
-            a.kind == "context" for a in u.asks
+        context_lead = (
+            bool(_ASKS_CONTEXT.search(u.question.lower()))
+            or any(a.kind == "context" for a in u.asks)
+            # the requests at once given and no context: the unknown is the context
+            or (u.concurrency is not None and u.context_tokens is None)
         )
         for r in targets[:2]:
             self._capacity_of(d, u, r, model, prec, context_lead, with_price=True)
