@@ -438,3 +438,96 @@ def test_would_the_other_card_be_faster_compares_both(assistant: Assistant) -> N
     assert set(timed) == {"1x-h100-pcie", "1x-a100-pcie"}
     faster = timed["1x-h100-pcie"] > timed["1x-a100-pcie"]
     assert _first_word(third) == ("ja" if faster else "nein")
+
+
+def test_a_topology_paste_keeps_the_prose_that_names_labels(assistant: Assistant) -> None:
+    matrix = (
+        "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity\n"
+        "GPU0     X      PIX     SYS     SYS     0-31            0\n"
+        "GPU1    PIX      X      SYS     SYS     0-31            0\n"
+        "GPU2    SYS     SYS      X      PIX     32-63           1\n"
+        "GPU3    SYS     SYS     PIX      X      32-63           1\n"
+    )
+    a = assistant.ask(
+        'Ticket von einem Kunden mit 4x H100 PCIe: "In nvidia-smi topo -m sehe ich kein '
+        'einziges NV, nur PIX und SYS. Ist der Server defekt?" Sein Output:\n\n' + matrix
+    )
+    assert a.reading is not None and a.reading.configurations == ["4x-h100-pcie"]
+    assert a.reading.claim == "defect" and a.reading.yes_no
+    assert last_call(a, "check_topology_output").result["status"] != "defect"
+    assert _first_word(a) == "nein"
+
+
+def test_is_a_faster_than_b_is_answered_yes_or_no_from_both_speeds(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "@sizing customer in the chat asks: is the L40S faster than the RTX 5090 for Qwen3 14B "
+        "in FP8 (single user)? and how much more does the L40S cost per month?"
+    )
+    speeds = {
+        c.arguments["configuration"]: c.result["tokens_per_s"]
+        for c in a.tool_calls
+        if c.name == "throughput_estimate"
+    }
+    assert _first_word(a) == ("yes" if speeds["1x-l40s"] > speeds["1x-rtx-5090"] else "no")
+
+
+def test_insisting_on_nvlink_is_a_requirement_and_doubting_it_is_a_question(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Wir wollen Qwen2.5 72B in BF16 betreiben und bestehen auf NVLink zwischen den Karten. "
+        "Was ist der günstigste Knoten dafür?"
+    )
+    assert a.reading is not None and a.reading.require_link == "nvlink"
+    b = assistant.ask(
+        "Llama 3.3 70B in FP8 for 25 lawyers, 16k context, EUR 4,000 a month at most. Which "
+        "server would you recommend? Our IT consultant insists we need NVLink. Do we?"
+    )
+    assert b.reading is not None and b.reading.require_link is None
+    assert b.reading.claim == "nvlink_needed" and not b.reading.unread
+    assert last_call(b, "purchase_advice").result["needs_nvlink"] is False
+    assert "PCIe is enough" in b.answer
+
+
+def test_the_node_they_chose_decides_the_link_when_it_splits_the_model(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "brauch ich nvlink für mistral smal 24b wenn wir 2 l40s nehmen? sind nur ich und n kollege"
+    )
+    assert a.reading is not None and a.reading.model == "mistral-small-24b"
+    assert last_call(a, "purchase_advice").result["rule"]["number"] == 3
+    assert _first_word(a) == "nein"
+
+
+@pytest.mark.parametrize(
+    ("question", "concurrency", "count"),
+    [
+        ("cheapest node for Llama 3.1 8B with 64k context and 4 requests running in parallel?",
+         4, None),
+        ("Llama 3.3 70B on 4 GPUs running in parallel, does it fit?", None, 4),
+    ],
+)  # fmt: skip
+def test_requests_in_parallel_are_sequences_and_gpus_are_cards(
+    assistant: Assistant, question: str, concurrency: int | None, count: int | None
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None
+    assert a.reading.concurrent_sequences == concurrency and a.reading.count == count
+
+
+def test_deepseek_r1_names_no_lora_rank(assistant: Assistant) -> None:
+    a = assistant.ask("cheapest way to run DeepSeek-R1-Distill-Qwen-32B for 10 concurrent users?")
+    assert a.reading is not None and a.reading.lora_rank is None
+
+
+def test_mining_and_whether_it_pays_at_our_prices_is_declined_whole(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Kann man auf euren H100-Servern Krypto minen, und lohnt sich das bei euren Preisen?"
+    )
+    assert a.reading is not None and a.reading.task == "out_of_scope"
+    assert a.tool_calls == []

@@ -16,8 +16,18 @@ ACTIVE_SHARE = 0.1
 # tokens per request assumed when a question names no context (a chat turn with some history;
 # an assumption, stated in every answer that uses it)
 DEFAULT_CONTEXT_TOKENS = 8192
-# from this many users on, the service is real traffic (many concurrent requests), not a few
-TRAFFIC_USERS = 20
+# requests at once from which a service is real traffic (the guide's "many parallel
+# requests"), and up to which it is a few (its "low concurrency"); people count through
+# `concurrent_sequences` (100 users: 10 at once, traffic; 40 users: 4 at once, a few)
+TRAFFIC_AT_ONCE = 10
+FEW_AT_ONCE = 4
+
+
+def traffic_of(at_once: int) -> str | None:
+    """'traffic', 'low_concurrency', or None (in between: the workload is not decided)."""
+    if at_once >= TRAFFIC_AT_ONCE:
+        return "traffic"
+    return "low_concurrency" if at_once <= FEW_AT_ONCE else None
 
 
 def concurrent_sequences(users: int, active_share: float = ACTIVE_SHARE) -> int:

@@ -347,6 +347,10 @@ class NvlinkMixin(ComposerBase):
         setup_split = [r for r in targets if r["verdict"] == "split"]
         if not targets and u.count and u.count > 1:
             setup_split = [r for r in rows if r["count"] == u.count and r["verdict"] == "split"]
+        if targets and setup_split and len(setup_split) == len(targets):
+            # "brauch ich NVLink, wenn wir 2 L40S nehmen?": the node they chose splits it, so
+            # its link decides; the one card that would hold it alone is named as the option
+            return single or one, True, setup_split
         if single is not None:
             return single, False, setup_split
         if targets and all(r["verdict"] == "fits_one_card" for r in targets):

@@ -38,6 +38,8 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     the converse of the flow's claim, and given first (from the flow's verdict, or the fit rows)
     when a yes/no question got a lead without one."""
     lead = _lead_index(d)
+    if flow_claim is None and u.claim == "faster" and d.verdict is not None:
+        flow_claim = "faster"  # two nodes timed (compose/speed.py `_fastest`), in any speed row
     if lead is None or flow_claim is None:
         return
     converse = u.claim is not None and CONVERSE.get((flow_claim, u.claim), False)

@@ -20,7 +20,7 @@ from assistant.nlu.query import Ask, AskKind, Query
 # ---------------------------------------------------------------- yes/no questions
 
 _YES_NO_RX = re.compile(
-    r"^\W*(?:[\w ]{1,30}:\s*)?(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|"
+    r"^\W*(?:[@\w ]{1,40}:\s*)?(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|"
     r"and|und|also|so|aber|but|ok|okay|then|dann)\W+)?"
     r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
@@ -72,7 +72,8 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO_RX.search(q)) or elliptical or clause
 
 
-_SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'“”»«])\s+|\n+")
+_CLOSING_QUOTES = "\"'“”»«"
 # a line break inside a sentence (an e-mail wrapped at 72 characters; "> " quote markers)
 _WRAPPED_RX = re.compile(r"(?<=[^\s.!?:;])[ \t]*\n(?:[ \t]*>)?[ \t]*(?=[^\s>\-*•\d])")
 _QUOTE_RX = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
@@ -99,8 +100,8 @@ def _first_question(text: str) -> str:
     has our 4x RTX 4090 box and wants a full fine-tune. Will that work?" -> "Will that work?");
     the text when none does."""
     for sentence in sentences(text):
-        if sentence.endswith("?") and not RELAY_RX.search(sentence):
-            return sentence
+        if sentence.rstrip(_CLOSING_QUOTES).endswith("?") and not RELAY_RX.search(sentence):
+            return sentence.rstrip(_CLOSING_QUOTES)
     return text
 
 

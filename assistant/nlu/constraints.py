@@ -13,7 +13,7 @@ import re
 from assistant.nlu.claims import find_stated_claim
 from assistant.nlu.lexicon import _NUM, _find_cards, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
-from tools.load import TRAFFIC_USERS
+from tools.load import traffic_of
 from tools.specs import ARCHITECTURES, Architecture
 
 # ---------------------------------------------------------------- money and memory
@@ -129,7 +129,9 @@ _CONCURRENT_RX = re.compile(
 # a number or range said of the concurrency itself: "usually 10-15 at the same time", "davon
 # 20 gleichzeitig", "up to 12 concurrently" (the upper end of a range is what is sized for)
 _NUMBER_AT_ONCE_RX = re.compile(
-    r"(?<![\d.,$€])(\d{1,5})(?:\s*(?:-|–|to|bis)\s*(\d{1,5}))?\s+(?:[a-zä]+\s+){0,2}?"
+    r"(?<![\d.,$€])(\d{1,5})(?:\s*(?:-|–|to|bis)\s*(\d{1,5}))?\s+"
+    # "4 requests running in parallel"; never "4 GPUs in parallel"
+    r"(?:(?!(?:gpus?|cards?|karten|nodes?|knoten|servers?|x)\b)[a-zä]+\s+){0,3}?"
     r"(?:at the same time|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?|"
     r"gleichzeitig|zeitgleich|zur gleichen zeit|auf einmal|parallel)\b"
 )
@@ -358,8 +360,22 @@ def find_exclusions(folded: str, u: Query) -> None:
         if re.search(rx, folded) and u.constraints.exclude_link != kind:
             u.constraints.require_link = kind  # type: ignore[assignment]
             break
-    if u.constraints.exclude_link != "nvlink" and _STATED_NVLINK_RX.search(folded):
+    if u.constraints.exclude_link != "nvlink" and _stated_nvlink(folded):
         u.constraints.require_link = "nvlink"
+
+
+# "Our consultant insists we need NVLink. Do we?": the statement is put to the test
+_DOUBTED_RX = re.compile(
+    r"^[^?]{0,40}?\b(?:do we|do i|is (?:that|this|it) (?:true|right|correct|so)|really\s*\?|"
+    r"stimmt das|ist das (?:so|richtig|wahr|nötig)|wirklich\s*\?|brauchen wir (?:das|es)|"
+    r"müssen wir das|right\s*\?)"
+)
+
+
+def _stated_nvlink(folded: str) -> bool:
+    """NVLink said to be needed as a requirement, not as a claim the question doubts."""
+    m = _STATED_NVLINK_RX.search(folded)
+    return m is not None and not _DOUBTED_RX.search(folded[m.end() : m.end() + 80])
 
 
 # ---------------------------------------------------------------- card capabilities
@@ -372,7 +388,9 @@ _STATED_NVLINK_RX = re.compile(
     r"(?:nvlink|sxm)|[,.;:]\s*(?:wir|ich)\s+(?:brauchen|brauche|benötigen|benötige)\s+"
     r"(?:\w+\s+)?(?:nvlink|sxm)|(?:nvlink|sxm)\s+(?:is|ist)\s+(?:\w+\s+){0,3}?(?:a\s+)?(?:must|pflicht|"
     r"required|a requirement|erforderlich|gesetzt|voraussetzung)|"
-    r"(?:^|[,.;:]\s*)\W*(?:must|has to|needs to|muss)\s+(?:have|haben)\s+(?:an?\s+)?(?:nvlink|sxm)"
+    r"(?:^|[,.;:]\s*)\W*(?:must|has to|needs to|muss)\s+(?:have|haben)\s+(?:an?\s+)?(?:nvlink|sxm)|"
+    r"\b(?:bestehen|besteht|bestehe|insist|insists|insisting)\s+(?:\w+\s+)?(?:auf|on)\s+"
+    r"(?:nvlink|sxm)"
 )
 # FP8 as a capability of the card, not a precision: "FP8 tensor cores", "needs FP8 support",
 # "native FP8", "FP8-fähig", "mit FP8-Unterstützung"
@@ -564,6 +582,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)",
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
+    # "is the L40S faster than the RTX 5090?": the first named against the second
+    ("faster", r"\b(?:faster|quicker|schneller)\s+(?:than|als)\b"),
     # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?": a price comparison of two things named
     ("costlier", r"\b(?:more expensive|costlier|pricier|teurer)\s+(?:than|als)\b"),
     ("cheaper", r"\b(?:cheaper|less expensive|günstiger|billiger|preiswerter)\s+(?:than|als)\b"),
@@ -625,10 +645,6 @@ _COMPARE_RX = re.compile(
 )
 
 
-#: people generating at once that are few parallel requests, said as such
-FEW_AT_ONCE = 4
-
-
 def find_all(folded: str, u: Query) -> None:
     """Every constraint, measurement and claim of the question, into `u`."""
     u.constraints.budget_usd_month = find_budget(folded)
@@ -637,11 +653,12 @@ def find_all(folded: str, u: Query) -> None:
     at_once = find_people_at_once(folded)
     if at_once and u.concurrency is None:
         u.concurrency = at_once
-        if at_once >= TRAFFIC_USERS:
+        load = traffic_of(at_once)
+        if load == "traffic":
             # "ca. 20 Leute gleichzeitig": the number said beats a vague word ("intern")
             u.workloads = [w for w in u.workloads if w not in ("low_concurrency", "traffic")]
             u.workloads.append("traffic")
-        elif at_once <= FEW_AT_ONCE and not {"traffic", "low_concurrency"} & set(u.workloads):
+        elif load and not {"traffic", "low_concurrency"} & set(u.workloads):
             # "at most 3 people generating at the same time": a few parallel requests (the
             # guide's low concurrency)
             u.workloads.append("low_concurrency")
@@ -652,7 +669,7 @@ def find_all(folded: str, u: Query) -> None:
     find_measurements(folded, u)
     find_claim(folded, u)
     find_capabilities(folded, u)
-    if u.claim == "nvlink_needed" and _STATED_NVLINK_RX.search(folded):
+    if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question
     find_stated_claim(folded, u)
     u.compare = bool(_COMPARE_RX.search(folded)) and (

@@ -20,7 +20,8 @@ _SIGNATURE_END_RX = re.compile(
     re.I,
 )
 _DISCLAIMER_RX = re.compile(
-    r"\b(?:confidential\w*|vertraulich\w*|disclaimer|haftungsausschluss)\b.{0,300}\b(?:intended "
+    r"\b(?:confidential\w*|vertraulich\w*|privileged|disclaimer|haftungsausschluss)\b.{0,300}"
+    r"\b(?:intended "
     r"recipient|privileged|addressee|empfänger\w*|adressat\w*|löschen|delete|notify)",
     re.I | re.S,
 )
@@ -28,7 +29,7 @@ _DISCLAIMER_RX = re.compile(
 
 # "On Tue, Dec 1, 2026 at 9:03 AM Sales <sales@…> wrote:": an earlier message of the thread follows
 _ATTRIBUTION_RX = re.compile(
-    r"^[ \t]*(?:on|am)\s[^\n]{4,120}(?:wrote|schrieb)\s*:?[ \t]*$", re.I | re.M
+    r"^[ \t]*(?:(?:>|&gt;)[ \t]*)*(?:on|am)\s[^\n]{4,120}(?:wrote|schrieb)\s*:?[ \t]*$", re.I | re.M
 )
 _QUOTED_RX = re.compile(r"^[ \t]*(?:>|&gt;)")
 

@@ -215,6 +215,7 @@ def goals_in(clause: str, sizing: bool = False) -> list[OutsideGoal]:
 
 # a clause that only refers back to the one before ("is that worth it?", "lohnt sich das?")
 _BACK_RX = re.compile(r"\b(?:das|dies|es|that|this|it)\b")
+_WORTH_RX = re.compile(r"\b(?:" + _EARN + r"|worth)\b")
 # … unless it asks something of the domain itself ("and what does it cost?")
 _OWN_ASK_RX = re.compile(
     r"\b(?:cost|costs|price|prices|kost\w*|preis\w*|fit|fits|passt|fast|schnell\w*|nvlink|"
@@ -224,7 +225,10 @@ _OWN_ASK_RX = re.compile(
 
 def _continues_goal(masked: str, clause: str) -> bool:
     """The clause names nothing of its own (no card, model or node) and refers back."""
-    return masked == clause and bool(_BACK_RX.search(clause)) and not _OWN_ASK_RX.search(clause)
+    if masked != clause or not _BACK_RX.search(clause):
+        return False
+    # "und lohnt sich das bei euren Preisen?" weighs the goal; "what does it cost?" asks anew
+    return bool(_WORTH_RX.search(clause)) or not _OWN_ASK_RX.search(clause)
 
 
 def find_outside(

@@ -65,6 +65,7 @@ DOMAIN_WORDS = [
     "grafikspeicher",
     "vram",
     "single",  # "singel card": the card count
+    "small",  # "mistral smal 24b": Mistral Small
     "einzelne",
     "precision",
     "präzision",
@@ -106,7 +107,7 @@ CUTOFF = 0.8
 
 
 # domain words cut short by a typo that no inflection produces ("the full 128k contex??")
-CUT_WORDS = {"contex": "context", "kontex": "kontext", "bandwidt": "bandwidth"}
+CUT_WORDS = {"smal": "small", "contex": "context", "kontex": "kontext", "bandwidt": "bandwidth"}
 
 
 @lru_cache(maxsize=4096)

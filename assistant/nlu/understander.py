@@ -31,7 +31,7 @@ from assistant.nlu.scope import find_outside
 from assistant.nlu.topics import find_topics
 from assistant.nlu.typos import correct_typos
 from assistant.nlu.workloads import WorkloadMixin
-from tools.load import TRAFFIC_USERS, concurrent_sequences
+from tools.load import concurrent_sequences, traffic_of
 
 _NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
 # a result row of all_reduce_perf (size count type redop root time algbw busbw ...) or its summary
@@ -136,10 +136,10 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             # 200 users are not 200 simultaneous sequences: size for those generating at once
             u.concurrency = concurrent_sequences(u.users)
             u.assumed.append("concurrent_sequences")
-            if u.users >= TRAFFIC_USERS and "low_concurrency" not in u.workloads:
-                u.workloads.append("traffic")
-            elif u.users < TRAFFIC_USERS and not {"traffic", "low_concurrency"} & set(u.workloads):
-                u.workloads.append("low_concurrency")  # "nur für 3 Leute im Team"
+            # "nur für 3 Leute im Team": a few at once; "for 200 users": traffic
+            load = traffic_of(u.concurrency)
+            if load and not {"traffic", "low_concurrency"} & set(u.workloads):
+                u.workloads.append(load)  # type: ignore[arg-type]
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
         u.full_context = u.context_tokens is None and bool(
             re.search(
@@ -240,9 +240,9 @@ def _strip_topo(folded: str) -> str:
     lines = [
         ln
         for ln in folded.splitlines()
-        if not re.search(
-            r"\b(?:gpu\d+|nv\d+|sys|pix|phb|pxb|node|x)\b.*\b(?:nv\d+|sys|pix|phb|x)\b", ln
-        )
+        # a matrix row or its header starts with a device label; prose that names labels
+        # ("nur PIX und SYS. Ist der Server defekt?") stays
+        if not re.match(r"\s*(?:gpu\d+|nic\d+|mlx5_\d+)\b", ln)
         and "legend" not in ln
         and not re.match(r"\s*(?:x|sys|node|phb|pxb|pix|nv#)\s*=", ln)
     ]

@@ -121,7 +121,8 @@ _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
 
 # LoRA rank and targets, as said ("rank 64", "r=16", "Rang 8"; "attention only")
-_RANK = re.compile(r"\b(?:r|rank|rang)\s*[=:]?\s*(\d{1,4})\b")
+# ("DeepSeek-R1" names no rank: a bare "r" needs "=", ":" or a space before its number)
+_RANK = re.compile(r"(?<![\w-])(?:(?:rank|rang)\s*[=:]?\s*|r\s*[=:]\s*|r\s+)(\d{1,4})\b")
 _ATTENTION_ONLY = re.compile(
     r"attention[\s-]*only|only\s+(?:the\s+)?attention|nur\s+(?:die\s+|auf\s+)?attention|"
     r"nur\s+(?:auf\s+)?(?:den\s+)?attention|q_proj"

@@ -41,7 +41,7 @@ from assistant.nlu.query import CARD_FAMILIES, Ask, Claim, Intent, Runtime, Work
 from assistant.prompts import user_message
 from assistant.reading.convert import IMPLIED_AT, implied_asks
 from assistant.reading.model import Currency, Reading, Task
-from tools.load import TRAFFIC_USERS, concurrent_sequences
+from tools.load import concurrent_sequences, traffic_of
 from tools.specs import PRECISIONS
 
 log = logging.getLogger("assistant.reading.llm")
@@ -369,8 +369,9 @@ def _at_once(out: LLMReading, workloads: list[Workload]) -> dict[str, Any]:
         "concurrent_sequences": concurrent_sequences(out.users),
         "assumed": ["concurrent_sequences"],
     }
-    if out.users >= TRAFFIC_USERS and "low_concurrency" not in workloads:
-        update["workloads"] = [*workloads, "traffic"]
+    load = traffic_of(update["concurrent_sequences"])
+    if load and not {"traffic", "low_concurrency"} & set(workloads):
+        update["workloads"] = [*workloads, load]
     return update
 
 

@@ -102,7 +102,9 @@ def _currency(u: Query) -> Currency | None:
 def covered_intents(u: Query) -> set[str]:
     """The intents the answer to `u` answers: its primary one and one per ask."""
     link = {"nvlink"} if u.claim in _NVLINK_CLAIMS and u.has_subject else set()
-    return {u.intent, *(ASK_INTENT[a.kind] for a in u.asks), *link}
+    # the asks its intent makes by itself: the cheapest answer names the pick and its price
+    implied = {ASK_INTENT[k] for k in implied_asks(u.intent)} if u.has_subject else set()
+    return {u.intent, *(ASK_INTENT[a.kind] for a in u.asks), *link, *implied}
 
 
 def unread_clauses(u: Query, nlu: Any) -> list[str]:
