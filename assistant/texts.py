@@ -193,6 +193,13 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Nein — NVLink brauchen Sie nicht.** {model} passt in {precision} auf eine Karte, die "
         "Verbindung zwischen Karten spielt also keine Rolle: Mieten Sie eine Karte.",
     ),
+    "nvlink_not_needed_copies": (
+        "**No — you don't need NVLink.** {model} fits on one card in {precision} and each copy "
+        "runs on its own card, so nothing crosses the link between the cards.",
+        "**Nein — NVLink brauchen Sie nicht.** {model} passt in {precision} auf eine Karte, und "
+        "jede Kopie läuft auf ihrer eigenen Karte: Über die Verbindung zwischen den Karten läuft "
+        "nichts.",
+    ),
     "nvlink_split_unknown_workload": (
         "**It depends on the load.** {model} in {precision} does not fit on one {card} card and "
         "must be split{split}.",

@@ -252,3 +252,28 @@ def test_capacity_leads_with_the_unknown(
         assert figure in first or figure.replace(",", ".") in first, first
     else:
         assert str(cap["max_concurrency"]) in first and "8,192" in first, first
+
+
+@pytest.mark.parametrize(
+    ("question", "node", "word"),
+    [
+        ("We want to run Qwen3 8B four times side by side, one independent copy on each card of "
+         "4x RTX 4090. Is PCIe enough?", "4x-rtx-4090", "Yes"),
+        ("Wir wollen auf 4x RTX A6000 je eine eigene Kopie von Gemma 3 12B laufen lassen, eine "
+         "pro Karte. Brauchen wir NVLink?", "4x-rtx-a6000", "Nein"),
+    ],
+)  # fmt: skip
+def test_independent_copies_on_a_named_node_keep_that_node(
+    assistant: Assistant, deps: Deps, question: str, node: str, word: str
+) -> None:
+    """One copy per card on the node named: no NVLink (the guide's independent-jobs rule), and
+    the node named with its price, not "rent one card" and the catalog's cheapest single card."""
+    answer = assistant.ask(question)
+    assert answer.answer.lstrip("*").startswith(word), answer.answer[:200]
+    assert answer.prices[0].configuration == node
+    assert float(answer.prices[0].usd_per_month) == float(
+        deps.catalog.configurations[node].usd_per_month
+    )
+    advice = _advice(answer)["result"]
+    assert advice["needs_nvlink"] is False and advice["rule"]["number"] == 2, advice
+    assert "rent one card" not in answer.answer and "Mieten Sie eine Karte" not in answer.answer

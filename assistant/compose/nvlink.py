@@ -304,6 +304,10 @@ class NvlinkMixin(ComposerBase):
         one, must_split, setup_split = self._one_or_split(u, rows, targets)
         if not must_split:
             assert one is not None
+            copies = self._copies_node(u, targets)
+            if copies is not None:
+                self._nvlink_copies(d, u, fit, copies)
+                return
             self._nvlink_fits_one(d, u, fit, one)
             return
         if not any(r["verdict"] != "does_not_fit" for r in rows):
@@ -360,6 +364,43 @@ class NvlinkMixin(ComposerBase):
         # still a split job on the usual cards: answer that, and name the bigger card as option
         any_split = any(r["verdict"] == "split" for r in rows)
         return one, bool(setup_split) or one is None or any_split, setup_split
+
+    @staticmethod
+    def _copies_node(u: Query, targets: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """"One copy on each of our four L40S": the node named, when the job is independent
+        copies and each of its cards holds one."""
+        if "independent" not in u.workloads:
+            return None
+        rows = [r for r in targets if r["count"] > 1 and r["verdict"] == "fits_one_card"]
+        return rows[0] if rows else None
+
+    def _nvlink_copies(
+        self, d: Draft, u: Query, fit: dict[str, Any], node: dict[str, Any]
+    ) -> None:
+        """Independent copies on the node named, one per card: no NVLink (rule 2), and that
+        node, not the cheapest single card, with its price."""
+        d.add(
+            t(
+                d.lang,
+                "nvlink_not_needed_copies",
+                model=self._model_name(fit, d.lang),
+                precision=precision_label(fit["precision"]),
+            )
+            + " "
+            + t(
+                d.lang,
+                "replicas",
+                n=u.count or node["count"],
+                label=d.link(node["configuration"]),
+                r=node["replicas"],
+            )
+            + " "
+            + d.price(node["configuration"])
+        )
+        d.result = [node["configuration"]]
+        self._numbers(d, fit)
+        self._add_advice(d, self._advice(d, fits_one_card=False, independent_jobs=True))
+        d.suggest(follow_up(d.lang, "speed", label=d.label(node["configuration"])))
 
     def _nvlink_fits_one(
         self, d: Draft, u: Query, fit: dict[str, Any], one: dict[str, Any]
