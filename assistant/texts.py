@@ -971,6 +971,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Der günstigste Knoten, auf dem {model} in {precision} auf eine einzelne Karte passt, "
         "ist {label}** ({verdict}).",
     ),
+    "price_pair_more": (
+        "**{first}: {price}, {diff} more per month than {other}.**",
+        "**{first}: {price}, {diff} mehr im Monat als {other}.**",
+    ),
+    "price_pair_less": (
+        "**{first}: {price}, {diff} less per month than {other}.**",
+        "**{first}: {price}, {diff} weniger im Monat als {other}.**",
+    ),
     "price_diff": (
         "{more} costs {diff} more per month than {less}.",
         "{more} kostet {diff} mehr im Monat als {less}.",

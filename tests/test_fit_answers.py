@@ -277,3 +277,25 @@ def test_independent_copies_on_a_named_node_keep_that_node(
     advice = _advice(answer)["result"]
     assert advice["needs_nvlink"] is False and advice["rule"]["number"] == 2, advice
     assert "rent one card" not in answer.answer and "Mieten Sie eine Karte" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "other", "word"),
+    [
+        ("Was kostet 8x B200 im Monat, und wie viel mehr ist das als 8x H200?", "8x-b200",
+         "8x-h200", "mehr"),
+        ("Compare the price of 4x L40S and 2x H100 PCIe", "4x-l40s", "2x-h100-pcie", "less"),
+    ],
+)  # fmt: skip
+def test_two_prices_lead_with_the_first_and_the_difference(
+    assistant: Assistant, deps: Deps, question: str, first: str, other: str, word: str
+) -> None:
+    """Two nodes priced: the first line states the node named first, its price and the
+    difference to the other (exact catalog figures), not a bare "The catalog prices:"."""
+    answer = assistant.ask(question)
+    configs = deps.catalog.configurations
+    a, b = configs[first].usd_per_month, configs[other].usd_per_month
+    lead = answer.answer.split("\n")[0]
+    assert configs[first].label_in(answer.language) in lead, lead
+    assert f"${a:,}" in lead and f"${abs(a - b):,}" in lead and word in lead, lead
+    assert [p.configuration for p in answer.prices][:2] == [first, other]

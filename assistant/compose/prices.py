@@ -145,12 +145,18 @@ class PricesMixin(ComposerBase):
         self, d: Draft, u: Query, intro: str, lines: list[str], pq: dict[str, Any]
     ) -> None:
         """Several nodes: the intro, one line each, and the difference when there are two."""
+        pair = len(lines) == 2 and bool(pq.get("difference_usd_per_month"))
+        if pair and intro == "price_intro_many" and u.claim not in ("costlier", "cheaper"):
+            # "What does A cost, and how much more than B?": A's price and the difference lead
+            self._price_pair_lead(d, u, pq)
+            d.bullets(lines)
+            return
         if intro == "price_card_all":
             d.add(t(d.lang, intro, card=self.deps.catalog.gpus[u.cards[0]].short_name))
         elif intro:
             d.add(t(d.lang, intro))
         d.bullets(lines)
-        if not (pq.get("difference_usd_per_month") and len(lines) == 2):
+        if not pair:
             return
         if self._price_claim(d, u, pq):
             return
@@ -162,6 +168,25 @@ class PricesMixin(ComposerBase):
                 "price_diff",
                 more=d.label(other),
                 less=d.label(cheap),
+                diff=usd(pq["difference_usd_per_month"]),
+            )
+        )
+
+    def _price_pair_lead(self, d: Draft, u: Query, pq: dict[str, Any]) -> None:
+        """Two nodes priced: the one named first, its price, and what it costs more or less
+        than the other, from the quotes."""
+        prices = {q["configuration"]: q["usd_per_month"] for q in pq["quotes"]}
+        named = [c for c in u.configurations if c in prices] or list(prices)
+        first = named[0]
+        other = next(c for c in prices if c != first)
+        key = "price_pair_more" if prices[first] > prices[other] else "price_pair_less"
+        d.add(
+            t(
+                d.lang,
+                key,
+                first=d.label(first),
+                price=d.price(first),
+                other=d.label(other),
                 diff=usd(pq["difference_usd_per_month"]),
             )
         )
