@@ -531,3 +531,76 @@ def test_mining_and_whether_it_pays_at_our_prices_is_declined_whole(
     )
     assert a.reading is not None and a.reading.task == "out_of_scope"
     assert a.tool_calls == []
+
+
+def test_only_a_few_active_parameters_fine_on_a_card_is_the_active_memory_claim(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Phi-3.5-MoE only has 6.6B active params, so it should be fine on a 4090 in bf16, right?"
+    )
+    assert a.reading is not None and a.reading.claim == "active_sets_memory"
+    row = next(
+        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-rtx-4090"
+    )
+    assert row["verdict"] == "does_not_fit" and _first_word(a) == "no"
+
+
+def test_which_one_is_cheaper_compares_both_and_the_card_named_then_is_its_node(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask(
+        "For Llama 3.3 70B AWQ, one user: 2x L40S or a single A100 PCIe, do both work?"
+    )
+    second = assistant.ask(
+        "which one is cheaper per month, and by how much?", session_id=first.session_id
+    )
+    pq = last_call(second, "price_quote").result
+    assert {q["configuration"] for q in pq["quotes"]} == {"2x-l40s", "1x-a100-pcie"}
+    assert f"${pq['difference_usd_per_month']:,}" in second.answer
+    third = assistant.ask(
+        "ok, the A100 then. how fast would that be for a single stream?",
+        session_id=first.session_id,
+    )
+    timed = [
+        c.arguments["configuration"] for c in third.tool_calls if c.name == "throughput_estimate"
+    ]
+    assert timed == ["1x-a100-pcie"]
+
+
+def test_a_price_difference_asked_beside_a_worth_it_is_stated(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Kunde fragt im Chat: Was ist der Preisunterschied zwischen 4x A100 PCIe und 4x A100 "
+        "SXM4, und lohnt sich SXM für Llama 3.3 70B in FP8 mit nur 2 Nutzern?"
+    )
+    pq = next(
+        c.result
+        for c in a.tool_calls
+        if c.name == "price_quote" and "difference_usd_per_month" in c.result
+    )
+    assert f"${pq['difference_usd_per_month']:,}" in a.answer
+
+
+def test_a_typo_fixed_topology_paste_is_read_as_pasted(assistant: Assistant) -> None:
+    header = "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+    rows = "".join(
+        f"GPU{i}" + "".join("\t X" if i == j else "\tNV18" for j in range(4)) + "\t0-47\t0\n"
+        for i in range(4)
+    )
+    a = assistant.ask(
+        "Kunde auf 4x H100 SXM5 will vor dem Training sicher sein, dass alle NVLinks da sind. "
+        "Seine Ausgabe von nvidia-smi topo -m, ist das in Ordnung?\n\n" + header + rows
+    )
+    assert last_call(a, "check_topology_output").result["status"] == "ok"
+    assert _first_word(a) == "ja"
+
+
+def test_an_ok_before_a_follow_up_keeps_the_conversation(assistant: Assistant) -> None:
+    first = assistant.ask("and would Llama 4 Scout in fp8 fit on 2x H100 PCIe?")
+    second = assistant.ask(
+        "ok and with 8 requests at once, 16k tokens each?", session_id=first.session_id
+    )
+    assert second.reading is not None
+    assert (second.reading.concurrent_sequences, second.reading.context_tokens) == (8, 16384)
+    fit = last_call(second, "fit_check")
+    assert fit.arguments["concurrency"] == 8 and fit.arguments["context_tokens"] == 16384

@@ -15,6 +15,7 @@ quotes, the precisions it timed. Each answer makes its own tool call:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assistant.compose.base import ComposerBase
@@ -117,9 +118,7 @@ class AsksMixin(ComposerBase):
 
     def _answered(self, d: Draft, u: Query, ask: Ask, flow: Flow) -> bool:
         if ask.kind == "price":  # quoted by the price tool, not only shown beside a row
-            quoted = {q["configuration"] for c in d.calls if c.name == "price_quote"
-                      for q in c.result.get("quotes", [])}  # fmt: skip
-            return all(c in quoted for c in self._asked_nodes(d, u))
+            return self._priced(d, u)
         if ask.precision is not None:  # "BF16 vs FP8": each precision its own figure
             if ask.kind == "speed":
                 timed = (c for c in d.calls if c.name == "throughput_estimate")
@@ -135,6 +134,21 @@ class AsksMixin(ComposerBase):
         if ask.kind == "memory":  # the fit flow states the need per card; else memory_need
             return flow.name == "fit" or any(c.name == "memory_need" for c in d.calls)
         return ask.kind in flow.answers
+
+    def _priced(self, d: Draft, u: Query) -> bool:
+        """The nodes asked are quoted by the price tool, with their difference stated when the
+        question asks for it ("Was ist der Preisunterschied zwischen A und B?")."""
+        nodes = self._asked_nodes(d, u)
+        quotes = [c.result for c in d.calls if c.name == "price_quote"]
+        quoted = {q["configuration"] for r in quotes for q in r.get("quotes", [])}
+        if not all(c in quoted for c in nodes):
+            return False
+        if len(nodes) != 2 or not _DIFFERENCE_ASKED_RX.search(u.question.lower()):
+            return True
+        diffs = [
+            usd(r["difference_usd_per_month"]) for r in quotes if r.get("difference_usd_per_month")
+        ]
+        return any(diff in para for diff in diffs for para in d.paras)
 
     # ---- a context beyond the model's own limit
     def _within_model_context(self, u: Query) -> tuple[Query, int | None]:
@@ -395,6 +409,13 @@ class AsksMixin(ComposerBase):
                     )
                 ]
             )
+
+
+# the difference between two prices is asked for itself
+_DIFFERENCE_ASKED_RX = re.compile(
+    r"preisunterschied|price difference|difference in (?:the )?price|unterschied im preis|"
+    r"how much (?:more|less|cheaper)|by how much|um wie ?viel|wie ?viel (?:mehr|teurer|günstiger)"
+)
 
 
 _DIAGNOSES = frozenset(

@@ -73,7 +73,8 @@ _ACTIVE_RX = re.compile(
 _MEMORY_CUE = re.compile(
     r"\b(?:vram|memory|speicher\w*|grafikspeicher|ram|gb|fits?|passt|passen|reicht|reichen|"
     r"need\w*|brauch\w*|benötig\w*|small|smaller|klein\w*|wenig\w*|little|less|load\w*|lad\w*|"
-    r"dense|dicht\w*|card|karte|gpu|enough|plenty|genug|ausreich\w*|single|einzelne\w*)\b"
+    r"dense|dicht\w*|card|karte|gpu|enough|plenty|genug|ausreich\w*|single|einzelne\w*|"
+    r"fine|ok|okay|runs?|läuft|laufen)\b"
 )
 _SPEED_ONLY = re.compile(r"\b(?:fast|faster|schnell\w*|speed|tempo|tokens?/s|token/s)\b")
 

@@ -275,6 +275,9 @@ class EntityMixin:
 _CONTEXT_K_RX = re.compile(
     r"(?<![\w$€.,])(\d{1,3})\s*k[\s-]*(?:sessions?|chats?|anfragen|requests?|conversations?|"
     r"gespräche|prompts?|streams?|sequen\w*)\b|"
+    # "8 requests at once, 16k tokens each", "mit je 16k Token"
+    r"(?<![\w$€.,])(\d{1,3})\s*k\s*tokens?\s+(?:each|apiece|je|per\s+\w+|pro\s+\w+)\b|"
+    r"\bje\s+(\d{1,3})\s*k\s*tokens?\b|"
     r"\b(?:chats?|anfragen|requests?|sessions?|nutzer\w*|users?|streams?)\s+(?:\w+\s+){0,2}?"
     r"(?:mit|with|at|bei|je|à|a)\s+(?:je\s+)?(\d{1,3})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|"
     r"pro\b|a month|im monat|monat|month|budget))"

@@ -149,7 +149,9 @@ _INJECTION_RX = re.compile(
 _LINK_GENERATION_RX = re.compile(r"nvlink\s*[345]\b|(?:pcie|pci-e)?\s*gen\s*[345]\b|pcie\s*[345]")
 
 _FOLLOW_UP_RX = re.compile(
-    r"^\s*(?:and|und|what about|wie (?:sieht es|ist es) (?:mit|bei)|how about|und wie|und was|und "
+    # "ok and with 8 requests at once?", "gut, und in FP8?": an opening word, then the follow-up
+    r"^\s*(?:(?:ok(?:ay)?|alright|right|gut|super|prima|danke|thanks)[\s,.!:-]+)?"
+    r"(?:and|und|what about|wie (?:sieht es|ist es) (?:mit|bei)|how about|und wie|und was|und "
     r"bei|und auf|und mit|und in|and on|and in|and with|and for|und für|same|dasselbe|das gleiche|"
     r"gleiche|also|auch|instead|stattdessen|statt|or|oder)\b",
 )

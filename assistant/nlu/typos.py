@@ -100,6 +100,8 @@ COMMON_WORDS = frozenset(
         "mentor",
         "lender",
         "render",
+        "sicher",  # "will sicher sein": sure, not "speicher"
+        "sicherer",
     ]
 )
 _TOKEN_RX = re.compile(r"[a-zäöüß]{4,}")

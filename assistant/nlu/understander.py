@@ -110,10 +110,11 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         folded = _fold(text)
         u = Query(question=question, language=lang, language_detected=detected)
 
+        asked = what_is_asked(question.strip())  # as pasted: no case folding, no typo fixes
         if _NCCL_RX.search(folded) and _NCCL_TABLE_RX.search(folded):
-            u.nccl_text = text  # pasted output; a figure named in prose is a measurement
+            u.nccl_text = asked  # pasted output; a figure named in prose is a measurement
         elif _TOPO_RX.search(folded):
-            u.topo_text = text
+            u.topo_text = asked
         u.injection = bool(_INJECTION_RX.search(folded))
         u.follow_up = bool(_FOLLOW_UP_RX.search(folded)) and len(folded) < 80
 

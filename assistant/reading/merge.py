@@ -134,7 +134,8 @@ _THAT_ONE = re.compile(
 
 _SEVERAL = re.compile(
     r"\b(?:both|each|either|all (?:of )?(?:them|those|three)|them|those|beide[nm]?|jede[mnr]?|"
-    r"allen|denen)\b"
+    r"allen|denen|which one|which of (?:them|the two|these)|welche[rsn]? (?:davon|von beiden|"
+    r"der beiden))\b"
 )
 
 
@@ -340,6 +341,9 @@ def _kept_hardware(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> d
             "card_families": list(prev.card_families),
             "configurations": configs,
         }
+    one = _one_named_before(u, prev, catalog) if names_hardware else None
+    if one is not None:  # "ok, the A100 then": the A100 node named before, not every A100
+        return {"configurations": [one], "count": catalog.configurations[one].count}
     if (
         names_hardware
         and (prev.configurations or prev.count)
@@ -363,6 +367,20 @@ def _kept_hardware(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> d
 
 #: the previous intents a follow-up cannot continue
 _ENDED = ("off_topic", "topology_paste", "allreduce_paste", "general")
+
+
+def _one_named_before(u: Any, prev: Slots, catalog: Any) -> str | None:
+    """The one configuration of the conversation that the card (or card family) named without
+    a count belongs to."""
+    if u.configurations or u.count is not None or len(prev.configurations) < 2:
+        return None
+    cards = {*u.cards, *(c for f in u.card_families for c in CARD_FAMILIES.get(f, ()))}
+    hits = [
+        c
+        for c in prev.configurations
+        if c in catalog.configurations and catalog.configurations[c].gpu in cards
+    ]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _nodes_named(u: Any, catalog: Any) -> list[str]:
