@@ -4,7 +4,9 @@ By default an answer leaves out what is most of its bytes and what the widget, S
 clients do not read; `?include=` asks for it (issue 15: the default response stays <= 4 KB):
 
 - `tool_calls`: each call's `result`, and every argument (by default a call carries its name and
-  the arguments that differ from the tool's defaults, which its schema documents);
+  the arguments that differ from the tool's defaults, which its schema documents, less a
+  `configurations` filter of more than `LONG_FILTER` ids: the catalog narrowed by the
+  constraints the answer's `reading` states);
 - `quotes`: each citation's `quote`, the text of the cited passage (by default a citation carries
   its number, guide, title, section and the URL of the passage, which is what the widget shows);
 - `chart`: the answer's `chart` (fit, cheapest and comparison answers: the configurations that
@@ -83,15 +85,24 @@ def _exclude(answer: Answer, include: Collection[str]) -> dict[str, Any] | None:
     return exclude or None
 
 
+#: a `configurations` argument longer than this is the catalog filtered by the question's
+#: constraints (budget, exclusions: the reading carries them), not nodes the asker named
+LONG_FILTER = 8
+
+
 def _defaulted(tool: str, arguments: dict[str, Any]) -> dict[str, bool]:
     defaults = _defaults(tool)
-    return {k: True for k, v in arguments.items() if k in defaults and defaults[k] == v}
+    out = {k: True for k, v in arguments.items() if k in defaults and defaults[k] == v}
+    if len(arguments.get("configurations") or ()) > LONG_FILTER:
+        out["configurations"] = True
+    return out
 
 
 def changed_arguments(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The arguments that differ from the tool's defaults (all of them for an unknown tool)."""
-    defaults = _defaults(tool)
-    return {k: v for k, v in arguments.items() if k not in defaults or defaults[k] != v}
+    """The arguments the default response carries: those that differ from the tool's defaults
+    (all of them for an unknown tool), less a constraint filter (`LONG_FILTER`)."""
+    left_out = _defaulted(tool, arguments)
+    return {k: v for k, v in arguments.items() if k not in left_out}
 
 
 @functools.cache
