@@ -6,7 +6,8 @@ clients do not read; `?include=` asks for it (issue 15: the default response sta
 - `tool_calls`: each call's `result`, and every argument (by default a call carries its name and
   the arguments that differ from the tool's defaults, which its schema documents, less a
   `configurations` filter of more than `LONG_FILTER` ids: the catalog narrowed by the
-  constraints the answer's `reading` states);
+  constraints the answer's `reading` states, and a pasted `text` of more than `LONG_TEXT`
+  characters, which `question` carries);
 - `quotes`: each citation's `quote`, the text of the cited passage (by default a citation carries
   its number, guide, title, section and the URL of the passage, which is what the widget shows);
 - `chart`: the answer's `chart` (fit, cheapest and comparison answers: the configurations that
@@ -88,6 +89,9 @@ def _exclude(answer: Answer, include: Collection[str]) -> dict[str, Any] | None:
 #: a `configurations` argument longer than this is the catalog filtered by the question's
 #: constraints (budget, exclusions: the reading carries them), not nodes the asker named
 LONG_FILTER = 8
+#: a `text` argument longer than this is the asker's paste (topology, all-reduce output), which
+#: the answer's `question` already carries
+LONG_TEXT = 200
 
 
 def _defaulted(tool: str, arguments: dict[str, Any]) -> dict[str, bool]:
@@ -95,6 +99,8 @@ def _defaulted(tool: str, arguments: dict[str, Any]) -> dict[str, bool]:
     out = {k: True for k, v in arguments.items() if k in defaults and defaults[k] == v}
     if len(arguments.get("configurations") or ()) > LONG_FILTER:
         out["configurations"] = True
+    if len(str(arguments.get("text") or "")) > LONG_TEXT:
+        out["text"] = True  # a pasted output passed whole: the answer's `question` holds it
     return out
 
 

@@ -73,9 +73,10 @@ def drop_signatures(text: str) -> str:
         if not skipping:
             kept.append(line)
     paragraphs = re.split(r"\n(?:[ \t]*(?:>|&gt;)?[ \t]*\n)+", "\n".join(kept))
-    return "\n\n".join(
-        p for p in paragraphs if len(p) > _DISCLAIMER_MAX or not _DISCLAIMER_RX.search(p)
-    )
+    notices = [p for p in paragraphs if len(p) <= _DISCLAIMER_MAX and _DISCLAIMER_RX.search(p)]
+    if len(kept) == len(lines) and not notices:
+        return text  # nothing to drop: the text as it came (a paste stays byte for byte)
+    return "\n\n".join(p for p in paragraphs if p not in notices)
 
 
 def what_is_asked(text: str) -> str:
