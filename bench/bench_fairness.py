@@ -341,6 +341,12 @@ def summary(phase_: dict, base: dict) -> dict[str, Any]:
         "others_statuses": others.statuses,
         "keyword_only": others.keyword_only,
         "abusers_statuses": phase_["abusers"].statuses,
+        "server_cpu_of_a_core": round(phase_["cpu"] / phase_["seconds"], 3),
+        "answers_per_cpu_s_ratio": (
+            round(others.answered / phase_["cpu"] / (base["others"].answered / base["cpu"]), 3)
+            if phase_["cpu"] and base["cpu"] and base["others"].answered
+            else None
+        ),
     }
 
 
