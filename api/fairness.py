@@ -279,6 +279,8 @@ def meter_retriever(retriever: Any, gate: EmbedGate) -> bool:
 
 
 SHARE_BURST_S = 1.0  # long questions' share may be used ahead by this many seconds' worth
+# a sender whose share refills within this is queued in the lane (paced), not refused
+QUEUE_WITHIN_S = 10.0
 IDLE_CPU = (
     0.1  # a process using less than this share of a core is idle: its share refills by the clock
 )
@@ -319,9 +321,12 @@ class LongQuestions:
     they may take at most `share` of the server's time (0: no limit), used ahead by at most
     `SHARE_BURST_S` seconds' worth: a long question starts only when the share has something
     left (`LongLane`), so the bound holds in any few seconds however many addresses send them
-    (issue 27). A sender who used the share is refused with 503 + Retry-After; a sender who did
-    not waits for its turn instead (issue 25: one slow answer from one Slack user must not
-    refuse everyone's pastes), first the senders who used least, at most `max_waiting` of them
+    (issue 27). A sender whose use puts it more than `QUEUE_WITHIN_S` behind the share is
+    refused with 503 + Retry-After (a flood); within that it waits for its turn like everyone
+    (one person's pastes in a row on a quiet server are answered, a little later), and a sender
+    who did not use the share waits for its turn too (issue 25: one slow answer from one Slack
+    user must not refuse everyone's pastes), first the senders who used least, at most
+    `max_waiting` of them
     (beyond: 503). Each sender's own use is also held to the share."""
 
     def __init__(
@@ -356,10 +361,14 @@ class LongQuestions:
         it by this sender. A sender who used none of it is never refused."""
         key = sender or "anonymous"
         own = self.by_sender.wait(key)
-        if own > 0:
+        if own > QUEUE_WITHIN_S:
             return own
         overall = self.budget.wait("long")
-        return overall if overall > 0 and self.by_sender.spent(key) > 0 else 0.0
+        if overall > QUEUE_WITHIN_S and self.by_sender.spent(key) > 0:
+            return overall
+        # a short wait is queued in the lane, paced by the share, the least-used sender first:
+        # one person's second and third paste in a row wait a few seconds, not a 503
+        return 0.0
 
     def full(self) -> bool:
         """As many long questions wait for the lane as may (a new one is refused)."""
