@@ -449,12 +449,35 @@ def first_sentence(question: str, text: str) -> tuple[bool | None, str]:
     if polarity is None:
         if first.rstrip().endswith("?"):
             return True, "asks back"
+        if _NO_VERDICT_RX.search(first):
+            return True, "declines: no verdict to give"
         return False, f"no yes/no first: {first[:80]!r}"
+    if _TOO_SMALL_RX.search(question):
+        # "Is the H100 too small for it?": "No — it fits" and "Yes — it does not fit" agree
+        polarity = not polarity
     if polarity and _NEGATIVE_FIT.search(first):
         return False, f"yes, then a negative: {first[:80]!r}"
     if not polarity and _POSITIVE_FIT.search(first) and not _NEGATIVE_FIT.search(first):
         return False, f"no, then a positive: {first[:80]!r}"
     return True, "answered first"
+
+
+# a first sentence that has no verdict to give: the goal is out of scope or the model unknown
+# (assistant/texts.py, compose/scope.py); "it depends" is no answer and still counts as one
+_NO_VERDICT_RX = re.compile(
+    r"outside what I can answer|außerhalb dessen, was ich beantworten kann|"
+    r"I can only help with sizing|Ich helfe nur bei der Dimensionierung|"
+    r"I don't know the model|kenne ich nicht",
+    re.IGNORECASE,
+)
+
+
+# a yes/no asked the other way round: its "yes" says the job does not fit
+_TOO_SMALL_RX = re.compile(
+    r"\b(?:too|zu) (?:small|little|klein|knapp|wenig)\b|\bnot (?:big|large) enough\b|"
+    r"\bnicht groß genug\b",
+    re.IGNORECASE,
+)
 
 
 _NOT_CONTAIN = "does not contain {!r}"

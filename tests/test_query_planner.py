@@ -244,6 +244,14 @@ def test_first_sentence_metric() -> None:
     assert first_sentence("Does it fit?", "It depends on the card.")[0] is False
     assert first_sentence("Which model?", "Anything.")[0] is None
     assert first_sentence("Passt das?", "Welches Modell meinen Sie?")[0] is True
+    # asked the other way round ("too small?"): "No — it fits" agrees, "No — does not fit" not
+    assert first_sentence("Is one L4 too small for it?", "**No — it fits on one card here.**")[0]
+    assert first_sentence("Ist die 4090 zu klein?", "**Ja — es passt hier nicht.**")[0] is True
+    assert first_sentence("Is one L4 too small?", "**No — it does not fit here.**")[0] is False
+    # no verdict to give: declined, unknown, or what it depends on, said first
+    assert first_sentence("Kann ich darauf minen?", "**Fragen zu Krypto-Mining liegen außerhalb "
+                          "dessen, was ich beantworten kann** — …")[0] is True  # fmt: skip
+    assert first_sentence("Does GPT-4o fit on one H100?", "**I don't know the model GPT-4o**.")[0]
 
 
 def test_what_can_i_run_on_a_node_lists_the_models_it_holds(assistant: Any, deps: Any) -> None:
