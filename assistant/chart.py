@@ -121,6 +121,7 @@ def holding_rows(deps: Any, args: dict[str, Any]) -> list[Any]:
         log.info("no chart: %s", exc)
         return []
     rows = [r for r in result.rows if r.verdict != "does_not_fit"]
+    rows = list({r.configuration: r for r in rows}.values())  # a node named twice: one point
     rows.sort(key=lambda r: (Decimal(str(r.usd_per_month)), r.configuration))
     return rows
 

@@ -604,3 +604,49 @@ def test_an_ok_before_a_follow_up_keeps_the_conversation(assistant: Assistant) -
     assert (second.reading.concurrent_sequences, second.reading.context_tokens) == (8, 16384)
     fit = last_call(second, "fit_check")
     assert fit.arguments["concurrency"] == 8 and fit.arguments["context_tokens"] == 16384
+
+
+def test_the_claim_is_read_from_the_question_not_the_context_before_it(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "customer thinks the NVLink is broken because the NIC column shows SYS. Is the topology "
+        "fine?"
+    )
+    assert a.reading is not None and a.reading.claim == "healthy"
+    b = assistant.ask(
+        'Freelancer says: "for four GPUs you absolutely need NVLink". Is that true? SDXL, one '
+        "copy per card on 4x L40S."
+    )
+    assert b.reading is not None and b.reading.claim == "nvlink_needed"
+
+
+def test_a_price_difference_is_a_price_and_a_choice_is_no_new_ask(assistant: Assistant) -> None:
+    first = assistant.ask(
+        "Llama 3.1 70B in FP8 for an internal tool, at most 4 users at once. 4x A100 PCIe or 4x "
+        "A100 SXM4?"
+    )
+    second = assistant.ask(
+        "what's the price difference between the two?", session_id=first.session_id
+    )
+    pq = last_call(second, "price_quote").result
+    assert {q["configuration"] for q in pq["quotes"]} == {"4x-a100-pcie", "4x-a100-sxm4"}
+    assert f"${pq['difference_usd_per_month']:,}" in second.answer
+    third = assistant.ask(
+        "ok, PCIe it is. how fast will it generate for a single user?", session_id=first.session_id
+    )
+    assert third.reading is not None and [a.kind for a in third.reading.asks] == ["speed"]
+    assert "nvlink" not in third.reading.intents
+    assert last_call(third, "throughput_estimate").arguments["configuration"] == "4x-a100-pcie"
+
+
+def test_the_one_that_fits_is_a_reference_not_a_fit_ask(assistant: Assistant) -> None:
+    first = assistant.ask(
+        "4x L40S oder 4x A100 PCIe für Llama 3.3 70B in BF16 mit 10 gleichzeitigen Anfragen – "
+        "welcher geht?"
+    )
+    second = assistant.ask(
+        "Dann nehmen wir den, der passt. Was kostet der im Monat?", session_id=first.session_id
+    )
+    assert second.reading is not None and [a.kind for a in second.reading.asks] == ["price"]
+    assert [p.configuration for p in second.prices] == ["4x-a100-pcie"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu.constraints import ALTERNATIVE_RX
-from assistant.nlu.intents import _INTENT_RX, _MONEY_RX
+from assistant.nlu.intents import _CHOICE_RX, _INTENT_RX, _MONEY_RX
 from assistant.nlu.query import Ask, AskKind, Query
 
 # ---------------------------------------------------------------- yes/no questions
@@ -148,6 +148,7 @@ def find_asks(folded: str, u: Query) -> None:
     leads."""
     if not u.has_subject or u.explain or u.topo_text or u.nccl_text:
         return
+    folded = _CHOICE_RX.sub(" ", folded)  # "nehmen wir den, der passt" picks, it asks nothing
     hardware = bool(u.configurations or u.cards or u.card_families)
     asks: list[Ask] = []
     money = _MONEY_RX.search(folded)

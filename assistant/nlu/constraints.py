@@ -626,17 +626,36 @@ def find_claim(folded: str, u: Query) -> None:
     'yes' answers the first alternative."""
     # "ok and if it's only inference …", "gut, und …": an opening interjection claims nothing
     folded = _OPENING_RX.sub(lambda m: " " * len(m.group(0)), folded, count=1)
+    # "… thinks the NVLink is broken. Is the topology fine?": the question's own claim first
+    asked = [
+        q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip() and not _VERIFY_RX.match(q)
+    ]
+    for text in [*asked, folded]:
+        claim = _claim_in(text)
+        if claim is not None:
+            u.claim = claim
+            return
+
+
+_QUESTION_SENTENCE_RX = re.compile(r"[^.?!\n]*\?")
+# "Stimmt das?", "Is that true?": it asks about a claim said before, with none of its own
+_VERIFY_RX = re.compile(
+    r"^\W*(?:und\s+|and\s+)?(?:stimmt\s+das|is\s+(?:that|this|it)\s+(?:true|right|correct|so)|"
+    r"really|wirklich|ist\s+das\s+(?:so|richtig|wahr|korrekt)|right|oder)\W*\?\s*$"
+)
+
+
+def _claim_in(folded: str) -> Claim | None:
     found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
     if not found:
-        return
+        return None
     first = min(found)[0]
     # the "or" of the first claim's own sentence ("Do we need NVLink, or is PCIe fine?")
     alternative = ALTERNATIVE_RX.search(folded, first)
     between = folded[first : alternative.start()] if alternative else ""
     if alternative and not re.search(r"[.?!]\s", between):
-        u.claim = min(found)[1]
-    else:
-        u.claim = found[0][1]
+        return min(found)[1]
+    return found[0][1]
 
 
 _COMPARE_RX = re.compile(

@@ -78,7 +78,8 @@ _RUNS_RX = re.compile(r"\b(?:läuft|laufen|runs?|geht)\b")
 
 _EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
-    r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\bhow does .{0,40}\bwork|"
+    r"(?<!price )(?<!cost )\bdifference between\b|(?<!preis)\bunterschied(?:e)? zwischen\b|"
+    r"\bhow does .{0,40}\bwork|"
     r"\bwie funktionier|\bexplain\b|\berklär|\bactive param|\baktive[n]? param|"
     r"\b(?:support|unterstütz)\w*\b.{0,20}\bfp8|\bfp8\b.{0,20}\b(?:support|unterstütz)|"
     r"\badd up\b|\baddier|\bzusammenzähl|\breally reach|\bin practice\b|\btatsächlich\b|"
@@ -94,7 +95,8 @@ _EXPLAIN_RX = re.compile(
 # the cheapest card or a bandwidth
 _STRONG_EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
-    r"\bdifference between\b|\bunterschied(?:e)? zwischen\b|\breally reach|\bin practice\b|"
+    r"(?<!price )(?<!cost )\bdifference between\b|(?<!preis)\bunterschied(?:e)? zwischen\b|"
+    r"\breally reach|\bin practice\b|"
     r"\btatsächlich\b|\bmeasured\b|\bgemessen|"
     r"\b(?:moe|mixture[\s-]of[\s-]experts)\b.{0,80}\b(?:dense|dichte[nms]?)\b|"
     r"\b(?:dense|dichte[nms]?)\b.{0,80}\b(?:moe|mixture[\s-]of[\s-]experts)\b|"
@@ -148,6 +150,13 @@ _INJECTION_RX = re.compile(
 # a link named with its generation: "NVLink 4", "PCIe Gen5", "PCIe 4.0", "Gen4"
 _LINK_GENERATION_RX = re.compile(r"nvlink\s*[345]\b|(?:pcie|pci-e)?\s*gen\s*[345]\b|pcie\s*[345]")
 
+_CHOICE_RX = re.compile(
+    r"\b(?:pcie|nvlink|sxm)\s+it\s+is\b|\b(?:go|going|we'll go|let's go)\s+with\s+(?:the\s+)?"
+    r"(?:pcie|nvlink|sxm)\b|\b(?:nehmen|nehme)\s+(?:wir|ich)\s+(?:\w+\s+){0,2}?(?:pcie|nvlink|sxm)"
+    r"\b|\b(?:pcie|nvlink|sxm)\s+(?:also|dann|then)\b|"
+    # "Dann nehmen wir den, der passt": the node that fits, a reference, not a fit ask
+    r"\b(?:den|die|das|the one)\s*,?\s*(?:der|die|das|that|which)\s+(?:passt|fits|geht|works)\b"
+)
 _FOLLOW_UP_RX = re.compile(
     # "ok and with 8 requests at once?", "gut, und in FP8?": an opening word, then the follow-up
     r"^\s*(?:(?:ok(?:ay)?|alright|right|gut|super|prima|danke|thanks)[\s,.!:-]+)?"
@@ -401,7 +410,8 @@ class IntentMixin:
             intents.append("allreduce_paste")
         if u.topo_text is not None:
             intents.append("topology_paste")
-        no_cards = _without_card_names(folded)
+        # "ok, PCIe it is. how fast …?": a choice between the nodes talked about, not a link ask
+        no_cards = _CHOICE_RX.sub(" ", _without_card_names(folded))
         hits = {k: bool(rx.search(no_cards)) for k, rx in _INTENT_RX.items()}
         if not _in_domain(folded, u) and not intents:
             # off topic on its own; in a conversation "how fast?" / "what does it cost?" still

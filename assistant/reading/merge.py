@@ -134,8 +134,8 @@ _THAT_ONE = re.compile(
 
 _SEVERAL = re.compile(
     r"\b(?:both|each|either|all (?:of )?(?:them|those|three)|them|those|beide[nm]?|jede[mnr]?|"
-    r"allen|denen|which one|which of (?:them|the two|these)|welche[rsn]? (?:davon|von beiden|"
-    r"der beiden))\b"
+    r"allen|denen|the two|die zwei|which one|which of (?:them|the two|these)|"
+    r"welche[rsn]? (?:davon|von beiden|der beiden))\b"
 )
 
 
@@ -231,6 +231,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     update["intents"] = intents
     if not names_hardware and not swapped and not picked:
         update.update(_node_for(u, prev, intents, catalog))
+    if update.get("configurations"):  # "the cheaper one" resolved to a node already named
+        update["configurations"] = list(dict.fromkeys(update["configurations"]))
     merged = u.model_copy(update=update)
     if (
         merged.intents
