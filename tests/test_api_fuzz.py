@@ -45,7 +45,9 @@ def _failure(case: Any, response: Any, group: FailureGroup) -> str:
     titles = "; ".join(sorted({getattr(e, "title", type(e).__name__) for e in group.exceptions}))
     # what was sent and what broke, so a failure found by chance can be reproduced
     details = "; ".join(str(e)[:400] for e in group.exceptions)
-    return f"{case.method} {case.path}: {response.status_code} {titles}\n  body: {case.body!r:.300}\n  {details}"
+    sent = f"{case.body!r:.300}"
+    head = f"{case.method} {case.path}: {response.status_code} {titles}"
+    return f"{head}\n  body: {sent}\n  {details}"
 
 
 def test_generated_requests_conform_to_the_spec(api_settings: Any, live_api_factory: Any) -> None:

@@ -367,16 +367,14 @@ class NvlinkMixin(ComposerBase):
 
     @staticmethod
     def _copies_node(u: Query, targets: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """"One copy on each of our four L40S": the node named, when the job is independent
+        """ "One copy on each of our four L40S": the node named, when the job is independent
         copies and each of its cards holds one."""
         if "independent" not in u.workloads:
             return None
         rows = [r for r in targets if r["count"] > 1 and r["verdict"] == "fits_one_card"]
         return rows[0] if rows else None
 
-    def _nvlink_copies(
-        self, d: Draft, u: Query, fit: dict[str, Any], node: dict[str, Any]
-    ) -> None:
+    def _nvlink_copies(self, d: Draft, u: Query, fit: dict[str, Any], node: dict[str, Any]) -> None:
         """Independent copies on the node named, one per card: no NVLink (rule 2), and that
         node, not the cheapest single card, with its price."""
         d.add(
