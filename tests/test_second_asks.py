@@ -650,3 +650,23 @@ def test_the_one_that_fits_is_a_reference_not_a_fit_ask(assistant: Assistant) ->
     )
     assert second.reading is not None and [a.kind for a in second.reading.asks] == ["price"]
     assert [p.configuration for p in second.prices] == ["4x-a100-pcie"]
+
+
+def test_forget_the_training_serves_the_model_and_instructs_nothing(assistant: Assistant) -> None:
+    first = assistant.ask("Can I QLoRA Qwen2.5 14B on one RTX 4090?")
+    second = assistant.ask(
+        "actually forget the training. we'd just serve it, AWQ, for 10 people at the same time. "
+        "cheapest box?",
+        session_id=first.session_id,
+    )
+    assert second.reading is not None and second.reading.task == "serve"
+    assert not second.reading.injection
+    call = last_call(second, "cheapest_fit")
+    assert call.arguments["precision"] == "awq" and call.arguments["concurrency"] == 10
+
+
+def test_a_reading_takes_ids_in_any_case() -> None:
+    from assistant.reading.model import Reading
+
+    r = Reading.model_validate({"card_families": ["H100"], "cards": ["L40S"]})
+    assert (r.card_families, r.cards) == (["h100"], ["l40s"])

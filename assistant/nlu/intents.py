@@ -138,7 +138,9 @@ _DOMAIN_RX = re.compile(
 
 _INJECTION_RX = re.compile(
     r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|your)|disregard|"
-    r"forget (?:all |your |the |everything)|ignoriere|ignorier|vergiss|missachte|you are now|"
+    # "forget the training, we'd just serve it" changes the job, it instructs nothing
+    r"forget (?:all |your |everything|the (?!training|fine|lora|qlora|training\b))|ignoriere|"
+    r"ignorier|vergiss(?! (?:das|den|die) (?:training|feintuning|fine))|missachte|you are now|"
     r"du bist (?:jetzt|nun|ab jetzt)|"
     r"system prompt|systemprompt|new instructions|neue anweisung|developer mode|jailbreak|"
     r"pretend|tu so als|act as|override|überschreib|the price is now|der preis ist (?:jetzt|ab "

@@ -133,7 +133,10 @@ _ATTENTION_ONLY = re.compile(
 _INFERENCE_ONLY_RX = re.compile(
     r"\b(?:no|not|without|kein\w*|ohne|nicht)\s+(?:more\s+|mehr\s+|any\s+)?(?:training|"
     r"trainieren|fine[\s-]*tun\w*|finetun\w*)\b|\b(?:only|just|nur|reine?s?)\s+(?:\w+\s+)?"
-    r"(?:inference|inferenz|serving)\b|\binference[\s-]*only\b"
+    r"(?:inference|inferenz|serving)\b|\binference[\s-]*only\b|"
+    # "actually forget the training, we'd just serve it", "vergiss das Training"
+    r"\b(?:forget|skip|drop|scrap|vergiss|streich\w*)\s+(?:about\s+)?(?:the\s+|das\s+|den\s+)?"
+    r"(?:training|fine[\s-]*tun\w*|finetun\w*|feintun\w*|q?lora)\b"
 )
 # "they fine-tuned Qwen3 14B on their tickets and want to serve it": a tuned model, served
 _TUNED_RX = re.compile(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assistant.language import Language
 from assistant.nlu.query import Ask, Claim, Intent, Measured, Runtime, Topic, Workload
@@ -118,6 +118,15 @@ class Reading(BaseModel):
     cards: list[str] = Field(default_factory=list, description="card ids named, in order")
     card_families: list[str] = Field(default_factory=list, description="'A100' without SXM / PCIe")
     subject_cards: list[str] = Field(default_factory=list)
+
+    @field_validator("configurations", "cards", "card_families", "subject_cards", mode="before")
+    @classmethod
+    def _ids_lower_case(cls, value: object) -> object:
+        """Ids as the catalog writes them: "H100" from a reader or a gold file is "h100"."""
+        if isinstance(value, list):
+            return [v.strip().lower() if isinstance(v, str) else v for v in value]
+        return value
+
     count: int | None = Field(default=None, ge=1, le=64, description="cards in one node")
     memory_gb: float | None = Field(default=None, description="'one 48 GB card'")
     one_node: bool = False
