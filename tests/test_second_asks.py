@@ -670,3 +670,22 @@ def test_a_reading_takes_ids_in_any_case() -> None:
 
     r = Reading.model_validate({"card_families": ["H100"], "cards": ["L40S"]})
     assert (r.card_families, r.cards) == (["h100"], ["l40s"])
+
+
+@pytest.mark.parametrize(
+    ("question", "threshold"),
+    [
+        ("Schafft eine L4 mit Qwen3 14B in FP8 mehr als 20 Token pro Sekunde für einen "
+         "einzelnen Nutzer?", 20.0),
+        ("Does Llama 3.1 8B in FP8 on one H100 PCIe do at least 50 tokens/s?", 50.0),
+    ],
+)  # fmt: skip
+def test_a_speed_asked_yes_or_no_is_answered_from_the_tokens_per_second(
+    assistant: Assistant, question: str, threshold: float
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading is not None and a.reading.min_tokens_per_s == threshold
+    assert a.reading.claim == "faster"
+    tps = last_call(a, "throughput_estimate").result["tokens_per_s"]
+    assert _first_word(a) == ({True: "yes", False: "no"} if a.language == "en" else
+                              {True: "ja", False: "nein"})[tps > threshold]  # fmt: skip

@@ -98,6 +98,9 @@ class SpeedMixin(ComposerBase):
             )
             d.add(line, speed_cost(d, r["configuration"], tput))
         self._fastest(d, speeds, lead_at)
+        if u.min_tokens_per_s is not None and len(speeds) == 1:
+            # "mehr als 20 Token pro Sekunde?": the claim "faster" against the speed asked
+            d.verdict = next(iter(speeds.values())) > u.min_tokens_per_s
         d.add(
             t(d.lang, "speed_floor")
             + d.cite("same-job-both-ways", contains=r"konservativ|conservative")

@@ -115,6 +115,8 @@ _FIT_ASK_RX = re.compile(
     r"\bmachbar|\bwork(?:s|ing)?\b|\bklappt|\bfunktionier|\busable\b|\bnutzbar|\bhandle|"
     r"\bbetreiben|\bserve\b|\bhost\b|\bdeploy|\bbedienen|\bunterbringen|\bload\b|\bladen\b"
 )
+#: the words that ask a fit by themselves (not a verb a speed question also uses)
+_FIT_WORD_RX = re.compile(r"\bfits?\b|\bpass(?:t|en|e)\b|\bhold|\bfass(?:t|en)\b")
 #: a question about the context itself ("the full 128K context", "context length", "the longest
 #: context"), not a context named as a condition ("with 32k context")
 _CONTEXT_ASK_RX = re.compile(
@@ -168,6 +170,8 @@ def find_asks(folded: str, u: Query) -> None:
     if memory:
         asks.append(Ask(kind="memory", at=memory.start()))
     fit = _FIT_ASK_RX.search(folded)
+    if u.min_tokens_per_s is not None and not _FIT_WORD_RX.search(folded):
+        fit = None  # "Schafft eine L4 mehr als 20 Token/s?": its verb asks the speed
     yes_no = is_yes_no(u.question)
     if u.intent == "capacity" and not yes_no and not context:
         # "Wie viele gleichzeitige Sessions schafft X auf einer L40S – und was kostet sie?": its
@@ -180,6 +184,7 @@ def find_asks(folded: str, u: Query) -> None:
         # the yes/no asks the fit when it is the whole question or itself asks it ("Will that
         # work?"), not when it asks about something else said before ("… $1,890. Stimmt das?")
         fit_first = yes_no and (first == u.question.strip() or _FIT_ASK_RX.search(first.lower()))
+        fit_first = fit_first and u.min_tokens_per_s is None  # "schafft sie 20 Token/s?": speed
         at = -1 if fit_first else fit.start() if fit else named
         precisions: list[str | None] = compared if not speed else []
         asks += [Ask(kind="fit", at=at, precision=p) for p in precisions or [None]]

@@ -637,6 +637,24 @@ def find_claim(folded: str, u: Query) -> None:
             return
 
 
+# "mehr als 20 Token pro Sekunde?", "at least 30 tokens/s": a speed asked for, not measured
+_SPEED_ASKED_RX = re.compile(
+    r"\b(?:more than|over|above|at least|faster than|mehr als|über|mindestens|wenigstens|"
+    r"schneller als)\s+(\d{1,4}(?:[.,]\d+)?)\s*(?:tok(?:ens?)?|token)\s*(?:/\s*s(?:ec)?\b|"
+    r"per second|a second|pro sekunde|je sekunde|in der sekunde|/\s*sek)"
+)
+
+
+def find_speed_asked(folded: str, u: Query) -> None:
+    """A speed the question asks whether it reaches: the claim is "faster" (than that)."""
+    m = _SPEED_ASKED_RX.search(folded)
+    if m is None or u.measured.tokens_per_s is not None:
+        return
+    u.min_tokens_per_s = float(m.group(1).replace(",", "."))
+    if u.claim in (None, "fits", "healthy"):
+        u.claim = "faster"
+
+
 _QUESTION_SENTENCE_RX = re.compile(r"[^.?!\n]*\?")
 # "Stimmt das?", "Is that true?": it asks about a claim said before, with none of its own
 _VERIFY_RX = re.compile(
@@ -687,6 +705,7 @@ def find_all(folded: str, u: Query) -> None:
     find_nodes(folded, u)
     find_measurements(folded, u)
     find_claim(folded, u)
+    find_speed_asked(folded, u)
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question

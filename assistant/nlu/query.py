@@ -219,6 +219,8 @@ class Query(BaseModel):
     workloads: list[Workload] = Field(default_factory=list)
     context_tokens: int | None = None
     concurrency: int | None = None
+    # "mehr als 20 Token pro Sekunde?": the speed a yes/no asks for (claim "faster")
+    min_tokens_per_s: float | None = None
     topo_text: str | None = None
     nccl_text: str | None = None
     injection: bool = False

@@ -105,6 +105,9 @@ class Reading(BaseModel):
         default=None, ge=1, description="requests generating at the same time"
     )
     context_tokens: int | None = Field(default=None, ge=1, description="tokens per request")
+    min_tokens_per_s: float | None = Field(
+        default=None, gt=0, description="'more than 20 tokens/s?': the speed a yes/no asks for"
+    )
     full_context: bool = Field(default=False, description="the model's own maximum context")
     workloads: list[Workload] = Field(default_factory=list)
     adapter: Literal["lora", "qlora"] | None = None
