@@ -689,3 +689,34 @@ def test_a_speed_asked_yes_or_no_is_answered_from_the_tokens_per_second(
     tps = last_call(a, "throughput_estimate").result["tokens_per_s"]
     assert _first_word(a) == ({True: "yes", False: "no"} if a.language == "en" else
                               {True: "ja", False: "nein"})[tps > threshold]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wir wollen Llama 3.1 8B komplett fine-tunen, ausdrücklich kein LoRA. Passt das auf eine Karte?",
+        "Cheapest node to fully fine-tune Mistral 7B?",
+    ],
+)
+def test_a_full_fine_tune_asked_with_a_price_is_sized_for_training(
+    assistant: Assistant, question: str
+) -> None:
+    a = assistant.ask(question)
+    mem = last_call(a, "memory_need")
+    assert mem.arguments.get("training") is True
+    assert "cheapest_fit" not in [c.name for c in a.tool_calls]  # no serving sizing
+    holders = last_call(a, "training_fit").result["holders"]
+    # only cards that hold the training memory alone may be called "one card"
+    assert holders and all(h.startswith("B200") for h in holders)
+
+
+def test_memory_asked_beside_a_price_for_a_fine_tune_is_the_training_memory(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "What does 8x H100 SXM cost per month, and how much memory does a full fine-tune of "
+        "Llama 3.1 8B need?"
+    )
+    mem = last_call(a, "memory_need")
+    assert mem.arguments.get("training") is True
+    assert f"{mem.result['total_gb']:.0f} GB" in a.answer  # 145 GB, not the 19.7 GB of serving

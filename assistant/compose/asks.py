@@ -24,7 +24,7 @@ from assistant.compose.speed import speed_cost
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
 from assistant.nlu.query import Ask, Claim
-from assistant.texts import gb, num, precision_label, render, t, tokens, usd
+from assistant.texts import gb, num, precision_label, render, smart, t, tokens, usd
 
 PHRASES: dict[str, tuple[str, str]] = {
     "ask_fit": (
@@ -362,7 +362,10 @@ class AsksMixin(ComposerBase):
 
     def _ask_memory(self, d: Draft, u: Query, ask: Ask) -> None:
         """ "How much VRAM does it need?": weights and KV cache at the load asked, from
-        memory_need (one copy, before splitting)."""
+        memory_need (one copy, before splitting); for fine-tuning or training, the training
+        memory instead."""
+        if self._training(u) and self._ask_training_memory(d, u):
+            return
         mem = d.call(
             "memory_need",
             model=self._model_arg(u),
@@ -387,6 +390,30 @@ class AsksMixin(ComposerBase):
                 overhead=gb(d.lang, mem["overhead_gb_per_card"]),
             )
         )
+
+    def _ask_training_memory(self, d: Draft, u: Query) -> bool:
+        """The memory of a full fine-tune (weights, gradients, FP32 master, Adam) or of a LoRA /
+        QLoRA fine-tune (frozen base + adapter state), from memory_need (False: no training
+        memory for this model, e.g. an image model)."""
+        adapter = u.adapter
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            training=adapter is None or None,
+            adapter=adapter,
+            lora_rank=u.lora_rank if adapter else None,
+        )
+        if mem is None or mem.get("total_gb") is None:
+            return False
+        model = self._model_name(mem, d.lang)
+        total = gb(d.lang, mem["total_gb"])
+        if adapter is not None:
+            name = "QLoRA" if adapter == "qlora" else "LoRA"
+            d.add(t(d.lang, "adapter_need", method=name, model=model, total=total))
+            return True
+        key = "train_need" if "fine_tuning" in u.workloads else "train_need_training"
+        d.add(t(d.lang, key, model=model, total=total, bpp=smart(d.lang, mem["bytes_per_param"])))
+        return True
 
     def _ask_context(self, d: Draft, u: Query, ask: Ask) -> None:
         fit = self._fit_of(d, u)

@@ -545,6 +545,11 @@ class PricesMixin(ComposerBase):
         if not u.has_subject:
             self._cheapest_without_model(d, u)
             return
+        if self._training(u):
+            # fine-tuning or training needs gradients and optimizer state, not the serving
+            # memory: the fit flow sizes that and names the cheapest node that holds it
+            self._fit_answer(d, u)
+            return
         # "the cheapest NVLink/SXM node", "the cheapest PCIe node": only that kind
         # (the reader's constraints: "Do we need NVLink?" names NVLink without requiring it)
         interconnect = u.constraints.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(
