@@ -323,11 +323,8 @@ class AsksMixin(ComposerBase):
         if lines:
             d.add(p(d.lang, "ask_price"))
             d.bullets(lines)
-        diff = pq.get("difference_usd_per_month")
-        if len(cids) == 2 and diff:
-            cheap = pq["cheapest"]
-            other = next(c for c in cids if c != cheap)
-            d.add(t(d.lang, "price_diff", more=d.label(other), less=d.label(cheap), diff=usd(diff)))
+        if len(cids) == 2 and pq.get("difference_usd_per_month"):
+            d.add(d.price_difference(pq))
 
     def _ask_speed(self, d: Draft, u: Query, ask: Ask) -> None:
         q = u.model_copy(update={"precision": ask.precision or u.precision})

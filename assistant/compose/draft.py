@@ -13,7 +13,7 @@ from typing import Any
 
 from assistant.answer import Citation, Language, PriceQuote, ToolCall
 from assistant.registry import ToolError, call_tool
-from assistant.texts import monthly, t
+from assistant.texts import monthly, t, usd
 
 log = logging.getLogger("assistant.compose")
 
@@ -108,6 +108,19 @@ class Draft:
         return self.cite_passage(sections.section(guide, anchor, self.lang, contains))
 
     # ---- prices
+    def price_difference(self, pq: dict[str, Any]) -> str:
+        """ "A costs $X a month more than B" for the two nodes of a price_quote result (its
+        cheapest and the other), from the quote's own difference."""
+        cheap = pq["cheapest"]
+        other = next(q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap)
+        return t(
+            self.lang,
+            "price_diff",
+            more=self.label(other),
+            less=self.label(cheap),
+            diff=usd(pq["difference_usd_per_month"]),
+        )
+
     def price(self, cid: str) -> str:
         c = self.deps.catalog.configurations[cid]
         url = c.url if self.lang == "de" else c.url_en

@@ -158,19 +158,8 @@ class PricesMixin(ComposerBase):
         d.bullets(lines)
         if not pair:
             return
-        if self._price_claim(d, u, pq):
-            return
-        cheap = pq["cheapest"]
-        other = next(q["configuration"] for q in pq["quotes"] if q["configuration"] != cheap)
-        d.add(
-            t(
-                d.lang,
-                "price_diff",
-                more=d.label(other),
-                less=d.label(cheap),
-                diff=usd(pq["difference_usd_per_month"]),
-            )
-        )
+        if not self._price_claim(d, u, pq):
+            d.add(d.price_difference(pq))
 
     def _price_pair_lead(self, d: Draft, u: Query, pq: dict[str, Any]) -> None:
         """Two nodes priced: the one named first, its price, and what it costs more or less
@@ -204,11 +193,8 @@ class PricesMixin(ComposerBase):
         first_costs_more = prices[named[0]] > prices[named[1]]
         d.verdict = first_costs_more if u.claim == "costlier" else not first_costs_more
         word = ("Ja" if d.verdict else "Nein") if d.lang == "de" else ("Yes" if d.verdict else "No")
-        more, less = named if first_costs_more else named[::-1]
-        diff = usd(pq["difference_usd_per_month"])
         lead = next(i for i, para in enumerate(d.paras) if not para.startswith("_"))
-        text = t(d.lang, "price_diff", more=d.label(more), less=d.label(less), diff=diff)
-        d.paras.insert(lead, f"**{word} — {text}**")
+        d.paras.insert(lead, f"**{word} — {d.price_difference(pq)}**")
         return True
 
     # ---- two named nodes for one model
