@@ -1044,6 +1044,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Zwei Preise veröffentlicht die Seite selbst; die übrigen in diesem Katalog sind "
         "Platzhalter:**",
     ),
+    "flow_failed": (
+        "The sizing for this question failed on our side (the error is logged); here is what "
+        "the guides say. Rephrasing the question, or changing a field of what I understood, "
+        "usually gets the sized answer.",
+        "Die Berechnung für diese Frage ist bei uns fehlgeschlagen (der Fehler ist protokolliert);"
+        " hier steht, was die Guides sagen. Mit anders formulierter Frage oder einem geänderten "
+        "Feld des Verstandenen klappt die Berechnung meist.",
+    ),
     "placeholder_note": (
         "Prices marked as placeholders are demo values in this catalog, not published prices; "
         "check the configuration page.",

@@ -720,3 +720,29 @@ def test_memory_asked_beside_a_price_for_a_fine_tune_is_the_training_memory(
     mem = last_call(a, "memory_need")
     assert mem.arguments.get("training") is True
     assert f"{mem.result['total_gb']:.0f} GB" in a.answer  # 145 GB, not the 19.7 GB of serving
+
+
+def test_an_image_model_memory_ask_gets_its_published_need(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wie viel VRAM braucht FLUX.1 Kontext [dev] in FP8 mit 128k Kontext bei 102 "
+        "gleichzeitigen Nutzern?"
+    )
+    need = last_call(a, "memory_need").result["vram_gb"]
+    assert f"{need:.0f} GB" in a.answer
+
+
+def test_a_failing_flow_degrades_to_the_guides_and_is_logged(
+    deps: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    from assistant.compose.composer import Composer
+
+    class Broken(Composer):
+        def _fit_answer(self, d: object, u: object) -> None:
+            raise KeyError("required_gb_total")
+
+    broken = Assistant(deps)  # type: ignore[arg-type]
+    broken.composer = Broken(deps)  # type: ignore[arg-type]
+    with caplog.at_level("ERROR", logger="assistant.compose"):
+        a = broken.ask("Does Llama 3.3 70B fit on one H100?")
+    assert a.answer and "failed on our side" in a.answer
+    assert any("flow failed" in r.getMessage() for r in caplog.records)

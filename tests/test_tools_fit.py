@@ -114,7 +114,18 @@ def test_sort_by_price(cat: Catalog) -> None:
 
 def test_split_candidates_divide_heads(cat: Catalog) -> None:
     assert split_candidates(cat.models["llama-3.3-70b"], 8) == [1, 2, 4, 8]
-    assert split_candidates(cat.find_model("34B"), 3) == [1, 2, 3]
+    assert split_candidates(cat.find_model("34B"), 3) == [1, 2, 3]  # its layout is borrowed
+    # 96 attention heads divide by 3 and 6, its 8 KV heads do not: vLLM refuses TP 3 and 6
+    assert split_candidates(cat.models["mistral-large-2"], 8) == [1, 2, 4, 8]
+    assert split_candidates(cat.models["phi-4"], 8) == [1, 2, 5]  # 40 heads, 10 KV heads
+    assert split_candidates(cat.models["gemma-3-1b"], 8) == [1, 2, 4]  # 1 KV head: replicated
+
+
+def test_no_split_offered_that_the_engine_refuses(cat: Catalog) -> None:
+    res = _all(cat, Requirement(model=cat.models["command-r-plus-104b"], precision="fp8"))
+    for r in res.rows:
+        if r.verdict == "split":
+            assert 8 % r.cards_needed == 0, (r.configuration, r.cards_needed)
 
 
 def test_capacity_inverse(cat: Catalog) -> None:

@@ -150,8 +150,21 @@ class FitResult(BaseModel):
 
 
 def split_candidates(model: ModelSpec, count: int) -> list[int]:
-    """Tensor-parallel sizes 1..count a serving engine accepts (attention heads divisible by N)."""
-    return [n for n in range(1, count + 1) if model.heads is None or model.heads % n == 0]
+    """Tensor-parallel sizes 1..count a serving engine accepts: the attention heads divisible
+    by N, and the KV heads divisible by N, or N a multiple of them (the heads replicated), as
+    vLLM's QKV projection requires (8 KV heads: 1, 2, 4, 8, 16, never 3 or 6)."""
+    return [n for n in range(1, count + 1) if _tensor_parallel_ok(model, n)]
+
+
+def _tensor_parallel_ok(model: ModelSpec, n: int) -> bool:
+    if model.heads is None:  # a model known by its size: its layout is borrowed, not its own
+        return True
+    if model.heads % n:
+        return False
+    kv = model.kv_heads
+    if kv is None or model.attention == "mla":  # MLA: one latent shared by every head
+        return True
+    return kv % n == 0 if n < kv else n % kv == 0
 
 
 def fit_configuration(

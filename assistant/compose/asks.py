@@ -373,6 +373,16 @@ class AsksMixin(ComposerBase):
         )
         if mem is None:
             return
+        if mem.get("required_gb_total") is None:  # an image/video model: its published need
+            d.add(
+                t(
+                    d.lang,
+                    "image_need",
+                    need=gb(d.lang, mem["vram_gb"]),
+                    precision=precision_label(mem["precision"]),
+                )
+            )
+            return
         d.add(
             p(
                 d.lang,

@@ -12,7 +12,7 @@ from assistant.compose.capability import CapabilityMixin
 from assistant.compose.cards import CardsMixin
 from assistant.compose.claims import ClaimsMixin
 from assistant.compose.diagnostics import DiagnosticsMixin
-from assistant.compose.draft import Composed, Draft
+from assistant.compose.draft import Composed, Draft, log
 from assistant.compose.fit import FitMixin
 from assistant.compose.guides import GuidesMixin
 from assistant.compose.interconnect import InterconnectMixin
@@ -46,7 +46,13 @@ class Composer(
 
     def compose(self, u: Query) -> Composed:
         d = Draft(self.deps, u.language)
-        self._answer_within(d, u)
+        try:
+            self._answer_within(d, u)
+        except Exception:  # a flow's defect degrades the answer to the guides, never drops it
+            log.exception("the %s flow failed; answering from the guides", d.flow or "planned")
+            d = Draft(self.deps, u.language)
+            d.add(f"_{t(d.lang, 'flow_failed')}_")
+            self._general(d, u)
         if u.injection:  # after the answer: the first sentence answers the question
             d.add(f"_{t(d.lang, 'injection')}_")
         return d.finish()
