@@ -94,7 +94,9 @@ def fit_cmd(
     from rich.table import Table
 
     llm = m.kind == "llm"
-    title = f"{m.name} in {res.precision}"
+    from rich.markup import escape
+
+    title = f"{escape(m.name)} in {res.precision}"  # "FLUX.1 [dev]" is no markup
     if llm:
         title += f", {context:,} tokens x {concurrency}"
     table = Table(title=title, title_justify="left")
@@ -226,6 +228,7 @@ def models_cmd(as_json: JsonOpt = False) -> None:
     if as_json:
         _emit([m.model_dump(mode="json") for m in cat.models.values()])
         return
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{len(cat.models)} models", title_justify="left")
@@ -238,7 +241,7 @@ def models_cmd(as_json: JsonOpt = False) -> None:
         table.add_column("Aliases", overflow="fold")
     for m in cat.models.values():
         params = f"{m.params_b:g}" + (f" / {m.active_params_b:g} active" if m.is_moe else "")
-        row = [m.id, m.name, m.kind, params, m.native_precision]
+        row = [m.id, escape(m.name), m.kind, params, m.native_precision]
         table.add_row(*row, *([", ".join(m.aliases[:3])] if aliases else []))
     con.print(table)
 

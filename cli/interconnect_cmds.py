@@ -90,11 +90,12 @@ def allreduce_cmd(
             }
         )
         return
+    from rich.markup import escape
     from rich.table import Table
 
     size = results[0].size_gb
     table = Table(
-        title=f"{m.name}: {size:,.0f} GB of gradients per step, {cards} cards",
+        title=f"{escape(m.name)}: {size:,.0f} GB of gradients per step, {cards} cards",
         title_justify="left",
     )
     cols = (

@@ -108,7 +108,9 @@ def memory_cmd(
         _emit(data)
         return
     con = _console()
-    con.print(f"[bold]{m.name}[/]")
+    from rich.markup import escape
+
+    con.print(f"[bold]{escape(m.name)}[/]")
     if m.kind != "llm":
         low = f" ({result.vram_gb_low:g}-{result.vram_gb:g})" if result.vram_gb_low else ""
         con.print(f"published VRAM need in {result.precision}: {result.vram_gb:g} GB{low}")
@@ -191,7 +193,9 @@ def capacity_cmd(
             raise typer.Exit(1)
         return
     con = _console()
-    con.print(f"[bold]{m.name}[/] on {c.label} (tensor parallel {r.tensor_parallel})")
+    from rich.markup import escape
+
+    con.print(f"[bold]{escape(m.name)}[/] on {c.label} (tensor parallel {r.tensor_parallel})")
     con.print(
         f"usable {_gb(r.usable_gb_per_card)} GB/card - weights {_gb(r.weights_gb_per_card)} - "
         f"overhead {_gb(r.overhead_gb_per_card)} = KV room {_gb(r.kv_room_gb_per_card)} GB/card"

@@ -92,7 +92,9 @@ def throughput_cmd(
             raise typer.Exit(1)
         return
     con = _console()
-    con.print(f"[bold]{m.name}[/] ({r.precision}) on {c.label}, {used} card(s) used")
+    from rich.markup import escape
+
+    con.print(f"[bold]{escape(m.name)}[/] ({r.precision}) on {c.label}, {used} card(s) used")
     if not r.fits:
         con.print(
             f"[red]does not fit:[/] {r.required_gb_per_card:.1f} GB per card needed at "

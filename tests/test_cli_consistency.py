@@ -182,3 +182,12 @@ def test_eval_judge_help_is_not_cut(run: Any) -> None:
 def test_audit_lists_every_figure_with_all(tmp_path: Path) -> None:
     names = {o for c, p in _params() if c == "audit" for o in p.opts}
     assert {"--all", "-a"} <= names and "-v" not in names
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["fit", "flux.1-schnell"], ["memory", "flux.1-dev"], ["models"]],
+)
+def test_a_model_name_in_brackets_is_printed_not_read_as_markup(run: Any, args: list[str]) -> None:
+    out = run(*args, columns=200).output
+    assert "[schnell]" in out or "[dev]" in out
