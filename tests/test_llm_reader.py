@@ -401,6 +401,28 @@ def test_a_negated_fit_claim_is_too_small(deps: Any) -> None:
     assert (r.claim, r.claim_negated) == ("faster", True), "no converse: kept negated"
 
 
+def test_a_speed_threshold_from_the_llm_reader_is_answered_from_the_tokens_per_second(
+    tmp_path: Path,
+) -> None:
+    """'Does Llama 3.1 8B in FP8 on one H100 PCIe do at least 50 tokens/s?' filled by the LLM
+    reader with min_tokens_per_s: the planner's first word follows throughput_estimate."""
+    reading = {
+        "task": "serve",
+        "asks": [{"kind": "speed", "claim": "faster"}],
+        "model": "llama-3.1-8b",
+        "precision": "fp8",
+        "configurations": ["1x-h100-pcie"],
+        "min_tokens_per_s": 50,
+    }
+    question = "Does Llama 3.1 8B in FP8 on one H100 PCIe do at least 50 tokens/s?"
+    with ScriptedLLMServer([text(json.dumps(reading))]) as server:
+        answer = _assistant(tmp_path, server).ask(question)
+    assert answer.reading.min_tokens_per_s == 50
+    tps = next(c for c in answer.tool_calls if c.name == "throughput_estimate").result
+    first = answer.answer.lstrip("*").split()[0].strip(".,—*")
+    assert first == ("Yes" if tps["tokens_per_s"] > 50 else "No"), answer.answer
+
+
 def test_reader_prompt_lists_the_catalog_ids(deps: Any) -> None:
     from assistant.reading.llm import SCHEMA, reader_prompt
 

@@ -115,7 +115,7 @@ def find_min_memory(folded: str) -> float | None:
 
 _USERS_RX = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?\s*(?:\w+\s+)?"
-    r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeiter\w*|"
+    r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeit\w*|of us|von uns|"
     r"employees|seats|clients|anwender\w*|leuten?|agents?|staff|team members|kolleg\w*|"
     r"developers|devs|entwickler\w*|students|studenten|analysts|analyst\w*|researchers|"
     r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers|anwält\w*|doctors|ärzt\w*)\b"
@@ -129,11 +129,19 @@ _CONCURRENT_RX = re.compile(
 # a number or range said of the concurrency itself: "usually 10-15 at the same time", "davon
 # 20 gleichzeitig", "up to 12 concurrently" (the upper end of a range is what is sized for)
 _NUMBER_AT_ONCE_RX = re.compile(
-    r"(?<![\d.,$€])(\d{1,5})(?:\s*(?:-|–|to|bis)\s*(\d{1,5}))?\s+"
+    r"(?<![\w.,$€])(\d{1,5})(?:\s*(?:-|–|to|bis)\s*(\d{1,5}))?\s+"
     # "4 requests running in parallel"; never "4 GPUs in parallel"
     r"(?:(?!(?:gpus?|cards?|karten|nodes?|knoten|servers?|x)\b)[a-zä]+\s+){0,3}?"
     r"(?:at the same time|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?|"
     r"gleichzeitig|zeitgleich|zur gleichen zeit|auf einmal|parallel)\b"
+)
+
+# the cue before the number: "gleichzeitig laufen aber höchstens 10 Anfragen", "at the same
+# time at most 8 requests"
+_AT_ONCE_NUMBER_RX = re.compile(
+    r"\b(?:gleichzeitig|zeitgleich|parallel|at the same time|at once|concurrently|"
+    r"simultaneously)\s+(?:[a-zäöü]+\s+){0,4}?(\d{1,5})\s+(?:\w+\s+)?(?:anfragen|requests?|"
+    r"sequen\w*|nutzer\w*|users?|leute|people|sessions?|chats?|streams?|personen)\b"
 )
 
 
@@ -145,16 +153,34 @@ def _at_once(folded: str, m: re.Match[str]) -> bool:
     cue = _CONCURRENT_RX.search(after)
     if cue and re.search(r"(?<![\w.,])\d+(?![\w.,])", after[: cue.start()]):
         return False
+    if cue and _AT_ONCE_NUMBER_RX.match(after[cue.start() :]):
+        return False  # "120 staff, at the same time at most 10 requests": the 10 are at once
     return bool(_CONCURRENT_RX.search(folded[max(0, m.start() - 30) : m.end()] + after))
+
+
+# number words of a count at once ("zwei Anfragen gleichzeitig", "a dozen at once")
+_COUNT_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "a dozen": 12, "zwei": 2, "drei": 3,
+    "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+    "zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "ein dutzend": 12, "dutzend": 12,
+}  # fmt: skip
+_COUNT_WORDS_RX = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True)) + r")\b"
+)
 
 
 def find_people_at_once(folded: str) -> int | None:
     """'about 20 people hitting it at the same time', '20 Leute gleichzeitig', '30 devs in
-    parallel', 'usually 10-15 at the same time': people generating at the same moment, i.e.
-    concurrent sequences."""
+    parallel', 'usually 10-15 at the same time', 'zwei Anfragen gleichzeitig', 'gleichzeitig
+    höchstens 10 Anfragen': people generating at the same moment, i.e. concurrent sequences."""
+    folded = _COUNT_WORDS_RX.sub(lambda m: str(_COUNT_WORDS[m.group(1)]), folded)
     said = _NUMBER_AT_ONCE_RX.search(folded)
     if said and int(said.group(2) or said.group(1)) >= 2:
         return int(said.group(2) or said.group(1))
+    cue_first = _AT_ONCE_NUMBER_RX.search(folded)
+    if cue_first and int(cue_first.group(1)) >= 2:
+        return int(cue_first.group(1))
     for m in _USERS_RX.finditer(folded):
         value = _amount(m.group(1), m.group(2))
         if value and value >= 2 and _at_once(folded, m):
@@ -223,6 +249,12 @@ _MULTI_NODE_RX = re.compile(
 )
 
 
+# "your two 4x A100 nodes", "Ihre beiden 8x H100-Server", "the two A100 boxes you have": the
+# catalog's nodes, named to compare or price, not a job spread over several
+_CATALOG_NODES_RX = re.compile(
+    r"\b(?:your|you'?r|ihre[nm]?|eure[nm]?|deine[nm]?|the|die|den|der|those|these|diese[nm]?)\s+"
+    r"(?:both\s+|beiden\s+)?$|\b(?:both|beide[nn]?)\s+$"
+)
 _NODE_WORD_RX = re.compile(r"\b(?:nodes?|knoten|servers?|maschinen|machines|boxes|rechner)\b")
 _CONNECT_SEVERAL_RX = re.compile(
     r"(?:connect|link|couple|combine|join|bridge|cluster|verbind|koppel|zusammenschalt|"
@@ -237,6 +269,8 @@ def find_nodes(folded: str, u: Query) -> None:
         if any(s <= m.start(1) < e for s, e, _ in cards):
             continue  # "4090 nodes": a card name, not a count
         n = _to_int(m.group(1))
+        if _CATALOG_NODES_RX.search(folded[max(0, m.start() - 20) : m.start()]):
+            continue  # "your two 4x A100 nodes": nodes of the catalog, not one job's
         if n is not None and 2 <= n <= 64 and m.group(1) not in ("a", "an"):
             u.nodes = n
             break
@@ -288,6 +322,15 @@ _REQUIRE_LINK = (
 )
 
 
+# a class of cards refused after its name: "Consumer-Karten (GeForce) lässt unsere
+# IT-Sicherheit nicht zu", "gaming cards are not allowed", "GeForce kommt nicht in Frage"
+_CLASS_REFUSED_RX = re.compile(
+    r"^[\w\s()/-]{0,30}?\b(?:(?:lässt|lassen|erlaubt|erlauben|darf|dürfen)\s+(?:[\w-]+\s+){0,4}?"
+    r"nicht\b|(?:is|are)\s+(?:not allowed|not permitted|not an option|out\b|off the table|a no[\s-]go)|"
+    r"(?:ist|sind)\s+(?:\w+\s+)?(?:nicht erlaubt|verboten|ausgeschlossen|tabu)|"
+    r"(?:kommt|kommen)\s+(?:\w+\s+){0,3}?nicht in frage|won'?t be allowed|aren'?t allowed|"
+    r"isn'?t allowed|not allowed)"
+)
 # card classes people exclude by name ("not consumer GPUs")
 CARD_CLASSES: dict[str, tuple[str, ...]] = {
     r"consumer|gaming|geforce|endkunden|spiele": ("rtx-4090", "rtx-5090"),
@@ -338,7 +381,7 @@ def find_exclusions(folded: str, u: Query) -> None:
             counted = counted or bool(re.search(r"\d\s*x?\s*$", before))
     for word, cards in CARD_CLASSES.items():
         m = re.search(rf"\b(?:{word})\b", folded)
-        if m and _negated(folded, m.start()):
+        if m and (_negated(folded, m.start()) or _CLASS_REFUSED_RX.match(folded[m.end() :])):
             excluded += list(cards)
     find_architectures(folded, u)
     if excluded:

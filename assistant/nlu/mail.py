@@ -16,7 +16,7 @@ _SIGN_OFF_RX = re.compile(
 # where the signature ends: a quoted line, a forward marker, an "On … wrote:" line
 _SIGNATURE_END_RX = re.compile(
     r"^\s*(?:>|&gt;|-{2,}\s*(?:forwarded|weitergeleitet|original|urspr)|"
-    r"(?:on|am)\s.{4,80}(?:wrote|schrieb)\s*:?\s*$|(?:from|von)\s*:)",
+    r"(?:on|am)\s.{4,80}(?:wrote|schrieb)(?:\s.{1,80}:|\s*:?)\s*$|(?:from|von)\s*:)",
     re.I,
 )
 _DISCLAIMER_RX = re.compile(
@@ -29,7 +29,9 @@ _DISCLAIMER_RX = re.compile(
 
 # "On Tue, Dec 1, 2026 at 9:03 AM Sales <sales@…> wrote:": an earlier message of the thread follows
 _ATTRIBUTION_RX = re.compile(
-    r"^[ \t]*(?:(?:>|&gt;)[ \t]*)*(?:on|am)\s[^\n]{4,120}(?:wrote|schrieb)\s*:?[ \t]*$", re.I | re.M
+    r"^[ \t]*(?:(?:>|&gt;)[ \t]*)*(?:on|am)\s[^\n]{4,120}(?:wrote|schrieb)(?:\s[^\n]{1,80}:|\s*:?)"
+    r"[ \t]*$",  # "Am 02.12.2026 schrieb Vertrieb gpuserver.io:": the name after the verb
+    re.I | re.M,
 )
 _QUOTED_RX = re.compile(r"^[ \t]*(?:>|&gt;)")
 

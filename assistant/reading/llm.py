@@ -116,6 +116,9 @@ class LLMReading(BaseModel):
         default=None, ge=1, description="requests at the same time (only if said)"
     )
     context_tokens: int | None = Field(default=None, ge=1)
+    min_tokens_per_s: float | None = Field(
+        default=None, gt=0, description="the speed a yes/no asks for ('more than 20 tokens/s?')"
+    )
     configurations: list[str] = Field(default_factory=list, description="configuration ids")
     cards: list[str] = Field(default_factory=list, description="card ids or a100 / h100")
     count: int | None = Field(default=None, ge=1, le=64, description="cards in one node")
@@ -168,6 +171,8 @@ is params_b=34.
 - users = people who use it; concurrent_sequences = requests at the same time, only when said \
 ("10-15 at once": 15). Never copy users into concurrent_sequences.
 - context_tokens: '8k' = 8192, '32k' = 32768, '128k' = 131072.
+- min_tokens_per_s: the speed a yes/no asks for ("does it do more than 20 tokens/s?": 20, \
+with a speed ask and claim faster).
 - configurations: ids from the list ("4x A100 SXM4" = 4x-a100-sxm4). Cards without a count go \
 to cards (card ids, or a100 / h100 when the variant is not said), with count when said \
 ("one H100": cards [h100], count 1).
@@ -344,6 +349,7 @@ def to_reading(out: LLMReading, rules: Reading, catalog: Any) -> tuple[Reading, 
         "users": out.users,
         "concurrent_sequences": out.concurrent_sequences,
         "context_tokens": out.context_tokens,
+        "min_tokens_per_s": out.min_tokens_per_s,
         "adapter": out.adapter,
         "require_link": out.require_link,
         "exclude_link": out.exclude_link,

@@ -179,7 +179,8 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     conversation named, by catalog price; nothing when it names no such node."""
     text = u.question.lower()
     cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
-    nodes = [catalog.configurations[c] for c in prev.configurations if c in catalog.configurations]
+    named = list(prev.configurations) or _nodes_of(prev, catalog)  # "your two 4x A100 nodes"
+    nodes = [catalog.configurations[c] for c in named if c in catalog.configurations]
     if len(nodes) < 2 or not (cheaper or dearer):
         return {}
     pick = (min if cheaper else max)(nodes, key=lambda c: c.usd_per_month)

@@ -1,0 +1,83 @@
+"""The rule reader's load, exclusions and node references, in the phrasings blind-16 found:
+people at the same time said after the number with words between ("3 of us hitting it at the
+same time"), in number words ("zwei Anfragen gleichzeitig"), or after the cue ("gleichzeitig
+höchstens 10 Anfragen"); a class of cards refused after its name; "your two 4x A100 nodes" as
+the catalog's nodes, not a two-node job; a German attribution line with the name after the verb.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.nlu import Understander
+from assistant.nlu.mail import drop_earlier_messages
+from assistant.service import Assistant
+from knowledge.catalog import load_catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
+
+
+@pytest.fixture(scope="module")
+def nlu() -> Understander:
+    return Understander(load_catalog(ROOT / "knowledge" / "catalog"))
+
+
+@pytest.mark.parametrize(
+    ("question", "users", "at_once"),
+    [
+        ("can phi-4 run on one rtx 5090? there'd be 3 of us hitting it at the same time", None, 3),
+        ("Schafft eine einzelne L4 Llama 3.1 8B mit 32k Kontext, wenn zwei Anfragen "
+         "gleichzeitig laufen?", None, 2),
+        ("Qwen2.5 72B AWQ: Zugriff haben rund 120 Mitarbeitende, gleichzeitig laufen aber "
+         "höchstens 10 Anfragen. Was ist am günstigsten?", 120, 10),
+        ("60 employees, usually 10-15 at the same time, Llama 3.3 70B: cheapest?", 60, 15),
+        ("We run two H100 in parallel for Llama 3.1 8B, is that fast?", None, None),
+    ],
+)  # fmt: skip
+def test_people_at_the_same_time_and_users(
+    nlu: Understander, question: str, users: int | None, at_once: int | None
+) -> None:
+    u = nlu.understand(question)
+    assert (u.users, u.concurrency if at_once else None) == (users, at_once)
+
+
+@pytest.mark.parametrize(
+    ("question", "excluded"),
+    [
+        ("Consumer-Karten (GeForce) lässt unsere IT-Sicherheit nicht zu. Günstigstes für "
+         "Qwen2.5 32B?", True),
+        ("GeForce kommt bei uns nicht in Frage. Was ist das günstigste für Qwen2.5 32B?", True),
+        ("Consumer cards aren't allowed by our IT. Cheapest for Llama 3.3 70B?", True),
+        ("we love gaming cards, is a 4090 ok for llama 3.1 8b?", False),
+    ],
+)  # fmt: skip
+def test_a_class_of_cards_refused_after_its_name(
+    nlu: Understander, question: str, excluded: bool
+) -> None:
+    u = nlu.understand(question)
+    assert ("rtx-4090" in u.constraints.exclude_cards) is excluded
+
+
+def test_your_two_nodes_are_the_catalogs_and_the_cheaper_one_is_one_of_them(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask("what do your two 4x A100 nodes cost?")
+    assert first.reading is not None and not first.reading.nodes
+    assert {p.configuration for p in first.prices} == {"4x-a100-pcie", "4x-a100-sxm4"}
+    second = assistant.ask(
+        "ok the cheaper one - does llama 3.3 70b in bf16 fit on it?", session_id=first.session_id
+    )
+    assert second.reading is not None and second.reading.configurations == ["4x-a100-pcie"]
+
+
+def test_a_german_attribution_line_with_the_name_after_the_verb_ends_the_reply() -> None:
+    mail = (
+        "Welcher Server ist der günstigste für Qwen2.5 72B?\n\n"
+        "> Am 02.12.2026 schrieb Vertrieb gpuserver.io:\n"
+        "> Welches Modell, wie viele gleichzeitige Anfragen, welcher Kontext?\n"
+    )
+    text = drop_earlier_messages(mail)
+    assert "Welcher Server" in text and "gleichzeitige Anfragen" not in text
