@@ -44,8 +44,12 @@ def advice_cmd(
         bool, typer.Option("--pipeline", metavar="", help="pipeline parallelism")
     ] = False,
     traffic: Annotated[
-        str, typer.Option("--traffic", help="serving concurrency: low or high")
-    ] = "low",
+        str | None,
+        typer.Option(
+            "--traffic",
+            help="serving concurrency: low or high (default: high from 10 at once, -n)",
+        ),
+    ] = None,
     tp: Annotated[int | None, typer.Option("--tp", min=1, help="planned tensor parallel")] = None,
     config: Annotated[
         str | None,
@@ -59,6 +63,10 @@ def advice_cmd(
     cat = _catalog(as_json)
     m = _model(cat, model, as_json)
     prec = _precision(precision, as_json)
+    if traffic is None:  # the load tool's threshold: 10 or more at once is real traffic
+        from tools.load import traffic_of
+
+        traffic = "high" if traffic_of(concurrency) == "traffic" else "low"
     if traffic not in ("low", "high"):
         _fail("--traffic must be low or high", as_json)
     from tools.advice import AdviceInput, purchase_advice

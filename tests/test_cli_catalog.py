@@ -338,6 +338,15 @@ def test_models_and_advice(run: Any) -> None:
     assert low["rule"]["number"] == 3
     huge = _json(run("advice", "Llama 3.1 405B", "--config", "8x-h100-sxm5", "--json"))
     assert huge["rule"]["number"] == 5
+    # 30 at once is real traffic (tools.load.traffic_of), as the answer path reads it
+    busy = _json(run("advice", "qwen2.5-72b", "-n", "30", "--json"))
+    assert busy["rule"]["number"] == 4
+    assert (
+        _json(run("advice", "qwen2.5-72b", "-n", "30", "--traffic", "low", "--json"))["rule"][
+            "number"
+        ]
+        == 3
+    )
 
 
 def test_broken_catalog_exit_2_one_line(run: Any, tmp_path: Path) -> None:
