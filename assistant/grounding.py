@@ -1232,9 +1232,25 @@ def _figures(value: Any) -> Iterator[float]:
             yield from _figures(v)
 
 
+_BY_CONFIG: dict[int, tuple[ToolCall, dict[str, frozenset[float]]]] = {}
+
+
 def _numbers_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, list[float]]:
     """The figures of every record that names a configuration, by configuration, with the
-    plain figures of the records around it (a card's bandwidth above its list of nodes)."""
+    plain figures of the records around it (a card's bandwidth above its list of nodes). Each
+    call's records are walked once (the answer, its summary and its chart are checked against
+    the same recorded calls)."""
+    out: dict[str, set[float]] = {}
+    for call in calls:
+        for cid, values in _call_numbers_by_configuration(call).items():
+            out.setdefault(cid, set()).update(values)
+    return {c: sorted(v) for c, v in out.items()}
+
+
+def _call_numbers_by_configuration(call: ToolCall) -> dict[str, frozenset[float]]:
+    hit = _BY_CONFIG.get(id(call))
+    if hit is not None and hit[0] is call:
+        return hit[1]
     out: dict[str, set[float]] = {}
 
     def scalars(value: Mapping[str, Any]) -> list[float]:
@@ -1256,9 +1272,12 @@ def _numbers_by_configuration(calls: tuple[ToolCall, ...]) -> dict[str, list[flo
             for v in value:
                 walk(v, around)
 
-    for call in calls:
-        walk(call.result, ())
-    return {c: sorted(v) for c, v in out.items()}
+    walk(call.result, ())
+    found = {c: frozenset(v) for c, v in out.items()}
+    if len(_BY_CONFIG) >= 1024:
+        _BY_CONFIG.clear()
+    _BY_CONFIG[id(call)] = (call, found)
+    return found
 
 
 _NVLINK_GEN_JSON_RX = re.compile(r"nvlink[- ](\d)\b", re.IGNORECASE)
