@@ -501,6 +501,15 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**The topology does not look right{cfg}:** {summary}",
         "**Die Topologie sieht nicht richtig aus{cfg}:** {summary}",
     ),
+    "topo_uniform": (
+        "Every pair shows `{label}` where this node's board shows `{expected}`: the same "
+        "shortfall on every pair points to another board or the wrong machine rather than a "
+        "link down on each pair. Check which node printed this output first.",
+        "Jedes Paar zeigt `{label}`, wo das Board dieses Knotens `{expected}` zeigt: Derselbe "
+        "Fehlbetrag auf jedem Paar deutet eher auf ein anderes Board oder die falsche Maschine "
+        "als auf eine ausgefallene Verbindung pro Paar. Prüfen Sie zuerst, welcher Knoten diese "
+        "Ausgabe erzeugt hat.",
+    ),
     "topo_info": (
         "**What your `nvidia-smi topo -m` shows:** {summary}",
         "**Was Ihr `nvidia-smi topo -m` zeigt:** {summary}",

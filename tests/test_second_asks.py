@@ -746,3 +746,15 @@ def test_a_failing_flow_degrades_to_the_guides_and_is_logged(
         a = broken.ask("Does Llama 3.3 70B fit on one H100?")
     assert a.answer and "failed on our side" in a.answer
     assert any("flow failed" in r.getMessage() for r in caplog.records)
+
+
+def test_nv12_on_every_pair_of_an_h100_node_names_another_board(assistant: Assistant) -> None:
+    head = "\t" + "\t".join(f"GPU{i}" for i in range(8)) + "\tCPU Affinity\tNUMA Affinity"
+    rows = [
+        f"GPU{i}\t" + "\t".join("X" if i == j else "NV12" for j in range(8)) + "\t0-63\t0"
+        for i in range(8)
+    ]
+    a = assistant.ask("Customer on 8x H100 SXM5 sent this, is it ok?\n" + "\n".join([head, *rows]))
+    topo = last_call(a, "check_topology_output").result
+    assert topo["status"] == "defect" and _first_word(a) == "no"
+    assert "another board or the wrong machine" in a.answer

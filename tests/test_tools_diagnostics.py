@@ -69,6 +69,22 @@ def test_a100_sxm_node_shows_nv12() -> None:
     assert r.status == "ok"
 
 
+def test_the_same_shortfall_on_every_pair_is_one_problem_naming_another_board() -> None:
+    r = check_topology(
+        TopoInput(
+            text=topo(full(8, "NV12")), node_kind="sxm", expected_label="NV18", expected_cards=8
+        )
+    )
+    assert r.status == "defect" and len(r.pairs) == 28
+    assert len(r.problems) == 1 and "another board or the wrong machine" in r.problems[0]
+    one_down = full(8, "NV18")
+    one_down[0][1] = one_down[1][0] = "NV12"
+    r = check_topology(
+        TopoInput(text=topo(one_down), node_kind="sxm", expected_label="NV18", expected_cards=8)
+    )
+    assert r.problems == ["GPU0-GPU1: only 12 of 18 NVLinks: a link is down; report it"]
+
+
 def test_sxm_pair_over_pcie_is_a_defect() -> None:
     labels = full(4, "NV18")
     labels[1][3] = labels[3][1] = "SYS"

@@ -150,9 +150,9 @@ def check_topology(inp: TopoInput) -> TopoResult:
             pairs.append(_pair_verdict(a, b, label, inp))
     if inp.expected_cards is not None and len(gpus) != inp.expected_cards:
         problems.append(f"{len(gpus)} cards visible, the node should have {inp.expected_cards}")
-    for p in pairs:
-        if p.status != "ok":
-            problems.append(f"{p.a}-{p.b}: {p.message}")
+    problems += _uniform_shortfall(pairs, inp) or [
+        f"{p.a}-{p.b}: {p.message}" for p in pairs if p.status != "ok"
+    ]
     order = {"ok": 0, "warning": 1, "defect": 2}
     worst: Status = "ok"
     for p in pairs:
@@ -169,6 +169,23 @@ def check_topology(inp: TopoInput) -> TopoResult:
     return TopoResult(
         inputs=inp, gpus=gpus, pairs=pairs, status=worst, problems=problems, summary=summary
     )
+
+
+def _uniform_shortfall(pairs: list[PairVerdict], inp: TopoInput) -> list[str]:
+    """Every pair short of the board's links by the same count ("NV12" on all 28 pairs of an
+    8x H100 SXM5, whose board shows NV18): one problem naming the likelier cause, another board
+    or the wrong machine, rather than a dropped link on each pair."""
+    labels = {p.label for p in pairs}
+    if len(pairs) < 2 or len(labels) != 1 or any(p.status != "defect" for p in pairs):
+        return []
+    label = labels.pop()
+    if not label.startswith("NV"):
+        return []
+    return [
+        f"every pair shows {label} where this node's board shows {inp.expected_label}: the "
+        f"same shortfall on all {len(pairs)} pairs points to another board or the wrong machine "
+        "rather than a link down on each pair; check which node printed this, then report it"
+    ]
 
 
 def _pair_verdict(a: str, b: str, label: str, inp: TopoInput) -> PairVerdict:

@@ -98,6 +98,12 @@ class DiagnosticsMixin(ComposerBase):
             for p in (bad or [])[:8]
         ]
         d.bullets(lines)
+        if len(bad) == len(pairs) > 1 and len({p["label"] for p in bad}) == 1:
+            # "NV12" on all 28 pairs of an 8x H100 SXM5: another board or machine, likelier
+            # than 28 links down one by one
+            expected = res.get("expected_label")
+            if expected and bad[0]["label"].startswith("NV") and res["status"] == "defect":
+                d.add(t(d.lang, "topo_uniform", label=bad[0]["label"], expected=expected))
         if res["node_kind"] is None:
             if sys_:
                 d.add(t(d.lang, "topo_sys_note"))

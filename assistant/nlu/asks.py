@@ -90,7 +90,11 @@ def sentences(text: str) -> list[str]:
 # reply", "was sage ich dem Kunden?"): it asks for the answer, not for something else
 RELAY_RX = re.compile(
     r"\b(?:help me (?:answer|reply)|draft|reply|respond|answer (?:him|her|them|this)|facts|"
-    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich)\b",
+    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich|"
+    # "can someone help with this request?", "kann jemand bei dieser Anfrage helfen?"
+    r"(?:can|could) (?:someone|somebody|anyone|you) help|help (?:me )?with (?:this|the) "
+    r"(?:request|inquiry|one|mail|e-mail|email|ticket)|"
+    r"(?:kann|könnte) (?:mir )?(?:jemand|einer|wer|ihr) (?:\w+ ){0,4}helfen)\b",
     re.I,
 )
 
