@@ -326,7 +326,8 @@ _REQUIRE_LINK = (
 # IT-Sicherheit nicht zu", "gaming cards are not allowed", "GeForce kommt nicht in Frage"
 _CLASS_REFUSED_RX = re.compile(
     r"^[\w\s()/-]{0,30}?\b(?:(?:lässt|lassen|erlaubt|erlauben|darf|dürfen)\s+(?:[\w-]+\s+){0,4}?"
-    r"nicht\b|(?:is|are)\s+(?:not allowed|not permitted|not an option|out\b|off the table|a no[\s-]go)|"
+    r"nicht\b|(?:is|are)\s+(?:not allowed|not permitted|not an option|out\b|off the table|"
+    r"a no[\s-]go)|"
     r"(?:ist|sind)\s+(?:\w+\s+)?(?:nicht erlaubt|verboten|ausgeschlossen|tabu)|"
     r"(?:kommt|kommen)\s+(?:\w+\s+){0,3}?nicht in frage|won'?t be allowed|aren'?t allowed|"
     r"isn'?t allowed|not allowed)"
