@@ -5,7 +5,7 @@ the planner or the renderer (issue 23: "planner accuracy given the gold readings
 
 The overlay keeps what the gold leaves out (the rule reader's value: for most fields "not said")
 and the paste text; when the gold's task or asks differ from the rule reader's, the intents are
-derived anew from them (`assistant.reading.convert.intents_of`).
+derived anew from them (`assistant.reading.convert.intents_of`), unless the gold gives intents.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ def overlay(reading: Reading, gold: dict[str, Any]) -> Reading:
     if gold.get("model"):
         data.update(models=[gold["model"]], model_name=None)
     kinds = [a["kind"] if isinstance(a, dict) else a for a in normalise_asks(gold.get("asks", []))]
-    if ("task" in gold and gold["task"] != reading.task) or (
+    derived = ("task" in gold and gold["task"] != reading.task) or (
         "asks" in gold and kinds != [a.kind for a in reading.asks]
-    ):
+    )
+    if derived and not gold.get("intents"):  # intents the gold gives are kept
         data["intents"] = []
     return Reading.model_validate(data)
 

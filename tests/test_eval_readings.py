@@ -442,3 +442,7 @@ def test_gold_readings_mode_answers_from_the_gold_laid_over_the_rule_reading(
 
     r = overlay(Reading(task="serve", intents=["general"], model="qwen3-8b"), {"task": "price"})
     assert r.intents == [] and r.task == "price"
+    # ... unless the gold gives its own (blind-17: `asks: [price]` with `intents: [cheapest]`)
+    given = {"asks": ["price"], "intents": ["cheapest"]}
+    r = overlay(Reading(task="serve", intents=["fit"], model="qwen3-8b"), given)
+    assert r.intents == ["cheapest"]
