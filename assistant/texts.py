@@ -1061,6 +1061,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         " hier steht, was die Guides sagen. Mit anders formulierter Frage oder einem geänderten "
         "Feld des Verstandenen klappt die Berechnung meist.",
     ),
+    "price_within_budget": (
+        "Yes — {label} costs {price}, within the budget you named.",
+        "Ja — {label} kostet {price} und liegt damit im genannten Budget.",
+    ),
+    "price_over_budget": (
+        "No — {label} costs {price}, over the budget you named.",
+        "Nein — {label} kostet {price} und liegt damit über dem genannten Budget.",
+    ),
     "placeholder_note": (
         "Prices marked as placeholders are demo values in this catalog, not published prices; "
         "check the configuration page.",

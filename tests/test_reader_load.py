@@ -81,3 +81,56 @@ def test_a_german_attribution_line_with_the_name_after_the_verb_ends_the_reply()
     )
     text = drop_earlier_messages(mail)
     assert "Welcher Server" in text and "gleichzeitige Anfragen" not in text
+
+
+@pytest.mark.parametrize(
+    ("question", "workload"),
+    [
+        ("only inference of llama 3.3 70b then, low traffic. is pcie enough for that?",
+         "low_concurrency"),
+        ("und bräuchte er für Llama 4 Scout eigentlich NVLink, nur Inferenz, wenig Last?",
+         "low_concurrency"),
+        ("Llama 3.3 70B, high traffic, do I need NVLink?", "traffic"),
+        ("Llama 3.3 70B mit viel Traffic: brauche ich NVLink?", "traffic"),
+    ],
+)  # fmt: skip
+def test_the_load_said_in_words(nlu: Understander, question: str, workload: str) -> None:
+    u = nlu.understand(question)
+    assert workload in u.workloads and u.claim in ("nvlink_needed", "pcie_enough") and u.yes_no
+
+
+@pytest.mark.parametrize("question", ["can grok-1 run on your 8x h100 sxm box?",
+                                      "customer asks if grok 3 would fit on our 8x h200 box"])  # fmt: skip
+def test_a_model_family_the_catalog_lacks_is_unknown(nlu: Understander, question: str) -> None:
+    u = nlu.understand(question)
+    assert u.unknown_model and u.unknown_model.startswith("grok") and u.model is None
+
+
+def test_a_budget_said_before_the_word_budget(nlu: Understander) -> None:
+    u = nlu.understand("kunde hat 4.500 € im monat budget. geht sich 4x a100 sxm4 damit aus?")
+    assert u.constraints.budget_usd_month == 4500 and u.yes_no
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["und wenn es NVLink haben soll?", "and if it has to be NVLink?"],
+)
+def test_a_link_required_after_the_cheapest_asks_for_the_cheapest_again(
+    assistant: Assistant, question: str
+) -> None:
+    first = assistant.ask("Llama 3.3 70B in FP8 – what is the cheapest server for it?")
+    second = assistant.ask(question, session_id=first.session_id)
+    assert second.reading is not None and second.reading.require_link == "nvlink"
+    call = [c for c in second.tool_calls if c.name == "cheapest_fit"][-1]
+    assert call.arguments["interconnect"] == "nvlink"
+    assert assistant.deps.catalog.configurations[call.result["cheapest"][0]["configuration"]]
+
+
+def test_and_in_another_precision_with_a_price_refits_first(assistant: Assistant) -> None:
+    first = assistant.ask("Does Qwen2.5 14B fit on one RTX 4090?")
+    second = assistant.ask("and in awq? what would the card cost?", session_id=first.session_id)
+    assert second.reading is not None
+    assert [a.kind for a in second.reading.asks][:2] == ["fit", "price"]
+    fit = [c for c in second.tool_calls if c.name == "fit_check"][0]
+    assert fit.result["precision"] == "awq"
+    assert second.answer.lstrip("*").startswith("Yes")

@@ -758,3 +758,30 @@ def test_nv12_on_every_pair_of_an_h100_node_names_another_board(assistant: Assis
     topo = last_call(a, "check_topology_output").result
     assert topo["status"] == "defect" and _first_word(a) == "no"
     assert "another board or the wrong machine" in a.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["wie viel vram braucht deepseek v3 eigentlich?",
+     "how much vram does qwen2.5 72b need at fp8 with 32k context?"],
+)  # fmt: skip
+def test_how_much_vram_leads_with_the_memory_need(assistant: Assistant, question: str) -> None:
+    a = assistant.ask(question)
+    assert a.tool_calls[0].name == "memory_need"
+    total = a.tool_calls[0].result["required_gb_total"]
+    first = a.answer.split("\n")[0]
+    assert f"{total:,.0f}" in first.replace(".", ",") or f"{total:.1f}" in first
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("kunde hat 4.500 € im monat budget. geht sich 4x a100 sxm4 damit aus?", "ja"),
+     ("Our budget is $3,000 a month. Can we afford 4x A100 SXM4?", "no")],
+)  # fmt: skip
+def test_a_node_asked_yes_or_no_against_a_budget(
+    assistant: Assistant, question: str, word: str
+) -> None:
+    a = assistant.ask(question)
+    price = last_call(a, "price_quote").result["quotes"][0]["usd_per_month"]
+    assert _first_word(a) == word
+    assert (price <= 4500) if word == "ja" else (price > 3000)

@@ -78,10 +78,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Zu NVLink: hier nicht nötig — PCIe reicht** für diesen Job.",
     ),
     "ask_memory": (
-        "**{model} in {precision} needs about {total} of GPU memory** on one card for {n} × {ctx} "
-        "tokens: weights {weights}, KV cache {kv} and {overhead} of runtime overhead.",
-        "**{model} braucht in {precision} etwa {total} GPU-Speicher** auf einer Karte für {n} × "
-        "{ctx} Token: Gewichte {weights}, KV-Cache {kv} und {overhead} Laufzeit-Overhead.",
+        "**{model} in {precision} needs about {total} of GPU memory** for {n} × {ctx} tokens, "
+        "one copy before any split across cards: weights {weights}, KV cache {kv} and "
+        "{overhead} of runtime overhead.",
+        "**{model} braucht in {precision} etwa {total} GPU-Speicher** für {n} × {ctx} Token, "
+        "eine Kopie vor jeder Aufteilung auf Karten: Gewichte {weights}, KV-Cache {kv} und "
+        "{overhead} Laufzeit-Overhead.",
     ),
     "beyond_context": (
         "**{model} itself reads at most {limit} tokens of context**: {asked} tokens are beyond "
@@ -397,6 +399,12 @@ class AsksMixin(ComposerBase):
                 overhead=gb(d.lang, mem["overhead_gb_per_card"]),
             )
         )
+
+    def _memory_answer(self, d: Draft, u: Query) -> None:
+        """ "How much VRAM does X need?": the need from memory_need leads, then where it fits
+        (the fit flow)."""
+        self._ask_memory(d, u, u.asks[0])
+        self._fit_answer(d, u)
 
     def _ask_training_memory(self, d: Draft, u: Query) -> bool:
         """The memory of a full fine-tune (weights, gradients, FP32 master, Adam) or of a LoRA /

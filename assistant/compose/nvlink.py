@@ -294,13 +294,29 @@ class NvlinkMixin(ComposerBase):
         if self._training(u) and not ({"independent", "pipeline_parallel"} & w):
             self._nvlink_training(d, u, fit)
             return
+        targets = self._targets(u, fit)
+        if targets and all(r["verdict"] == "does_not_fit" for r in targets):
+            start = len(d.paras)
+            u = self._nvlink_setup_no_fit(d, u, fit, targets)
+            note = d.paras[start:]
+            del d.paras[start:]
+            self._nvlink_verdict(d, u, fit, [])
+            # a follow-up's yes/no about the model ("und bräuchte er für so ein Modell NVLink?")
+            # is answered first, then that the session's node does not hold it; a node named in
+            # the question itself leads with that
+            later = u.yes_no and bool(u.refers_to) and len(d.paras) > start
+            at = start + 1 if later else start
+            d.paras[at:at] = note
+            return
+        self._nvlink_verdict(d, u, fit, targets)
+
+    def _nvlink_verdict(
+        self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]
+    ) -> None:
+        """NVLink or PCIe for a model that fits somewhere: one card, copies, or a split."""
         rows = fit["rows"]
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
-        targets = self._targets(u, fit)
-        if targets and all(r["verdict"] == "does_not_fit" for r in targets):
-            u = self._nvlink_setup_no_fit(d, u, fit, targets)
-            targets = []
         one, must_split, setup_split = self._one_or_split(u, rows, targets)
         if not must_split:
             assert one is not None

@@ -119,8 +119,16 @@ class PricesMixin(ComposerBase):
         return f"{d.link(cid)}{link}: **{d.price(cid)}**"
 
     def _price_one(self, d: Draft, u: Query, cid: str, q: dict[str, Any]) -> None:
-        """One node: its price (per card when asked), its cards, memory and link."""
-        d.add(f"**{d.link(cid)}: {d.price(cid)}**")
+        """One node: its price (per card when asked), its cards, memory and link; asked yes/no
+        against a budget ("4.500 € im Monat Budget: geht sich 4x A100 SXM4 damit aus?"), whether
+        the price is within it (a euro budget compared 1:1, docs/reading.md)."""
+        budget = u.constraints.budget_usd_month
+        if budget is not None and u.yes_no:
+            d.verdict = q["usd_per_month"] <= budget
+            key = "price_within_budget" if d.verdict else "price_over_budget"
+            d.add(f"**{t(d.lang, key, label=d.link(cid), price=d.price(cid))}**")
+        else:
+            d.add(f"**{d.link(cid)}: {d.price(cid)}**")
         per_card = re.search(
             r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)", u.question.lower()
         )

@@ -71,6 +71,20 @@ def _constrained_pick(u: Query) -> bool:
     )
 
 
+def _asks_memory_first(u: Query) -> bool:
+    """ "Wie viel VRAM braucht DeepSeek V3?": the first ask is the memory, of a model to serve,
+    with no hardware named (on hardware named the fit flow states the need per card; a
+    fine-tune's memory is the fit flow's training sizing)."""
+    return (
+        bool(u.asks)
+        and u.asks[0].kind == "memory"
+        and u.has_subject
+        and not _hardware(u)
+        and not ({"training", "fine_tuning"} & set(u.workloads))
+        and u.intent in ("fit", "general")
+    )
+
+
 def _multi_node(u: Query) -> bool:
     return bool(u.nodes and u.nodes > 1) or bool(u.total_cards and u.total_cards > 8)
 
@@ -83,6 +97,7 @@ PRICE: frozenset[AskKind] = frozenset({"price"})
 SPEED: frozenset[AskKind] = frozenset({"speed", "price"})
 CONTEXT: frozenset[AskKind] = frozenset({"context", "price"})
 COMPARE: frozenset[AskKind] = frozenset({"fit", "speed", "price"})
+MEMORY: frozenset[AskKind] = frozenset({"memory", "fit", "price"})
 
 TABLE: tuple[Flow, ...] = (
     Flow("allreduce_paste", lambda u: u.intent == "allreduce_paste", "_allreduce_paste", "defect"),
@@ -189,6 +204,8 @@ TABLE: tuple[Flow, ...] = (
         lambda u: not u.has_subject and "price_sources" in u.topics,
         "_price_sources",
     ),
+    # "how much VRAM does X need?" with no hardware named: the need leads, then where it fits
+    Flow("memory", _asks_memory_first, "_memory_answer", filtered=True, answers=MEMORY),
     Flow("cheapest", lambda u: u.intent == "cheapest", "_cheapest", "fits", True, FIT),
     Flow("constrained_pick", _constrained_pick, "_cheapest", "fits", True, FIT),
     Flow(

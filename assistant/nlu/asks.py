@@ -20,12 +20,13 @@ from assistant.nlu.query import Ask, AskKind, Query
 # ---------------------------------------------------------------- yes/no questions
 
 _YES_NO_RX = re.compile(
-    r"^\W*(?:[@\w ]{1,40}:\s*)?(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|"
+    r"^\W*(?:[@\w .-]{1,40}:\s*)?(?:(?:hi|hey|hallo|moin|servus|quick question|kurze frage|frage|"
     r"and|und|also|so|aber|but|ok|okay|then|dann)\W+)?"
     r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde|stimmt|"
-    r"stimmen|wäre|wären)\b",
+    r"stimmen|wäre|wären|brauche|brauchen|braucht|bräuchte|bräuchten|muss|müssen|müsste|"
+    r"müssten|sollte|sollten|need|needs|must)\b",
     re.IGNORECASE,
 )
 

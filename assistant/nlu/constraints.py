@@ -29,7 +29,10 @@ _BUDGET_RX = re.compile(
     rf"(?:{_BUDGET_CUE})\W{{0,12}}(?:(?:of|von|about|ca\.?|around|rund|etwa)\s+)?"
     rf"(?:{_CURRENCY}\s*)?{_AMOUNT}\s*(?:{_CURRENCY})?"
     rf"|{_CURRENCY}\s*{_AMOUNT}\s*(?:budget|max|or less|oder weniger|tops|maximal)"
-    rf"|{_AMOUNT}\s*{_CURRENCY}\s*(?:budget|max|or less|oder weniger|tops|maximal|höchstens)"
+    rf"|{_AMOUNT}\s*{_CURRENCY}\s*"
+    # "4.500 € im Monat Budget", "$3k a month max"
+    r"(?:(?:im|pro|je|per|a|each)\s+(?:monat|month)\s+|/\s*(?:monat|month|mo)\s+|monthly\s+)?"
+    r"(?:budget|max|or less|oder weniger|tops|maximal|höchstens)"
 )
 _NOT_MONEY_AFTER = re.compile(r"\s*(?:gb|tb|k?\s*token|kontext|context|users|nutzer|gb/s)")
 _MONEY_NEAR_RX = re.compile(rf"{_CURRENCY}|/\s*(?:month|monat|mo)\b|per month|pro monat|monthly")
@@ -316,7 +319,9 @@ _REQUIRE_LINK = (
         r"(?:nvlink|sxm)[\s-]*(?:nodes?|knoten|server|only|pflicht)|(?<!connected )"
         r"(?<!linked )(?<!verbunden )(?<!not )(?<!nicht )(?:only|nur|with|mit)\s+"
         r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|soll|sollte)\s+(?:have\s+|haben\s+|"
-        r"be\s+|sein\s+|use\s+)?(?:nvlink|sxm)",
+        r"be\s+|sein\s+|use\s+)?(?:nvlink|sxm)|"
+        # "wenn es NVLink haben soll", "falls es SXM sein muss"
+        r"(?:nvlink|sxm)\s+(?:haben|sein|nutzen|verwenden)\s+(?:soll|sollte|muss|müsste)",
     ),
     ("pcie", r"pcie[\s-]*(?:nodes?|knoten|only)|(?:only|nur)\s+pcie"),
 )
@@ -620,8 +625,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     ),
     (
         "nvlink_needed",
-        r"(?:need|needs|needed|require[sd]?|necessary|must|brauch\w*|benötig\w*|nötig|notwendig|"
-        r"erforderlich|pflicht|muss)\b.{0,30}\b(?:nvlink|sxm|nvswitch)|"
+        r"(?:need|needs|needed|require[sd]?|necessary|must|brauch\w*|bräucht\w*|benötig\w*|nötig|"
+        r"notwendig|erforderlich|pflicht|muss)\b.{0,45}\b(?:nvlink|sxm|nvswitch)|"
         r"(?:nvlink|sxm|nvswitch)\b.{0,30}\b(?:need|needed|required|necessary|nötig|notwendig|"
         r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)",
     ),

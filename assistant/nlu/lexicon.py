@@ -152,7 +152,9 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
 
 _FAMILY_RX = re.compile(
     r"(?<![a-z0-9])(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|yi|command[\s-]?r|gpt|"
-    r"claude|olmo|granite|nemotron|codellama|starcoder|vicuna|flux|sdxl|wan|kimi|glm|internlm)"
+    r"claude|olmo|granite|nemotron|codellama|starcoder|vicuna|flux|sdxl|wan|kimi|glm|internlm|"
+    r"grok|gemini|dbrx|jamba|baichuan|ernie|aya|teuken|eurollm|pixtral|ministral|minimax|"
+    r"hunyuan|stablelm|bloom|exaone|smollm|tinyllama|zephyr|hermes|wizardlm)"
     r"(?![a-z])"
     r"((?:[\s\-.:]*(?!\d+\s*x(?![a-z0-9]))(?!(?:a|h|b)\d00|rtx|l4)"
     r"(?:v?\d[\w.]*|[a-z]*\d[\w.]*|instruct|chat|base|it|[xs]?[\w.]*b)){0,3})",

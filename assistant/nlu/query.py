@@ -225,6 +225,10 @@ class Query(BaseModel):
     nccl_text: str | None = None
     injection: bool = False
     follow_up: bool = Field(default=False, description="'and on an H200?' / 'und in FP8?'")
+    refers_to: list[str] = Field(
+        default_factory=list,
+        description="the configurations of the session a follow-up points back to (the reading's)",
+    )
     asks_fit: bool = Field(
         default=False,
         description="the words ask whether it fits or runs ('passt', 'fits', 'reicht', 'läuft'), "

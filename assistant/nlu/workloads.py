@@ -36,7 +36,9 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"real traffic|echte[nmr]? traffic|production|produktion|produktiv|many users|"
         r"viele[n]? (?:parallele[n]? |gleichzeitige[n]? )?(?:nutzer|user|anfragen|kunden)|"
         r"many (?:parallel |concurrent |simultaneous )?(?:requests|users|clients)|"
-        r"high concurrency|hohe[rn]? (?:last|"
+        r"high concurrency|(?:high|lots of|a lot of|much|heavy|serious) (?:traffic|load)|"
+        r"viel (?:traffic|last)|hohe[rn]? (?:traffic|"
+        r"last|"
         r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
         r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
         r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
@@ -53,6 +55,9 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
     (
         "low_concurrency",
         r"low concurrency|geringe[rn]? (?:nebenläufigkeit|last|parallelität)|few users|"
+        # "low traffic", "light load", "wenig Last", "kaum Traffic", "niedrige Last"
+        r"(?:low|light|little|minimal) (?:traffic|load|usage)|"
+        r"(?:wenig|kaum|niedrige[rn]?|leichte[rn]?) (?:last|traffic|verkehr|nutzung|auslastung)\b|"
         r"wenige[n]? (?:nutzer|user|anfragen)|(?:ein paar|a handful of|handful of) (?:nutzer|"
         r"user|users|leute|people|kollegen|colleagues)\b|single user|einzelne[rn]? nutzer|just me|"
         r"nur (?:ich|für mich)|only me|batch(?:[\s-]*size)?\s*(?:of\s*)?1\b|internal|intern\b|"

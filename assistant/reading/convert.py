@@ -39,7 +39,7 @@ CONSTRAINTS: dict[str, str] = {
     "exclude_architectures": "exclude_architectures",
 }
 #: reading fields no query holds (the reading's own)
-READING_ONLY = frozenset({"task", "budget_currency", "refers_to", "unread", "reader"})
+READING_ONLY = frozenset({"task", "budget_currency", "unread", "reader"})
 SHARED = frozenset(Reading.model_fields) - READING_ONLY - set(RENAMED) - set(CONSTRAINTS)
 
 

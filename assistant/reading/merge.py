@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.nlu.asks import find_asks
 from assistant.nlu.constraints import find_users_factor
 from assistant.nlu.lexicon import _fold
-from assistant.nlu.query import CARD_FAMILIES
+from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.workloads import serving_only
 from tools.load import concurrent_sequences
 
@@ -219,6 +219,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         intents = [str(prev.intent)]  # the same question about the other variant
     if intents[:1] == ["off_topic"] and len(intents) > 1 and _continues(u, prev):
         intents = intents[1:]  # "what does it cost?" in a conversation about a node
+    elif _narrows_the_pick(u, prev, intents, new_subject):
+        intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
+        update["explain"] = False
     elif _continues_previous(u, prev, intents, new_subject, names_hardware):
         intents = [str(prev.intent)]
         update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
@@ -246,7 +249,26 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     if not new_subject and merged.has_subject:
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
+        _refit_at_precision(merged, prev)
     return merged
+
+
+# "and in awq?", "und in FP8?": a sentence that names only a precision
+_AT_PRECISION_RX = re.compile(
+    r"(?:^|[.?!]\s*)(?:and|und|what about|und was ist mit|what if)?\s*(?:in|mit|with|at|as)\s+"
+    r"[\w.-]{2,12}\s*\?"
+)
+
+
+def _refit_at_precision(merged: Any, prev: Slots) -> None:
+    """ "and in awq? what would the card cost?" after a fit: the fit asked again at that
+    precision leads, before the other asks of the follow-up."""
+    if prev.intent != "fit" or not merged.precision or any(a.kind == "fit" for a in merged.asks):
+        return
+    if not _AT_PRECISION_RX.search(merged.question.lower()):
+        return
+    merged.asks = [Ask(kind="fit"), *merged.asks]
+    merged.intents = ["fit", *(i for i in merged.intents if i != "fit")]
 
 
 def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> Any:
@@ -413,6 +435,23 @@ def _continues(u: Any, prev: Slots) -> bool:
     """The conversation has a question to continue (a goal outside the domain, `Query.outside`,
     continues nothing: it is declined)."""
     return bool(not u.outside and prev.intent and prev.intent not in _ENDED)
+
+
+_PICK_FOLLOW_INTENTS = frozenset({"nvlink", "general", "fit", "off_topic", "cheapest", "price"})
+
+
+def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool) -> bool:
+    """After the cheapest node, a follow-up that only adds a constraint ("und wenn es NVLink
+    haben soll?", "and without the A6000?", "under $2,000?") asks for the cheapest again, within
+    it; a yes/no ("do I need NVLink then?") or a new model asks something else."""
+    return (
+        prev.intent == "cheapest"
+        and not new_subject
+        and u.claim is None
+        and not u.yes_no
+        and u.constraints.active()
+        and set(intents) <= _PICK_FOLLOW_INTENTS
+    )
 
 
 def _continues_previous(
