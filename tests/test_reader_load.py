@@ -99,8 +99,10 @@ def test_the_load_said_in_words(nlu: Understander, question: str, workload: str)
     assert workload in u.workloads and u.claim in ("nvlink_needed", "pcie_enough") and u.yes_no
 
 
-@pytest.mark.parametrize("question", ["can grok-1 run on your 8x h100 sxm box?",
-                                      "customer asks if grok 3 would fit on our 8x h200 box"])  # fmt: skip
+@pytest.mark.parametrize(
+    "question",
+    ["can grok-1 run on your 8x h100 sxm box?", "customer asks if grok 3 fits on our 8x h200 box"],
+)
 def test_a_model_family_the_catalog_lacks_is_unknown(nlu: Understander, question: str) -> None:
     u = nlu.understand(question)
     assert u.unknown_model and u.unknown_model.startswith("grok") and u.model is None
@@ -131,6 +133,6 @@ def test_and_in_another_precision_with_a_price_refits_first(assistant: Assistant
     second = assistant.ask("and in awq? what would the card cost?", session_id=first.session_id)
     assert second.reading is not None
     assert [a.kind for a in second.reading.asks][:2] == ["fit", "price"]
-    fit = [c for c in second.tool_calls if c.name == "fit_check"][0]
+    fit = next(c for c in second.tool_calls if c.name == "fit_check")
     assert fit.result["precision"] == "awq"
     assert second.answer.lstrip("*").startswith("Yes")

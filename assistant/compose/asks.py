@@ -402,9 +402,12 @@ class AsksMixin(ComposerBase):
 
     def _memory_answer(self, d: Draft, u: Query) -> None:
         """ "How much VRAM does X need?": the need from memory_need leads, then where it fits
-        (the fit flow)."""
+        (the fit flow), or the cheapest node that holds it when that is asked too."""
         self._ask_memory(d, u, u.asks[0])
-        self._fit_answer(d, u)
+        if "cheapest" in u.intents:
+            self._cheapest(d, u)
+        else:
+            self._fit_answer(d, u)
 
     def _ask_training_memory(self, d: Draft, u: Query) -> bool:
         """The memory of a full fine-tune (weights, gradients, FP32 master, Adam) or of a LoRA /

@@ -412,6 +412,10 @@ class ComposerBase:
         """Does the model fit, and where (fit.FitMixin)."""
         raise NotImplementedError
 
+    def _cheapest(self, d: Draft, u: Query) -> None:
+        """The cheapest node that holds the model (prices.PricesMixin)."""
+        raise NotImplementedError
+
     def _nvlink_without_model(self, d: Draft, u: Query) -> None:
         """NVLink or PCIe by workload alone (nvlink.NvlinkMixin)."""
         raise NotImplementedError
