@@ -187,6 +187,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "aufgeteilt werden{split}, aber wählen Sie den Knoten dann nach Speicher, "
         "nicht nach Tempo.",
     ),
+    "nvlink_load_assumed": (
+        "That is for the load assumed here, one request at a time, since none was said; for "
+        "real traffic, many requests at once, the guide's rule is NVLink (SXM). **How many "
+        "people will use it at the same time?**",
+        "Das gilt für die hier angenommene Last, eine Anfrage nach der anderen, da keine genannt "
+        "wurde; für echten Traffic, viele Anfragen gleichzeitig, sagt der Guide NVLink (SXM). "
+        "**Wie viele Personen nutzen es gleichzeitig?**",
+    ),
     "nvlink_not_needed_fits": (
         "**No — you don't need NVLink.** {model} fits on one card in {precision}, so the "
         "interconnect doesn't matter: rent one card.",
@@ -500,6 +508,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "topo_bad": (
         "**The topology does not look right{cfg}:** {summary}",
         "**Die Topologie sieht nicht richtig aus{cfg}:** {summary}",
+    ),
+    "topo_all_as_expected": (
+        "Every pair shows `{label}`, as this node's NVLink board should.",
+        "Jedes Paar zeigt `{label}`, wie es das NVLink-Board dieses Knotens soll.",
     ),
     "topo_uniform": (
         "Every pair shows `{label}` where this node's board shows `{expected}`: the same "

@@ -98,6 +98,11 @@ class DiagnosticsMixin(ComposerBase):
             for p in (bad or [])[:8]
         ]
         d.bullets(lines)
+        labels = {p["label"] for p in pairs}
+        if res["status"] == "ok" and len(pairs) > 1 and len(labels) == 1:
+            label = labels.pop()
+            if label.startswith("NV"):  # "alles ok so?": the label every pair shows, as expected
+                d.add(t(d.lang, "topo_all_as_expected", label=label))
         if len(bad) == len(pairs) > 1 and len({p["label"] for p in bad}) == 1:
             # "NV12" on all 28 pairs of an 8x H100 SXM5: another board or machine, likelier
             # than 28 links down one by one

@@ -466,7 +466,9 @@ class NvlinkMixin(ComposerBase):
         ref = sxm or pcie
         n = ref["cards_needed"] if ref else self._cards_needed(rows, setup_split)
         lead_ref = ref
-        low = "low_concurrency" in w and not ({"traffic", "independent", "pipeline_parallel"} & w)
+        low = ("low_concurrency" in w or self._load_unsaid(u)) and not (
+            {"traffic", "independent", "pipeline_parallel"} & w
+        )
         if low and pcie is not None and not self._training(u):
             # "PCIe is enough" names the PCIe node, never the SXM one asked about (issue 26:
             # "Nein, PCIe reicht … auf 4 × A100 SXM4"): the twin holds the same split
@@ -508,10 +510,23 @@ class NvlinkMixin(ComposerBase):
             d.add(t(d.lang, "nvlink_yes_training"))
         elif "low_concurrency" in w and "traffic" not in w:
             d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
+        elif self._load_unsaid(u):
+            # "Brauche ich NVLink für Llama 3.3 70B?": answered for the load the reading
+            # assumes (one request at a time), saying what real traffic would change
+            d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
+            d.add(t(d.lang, "nvlink_load_assumed"))
+            d.suggest(follow_up(d.lang, "traffic"))
         else:
             key = "nvlink_yes_traffic" if "traffic" in w else "nvlink_split_unknown_workload"
             card = self._split_card(d, fit["rows"], ref, setup_split)
             d.add(t(d.lang, key, model=model, precision=prec, split=split_txt, card=card))
+
+    @staticmethod
+    def _load_unsaid(u: Query) -> bool:
+        """No load said at all (no users, no requests at once, no workload word): the reading
+        assumes one request at a time, and the NVLink verdict follows that assumption."""
+        said = {"traffic", "low_concurrency", "training", "fine_tuning", "pipeline_parallel"}
+        return not (said & set(u.workloads)) and u.users is None and u.concurrency is None
 
     @staticmethod
     def _split_card(
@@ -606,7 +621,12 @@ class NvlinkMixin(ComposerBase):
         traffic = "traffic" in w
         if "independent" in w:
             advice = self._advice(d, fits_one_card=False, independent_jobs=True)
-        elif traffic or training or {"low_concurrency", "pipeline_parallel"} & w:
+        elif (
+            traffic
+            or training
+            or {"low_concurrency", "pipeline_parallel"} & w
+            or (self._load_unsaid(u))
+        ):
             advice = self._advice(
                 d,
                 fits_one_card=False,

@@ -652,7 +652,7 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         "healthy",
         r"\b(?:normal|correct|(?<!, )(?<!,)right|fine(?![- ]?tun)|ok|okay|good|alright|expected|"
         r"as it should|healthy|richtig|korrekt|gut|"
-        r"in ordnung|erwartet|stimmt das|passt das(?!\s+(?:\w+\s+)?(?:auf|in|für|bei|mit)\b)|"
+        r"in ordnung|erwartet|stimmt das|passt das(?!\s+(?:\w+\s+)?(?:auf|in|für|bei|mit)\b)(?!\s+(?:dann\s+)?(?:noch|immer))|"
         r"gesund|plausibel|plausible|as advertised|as promised|wie versprochen|wie beworben|"
         r"what (?:they|we|i|he|she|you)(?:'re| are)? (?:pay|paying|paid) for|"
         r"(?:wofür|was) (?:er|sie|wir|ich) (?:\w+ )?(?:zahl|bezahl)\w*)\b",
@@ -697,14 +697,20 @@ _SPEED_ASKED_RX = re.compile(
 def find_speed_asked(folded: str, u: Query) -> None:
     """A speed the question asks whether it reaches: the claim is "faster" (than that)."""
     m = _SPEED_ASKED_RX.search(folded)
-    if m is None or u.measured.tokens_per_s is not None:
+    if m is None:
         return
-    u.min_tokens_per_s = float(m.group(1).replace(",", "."))
+    asked = float(m.group(1).replace(",", "."))
+    if u.measured.tokens_per_s is not None:
+        if u.measured.tokens_per_s != asked:
+            return  # a measurement said beside it ("we get 30 tokens/s, can it do 50?")
+        u.measured.tokens_per_s = None  # "schaffe ich mehr als 50 Token pro Sekunde?": asked
+    u.min_tokens_per_s = asked
     if u.claim in (None, "fits", "healthy"):
         u.claim = "faster"
 
 
-_QUESTION_SENTENCE_RX = re.compile(r"[^.?!\n]*\?")
+# (a "." between digits, "Qwen2.5", ends no sentence)
+_QUESTION_SENTENCE_RX = re.compile(r"(?:[^.?!\n]|(?<=\d)\.(?=\d))*\?")
 # "Stimmt das?", "Is that true?": it asks about a claim said before, with none of its own
 _VERIFY_RX = re.compile(
     r"^\W*(?:und\s+|and\s+)?(?:stimmt\s+das|is\s+(?:that|this|it)\s+(?:true|right|correct|so)|"

@@ -36,6 +36,37 @@ def _version(name: str, family: str) -> float:
 _VARIANT_RX = re.compile(r"coder|-vl\b|\bvl\b|vision|distill|math|moe")
 
 
+#: tier words of a family the catalog does not hold under the bare family name ("Mistral
+#: Medium 3", "Gemini Flash"): a family word followed by one is another model
+_TIER_WORDS = frozenset(
+    {"medium", "large", "mini", "nano", "tiny", "ultra", "turbo", "lightning", "flash",
+     "haiku", "sonnet", "opus"}
+)  # fmt: skip
+
+
+def _other_variant(tokens: list[str], start: int, end: int) -> bool:
+    """True when a bare family alias ('mistral', no size or version) is followed by a tier word
+    it does not name ('Mistral Medium 3' is no Mistral 7B); a catalog alias that includes the
+    tier ('Mistral Large 2') is matched first, being longer."""
+    if any(ch.isdigit() for t in tokens[start:end] for ch in t):
+        return False
+    return end < len(tokens) and tokens[end].strip("?.,!;:()\"'").lower() in _TIER_WORDS
+
+
+_TIERED_RX = re.compile(
+    r"\b(mistral|gemini|claude|gpt|llama|qwen|phi|gemma|grok|deepseek|command)[\s-]+("
+    + "|".join(sorted(_TIER_WORDS))
+    + r")(?:[\s-]+v?\d+(?:\.\d+)?)?\b",
+    re.IGNORECASE,
+)
+
+
+def _tiered_name(original: str) -> str | None:
+    """'Mistral Medium 3', 'Gemini Flash': a family and a tier the catalog does not hold."""
+    m = _TIERED_RX.search(original)
+    return m.group(0).strip() if m else None
+
+
 class EntityMixin:
     """The entity finders of `Understander` (it sets these attributes in `__init__`)."""
 
@@ -55,8 +86,10 @@ class EntityMixin:
             for i in range(len(tokens)):
                 for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
                     key = "".join(keys[i : i + n])
-                    if key in self._aliases and not self._other_size(
-                        self._aliases[key], tokens, i + n
+                    if (
+                        key in self._aliases
+                        and not self._other_size(self._aliases[key], tokens, i + n)
+                        and not _other_variant(tokens, i, i + n)
                     ):
                         span = tokens[i : i + n]
                         cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
@@ -93,7 +126,7 @@ class EntityMixin:
             u.params_b = _number(params[0].group(1))
             u.model_mention = params[0].group(0).strip()
             return
-        named = _named_model(original)
+        named = _named_model(original) or _tiered_name(original)
         if named is not None:
             u.unknown_model = named  # "Does Command R+ fit on 2x A100?": a name, no size
 

@@ -250,7 +250,32 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
         _refit_at_precision(merged, prev)
+    _n_of_them(merged, catalog)
     return merged
+
+
+_N_OF_THEM_RX = re.compile(
+    r"\b(\d|two|three|four|eight|zwei|drei|vier|acht)\s+(?:of them|of those|of these|davon|"
+    r"von denen|von den(?:en)?|solche[rn]?|such cards)\b"
+)
+_WORD_COUNTS = {"two": 2, "three": 3, "four": 4, "eight": 8, "zwei": 2, "drei": 3, "vier": 4,
+                "acht": 8}  # fmt: skip
+
+
+def _n_of_them(merged: Any, catalog: Any) -> None:
+    """ "what would two of them cost?", "und zwei davon?": the session's card at that count."""
+    m = _N_OF_THEM_RX.search(merged.question.lower())
+    if m is None:
+        return
+    n = int(m.group(1)) if m.group(1).isdigit() else _WORD_COUNTS[m.group(1)]
+    cards = [*merged.cards, *(c for f in merged.card_families for c in CARD_FAMILIES.get(f, ()))]
+    if not cards:
+        cards = [catalog.configurations[c].gpu for c in merged.configurations
+                 if c in catalog.configurations]  # fmt: skip
+    ids = [f"{n}x-{c}" for c in dict.fromkeys(cards) if f"{n}x-{c}" in catalog.configurations]
+    if ids:
+        merged.count = n
+        merged.configurations = ids
 
 
 # "and in awq?", "und in FP8?": a sentence that names only a precision
@@ -474,4 +499,6 @@ def _continues_previous(
     )
     if not (u.follow_up or supplies_slot):
         return False
-    return not (intents == ["fit"] and u.asks_fit and (new_subject or _refers_to_answer(u, prev)))
+    # "und wenn 4 Leute gleichzeitig chatten, passt das dann noch?": a fit asked yes/no
+    fit_asked = new_subject or u.yes_no or _refers_to_answer(u, prev)
+    return not (intents == ["fit"] and u.asks_fit and fit_asked)
