@@ -652,7 +652,9 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         "healthy",
         r"\b(?:normal|correct|(?<!, )(?<!,)right|fine(?![- ]?tun)|ok|okay|good|alright|expected|"
         r"as it should|healthy|richtig|korrekt|gut|"
-        r"in ordnung|erwartet|stimmt das|passt das(?!\s+(?:\w+\s+)?(?:auf|in|für|bei|mit)\b)(?!\s+(?:dann\s+)?(?:noch|immer))|"
+        r"in ordnung|erwartet|stimmt das|"
+        # "passt das?" of a paste, never "passt das auf …" nor "passt das dann noch?" (a fit)
+        r"passt das(?!\s+(?:\w+\s+)?(?:auf|in|für|bei|mit)\b)(?!\s+(?:dann\s+)?(?:noch|immer))|"
         r"gesund|plausibel|plausible|as advertised|as promised|wie versprochen|wie beworben|"
         r"what (?:they|we|i|he|she|you)(?:'re| are)? (?:pay|paying|paid) for|"
         r"(?:wofür|was) (?:er|sie|wir|ich) (?:\w+ )?(?:zahl|bezahl)\w*)\b",
