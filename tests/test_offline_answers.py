@@ -102,10 +102,12 @@ CASES = {
         contains=[r"PCIe works", r"memory, not speed"],
         anchors=["what-to-buy"],
     ),
+    # no load said: answered for the assumed load (one request at a time, rule 3), asking how
+    # many use it at once and saying what real traffic changes
     "split-unknown-workload-asks": Case(
         "Brauche ich NVLink für Llama 3.3 70B auf vier Karten?",
         "de",
-        contains=[r"hängt von der Last ab", r"echten Traffic", r"wenige"],
+        contains=[r"^\*\*Nein", r"angenommene Last", r"echten Traffic", r"gleichzeitig\?"],
         anchors=["what-to-buy"],
     ),
     "fits-one-l4": Case(
