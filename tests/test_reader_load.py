@@ -136,3 +136,29 @@ def test_and_in_another_precision_with_a_price_refits_first(assistant: Assistant
     fit = next(c for c in second.tool_calls if c.name == "fit_check")
     assert fit.result["precision"] == "awq"
     assert second.answer.lstrip("*").startswith("Yes")
+
+
+def test_the_cheaper_of_the_two_answers_picks(assistant: Assistant) -> None:
+    first = assistant.ask("whats the cheapest node for qwen2.5 72b?")
+    second = assistant.ask("and the cheapest one with nvlink?", session_id=first.session_id)
+    third = assistant.ask(
+        "ok the cheaper of the two - how fast would it be, tokens/s?", session_id=second.session_id
+    )
+    picks = [last_pick(first), last_pick(second)]
+    prices = {c: assistant.deps.catalog.configurations[c].usd_per_month for c in picks}
+    assert third.reading is not None and third.reading.configurations == [
+        min(prices, key=prices.get)
+    ]
+    assert any(c.name == "throughput_estimate" for c in third.tool_calls)
+
+
+def last_pick(answer: object) -> str:
+    call = [c for c in answer.tool_calls if c.name == "cheapest_fit"][-1]  # type: ignore[attr-defined]
+    return str(call.result["cheapest"][0]["configuration"])
+
+
+def test_a_card_with_its_form_factor_in_brackets(nlu: Understander) -> None:
+    u = nlu.understand(
+        "Kann ich Llama 3.3 70B mit QLoRA auf einer einzigen A100 80GB (PCIe) feintunen?"
+    )
+    assert (u.cards, u.count) == (["a100-pcie"], 1)

@@ -21,6 +21,9 @@ _NUMBER_WORDS = {
     "einzelne": 1,
     "einzelnen": 1,
     "einzige": 1,
+    "einzigen": 1,
+    "einzigem": 1,
+    "einziger": 1,
     "one": 1,
     "a": 1,
     "an": 1,
@@ -89,11 +92,12 @@ def _fold(text: str) -> str:
 _CARD_RX: list[tuple[str, re.Pattern[str]]] = [
     (cid, re.compile(r"(?<![a-z0-9])" + rx + r"(?:ern|er|en|n)?(?![a-z0-9])"))
     for cid, rx in [
-        ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?sxm4?"),
-        ("a100-pcie", r"a100[\s-]*(?:80\s*gb[\s-]*)?pcie"),
+        # "A100 80GB (PCIe)": the form factor may follow in brackets
+        ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?\(?sxm4?\)?"),
+        ("a100-pcie", r"a100[\s-]*(?:80\s*gb[\s-]*)?\(?pcie\)?"),
         ("a100", r"a100(?:[\s-]*80\s*gb)?s?"),
-        ("h100-sxm5", r"h100[\s-]*sxm5?"),
-        ("h100-pcie", r"h100[\s-]*(?:nvl[\s-]*)?pcie"),
+        ("h100-sxm5", r"h100[\s-]*\(?sxm5?\)?"),
+        ("h100-pcie", r"h100[\s-]*(?:nvl[\s-]*)?\(?pcie\)?"),
         ("h100", r"h100s?"),
         ("h200", r"h200(?:[\s-]*sxm)?s?"),
         ("b200", r"(?:hgx[\s-]*)?b200s?"),

@@ -180,6 +180,8 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     text = u.question.lower()
     cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
     named = list(prev.configurations) or _nodes_of(prev, catalog)  # "your two 4x A100 nodes"
+    if len(named) < 2:  # the picks of the last two answers ("… and the cheapest with NVLink?")
+        named = list(dict.fromkeys([*prev.answered, *prev.answered_before]))
     nodes = [catalog.configurations[c] for c in named if c in catalog.configurations]
     if len(nodes) < 2 or not (cheaper or dearer):
         return {}
@@ -232,6 +234,12 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     if picked:  # "the cheaper one - how many chats can it take?": a reference, not an ask
         intents = [i for i in intents if i not in ("cheapest", "off_topic")] or [str(prev.intent)]
         update.update(picked)
+        kept = update.get("constraints")
+        if kept is not None and (kept.require_link or kept.exclude_link):
+            # the node picked is the one meant, whatever link an earlier turn asked for
+            update["constraints"] = kept.model_copy(
+                update={"require_link": None, "exclude_link": None}
+            )
     update["intents"] = intents
     if not names_hardware and not swapped and not picked:
         update.update(_node_for(u, prev, intents, catalog))
