@@ -162,3 +162,32 @@ def test_a_card_with_its_form_factor_in_brackets(nlu: Understander) -> None:
         "Kann ich Llama 3.3 70B mit QLoRA auf einer einzigen A100 80GB (PCIe) feintunen?"
     )
     assert (u.cards, u.count) == (["a100-pcie"], 1)
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        ("will flux dev run on an L4 or is that too small for image gen?", None),
+        ("Is PCIe enough or do I need NVLink for Llama 3.3 70B?", "pcie_enough"),
+    ],
+)
+def test_the_first_alternatives_claim(nlu: Understander, question: str, claim: str | None) -> None:
+    assert nlu.understand(question).claim == claim
+
+
+def test_my_card_is_one_card(nlu: Understander) -> None:
+    u = nlu.understand(
+        "qwen3 30b a3b only has 3b active params so it should fit on my 4090, right?"
+    )
+    assert (u.cards, u.count, u.claim) == (["rtx-4090"], 1, "active_sets_memory")
+
+
+def test_other_hardware_asked_beside_a_speed_after_a_fit_refits(assistant: Assistant) -> None:
+    first = assistant.ask("passt gemma 3 27b auf eine rtx 5090?")
+    second = assistant.ask(
+        "und auf einer a100 pcie? wie schnell wäre es da?", session_id=first.session_id
+    )
+    assert second.reading is not None
+    assert [a.kind for a in second.reading.asks][:2] == ["fit", "speed"]
+    assert second.tool_calls[0].name == "fit_check"
+    assert second.answer.lstrip("*").startswith("Ja")

@@ -720,11 +720,21 @@ _VERIFY_RX = re.compile(
 )
 
 
+# the first alternative asks whether it fits: "will FLUX run on an L4 or is that too small?"
+_FIT_FIRST_RX = re.compile(
+    r"^\W*(?:will|would|does|do|can|could|is|passt|läuft|geht|reicht|schafft)\b[^?]{0,80}?"
+    r"\b(?:run|fit|work|go|passt|läuft|laufen|geht|reicht|schafft|on|auf)\b"
+)
+
+
 def _claim_in(folded: str) -> Claim | None:
     found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
     if not found:
         return None
     first = min(found)[0]
+    before = ALTERNATIVE_RX.search(folded, 0, first)
+    if before is not None and _FIT_FIRST_RX.search(folded[: before.start()]):
+        return None  # the claim is the second alternative's; "yes" answers the fit asked first
     # the "or" of the first claim's own sentence ("Do we need NVLink, or is PCIe fine?")
     alternative = ALTERNATIVE_RX.search(folded, first)
     between = folded[first : alternative.start()] if alternative else ""

@@ -21,6 +21,9 @@ _NUMBER_WORDS = {
     "einzelne": 1,
     "einzelnen": 1,
     "einzige": 1,
+    "my": 1,  # "on my 4090": one card
+    "meiner": 1,
+    "meinem": 1,
     "einzigen": 1,
     "einzigem": 1,
     "einziger": 1,

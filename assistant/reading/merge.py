@@ -293,12 +293,20 @@ _AT_PRECISION_RX = re.compile(
 )
 
 
+# "und auf einer A100 PCIe?", "and on an H200?": a sentence that names only other hardware
+_ON_HARDWARE_RX = re.compile(r"(?:^|[.?!]\s*)(?:and|und)\s+(?:on|auf|with|mit)\s+[^.?!]{2,30}\?")
+
+
 def _refit_at_precision(merged: Any, prev: Slots) -> None:
-    """ "and in awq? what would the card cost?" after a fit: the fit asked again at that
-    precision leads, before the other asks of the follow-up."""
-    if prev.intent != "fit" or not merged.precision or any(a.kind == "fit" for a in merged.asks):
+    """ "and in awq? what would the card cost?", "und auf einer A100 PCIe? wie schnell wäre es
+    da?" after a fit: the fit asked again at that precision or on that hardware leads, before
+    the other asks of the follow-up."""
+    if prev.intent != "fit" or any(a.kind == "fit" for a in merged.asks) or not merged.asks:
         return
-    if not _AT_PRECISION_RX.search(merged.question.lower()):
+    text = merged.question.lower()
+    hardware = merged.cards or merged.card_families or merged.configurations
+    at_precision = merged.precision and _AT_PRECISION_RX.search(text)
+    if not (at_precision or (hardware and _ON_HARDWARE_RX.search(text))):
         return
     merged.asks = [Ask(kind="fit"), *merged.asks]
     merged.intents = ["fit", *(i for i in merged.intents if i != "fit")]
