@@ -191,3 +191,13 @@ def test_other_hardware_asked_beside_a_speed_after_a_fit_refits(assistant: Assis
     assert [a.kind for a in second.reading.asks][:2] == ["fit", "speed"]
     assert second.tool_calls[0].name == "fit_check"
     assert second.answer.lstrip("*").startswith("Ja")
+
+
+def test_what_does_it_cost_after_a_fit_anywhere_prices_the_node_it_named(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask("welche Karte reicht für FLUX schnell, Bilder generieren für den Shop?")
+    named = first.prices[0].configuration
+    second = assistant.ask("und was kostet die im Monat?", session_id=first.session_id)
+    quote = next(c for c in second.tool_calls if c.name == "price_quote")
+    assert quote.arguments["configurations"] == [named]

@@ -151,6 +151,7 @@ class FitMixin(ComposerBase):
         if u.one_node and not one_card:
             self._fit_one_node(d, fit, topic)
         elif one is not None and (one_card or split is None):
+            d.result = [one["configuration"]]  # "und was kostet die?" asks about this node
             d.add(
                 t(
                     d.lang,
