@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu.claims import find_stated_claim
-from assistant.nlu.lexicon import _NUM, _find_cards, _to_int
+from assistant.nlu.lexicon import _NUM, _NUMBER_WORDS, _find_cards, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
 from tools.load import traffic_of
 from tools.specs import ARCHITECTURES, Architecture
@@ -162,12 +162,11 @@ def _at_once(folded: str, m: re.Match[str]) -> bool:
 
 
 # number words of a count at once ("zwei Anfragen gleichzeitig", "a dozen at once")
-_COUNT_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "a dozen": 12, "zwei": 2, "drei": 3,
-    "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
-    "zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "ein dutzend": 12, "dutzend": 12,
-}  # fmt: skip
+_COUNT_WORDS = {w: n for w, n in _NUMBER_WORDS.items() if n >= 2 and w != "pair"} | {
+    "a dozen": 12,
+    "ein dutzend": 12,
+    "dutzend": 12,
+}
 _COUNT_WORDS_RX = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True)) + r")\b"
 )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.nlu.asks import find_asks
 from assistant.nlu.constraints import find_users_factor
-from assistant.nlu.lexicon import _fold
+from assistant.nlu.lexicon import _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.workloads import serving_only
 from tools.load import concurrent_sequences
@@ -266,8 +266,6 @@ _N_OF_THEM_RX = re.compile(
     r"\b(\d|two|three|four|eight|zwei|drei|vier|acht)\s+(?:of them|of those|of these|davon|"
     r"von denen|von den(?:en)?|solche[rn]?|such cards)\b"
 )
-_WORD_COUNTS = {"two": 2, "three": 3, "four": 4, "eight": 8, "zwei": 2, "drei": 3, "vier": 4,
-                "acht": 8}  # fmt: skip
 
 
 def _n_of_them(merged: Any, catalog: Any) -> None:
@@ -275,7 +273,7 @@ def _n_of_them(merged: Any, catalog: Any) -> None:
     m = _N_OF_THEM_RX.search(merged.question.lower())
     if m is None:
         return
-    n = int(m.group(1)) if m.group(1).isdigit() else _WORD_COUNTS[m.group(1)]
+    n = _to_int(m.group(1)) or 0
     cards = [*merged.cards, *(c for f in merged.card_families for c in CARD_FAMILIES.get(f, ()))]
     if not cards:
         cards = [catalog.configurations[c].gpu for c in merged.configurations
