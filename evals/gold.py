@@ -29,7 +29,8 @@ def overlay(reading: Reading, gold: dict[str, Any]) -> Reading:
             data[field] = normalise_asks(value) if field == "asks" else value
     if gold.get("model"):
         data.update(models=[gold["model"]], model_name=None)
-    kinds = [a["kind"] if isinstance(a, dict) else a for a in normalise_asks(gold.get("asks", []))]
+    asks = normalise_asks(gold.get("asks") or [])  # `asks: null`: none, as for an NVLink question
+    kinds = [a["kind"] if isinstance(a, dict) else a for a in asks]
     derived = ("task" in gold and gold["task"] != reading.task) or (
         "asks" in gold and kinds != [a.kind for a in reading.asks]
     )

@@ -446,3 +446,9 @@ def test_gold_readings_mode_answers_from_the_gold_laid_over_the_rule_reading(
     given = {"asks": ["price"], "intents": ["cheapest"]}
     r = overlay(Reading(task="serve", intents=["fit"], model="qwen3-8b"), given)
     assert r.intents == ["cheapest"]
+    # `asks: null` (blind-22's NVLink and paste cases) empties the asks instead of crashing
+    from assistant.reading.model import Ask
+
+    asked = Reading(task="serve", intents=["nvlink", "fit"], asks=[Ask(kind="fit")])
+    r = overlay(asked, {"asks": None, "intents": ["nvlink"]})
+    assert r.asks == [] and r.intents == ["nvlink"]
