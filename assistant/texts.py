@@ -53,6 +53,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Das Modell {name} kenne ich nicht** — es steht nicht im Katalog, also rate ich "
         "seine Größe nicht.",
     ),
+    "sized_by_name_family": (
+        "_The catalog has {names}._",
+        "_Im Katalog stehen {names}._",
+    ),
     "sized_by_name": (
         "_{name} is not in the catalog: sized from its name as a generic dense {params}B model "
         "(the architecture is unknown, so the KV cache is an estimate or left out as stated)._",
@@ -155,6 +159,7 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Speicher jeder Karte nutzbar bis auf {reserve} Reserve, wie {runtime} rechnet, "
         "{overhead} pro Karte für seinen Rechenpuffer.",
     ),
+    "need_of": (", {need} of {usable} per card", ", {need} von {usable} pro Karte"),
     "cfg_fits_one": (
         "{label}: fits on one card ({need} of {usable} per card).",
         "{label}: passt auf eine Karte ({need} von {usable} pro Karte).",
@@ -254,8 +259,8 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Modell pro Karte, Pipeline-Parallelismus, Diffusion und Rendering brauchen es nicht.",
     ),
     "split_across": (
-        " (tensor parallelism across {n} cards on {label})",
-        " (Tensor-Parallelismus über {n} Karten auf {label})",
+        " (tensor parallelism across {n} cards on {label}, {need} of {usable} per card)",
+        " (Tensor-Parallelismus über {n} Karten auf {label}, {need} von {usable} pro Karte)",
     ),
     "pp_over_pcie": (
         "**Over PCIe: pipeline parallelism.** It hands activations over once per micro-batch, "
@@ -302,6 +307,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{precision}:",
         "**{cheap} ist der günstigere: {diff} weniger im Monat als {other}** für {model} in "
         "{precision}:",
+    ),
+    "compare_faster": (
+        "**{fast} is the faster one: about {tps} tokens/s; {slow} about {slow_tps} tokens/s** "
+        "for {model} in {precision} (single stream):",
+        "**{fast} ist der schnellere: etwa {tps} Token/s; {slow} etwa {slow_tps} Token/s** für "
+        "{model} in {precision} (ein Stream):",
     ),
     "compare_only_other": (
         "**Only {other} holds {model} in {precision}**; {cheap} costs {diff} less per month but "
@@ -384,6 +395,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Keine Konfiguration im Katalog fasst {model} in {precision}.**",
     ),
     "cheapest_more": ("Next cheapest:", "Danach am günstigsten:"),
+    "recommend_nvlink": (
+        "**Recommended for {model} in {precision}: {label}** ({verdict}): the model must be "
+        "split and you {why}, so the guide's rule is NVLink (SXM), and this is the cheapest "
+        "NVLink node that holds it.",
+        "**Empfohlen für {model} in {precision}: {label}** ({verdict}): das Modell muss "
+        "aufgeteilt werden und Sie {why}, also gilt die Regel des Guides: NVLink (SXM), und das "
+        "ist der günstigste NVLink-Knoten, der es fasst.",
+    ),
     "cheapest_nvlink": (
         "Because the model must be split and you {why}, the cheapest NVLink (SXM) node that "
         "holds it is {label}.",
@@ -401,6 +420,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     "why_traffic": ("serve real traffic", "echten Traffic bedienen"),
     "why_training": ("train", "trainieren"),
     "v_fits_one": ("fits on one card", "passt auf eine Karte"),
+    "v_fits_one_tight": ("fits tightly on one card", "passt knapp auf eine Karte"),
     "v_split": ("split across {n} cards", "auf {n} Karten aufgeteilt"),
     "v_no_fit": ("does not fit", "passt nicht"),
     # --- speed
@@ -426,8 +446,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Bei {price} sind das {cost} pro Million Ausgabe-Token unter Volllast.",
     ),
     "speed_no_fit": (
-        "**{model} in {precision} does not fit on {label}**, so there is no speed to estimate.",
-        "**{model} passt in {precision} nicht auf {label}**, daher gibt es kein Tempo zu schätzen.",
+        "**{model} in {precision} does not fit on {label}** ({need} needed per card, {usable} "
+        "usable), so there is no speed to estimate.",
+        "**{model} passt in {precision} nicht auf {label}** ({need} nötig pro Karte, {usable} "
+        "nutzbar), daher gibt es kein Tempo zu schätzen.",
     ),
     "speed_pick": (
         "You didn't name a configuration; here are the cheapest ones that hold it:",
@@ -944,6 +966,21 @@ PHRASES: dict[str, tuple[str, str]] = {
         "For {n} independent copies, one per card: {label} holds {r},",
         "Für {n} unabhängige Kopien, eine pro Karte: {label} fasst {r},",
     ),
+    "image_copies": (
+        "{n} at once: each card renders its own images with its own copy of the model, so {n} "
+        "images run in parallel on {n} cards; on one card they wait their turn.",
+        "{n} gleichzeitig: jede Karte rendert ihre eigenen Bilder mit ihrer eigenen Kopie des "
+        "Modells, also laufen {n} Bilder parallel auf {n} Karten; auf einer Karte warten sie "
+        "nacheinander.",
+    ),
+    "image_copies_here": (
+        "{label} runs {r} at a time.",
+        "{label} schafft {r} gleichzeitig.",
+    ),
+    "image_copies_node": (
+        "The cheapest node with a card for each: {label}",
+        "Der günstigste Knoten mit einer Karte für jeden: {label}",
+    ),
     "room_none": (
         "On {label} it fills the card with no headroom: higher resolutions, several images per "
         "batch, LoRAs or ControlNet push it into offloading or out of memory. The guide's advice: "
@@ -1258,6 +1295,11 @@ def tokens(lang: Language, value: float) -> str:
 
 
 def gb(lang: Language, value: float) -> str:
+    """Memory keeps the tools' one decimal at every size (123.5 GB of 126.9, as `sizing fit`
+    prints it), dropping only a trailing .0 (141 GB); under 10 GB `smart` applies (0.16 GB)."""
+    if abs(value) >= 100:
+        whole = round(value, 1) % 1 == 0
+        return f"{num(lang, value, 0 if whole else 1)} GB"
     return f"{smart(lang, value)} GB"
 
 

@@ -92,9 +92,14 @@ def advice_cmd(
             planned_tensor_parallel=tp,
         )
     )
+    short = _short_node(cat, config, fits_one, cards_needed)
     if as_json:
         data = res.model_dump(mode="json")
         data["model"] = m.id
+        if config:
+            data["configuration"] = config
+            data["configuration_holds"] = short is None
+            data["cards_needed"] = cards_needed
         for item in [res.rule, *res.also]:
             if item is not None:
                 data.setdefault("urls", {})[item.key] = item.url(language)
@@ -108,6 +113,24 @@ def advice_cmd(
     for item in res.also:
         con.print(f"- {getattr(item, text)} ({item.url(language)})")
     con.print("why: " + "; ".join(res.reasons))
+    if short is not None:
+        con.print(short)
+
+
+def _short_node(
+    cat: Any, config: str | None, fits_one: bool, cards_needed: int | None
+) -> str | None:
+    """The note that the judged configuration does not hold the job ("1x-l4 has 1 card; one
+    copy needs 8 of them"): the rule above is for a node that does. None when it holds it."""
+    if not config or fits_one:
+        return None
+    if cards_needed is None:  # image and video jobs are not split
+        return f"note: one copy does not fit a card of {config}"
+    have = cat.configurations[config].count
+    if cards_needed <= have:
+        return None
+    need = "more than a node holds" if cards_needed > 8 else f"{cards_needed} of them"
+    return f"note: {config} has {have} card{'s' if have > 1 else ''}; one copy needs {need}"
 
 
 def _registry_case(

@@ -133,6 +133,12 @@ def fit_cmd(
         )
     else:
         con.print(f"published VRAM need {_gb(res.weights_gb)} GB ({res.precision}); not split")
+        if concurrency > 1:  # the need is one copy's: several at once are several cards
+            con.print(
+                f"-n {concurrency}: each card runs one copy and renders its own images, so "
+                f"{concurrency} at once need {concurrency} cards (gpu-for-flux-sdxl#many-cards); "
+                "the need per card does not change"
+            )
     con.print(
         f"{counts['fits_one_card']} fit on one card, {counts['split']} must be split, "
         f"{counts['does_not_fit']} do not fit"

@@ -8,6 +8,7 @@ Heavy imports (pydantic models, rich, the catalog) happen inside the commands: c
 from __future__ import annotations
 
 import json
+import re
 import sys
 from decimal import Decimal
 from enum import StrEnum
@@ -145,9 +146,13 @@ def _precision(text: str | None, as_json: bool) -> str | None:
     from tools.memory import normalize_precision
 
     try:
-        return normalize_precision(text)
+        canonical = normalize_precision(text)
     except ValueError as exc:
         _fail(str(exc), as_json)
+    if not as_json and re.sub(r"[\s_-]", "", text.lower()) not in re.sub(r"[_-]", "", canonical):
+        # "-p int4" is sized as AWQ: say so, on stderr, so piped output stays the table
+        typer.echo(f"note: {text!r} is sized as {canonical}", err=True)
+    return canonical
 
 
 def _emit(data: Any) -> None:

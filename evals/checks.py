@@ -229,6 +229,12 @@ VERDICT_TEXT: dict[str, dict[str, str]] = {
 }
 
 
+_PCIE_RULES = {"pcie", "pcie_size_for_memory"}
+#: an unknown model sized as a generic one of the size in its name ("sized from its name as a
+#: generic dense 13B model"): its figures and prices come from the tools
+_GENERIC_SIZING_RX = re.compile(r"generic dense|generisches dichtes", re.IGNORECASE)
+
+
 def headline(text: str) -> str:
     """The first paragraph of an answer (its verdict line), italics notices skipped."""
     for para in re.split(r"\n\s*\n", text.strip()):
@@ -630,7 +636,12 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
             return False, f"{value}: purchase_advice not called"
         recs = sorted({str((c.result or {}).get("recommendation")) for c in advice})
         text_ok = rx.search(text) is not None
-        return recs == [value] and text_ok, f"{value}: purchase_advice says {', '.join(recs)}" + (
+        # "pcie" is PCIe recommended, whichever PCIe rule says so (rule 2, or rule 3's "PCIe
+        # works, size for memory"); a case that tells them apart says `rule:`
+        accepted = ({value} | _PCIE_RULES) if value == "pcie" else {value}
+        return set(
+            recs
+        ) <= accepted and text_ok, f"{value}: purchase_advice says {', '.join(recs)}" + (
             "" if text_ok else "; the text does not say so"
         )
     # unknown_model / off_topic: from the text (and no made-up figures)
@@ -638,5 +649,6 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
     if value == "off_topic":
         ok = ok and not answer.prices and not answer.tool_calls
     if value == "unknown_model":
-        ok = ok and not answer.prices
+        # prices only beside a sizing the tools made from the size in its name, said as such
+        ok = ok and (not answer.prices or _GENERIC_SIZING_RX.search(text) is not None)
     return ok, f"{value}: {'stated' if ok else 'not stated'} ({headline(text)[:120]!r})"

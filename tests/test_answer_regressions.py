@@ -14,6 +14,7 @@ from assistant.answer import Answer
 from assistant.deps import Deps
 from assistant.registry import call_tool
 from assistant.service import Assistant
+from assistant.texts import gb
 from tests.answers import ok as _ok
 
 WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
@@ -133,7 +134,7 @@ def test_full_fine_tuning_memory(
     text = _ok(a, "en")
     mem = call_tool(deps, "memory_need", {"model": model, "training": True}).result
     total = mem["total_gb"]
-    shown = f"{total:,.0f} GB" if total >= 100 else f"{total:.1f} GB"
+    shown = gb("en", total)  # one decimal at every size (144.5 GB)
     assert shown in text, (shown, text[:300])
     assert "18 bytes per parameter" in text
     advice = [t for t in a.tool_calls if t.name == "purchase_advice"][-1]

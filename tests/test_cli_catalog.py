@@ -335,7 +335,18 @@ def test_models_and_advice(run: Any) -> None:
     )
     assert big["rule"]["number"] == 4
     low = _json(run("advice", "Llama 3.3 70B", "--config", "4x-a100-pcie", "--json"))
-    assert low["rule"]["number"] == 3
+    assert low["rule"]["number"] == 3 and low["configuration_holds"]
+    # a node that cannot hold the job is said to fall short, beside the rule for one that can
+    short = _json(run("advice", "Llama 3.3 70B", "--config", "1x-l4", "--json"))
+    assert not short["configuration_holds"] and short["cards_needed"] > 1
+    assert (
+        "note: 1x-l4 has 1 card; one copy needs"
+        in run("advice", "Llama 3.3 70B", "--config", "1x-l4").output
+    )
+    assert (
+        "note: one copy does not fit a card of 1x-l4"
+        in run("advice", "wan-2.1-14b", "--config", "1x-l4").output
+    )
     huge = _json(run("advice", "Llama 3.1 405B", "--config", "8x-h100-sxm5", "--json"))
     assert huge["rule"]["number"] == 5
     # 30 at once is real traffic (tools.load.traffic_of), as the answer path reads it
@@ -410,3 +421,18 @@ def test_the_assistants_topology_tool_judges_the_board_too() -> None:
     down = check("4x-a100-sxm4", _matrix(4, "NV4", (2, 3, "NV2")))
     assert down["status"] == "defect"
     assert check("8x-h100-sxm5", _matrix(8, "NV6"))["status"] == "defect"
+
+
+def test_a_precision_read_as_another_says_so(run: Any) -> None:
+    """`-p int4` is sized as AWQ; the table says "awq" and a note on stderr says why."""
+    res = run("fit", "llama-3.1-8b", "-p", "int4")
+    assert res.exit_code == 0 and "in awq" in res.stdout
+    assert "note: 'int4' is sized as awq" in res.stderr
+    assert "note:" not in run("fit", "llama-3.1-8b", "-p", "q4_k_m").stderr
+
+
+def test_an_image_model_for_several_at_once_says_what_n_means(run: Any) -> None:
+    res = run("fit", "flux.1-dev", "-n", "4")
+    assert res.exit_code == 0
+    assert "4 at once need 4 cards" in " ".join(res.stdout.split())
+    assert "at once need" not in run("fit", "flux.1-dev").stdout

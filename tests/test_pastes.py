@@ -134,3 +134,26 @@ def test_a_defect_in_a_pasted_all_reduce_run_is_addressed_to_staff_in_slack(  # 
     staff = for_staff(a).answer
     assert "report it to support" not in staff
     assert "*What to check:*" in staff and "*What to tell the customer:*" in staff
+
+
+def test_a_paste_quoted_in_a_forwarded_mail_is_read() -> None:
+    """A matrix or all_reduce_perf output inside a quoted mail keeps its '> ' markers; `sizing
+    topo` stopped with "matrix incomplete: no row for GPU0 …" (a blind writer's finding)."""
+    from tests.pastes import topo_8x_h100
+    from tools.diagnostics import parse_all_reduce, parse_topo_matrix
+
+    plain = topo_8x_h100()
+    quoted = "Am Montag schrieb Kunde:\n" + "\n".join("> " + line for line in plain.splitlines())
+    assert parse_topo_matrix(quoted) == parse_topo_matrix(plain)
+    twice = "\n".join(">> " + line for line in plain.splitlines())
+    assert parse_topo_matrix(twice) == parse_topo_matrix(plain)
+    perf = (
+        "#  Rank  0 Group  0 Pid 1 on host device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid 1 on host device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
+        "   134217728      33554432     float     sum      -1   1200.0  111.85  111.85      0"
+        "   1190.0  112.79  112.79      0\n"
+        "# Avg bus bandwidth    : 111.9\n"
+    )
+    rows, ranks, avg = parse_all_reduce("\n".join("> " + line for line in perf.splitlines()))
+    assert (len(rows), ranks, avg) == (1, 2, 111.9)
+    assert rows[0].busbw_gb_s == pytest.approx(111.85)

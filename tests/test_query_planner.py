@@ -476,3 +476,28 @@ def test_a_card_compared_with_another_is_the_one_answered(
 def test_cards_without_a_comparison_have_no_subject(nlu: Understander) -> None:
     assert nlu.understand("Which of the A100 and the L40S support FP8?").subject_cards == []
     assert nlu.understand("Unterstützen A100 und H100 FP8?").subject_cards == []
+
+
+def test_a_pcie_verdict_is_any_pcie_rule_and_a_generic_sizing_may_carry_prices() -> None:
+    """evals: `verdict: pcie` is PCIe recommended, by rule 2 or by rule 3 ("PCIe works, size for
+    memory"), and never an SXM recommendation; `unknown_model` allows prices only beside a sizing
+    from the size in the name that says so (blind-22's writers)."""
+    from types import SimpleNamespace
+
+    from evals.checks import _verdict
+
+    def advice(rec: str) -> SimpleNamespace:
+        call = SimpleNamespace(name="purchase_advice", result={"recommendation": rec})
+        return SimpleNamespace(answer="**Yes, PCIe works.**", tool_calls=[call], language="en")
+
+    assert _verdict("pcie", None, advice("pcie_size_for_memory"), "en")[0]
+    assert _verdict("pcie", None, advice("pcie"), "en")[0]
+    assert not _verdict("pcie", None, advice("sxm"), "en")[0]
+    assert not _verdict("pcie_size_for_memory", None, advice("pcie"), "en")[0]
+
+    quote = [SimpleNamespace(configuration="1x-l4")]
+    said = "**No.** _OLMo 2 13B is not in the catalog: sized from its name as a generic dense 13B._"
+    sized = SimpleNamespace(answer=said, tool_calls=[], prices=quote, language="en")
+    bare = SimpleNamespace(answer="OLMo 2 13B is not in the catalog.", tool_calls=[], prices=quote)
+    assert _verdict("unknown_model", None, sized, "en")[0]
+    assert not _verdict("unknown_model", None, bare, "en")[0]

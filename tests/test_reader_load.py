@@ -201,3 +201,41 @@ def test_what_does_it_cost_after_a_fit_anywhere_prices_the_node_it_named(
     second = assistant.ask("und was kostet die im Monat?", session_id=first.session_id)
     quote = next(c for c in second.tool_calls if c.name == "price_quote")
     assert quote.arguments["configurations"] == [named]
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("cx asks: q3 235b a22b fp8 on 4x h200 - fits?", "qwen3-235b-a22b"),
+        ("does the 30b-a3b fit on an l4?", "qwen3-30b-a3b"),  # the base model, not the Coder
+        ("qwen3 coder 30b a3b on l4?", "qwen3-coder-30b-a3b"),
+    ],
+)
+def test_a_moe_size_signature_names_its_one_model(
+    nlu: Understander, question: str, model: str
+) -> None:
+    """Total and active parameters together ('235b a22b') name a model even in shorthand."""
+    assert nlu.understand(question).model == model
+
+
+def test_a_bare_size_stays_a_size(nlu: Understander) -> None:
+    u = nlu.understand("a 70b model on 2 h100?")
+    assert u.model is None and u.params_b == 70.0
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what gpu do i need for a 70b model",
+        "welche karte reicht für flux schnell, bilder generieren für unseren shop?",
+        "Welche GPU brauche ich für Llama 3.1 8B?",
+    ],
+)
+def test_the_least_that_does_the_job_is_the_cheapest(nlu: Understander, question: str) -> None:
+    """'What GPU do I need?' asks for the least that holds it: the cheapest fit (as two blind
+    writers expected)."""
+    assert "cheapest" in nlu.understand(question).intents
+
+
+def test_which_cards_can_run_it_stays_a_fit_list(nlu: Understander) -> None:
+    assert "cheapest" not in nlu.understand("which gpus can run llama 3.3 70b?").intents

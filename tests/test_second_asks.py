@@ -16,6 +16,7 @@ import pytest
 from assistant.answer import Answer
 from assistant.nlu.mail import drop_earlier_messages, drop_signatures
 from assistant.service import Assistant
+from assistant.texts import gb
 from tests.answers import last_call
 
 WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for `deps`
@@ -719,7 +720,7 @@ def test_memory_asked_beside_a_price_for_a_fine_tune_is_the_training_memory(
     )
     mem = last_call(a, "memory_need")
     assert mem.arguments.get("training") is True
-    assert f"{mem.result['total_gb']:.0f} GB" in a.answer  # 145 GB, not the 19.7 GB of serving
+    assert gb("en", mem.result["total_gb"]) in a.answer  # 144.5 GB, not the 19.7 GB of serving
 
 
 def test_an_image_model_memory_ask_gets_its_published_need(assistant: Assistant) -> None:

@@ -89,6 +89,14 @@ def _meaning(label: str) -> str:
 
 _GPU_RX = re.compile(r"\bGPU\d+\b")
 
+#: e-mail quote markers before a pasted line ("> GPU0  X  NV4", ">> # Rank 0 ...")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+
+
+def _clean(line: str) -> str:
+    """A pasted line without colour codes and without the quote markers of a forwarded mail."""
+    return _QUOTE.sub("", _ANSI.sub("", line))
+
 
 def _is_header(line: str) -> bool:
     toks = line.split()
@@ -101,7 +109,7 @@ def parse_topo_matrix(text: str) -> tuple[list[str], dict[tuple[str, str], str]]
     The matrix may sit inside prose that names GPUs ("the customer says GPU0 and GPU5 are
     slow"): every line that could be its header is tried, the first that heads a whole matrix
     wins; when none does, the problem of the widest header (the likeliest matrix) is raised."""
-    lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
+    lines = [_clean(line).rstrip() for line in text.splitlines()]
     headers = [i for i, line in enumerate(lines) if _is_header(line)]
     if not headers:
         raise TopoParseError("no `nvidia-smi topo -m` matrix found (expected a GPU0 header)")
@@ -306,7 +314,7 @@ def parse_all_reduce(text: str) -> tuple[list[AllReduceRow], int | None, float |
     ranks = 0
     avg: float | None = None
     for raw in text.splitlines():
-        line = _ANSI.sub("", raw).strip()
+        line = _clean(raw).strip()
         if not line:
             continue
         if line.startswith("#"):

@@ -215,6 +215,16 @@ class ComposerBase:
             text += " " + t(d.lang, "room_instead", label=d.link(cid)) + " " + d.price(cid)
         d.add(text)
 
+    def _verdict_with_need(self, d: Draft, r: dict[str, Any]) -> str:
+        """'fits on one card, 146.4 GB of 162 GB per card': the verdict with what it rests on."""
+        word = self._verdict_word(d, r)
+        if r.get("room") == "tight" and r["verdict"] == "fits_one_card":
+            word = t(d.lang, "v_fits_one_tight")  # the summary keeps what the figure says
+        if r.get("required_gb_per_card") is None or r.get("usable_gb_per_card") is None:
+            return word
+        need = gb(d.lang, r["required_gb_per_card"])
+        return word + t(d.lang, "need_of", need=need, usable=gb(d.lang, r["usable_gb_per_card"]))
+
     def _verdict_word(self, d: Draft, r: dict[str, Any]) -> str:
         if r["verdict"] == "fits_one_card":
             return t(d.lang, "v_fits_one")

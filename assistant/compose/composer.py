@@ -75,19 +75,23 @@ class Composer(
         if flow.filtered or flow.claim == "fits":
             self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
-            self._sized_by_name(d, u.unknown_model, u.params_b)
+            self._sized_by_name(d, u.unknown_model, u.params_b, u.unknown_model_closest)
         claim = self._named_verdict(d, asked, flow) or flow.claim
         answer_in_polarity(d, u, claim)
 
     @staticmethod
-    def _sized_by_name(d: Draft, name: str, params_b: float) -> None:
+    def _sized_by_name(d: Draft, name: str, params_b: float, closest: list[str]) -> None:
         """ "Gemma 3 27B": not in the catalog, sized from the parameter count in its name; the
-        answer calls it by its name and says how it was sized."""
+        answer calls it by its name and says how it was sized, right after its lead, with the
+        catalog's models of the same family."""
         if f"{params_b:g}b" not in name.lower().replace(" ", ""):
             return  # the size came from elsewhere in the question ("34B … Llama 9 900B")
         generic = generic_name(f"{params_b:g}B model", d.lang)
         d.paras = [para.replace(generic, name) for para in d.paras]
-        d.add(t(d.lang, "sized_by_name", name=name, params=f"{params_b:g}"))
+        note = t(d.lang, "sized_by_name", name=name, params=f"{params_b:g}")
+        if closest:
+            note += " " + t(d.lang, "sized_by_name_family", names=", ".join(closest[:3]))
+        d.paras.insert(min(1, len(d.paras)), note)
 
     def plan(self, u: Query) -> Flow:
         """The flow the planner chooses for a query (for tests, evals and the CLI)."""

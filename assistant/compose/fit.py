@@ -52,6 +52,8 @@ class FitMixin(ComposerBase):
         self._replicas(d, u, rows)
         if self._is_image(fit):
             self._image_room(d, targets or ([one] if one is not None else []), rows)
+            self._image_copies(d, u, targets, rows)
+            self._image_table(d, targets)
         else:
             self._llm_room(d, targets or ([one] if one is not None else []), rows)
         d.add(note)
@@ -231,6 +233,50 @@ class FitMixin(ComposerBase):
             + " "
             + d.price(best["configuration"])
         )
+
+    def _image_table(self, d: Draft, targets: list[dict[str, Any]]) -> None:
+        """A named card's row of the guide's table of which card holds which image model
+        (gpu-for-flux-sdxl#which-card), cited beside the verdict on that card."""
+        if not targets or not d.paras:
+            return
+        gpu = self.deps.catalog.gpus.get(targets[0]["gpu"])
+        name = getattr(gpu, "short_name", None)
+        if not name:
+            return
+        d.paras[0] += d.cite("which-card", contains=re.escape(name), guide="gpu-for-flux-sdxl")
+
+    def _image_copies(
+        self, d: Draft, u: Query, targets: list[dict[str, Any]], rows: list[dict[str, Any]]
+    ) -> None:
+        """Image/video models for several people at once: every card renders its own images
+        (gpu-for-flux-sdxl#many-cards), so N at once need N cards; what the asked node runs at
+        a time and, when that is fewer, the cheapest node with a card for each (with room to
+        spare when one has it, as the guide advises)."""
+        n = u.concurrency or 0
+        if n < 2:
+            return
+        text = t(d.lang, "image_copies", n=n)
+        text += d.cite("many-cards", guide="gpu-for-flux-sdxl")
+        held = [r for r in targets if r["verdict"] == "fits_one_card"]
+        if held:
+            r = held[0]
+            text += " " + t(
+                d.lang,
+                "image_copies_here",
+                label=d.label(r["configuration"]),
+                r=min(r["replicas"], n),
+            )
+        if any(r["replicas"] >= n for r in held):
+            d.add(text)
+            return
+        enough = [r for r in rows if r["verdict"] == "fits_one_card" and r["replicas"] >= n]
+        best = self._cheapest_row(
+            [r for r in enough if r.get("room") == "ample"], ("fits_one_card",)
+        ) or self._cheapest_row(enough, ("fits_one_card",))
+        if best is not None:
+            cid = best["configuration"]
+            text += " " + t(d.lang, "image_copies_node", label=d.link(cid)) + " " + d.price(cid)
+        d.add(text)
 
     def _fit_rule(
         self,

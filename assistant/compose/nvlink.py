@@ -500,7 +500,16 @@ class NvlinkMixin(ComposerBase):
         prec = precision_label(fit["precision"])
         n = ref["cards_needed"] if ref else 0
         split_txt = (
-            t(d.lang, "split_across", n=n, label=d.link(ref["configuration"])) if ref else ""
+            t(
+                d.lang,
+                "split_across",
+                n=n,
+                label=d.link(ref["configuration"]),
+                need=gb(d.lang, ref["required_gb_per_card"]),
+                usable=gb(d.lang, ref["usable_gb_per_card"]),
+            )
+            if ref
+            else ""
         )
         if "independent" in w:
             d.add(t(d.lang, "nvlink_independent") + d.cite("one-model-per-card"))

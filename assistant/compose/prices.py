@@ -253,11 +253,17 @@ class PricesMixin(ComposerBase):
         lead_at = len(d.paras) - 1
         topic = self._cite_topic_guides(d, u, fit)
         costs: dict[str, float] = {}
-        d.bullets([self._compared_line(d, u, rows[c], fit, costs) for c in cids if c in rows])
+        speeds: dict[str, float] = {}
+        d.bullets(
+            [self._compared_line(d, u, rows[c], fit, costs, speeds) for c in cids if c in rows]
+        )
         if len(cids) == 2:
             d.verdict = _first_wins(cids, rows, costs)  # "Is the B200 worth it over the H200?"
         if len(cids) > 2 or not (len(cids) == 2 and diff) or u.claim == "worth_it":
             d.paras[lead_at] = self._compare_verdict(d, rows, costs, model, prec)
+        faster = _speed_lead(d, u, speeds, model, prec)
+        if faster:  # "… and how many tok/s vs a single H100?": the speed asked, not the price
+            d.paras[lead_at] = faster
         d.paras[lead_at] += topic
         key = "weights_only" if not self._is_image(fit) else "image_need"
         d.add(
@@ -307,8 +313,10 @@ class PricesMixin(ComposerBase):
         r: dict[str, Any],
         fit: dict[str, Any],
         costs: dict[str, float],
+        speeds: dict[str, float],
     ) -> str:
-        """One compared node: fit, speed (and its cost per million tokens into `costs`), price."""
+        """One compared node: fit, speed (into `speeds`, its cost per million tokens into
+        `costs`), price."""
         cid = r["configuration"]
         line = self._row_line(d, r, with_price=False)
         if r["verdict"] != "does_not_fit" and not self._is_image(fit):
@@ -319,6 +327,7 @@ class PricesMixin(ComposerBase):
                 precision=u.precision,
             )
             if tput:
+                speeds[cid] = float(tput["tokens_per_s"])
                 line += " " + t(d.lang, "tps", tps=tokens(d.lang, tput["tokens_per_s"])) + "."
                 if tput.get("usd_per_million_tokens") is not None:
                     costs[cid] = float(tput["usd_per_million_tokens"])
@@ -583,7 +592,7 @@ class PricesMixin(ComposerBase):
                 model=model,
                 precision=prec,
                 label=d.link(top["configuration"]),
-                verdict=self._verdict_word(d, top),
+                verdict=self._verdict_with_need(d, top),
             )
             + " "
             + d.price(top["configuration"])
@@ -613,7 +622,22 @@ class PricesMixin(ComposerBase):
                 interconnect="nvlink",
             )
             why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
-            if nv and nv["cheapest"]:
+            if nv and nv["cheapest"] and "recommend" in u.topics:
+                # "which server would you recommend?": the guide's pick leads, the cheapest follows
+                pick = nv["cheapest"][0]
+                cid = pick["configuration"]
+                lead = t(
+                    d.lang,
+                    "recommend_nvlink",
+                    model=model,
+                    precision=prec,
+                    why=why,
+                    label=d.link(cid),
+                    verdict=self._verdict_with_need(d, pick),
+                )
+                d.paras.insert(0, lead + " " + d.price(cid))
+                d.result = [cid]
+            elif nv and nv["cheapest"]:
                 cid = nv["cheapest"][0]["configuration"]
                 d.add(t(d.lang, "cheapest_nvlink", why=why, label=d.link(cid)) + " " + d.price(cid))
             elif d.filters:
@@ -677,6 +701,25 @@ _WHY_EXCLUDED = {
     "exclude_cards": "why_card",
     "max_price_usd_month": "why_budget",
 }
+
+
+def _speed_lead(d: Draft, u: Query, speeds: dict[str, float], model: str, prec: str) -> str | None:
+    """The lead of a comparison that asks the speed and not the price: the faster of two nodes
+    that hold the model, with both figures (None otherwise)."""
+    kinds = {a.kind for a in u.asks}
+    if "speed" not in kinds or "price" in kinds or len(speeds) != 2:
+        return None
+    fast, slow = sorted(speeds, key=lambda c: (-speeds[c], c))
+    return t(
+        d.lang,
+        "compare_faster",
+        fast=d.link(fast),
+        tps=tokens(d.lang, speeds[fast]),
+        slow=d.label(slow),
+        slow_tps=tokens(d.lang, speeds[slow]),
+        model=model,
+        precision=prec,
+    )
 
 
 def _first_wins(cids: list[str], rows: dict[str, Any], costs: dict[str, float]) -> bool | None:

@@ -71,6 +71,8 @@ class SpeedMixin(ComposerBase):
                         model=model,
                         precision=prec,
                         label=d.link(r["configuration"]),
+                        need=gb(d.lang, r["required_gb_per_card"]),
+                        usable=gb(d.lang, r["usable_gb_per_card"]),
                     )
                 )
                 continue
@@ -195,6 +197,8 @@ class SpeedMixin(ComposerBase):
         if cap is None:
             return
         label = d.link(r["configuration"])
+        if u.yes_no and d.verdict is None and u.claim in (None, "fits"):
+            d.verdict = bool(cap["load_fits"])  # "the full 128K on one RTX 5090?": the load asked
         if not cap["fits"] or cap["kv_tokens"] == 0:
             d.add(
                 t(

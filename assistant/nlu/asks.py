@@ -38,6 +38,14 @@ _CONVERSE_OR_RX = re.compile(
     re.IGNORECASE,
 )
 
+_CLAUSE_RX = re.compile(r",\s+|\s+[-–—]+\s+")
+# "cust asks if it fits …", "der Kunde fragt, ob …": a yes/no question reported
+_INDIRECT_RX = re.compile(
+    r"\b(?:asks?|asking|asked|wants to know|wondering|fragt|fragen|wissen)\s*,?\s+"
+    r"(?:if|whether|ob)\b",
+    re.IGNORECASE,
+)
+
 _WH_RX = re.compile(
     r"^\W*(?:what|which|how|why|when|where|who|whose|was|welche\w*|wie|warum|wieso|weshalb|"
     r"wann|wo|wer|wieviel\w*)\b",
@@ -69,8 +77,10 @@ def is_yes_no(question: str) -> bool:
     )
     # "and in FP8 on a single L40S, does it fit then?": a yes/no clause after a comma
     # (not after a wh-question: "What does 1x L40S cost, and can it hold 8B?" asks what first)
-    clause = not _WH_RX.search(q) and any(_YES_NO_RX.match(c) for c in q.split(", ")[1:])
-    return bool(_YES_NO_RX.search(q)) or elliptical or clause
+    # ("X on the 4x A100 node - will we get more than 20 tokens/s?": after a dash too)
+    clauses = _CLAUSE_RX.split(q)[1:]
+    clause = not _WH_RX.search(q) and any(_YES_NO_RX.match(c) for c in clauses)
+    return bool(_YES_NO_RX.search(q)) or elliptical or clause or bool(_INDIRECT_RX.search(q))
 
 
 _SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'“”»«])\s+|\n+")
@@ -184,16 +194,50 @@ def find_asks(folded: str, u: Query) -> None:
         u.asks = _in_order(asks)
         return
     named = _model_at(folded, u)  # a model named with a node and a price: does it fit there?
-    if fit or (money and hardware and named >= 0) or (context and yes_no):
-        first = _first_question(u.question.strip())
+    first = _first_question(u.question.strip())
+    placed = not fit and _placed_model(first, u)  # "mixtral 8x7 on a single a100? how fast?"
+    priced = _PRICE_WORD_RX.search(folded)  # "what does that cost", not a budget's "2 €"
+    if placed and priced and not hardware:  # "… on one card?? and what does that cost"
+        asks.append(Ask(kind="price", at=priced.start()))
+    if fit or placed or (money and hardware and named >= 0) or (context and yes_no):
         # the yes/no asks the fit when it is the whole question or itself asks it ("Will that
         # work?"), not when it asks about something else said before ("… $1,890. Stimmt das?")
-        fit_first = yes_no and (first == u.question.strip() or _FIT_ASK_RX.search(first.lower()))
+        fit_first = placed or (
+            yes_no and (first == u.question.strip() or _FIT_ASK_RX.search(first.lower()))
+        )
         fit_first = fit_first and u.min_tokens_per_s is None  # "schafft sie 20 Token/s?": speed
         at = -1 if fit_first else fit.start() if fit else named
         precisions: list[str | None] = compared if not speed else []
         asks += [Ask(kind="fit", at=at, precision=p) for p in precisions or [None]]
     u.asks = _in_order(asks)
+
+
+#: "on one card", "on a single A100", "auf einer L40S", "auf 2x 4090": where the model would run
+_PLACED_RX = re.compile(
+    r"\b(?:on|onto|auf)\s+(?:(?:a|an|one|1|a single|one single|ONE|einer|eine|einem|ner|"
+    r"einer einzigen|einer einzelnen|\d+\s*x?|the|my|our|unserer?|unserem|der|dem)\s+)?"
+    r"(?:\w+\s+){0,2}?(?:cards?|gpus?|karten?|grafikkarten?|[a-z]\d{1,4}\w*|\d{2,4}\w*|node|box|"
+    r"server|"
+    r"knoten)\b",
+    re.IGNORECASE,
+)
+
+
+_WHICH_RX = re.compile(r"\b(?:which|what|welche\w*|wo|where)\b")
+_PRICE_WORD_RX = re.compile(r"\bcosts?\b|\bprice|\bkostet|\bkosten\b|\bpreis")
+
+
+def _placed_model(first: str, u: Query) -> bool:
+    """A question's first sentence that only places the model on hardware and asks nothing else
+    ("l3.3 70b awq on one card??", "mixtral 8x7 on a single a100?"): it asks whether it fits,
+    whatever the sentences after it ask."""
+    if first == u.question.strip() or not (u.model_mention or u.params_b or u.unknown_model):
+        return False  # one sentence: the other asks' own rules apply
+    low = first.lower()
+    if not (is_yes_no(first) and _PLACED_RX.search(low)) or _WHICH_RX.search(low):
+        return False  # "geht das und auf welchem Server?" asks which, not whether
+    other = (_SPEED_RX, _MONEY_RX, _MEMORY_ASK_RX, _CONTEXT_ASK_RX)
+    return not any(rx.search(low) for rx in other)
 
 
 def _model_at(folded: str, u: Query) -> int:

@@ -90,7 +90,8 @@ def _states_active_memory(folded: str) -> bool:
         r"\b(?:vram|memory|speicher\w*|gb|fits?|passt|reicht)\b", rest
     ):
         return False  # "only 37B active, so it is fast?": a claim about speed
-    return bool(_MEMORY_CUE.search(rest))
+    # the cue may sit inside the claim itself ("so I only need VRAM for the 22B active?")
+    return bool(_MEMORY_CUE.search(rest) or _MEMORY_CUE.search(m.group(0)))
 
 
 # ---------------------------------------------------------------- sizes of two formats

@@ -15,6 +15,7 @@ from assistant.nlu.lexicon import _NUM, _NUMBER_WORDS, _find_cards, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
 from tools.load import traffic_of
 from tools.specs import ARCHITECTURES, Architecture
+from tools.throughput import HOURS_PER_MONTH
 
 # ---------------------------------------------------------------- money and memory
 
@@ -23,7 +24,10 @@ _CURRENCY = r"(?:\$|usd|us-?\$|dollars?|€|eur|euros?)"
 _BUDGET_CUE = (
     r"budget|max(?:imum|imal)?\.?|höchstens|hoechstens|at most|up to|bis (?:zu )?|under|unter|"
     r"below|less than|weniger als|no more than|nicht mehr als|limit|spend|ausgeben|afford|"
-    r"within|innerhalb|i have|we have|ich habe|ich hab|wir haben|i've got|we've got|we got"
+    r"within|innerhalb|i have|we have|ich habe|ich hab|wir haben|i've got|we've got|we got|"
+    # "nichts über 400 €", "nothing above $500", "not over 2k"
+    r"(?:nichts|nicht|kein\w*)\s+(?:über|ueber|teurer als|mehr als)|"
+    r"(?:nothing|not|none)\s+(?:over|above|more than|pricier than)"
 )
 _BUDGET_RX = re.compile(
     rf"(?:{_BUDGET_CUE})\W{{0,12}}(?:(?:of|von|about|ca\.?|around|rund|etwa)\s+)?"
@@ -37,7 +41,7 @@ _BUDGET_RX = re.compile(
 _NOT_MONEY_AFTER = re.compile(r"\s*(?:gb|tb|k?\s*token|kontext|context|users|nutzer|gb/s)")
 _MONEY_NEAR_RX = re.compile(rf"{_CURRENCY}|/\s*(?:month|monat|mo)\b|per month|pro monat|monthly")
 _MIN_MEMORY_RX = re.compile(
-    r"(?:at least|mindestens|min(?:imum)?\.?|minimal|>=|≥|more than|mehr als|über|over|"
+    r"(?:at least|mindestens|mind\.|min(?:imum)?\.?|minimal|>=|≥|more than|mehr als|über|over|"
     r"no less than|nicht weniger als)\s*(\d{2,5}(?:[.,]\d+)?)\s*(gb|tb)\b(?!\s*(?:/s|per card|"
     r"pro karte|je karte|each|each card))(?:\s*(?:vram|gpu[\s-]?memory|speicher|grafikspeicher|"
     r"in total|insgesamt|total))?"
@@ -79,8 +83,32 @@ def _cued_money(folded: str) -> float | None:
 
 def find_budget(folded: str) -> float | None:
     """'budget 8k/month', 'max. 2000 $', 'unter 3.000 € im Monat', 'we can spend $5,000', 'our
-    budget is $1,000 a month'."""
-    return _budget_said(folded) or _cued_money(folded)
+    budget is $1,000 a month'; an hourly budget as a month of hours ('höchstens 2 € pro
+    Stunde': 2 x 730)."""
+    return _hourly_budget(folded) or _budget_said(folded) or _cued_money(folded)
+
+
+# "2 € pro Stunde", "$3/h", "3 dollars an hour": money per hour
+_HOURLY_RX = re.compile(
+    rf"(?:{_CURRENCY}\s*{_AMOUNT}|{_AMOUNT}\s*{_CURRENCY})\s*"
+    r"(?:/\s*|pro\s+|per\s+|an\s+|a\s+|je\s+|die\s+)(?:stunde|std\.?|hour|hr|h)\b"
+)
+_SPEND_CUE_RX = re.compile(rf"(?:{_BUDGET_CUE}|zahlen|bezahlen|pay|ausgeben|spend)\b")
+
+
+def _hourly_budget(folded: str) -> float | None:
+    """A budget said per hour, with a budget cue in its sentence, as a month of hours
+    (tools.throughput.HOURS_PER_MONTH, the hours the catalog's monthly prices cover)."""
+    m = _HOURLY_RX.search(folded)
+    if m is None:
+        return None
+    start = max(folded.rfind(c, 0, m.start()) for c in ".!?\n")
+    ends = [i for i in (folded.find(c, m.end()) for c in ".!?\n") if i >= 0]
+    if not _SPEND_CUE_RX.search(folded[start + 1 : min(ends, default=len(folded))]):
+        return None  # "L4 costs $0.40 an hour?": a price said, not a budget
+    raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    value = _amount(raw, scale)
+    return round(value * HOURS_PER_MONTH, 2) if value else None
 
 
 def _budget_said(folded: str) -> float | None:
@@ -134,7 +162,8 @@ _CONCURRENT_RX = re.compile(
 _NUMBER_AT_ONCE_RX = re.compile(
     r"(?<![\w.,$€])(\d{1,5})(?:\s*(?:-|–|to|bis)\s*(\d{1,5}))?\s+"
     # "4 requests running in parallel"; never "4 GPUs in parallel"
-    r"(?:(?!(?:gpus?|cards?|karten|nodes?|knoten|servers?|x)\b)[a-zä]+\s+){0,3}?"
+    # ("around 12 of them use it at the same time": up to five words between)
+    r"(?:(?!(?:gpus?|cards?|karten|nodes?|knoten|servers?|x)\b)[a-zä]+\s+){0,5}?"
     r"(?:at the same time|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?|"
     r"gleichzeitig|zeitgleich|zur gleichen zeit|auf einmal|parallel)\b"
 )
@@ -670,6 +699,22 @@ _OPENING_RX = re.compile(
 )
 
 
+_CHEAPEST_WORD_RX = re.compile(
+    r"cheapest|günstigste|billigste|am günstigsten|am billigsten|preiswerteste|lowest price"
+)
+
+
+def without_link_exclusion(folded: str) -> str:
+    """The text with a link refused as a filter blanked out ("kein NVLink, was ist das
+    günstigste?": a constraint on the pick, not an NVLink question); unchanged when the question
+    asks no cheapest pick ("geht es ohne NVLink?" asks about the link)."""
+    if not _CHEAPEST_WORD_RX.search(folded):
+        return folded
+    for _, rx in _EXCLUDE_LINK:
+        folded = re.sub(rx, lambda m: " " * len(m.group(0)), folded)
+    return folded
+
+
 def find_claim(folded: str, u: Query) -> None:
     """The claim a yes/no answers: the first of _CLAIMS that the question states; in an
     alternative question ('is that normal or is something broken?') the one stated first, since
@@ -680,7 +725,14 @@ def find_claim(folded: str, u: Query) -> None:
     asked = [
         q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip() and not _VERIFY_RX.match(q)
     ]
-    for text in [*asked, folded]:
+    from assistant.nlu.asks import is_yes_no  # asks reads this module's patterns
+
+    # a statement's claim ("FP8 is fine for us") is the question's only when the question is a
+    # yes/no one ("… Do we?") or there is no question ("The H200 is just an H100 with more RAM")
+    questions = [q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip()]
+    yes_no = not questions or any(is_yes_no(q.strip()) for q in questions)
+    stated = [folded] if yes_no else []
+    for text in [*asked, *stated]:
         claim = _claim_in(text)
         if claim is not None:
             u.claim = claim
@@ -690,7 +742,9 @@ def find_claim(folded: str, u: Query) -> None:
 # "mehr als 20 Token pro Sekunde?", "at least 30 tokens/s": a speed asked for, not measured
 _SPEED_ASKED_RX = re.compile(
     r"\b(?:more than|over|above|at least|faster than|mehr als|über|mindestens|wenigstens|"
-    r"schneller als)\s+(\d{1,4}(?:[.,]\d+)?)\s*(?:tok(?:ens?)?|token)\s*(?:/\s*s(?:ec)?\b|"
+    r"schneller als)\s+(\d{1,4}(?:[.,]\d+)?|"
+    + "|".join(sorted((w for w, n in _NUMBER_WORDS.items() if n >= 5), key=len, reverse=True))
+    + r")\s*(?:tok(?:ens?)?|token)\s*(?:/\s*s(?:ec)?\b|"
     r"per second|a second|pro sekunde|je sekunde|in der sekunde|/\s*sek)"
 )
 
@@ -700,7 +754,8 @@ def find_speed_asked(folded: str, u: Query) -> None:
     m = _SPEED_ASKED_RX.search(folded)
     if m is None:
         return
-    asked = float(m.group(1).replace(",", "."))
+    word = _NUMBER_WORDS.get(m.group(1))  # "more than twenty tokens per second"
+    asked = float(word) if word is not None else float(m.group(1).replace(",", "."))
     if u.measured.tokens_per_s is not None:
         if u.measured.tokens_per_s != asked:
             return  # a measurement said beside it ("we get 30 tokens/s, can it do 50?")
@@ -770,7 +825,7 @@ def find_all(folded: str, u: Query) -> None:
     find_runtime(folded, u)
     find_nodes(folded, u)
     find_measurements(folded, u)
-    find_claim(folded, u)
+    find_claim(without_link_exclusion(folded), u)
     find_speed_asked(folded, u)
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):

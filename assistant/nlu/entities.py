@@ -25,6 +25,9 @@ from assistant.nlu.lexicon import (
 from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.typos import DOMAIN_WORDS
 
+#: a mixture-of-experts size as people shorten it: "235b a22b", "235B-A22B", "30b/a3b"
+_MOE_SIGNATURE_RX = re.compile(r"\b(\d{1,4}(?:\.\d)?)\s*b\s*[-/ ]?\s*a(\d{1,3}(?:\.\d)?)\s*b\b")
+
 
 def _version(name: str, family: str) -> float:
     """The generation in a model name after its family word ('Qwen2.5 72B' -> 2.5), 0 if none."""
@@ -104,6 +107,10 @@ class EntityMixin:
         if best is not None:
             u.model, u.model_mention = best[1], best[2]
             return
+        moe = self._moe_signature(folded)
+        if moe is not None:  # "q3 235b a22b": the one catalog model of 235B with 22B active
+            u.model, u.model_mention = moe
+            return
         family = next(
             (f for f in _FAMILY_RX.finditer(folded) if re.search(r"\d", f.group(2) or "")),
             None,
@@ -123,12 +130,41 @@ class EntityMixin:
                 u.params_b = size
             return
         if params:
-            u.params_b = _number(params[0].group(1))
-            u.model_mention = params[0].group(0).strip()
+            self._sized_only(original, params[0], u)
             return
         named = _named_model(original) or _tiered_name(original)
         if named is not None:
             u.unknown_model = named  # "Does Command R+ fit on 2x A100?": a name, no size
+
+    def _moe_signature(self, folded: str) -> tuple[str, str] | None:
+        """(model id, mention) for a mixture-of-experts size signature ('235b a22b', '30b-a3b')
+        that exactly one catalog model has (total within 5 %, active within 15 %: '3b' for 3.3B),
+        a base model before its variants."""
+        m = _MOE_SIGNATURE_RX.search(folded)
+        if m is None:
+            return None
+        total, active = float(m.group(1)), float(m.group(2))
+        models = getattr(self.catalog, "models", {}) or {}
+        hits = [
+            mid
+            for mid, spec in models.items()
+            if spec.active_params_b
+            and abs(spec.params_b - total) <= 0.05 * total
+            and abs(spec.active_params_b - active) <= 0.15 * active
+        ]
+        if len(hits) > 1:  # "30b-a3b" is Qwen3 30B-A3B, not its Coder variant
+            hits = [h for h in hits if not _VARIANT_RX.search(models[h].name.lower())]
+        return (hits[0], m.group(0)) if len(hits) == 1 else None
+
+    def _sized_only(self, original: str, size: re.Match[str], u: Query) -> None:
+        """A size and no catalog model: the size, and the name said before it ("Pythia 12B",
+        "Falcon Mamba 7B") as a model the catalog lacks, with its family's models."""
+        u.params_b = _number(size.group(1))
+        u.model_mention = size.group(0).strip()
+        named = _sized_name(original, u.model_mention)
+        if named is not None:
+            u.unknown_model = named
+            u.unknown_model_closest = self._closest(named)
 
     def _other_size(self, mid: str, tokens: list[str], end: int) -> bool:
         """True when a size right after an alias contradicts the model ('Llama 3.3 90B' is no
@@ -394,6 +430,45 @@ def _names_kv_cache(folded: str, at: int, end: int) -> bool:
     return bool(
         _KV_AFTER_RX.match(folded, end) or _KV_BEFORE_RX.search(folded[max(0, at - 40) : at])
     )
+
+
+#: words before a size that are not part of a model's name ("does a 7B", "run our 12B")
+_NOT_NAME_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "a an the our my your their this that does do did can could will would is are run runs "
+        "serve host deploy load fit fits need want with for and or on in of to about some "
+        "ein eine einen einem einer das die der den dem unser unsere unseren mein meine läuft "
+        "laufen passt passen kann können wir ich mit für und oder auf in von zu ca etwa ~ "
+        "model models modell modelle llm few many some users people leute nutzer training "
+        "inference cards gpus karten context kontext tokens batch only just nur around roughly "
+        "approx approximately rund knapp",
+    )
+)
+#: one word of a model's name: a letter first ("Pythia", "OLMo", "Mamba-2", "R1")
+_NAME_WORD_RX = re.compile(r"[A-Za-z][A-Za-z0-9.+-]*")
+
+
+def _sized_name(original: str, size: str) -> str | None:
+    """The name said right before a model's size ("Pythia 12B", "falcon mamba 7b"), when it is
+    more than articles and verbs; None for a bare size ("a 70B model")."""
+    m = re.search(r"((?:[^\s?!,;:()]+\s+){1,3})" + re.escape(size) + r"\b", original, re.I)
+    if m is None:
+        return None
+    words = m.group(1).split()
+    while words and words[0].lower() in _NOT_NAME_WORDS:
+        words = words[1:]
+    if not words or any(w.lower() in _NOT_NAME_WORDS for w in words):
+        return None
+    if not all(_NAME_WORD_RX.fullmatch(w) for w in words):
+        return None  # "[7] few users 34B": no name
+    name = " ".join(words)
+    if _find_cards(name.lower()) or any(rx.search(name.lower()) for _, rx in _PRECISION_RX):
+        return None
+    if not re.search(r"[a-zA-Z]{3,}", name):
+        return None
+    original_size = original[m.end(1) : m.end()]
+    return f"{name} {original_size}"
 
 
 def _named_model(original: str) -> str | None:

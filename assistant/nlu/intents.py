@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assistant.nlu.constraints import without_link_exclusion
 from assistant.nlu.lexicon import _find_cards
 from assistant.nlu.query import Intent, Query
 
@@ -240,6 +241,24 @@ def _per_token_sync(hits: dict[str, bool], s: _Said) -> None:
         hits["allreduce"] = False
 
 
+# the least that does the job: "what gpu do I need for …", "welche Karte reicht für …"
+_LEAST_NEEDED_RX = re.compile(
+    r"\b(?:which|what)(?: kind of)? (?:gpus?|cards?|graphics cards?|nodes?|servers?) "
+    r"(?:do|would|will|should) (?:i|we) need\b|"
+    r"\b(?:which|what) (?:gpu|card|node|server) (?:is|would be) enough\b|"
+    r"\bwelche[nrs]? (?:grafik)?(?:karten?|gpus?|knoten|server) (?:reicht|reichen|genügt|"
+    r"brauche|brauchen|bräuchte)|"
+    r"\bwas für (?:eine )?(?:grafik)?(?:karte|gpu) (?:brauch|reicht)"
+)
+
+
+def _least_needed(hits: dict[str, bool], s: _Said) -> None:
+    """ "What GPU do I need for a 70B model?": the cheapest that holds it (with no model named
+    it asks nothing to size: the models to pick from are offered)."""
+    if s.u.has_subject and _LEAST_NEEDED_RX.search(s.folded):
+        hits["cheapest"] = True
+
+
 def _rent_which(hits: dict[str, bool], s: _Said) -> None:
     """ "Should I rent SXM for rendering?" asks what to rent, not what it costs."""
     if (
@@ -331,6 +350,7 @@ _HIT_RULES: tuple[_HitRule, ...] = (
     _link_for_model,
     _per_token_sync,
     _rent_which,
+    _least_needed,
     _card_has_link,
     _which_parallelism,
     _gen4_or_gen5,
@@ -413,7 +433,7 @@ class IntentMixin:
         if u.topo_text is not None:
             intents.append("topology_paste")
         # "ok, PCIe it is. how fast …?": a choice between the nodes talked about, not a link ask
-        no_cards = _CHOICE_RX.sub(" ", _without_card_names(folded))
+        no_cards = _CHOICE_RX.sub(" ", _without_card_names(without_link_exclusion(folded)))
         hits = {k: bool(rx.search(no_cards)) for k, rx in _INTENT_RX.items()}
         if not _in_domain(folded, u) and not intents:
             # off topic on its own; in a conversation "how fast?" / "what does it cost?" still

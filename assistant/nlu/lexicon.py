@@ -61,6 +61,15 @@ _NUMBER_WORDS = {
     "sixteen": 16,
     "zweiunddreißig": 32,
     "thirty-two": 32,
+    "thirty": 30,
+    "dreißig": 30,
+    "dreissig": 30,
+    "forty": 40,
+    "vierzig": 40,
+    "fifty": 50,
+    "fünfzig": 50,
+    "sixty": 60,
+    "sechzig": 60,
 }
 _NUM = (
     r"(\d+|" + "|".join(sorted((re.escape(w) for w in _NUMBER_WORDS), key=len, reverse=True)) + r")"
@@ -152,7 +161,12 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
         ("fp8", r"fp8|float8|e4m3"),
         ("int8", r"int8|8[\s-]?bit|w8a8"),
         ("awq", r"int4|4[\s-]?bit|nf4|w4a16"),
-        ("bf16", r"bf16|bfloat16|bfloat"),
+        # "unquantized": the weights as published, BF16 for the language models here
+        (
+            "bf16",
+            r"bf16|bfloat16|bfloat|unquanti[sz]ed|non[\s-]?quanti[sz]ed|ungequant\w*|"
+            r"nicht quantisiert\w*|without quanti[sz]ation|ohne quantisierung",
+        ),
         ("fp16", r"fp16|float16|f16|half precision|halbe präzision"),
         ("fp32", r"fp32|float32|f32|full precision|volle präzision"),
     ]

@@ -134,3 +134,23 @@ def _fix(token: str) -> str:
 def correct_typos(folded: str) -> str:
     """The folded question with misspelt domain words replaced (same text otherwise)."""
     return _TOKEN_RX.sub(lambda m: _fix(m.group(0)), folded)
+
+
+# ---------------------------------------------------------------- shorthand model names
+
+#: "l3.3 70b", "q2.5 72b", "q3 235b": a family's first letter before its version, with a size
+_LETTER_FAMILY_RX = re.compile(r"\b([lq])(\d(?:\.\d)?)(?=[\s-]*\d+(?:\.\d+)?\s*b\b)")
+_LETTER_FAMILIES = {"l": "llama ", "q": "qwen"}
+#: "qwen 2.5 72", "llama 3.1 8": a versioned family with its size said without the "b"
+_BARE_SIZE_RX = re.compile(
+    r"\b(qwen|llama|gemma|phi|mistral)[\s-]?(\d(?:\.\d)?)[\s-]+(\d{1,3})\b"
+    r"(?![.,]?\d|\s*(?:b\b|k\b|x\b|gb|%|€|\$|users?|leute|nutzer|people|mal|times|cards?|karten?|"
+    r"gpus?|tokens?|token))"
+)
+
+
+def expand_shorthand(folded: str) -> str:
+    """Model names as people shorten them, written out: "l3.3 70b" -> "llama 3.3 70b",
+    "q3 235b" -> "qwen3 235b", "qwen 2.5 72 in fp8" -> "qwen 2.5 72b in fp8"."""
+    text = _LETTER_FAMILY_RX.sub(lambda m: _LETTER_FAMILIES[m.group(1)] + m.group(2), folded)
+    return _BARE_SIZE_RX.sub(lambda m: f"{m.group(1)} {m.group(2)} {m.group(3)}b", text)

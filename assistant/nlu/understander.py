@@ -29,7 +29,7 @@ from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import Query
 from assistant.nlu.scope import find_outside
 from assistant.nlu.topics import find_topics
-from assistant.nlu.typos import correct_typos
+from assistant.nlu.typos import correct_typos, expand_shorthand
 from assistant.nlu.workloads import WorkloadMixin
 from tools.load import concurrent_sequences, traffic_of
 
@@ -101,7 +101,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     def _understand(self, question: str, language: Language | None) -> Query:
         text = what_is_asked(question.strip())
         lang, detected = detect_language(text)
-        corrected = correct_typos(_fold(text))
+        corrected = expand_shorthand(correct_typos(_fold(text)))
         if corrected != _fold(text):
             text = corrected  # "nvlnk", "lama": read as the domain words they misspell
         text = spell_sizes(text)  # "thirteen billion parameters": 13 billion

@@ -138,14 +138,19 @@ _ATTENTION_ONLY = re.compile(
 _INFERENCE_ONLY_RX = re.compile(
     r"\b(?:no|not|without|kein\w*|ohne|nicht)\s+(?:more\s+|mehr\s+|any\s+)?(?:training|"
     r"trainieren|fine[\s-]*tun\w*|finetun\w*)\b|\b(?:only|just|nur|reine?s?)\s+(?:\w+\s+)?"
-    r"(?:inference|inferenz|serving)\b|\binference[\s-]*only\b|"
+    r"(?:inference|inferenz|serving|serve|ausliefern|betreiben|hosten|deployen)\b|"
+    r"\binference[\s-]*only\b|"
     # "actually forget the training, we'd just serve it", "vergiss das Training"
     r"\b(?:forget|skip|drop|scrap|vergiss|streich\w*)\s+(?:about\s+)?(?:the\s+|das\s+|den\s+)?"
     r"(?:training|fine[\s-]*tun\w*|finetun\w*|feintun\w*|q?lora)\b"
 )
 # "they fine-tuned Qwen3 14B on their tickets and want to serve it": a tuned model, served
 _TUNED_RX = re.compile(
-    r"\b(?:fine[\s-]*tuned|finetuned|feingetunt\w*|fine[\s-]*getunt\w*|nachtrainiert\w*)\b|"
+    r"\b(?:fine[\s-]*tuned|finetuned|feingetunt\w*|fine[\s-]*getunt\w*|nachtrainiert\w*|"
+    r"feinjustiert\w*)\b|"
+    # "adapter schon gemerged", "LoRA already merged", "fertig trainiert"
+    r"\b(?:adapter|lora|qlora)\s+(?:\w+\s+){0,2}?(?:gemerged|merged|eingemerged)\b|"
+    r"\b(?:fertig|already|schon|bereits)\s+(?:trainiert|trained|feinjustiert|getunt)\b|"
     # "our own finetune", "unser eigenes Finetune": a tuned model, named as a thing
     r"\b(?:our|my|their|own|unser\w*|mein\w*|eigene[snm]?)\s+(?:own\s+|eigene[snm]?\s+)?"
     r"(?:fine[\s-]*tune|finetune)\b"
@@ -154,7 +159,8 @@ _TUNED_RX = re.compile(
 _INFERENCE_FORMAT_RX = re.compile(r"\b(?:awq|gptq|gguf|q4_k_m|q5_k_m|q8_0|exl2)\b|4[\s-]?bit")
 _SERVE_RX = re.compile(
     r"\b(?:serve|serving|deploy\w*|host\w*|inference|inferenz|betreiben|bereitstellen|"
-    r"production|produktiv\w*|hitting it|users?|agents?|nutzer\w*|chat\w*|requests|anfragen)\b"
+    r"production|produktiv\w*|hitting it|users?|agents?|nutzer\w*|chat\w*|requests|anfragen|"
+    r"ausliefer\w*|ausgeliefert|ausrollen|mitarbeiter\w*|employees|staff|people|leute)\b"
 )
 _WILL_TUNE_RX = re.compile(
     r"\b(?:to|want|plan|will|going to|wollen|möchten|planen|vorhaben)\s+(?:\w+\s+){0,4}?"
@@ -162,10 +168,34 @@ _WILL_TUNE_RX = re.compile(
 )
 
 
+_TUNE_WORD_RX = re.compile(
+    r"fine[\s-]*tun|finetun|feintun|feinjustier|nachtrainier|\btrain|\btrainier|\bq?lora\b"
+)
+# "we might fine-tune it later", "vielleicht später feintunen": a plan, not today's job
+_LATER_RX = re.compile(
+    r"\b(?:later|in the future|eventually|down the road|next (?:year|quarter|month)|might|"
+    r"maybe|perhaps|possibly|später|künftig|zukünftig|irgendwann|demnächst|eventuell|"
+    r"vielleicht|möglicherweise)\b"
+)
+
+
+def _tuning_only_later(folded: str) -> bool:
+    """Every sentence that names a fine-tune or training puts it off ("We might fine-tune it
+    later"), and another says what is served ("we want to run X for inference")."""
+    said = [s for s in re.split(r"[.!?;,\n]+", folded) if s.strip()]
+    tune = [s for s in said if _TUNE_WORD_RX.search(s)]
+    rest = [s for s in said if not _TUNE_WORD_RX.search(s)]
+    return (
+        bool(tune)
+        and all(_LATER_RX.search(s) for s in tune)
+        and any(_SERVE_RX.search(s) or re.search(r"\brun\b|betreiben|laufen", s) for s in rest)
+    )
+
+
 def serving_only(folded: str) -> bool:
-    """The question serves a model and trains none: "only inference, no training", or a model
-    already fine-tuned that is now to be served."""
-    if _INFERENCE_ONLY_RX.search(folded):
+    """The question serves a model and trains none: "only inference, no training", a model
+    already fine-tuned that is now to be served, or a fine-tune only planned for later."""
+    if _INFERENCE_ONLY_RX.search(folded) or _tuning_only_later(folded):
         return True
     tuned = _TUNED_RX.search(folded) and (
         _SERVE_RX.search(folded) or _INFERENCE_FORMAT_RX.search(folded)

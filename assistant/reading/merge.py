@@ -335,6 +335,10 @@ def _kept_subject(prev: Slots) -> dict[str, Any]:
     return update
 
 
+#: the kind of job a conversation is about, kept when a follow-up only adds a load
+_JOB_KINDS = frozenset({"diffusion", "rendering"})
+
+
 def _kept_workload(u: Any, prev: Slots) -> dict[str, Any]:
     """No workload said: the session's, with its adapter ("and on an H100?" after a QLoRA
     question); the same adapter's rank and targets ("and on an RTX 4090?" after "rank 64")."""
@@ -349,6 +353,10 @@ def _kept_workload(u: Any, prev: Slots) -> dict[str, Any]:
         update["workloads"] = list(prev.workloads)
         if prev.adapter in ("lora", "qlora"):
             update["adapter"] = prev.adapter
+    elif u.workloads and not set(u.workloads) & _JOB_KINDS:
+        # "and with 3 people at once?" after an image model: still images, now for three
+        carried = [w for w in prev.workloads if w in _JOB_KINDS]
+        update["workloads"] = [*carried, *u.workloads]
     if not ((u.adapter or update.get("adapter")) and prev.adapter):
         return update
     if u.lora_rank is None and prev.lora_rank:

@@ -1,0 +1,121 @@
+"""Answers for the families blind-22 and blind-23 found, in other words than theirs: a fit and a
+speed on two named cards leads with the faster; "which server would you recommend" under real
+traffic leads with the guide's NVLink pick; a speed on a card that cannot hold the model says
+the need and what is usable; "the full 128K on one card?" answers in the question's polarity; an
+image model for several people after a first turn stays an image job; the cheapest pick and a
+split for NVLink state the need per card; a model the catalog lacks, sized by the size in its
+name, says so right after the lead; an image fit on a named card cites the guide's table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.deps import Deps
+from assistant.service import Assistant
+from assistant.texts import gb, tokens
+from tests.answers import ok as _ok
+
+
+def _results(a: Any, name: str) -> list[dict[str, Any]]:
+    return [c.result for c in a.tool_calls if c.name == name and isinstance(c.result, dict)]
+
+
+def test_fit_and_speed_on_two_cards_leads_with_the_faster(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "customer asks if llama 3.1 8b fits on a single l4, and how many tokens/s they would get "
+        "vs a single rtx 4090"
+    )
+    text = _ok(a, "en")
+    assert text.startswith("**Yes")
+    speeds = {r["configuration"]: r["tokens_per_s"] for r in _results(a, "throughput_estimate")}
+    fast = max(speeds, key=lambda c: speeds[c])
+    assert fast == "1x-rtx-4090"
+    assert f"is the faster one: about {tokens('en', speeds[fast])} tokens/s" in text
+    assert "is the cheaper one" not in text  # the price was not asked
+
+
+def test_a_recommendation_under_real_traffic_leads_with_the_nvlink_pick(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "We run Llama 3.3 70B for about 300 staff, usually around 30 of them use it at the same "
+        "time, budget $7,000 a month. Which server would you recommend?"
+    )
+    text = _ok(a, "en")
+    nv = [r for r in _results(a, "cheapest_fit") if r.get("interconnect") == "nvlink"] or [
+        r for r in _results(a, "cheapest_fit")
+    ][1:]
+    pick = nv[0]["cheapest"][0]["configuration"]
+    assert text.startswith("**Recommended for Llama 3.3 70B in BF16: ")
+    assert pick in {p.configuration for p in a.prices}
+    assert a.reading.concurrent_sequences == 30
+
+
+def test_a_speed_where_the_model_does_not_fit_states_the_need(assistant: Assistant) -> None:
+    a = assistant.ask("How many tokens per second does Llama 3.3 70B get on one RTX 5090?")
+    text = _ok(a, "en")
+    row = next(
+        r
+        for f in _results(a, "fit_check")
+        for r in f["rows"]
+        if r["configuration"] == "1x-rtx-5090"
+    )
+    assert row["verdict"] == "does_not_fit"
+    assert f"({gb('en', row['required_gb_per_card'])} needed per card" in text
+
+
+def test_the_full_context_on_one_card_is_answered_in_polarity(assistant: Assistant) -> None:
+    a = assistant.ask("can i run qwen3 8b with the full 128k context on one l4?")
+    text = _ok(a, "en")
+    cap = _results(a, "capacity_check")
+    assert cap and not cap[0]["load_fits"]
+    assert text.startswith("**No")
+
+
+def test_an_image_follow_up_with_people_at_once_stays_an_image_job(deps: Deps) -> None:
+    a = Assistant(deps)
+    first = a.ask("does sdxl run on a single l4?")
+    second = a.ask("and with 3 people generating at once?", session_id=first.session_id)
+    assert second.reading.task == "images_video" and second.reading.concurrent_sequences == 3
+    assert any(c.url.endswith("#many-cards") for c in second.citations)
+
+
+def test_the_cheapest_pick_states_its_need_per_card(assistant: Assistant) -> None:
+    a = assistant.ask("cheapest node for qwen2.5 72b unquantized on one gpu?")
+    text = _ok(a, "en")
+    top = _results(a, "cheapest_fit")[0]["cheapest"][0]
+    need = gb("en", top["required_gb_per_card"])
+    assert f"{need} of {gb('en', top['usable_gb_per_card'])} per card" in text.split("\n")[0]
+
+
+def test_a_split_for_an_nvlink_question_states_its_need(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "customer wants qwen2.5 32b in awq with 32k context on 2x l4, pcie is enough, right?"
+    )
+    text = _ok(a, "en")
+    row = next(
+        r for f in _results(a, "fit_check") for r in f["rows"] if r["configuration"] == "2x-l4"
+    )
+    assert row["verdict"] == "split"
+    assert f"{gb('en', row['required_gb_per_card'])} of" in text.split("\n")[0]
+
+
+def test_a_model_the_catalog_lacks_says_so_after_its_lead(assistant: Assistant) -> None:
+    a = assistant.ask("does falcon mamba 7b fit on an L4?")
+    paras = _ok(a, "en").split("\n\n")
+    assert "not in the catalog" in paras[1] and "generic dense 7B" in paras[1]
+    assert "Falcon3 7B" in paras[1]
+
+
+def test_an_image_fit_on_a_named_card_cites_the_guides_table(assistant: Assistant) -> None:
+    a = assistant.ask("does stable diffusion 3.5 large run on an rtx 4090?")
+    assert any(c.url.endswith("#which-card") for c in a.citations)
+
+
+def test_the_active_parameters_do_not_set_the_memory(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "deepseek v3 is moe, so we only need memory for the 37b active parameters, correct?"
+    )
+    text = _ok(a, "en")
+    mem = _results(a, "memory_need")[0]
+    assert text.startswith("**No**") and gb("en", mem["weights_gb"]) in text

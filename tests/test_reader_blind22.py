@@ -1,0 +1,223 @@
+"""The rule reader in the phrasings blind-22 and blind-23 found (each reproduced here in other
+words): a sentence that only places the model on hardware asks the fit beside a price or a
+speed asked after it; shorthand names ("l3.3 70b", "qwen 2.5 72"); people at once with words
+between ("around 12 of them use it at the same time"); a speed asked in words; a reported
+yes/no ("cust asks if …"); a memory floor written "mind."; a refused link beside a cheapest
+ask is a filter, not an NVLink question; a budget as "nichts über 400 €"; a model already
+fine-tuned that is now served; "unquantized"; a size after a name the catalog lacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.nlu import Understander
+from knowledge.catalog import load_catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def nlu() -> Understander:
+    return Understander(load_catalog(ROOT / "knowledge" / "catalog"))
+
+
+def _kinds(nlu: Understander, q: str) -> list[str]:
+    return [a.kind for a in nlu.understand(q).asks]
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("qwen3 32b fp8 on one card?? and what would that cost a month", ["fit", "price"]),
+        ("gemma 3 27b on a single l40s? how many tokens per second", ["fit", "speed"]),
+        ("phi-4 auf einer l4? wie schnell ist das", ["fit", "speed"]),
+        # a budget's currency asks no price; "auf welchem Server?" asks which, not whether
+        ("höchstens 900 € im monat. qwen3 14b – geht das und auf welchem server?", []),
+        ("Llama 3.1 8B on an L4: how fast is it?", ["speed"]),  # one sentence: its own rules
+    ],
+)
+def test_a_sentence_that_places_the_model_asks_the_fit(
+    nlu: Understander, question: str, kinds: list[str]
+) -> None:
+    assert _kinds(nlu, question) == kinds
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("l3.1 8b on an rtx 4090?", "llama-3.1-8b"),
+        ("q2.5 72b awq on 2x l40s?", "qwen2.5-72b"),
+        ("qwen 2.5 72 in fp8 for 40 people, what fits?", "qwen2.5-72b"),
+        ("llama 3.1 8 auf einer l4?", "llama-3.1-8b"),
+    ],
+)
+def test_shorthand_model_names(nlu: Understander, question: str, model: str) -> None:
+    assert nlu.understand(question).model == model
+
+
+@pytest.mark.parametrize(
+    ("question", "users", "at_once"),
+    [
+        ("Llama 3.1 8B for our ~150 staff, typically around 12 of them use it at the same time",
+         150, 12),
+        ("qwen3 32b for 80 people, usually 10 of them are on it at once", 80, 10),
+    ],
+)  # fmt: skip
+def test_people_at_once_with_words_between(
+    nlu: Understander, question: str, users: int, at_once: int
+) -> None:
+    u = nlu.understand(question)
+    assert (u.users, u.concurrency) == (users, at_once)
+
+
+def test_a_speed_asked_in_words_is_a_yes_no(nlu: Understander) -> None:
+    u = nlu.understand(
+        "llama 3.3 70b on the 4x h100 box - will we see more than thirty tokens a second?"
+    )
+    assert u.min_tokens_per_s == 30 and u.claim == "faster" and u.yes_no
+
+
+def test_a_reported_yes_no(nlu: Understander) -> None:
+    u = nlu.understand("customer asks if qwen3 32b fits on a single l40s, and how fast it would be")
+    assert u.yes_no and [a.kind for a in u.asks] == ["fit", "speed"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Kunde braucht mind. 200 GB VRAM insgesamt, kein NVLink, was ist am günstigsten?",
+        "need at least 160 GB of VRAM in total, no nvlink, cheapest?",
+    ],
+)
+def test_a_refused_link_beside_a_cheapest_ask_is_a_filter(nlu: Understander, question: str) -> None:
+    u = nlu.understand(question)
+    assert u.constraints.exclude_link == "nvlink"
+    assert u.constraints.min_total_memory_gb in (160.0, 200.0)
+    assert "nvlink" not in u.intents and u.claim is None
+    assert u.intents[0] == "cheapest"
+
+
+def test_without_a_cheapest_ask_the_link_stays_the_question(nlu: Understander) -> None:
+    u = nlu.understand("Llama 3.3 70B on 2x A100 PCIe - is it ok without nvlink?")
+    assert "nvlink" in u.intents and u.claim == "pcie_enough"
+
+
+@pytest.mark.parametrize(
+    ("question", "budget"),
+    [
+        ("nichts über 400 € im monat, günstigste karte für llama 3.1 8b?", 400.0),
+        ("cheapest for qwen3 8b, nothing above $500 a month", 500.0),
+    ],
+)
+def test_a_budget_as_nothing_above(nlu: Understander, question: str, budget: float) -> None:
+    assert nlu.understand(question).constraints.budget_usd_month == budget
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Unser feinjustiertes Qwen3 8B (LoRA, fertig trainiert) soll jetzt nur noch ausgeliefert "
+        "werden, 2 gleichzeitig. Was ist am günstigsten?",
+        "we fine-tuned mistral 7b with qlora already (merged), now we just want to serve it to "
+        "20 people. cheapest?",
+    ],
+)
+def test_a_model_already_fine_tuned_is_served(nlu: Understander, question: str) -> None:
+    u = nlu.understand(question)
+    assert not {"fine_tuning", "training"} & set(u.workloads) and u.adapter is None
+
+
+def test_a_fine_tune_to_come_stays_a_fine_tune(nlu: Understander) -> None:
+    u = nlu.understand("wir wollen llama 3.1 8b mit lora feinjustieren, reicht eine l4?")
+    assert "fine_tuning" in u.workloads and u.adapter == "lora"
+
+
+@pytest.mark.parametrize(
+    "question", ["can i run qwen2.5 72b unquantized on one gpu?", "llama 3.1 8b ungequantisiert?"]
+)
+def test_unquantized_is_bf16(nlu: Understander, question: str) -> None:
+    assert nlu.understand(question).precision == "bf16"
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "closest"),
+    [
+        ("does Pythia 12B fit on one L4?", "Pythia 12B", None),
+        ("does falcon mamba 7b fit on an L4?", "falcon mamba 7b", "Falcon3 7B"),
+    ],
+)
+def test_a_size_after_a_name_the_catalog_lacks(
+    nlu: Understander, question: str, name: str, closest: str | None
+) -> None:
+    u = nlu.understand(question)
+    assert u.model is None and u.unknown_model == name and u.params_b
+    if closest:
+        assert closest in u.unknown_model_closest
+
+
+@pytest.mark.parametrize(
+    "question", ["a 70b model on 2 h100?", "Can we run our 13B model on an L4?"]
+)
+def test_a_bare_size_names_no_model(nlu: Understander, question: str) -> None:
+    u = nlu.understand(question)
+    assert u.unknown_model is None and u.params_b
+
+
+def test_the_memory_cue_inside_an_active_parameter_claim(nlu: Understander) -> None:
+    u = nlu.understand(
+        "deepseek v3 is moe, so we only need memory for the 37b active parameters, correct?"
+    )
+    assert u.claim == "active_sets_memory"
+
+
+@pytest.mark.parametrize(
+    ("question", "budget"),
+    [
+        ("mehr als 3 € pro stunde wollen wir nicht ausgeben. qwen3 14b – geht das?", 3 * 730),
+        ("our budget is $2/h, cheapest for llama 3.1 8b?", 2 * 730),
+        ("the l4 is $0.40 an hour?", None),  # a price said, no budget
+    ],
+)
+def test_an_hourly_budget_is_a_month_of_hours(
+    nlu: Understander, question: str, budget: float | None
+) -> None:
+    """The catalog's monthly prices cover 730 hours (tools.throughput.HOURS_PER_MONTH)."""
+    assert nlu.understand(question).constraints.budget_usd_month == budget
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "we want to run Qwen2.5 72B for inference, about 40 users. We might fine-tune it later. "
+        "What should we offer?",
+        "wir wollen qwen3 8b für 20 leute betreiben, vielleicht später mit lora feintunen. was "
+        "ist am günstigsten?",
+    ],
+)
+def test_a_fine_tune_planned_for_later_is_not_todays_job(nlu: Understander, question: str) -> None:
+    """Every surface reads it as Slack's staff prompt does ("noted for later, not sized")."""
+    u = nlu.understand(question)
+    assert not {"fine_tuning", "training"} & set(u.workloads) and u.adapter is None
+
+
+def test_a_fine_tune_with_a_maybe_is_still_the_job(nlu: Understander) -> None:
+    u = nlu.understand("we want to fine-tune llama 3.1 8b, maybe with lora. which gpu?")
+    assert "fine_tuning" in u.workloads
+
+
+def test_a_statements_claim_is_not_a_wh_questions_claim(nlu: Understander) -> None:
+    """'FP8 is fine for us. What should we offer?' claims nothing the answer says yes to; a
+    yes/no question after the statement ('... insists we need NVLink. Do we?') does."""
+    u = nlu.understand("Qwen2.5 72B for 40 users, FP8 is fine for us. What should we offer them?")
+    assert u.claim is None
+    u = nlu.understand(
+        "Llama 3.3 70B for 25 lawyers. Which server? Our consultant insists we need NVLink. Do we?"
+    )
+    assert u.claim == "nvlink_needed"
+
+
+@pytest.mark.parametrize("question", ["[7] few users 34B", "0 cards [7] 34B"])
+def test_no_name_from_words_that_are_not_one(nlu: Understander, question: str) -> None:
+    assert nlu.understand(question).unknown_model is None
