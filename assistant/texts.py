@@ -258,6 +258,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Tensor-Parallelismus synchronisiert nach jedem Layer, dort lohnt sich NVLink; ein "
         "Modell pro Karte, Pipeline-Parallelismus, Diffusion und Rendering brauchen es nicht.",
     ),
+    "nvlink_no_pcie_holds": (
+        "No PCIe node in the catalog holds {model} in {precision}, though: the nodes that do "
+        "({labels}) are NVLink nodes, so the link comes with the memory it needs.",
+        "Allerdings fasst kein PCIe-Knoten im Katalog {model} in {precision}: die Knoten, die es "
+        "fassen ({labels}), sind NVLink-Knoten, der Link kommt also mit dem nötigen Speicher.",
+    ),
     "split_across": (
         " (tensor parallelism across {n} cards on {label}, {need} of {usable} per card)",
         " (Tensor-Parallelismus über {n} Karten auf {label}, {need} von {usable} pro Karte)",

@@ -203,7 +203,9 @@ VERDICT_TEXT: dict[str, dict[str, str]] = {
     "does_not_fit": {
         "en": r"does not fit|doesn't fit|does not hold|won't fit|will not fit|fits (?:on )?no\b|"
         r"no (?:node|configuration) (?:in the catalog )?(?:holds|fits)|not fit|too (?:big|large)",
-        "de": r"passt nicht|passt auf kein|passt in kein|fasst (?:ihn|es|das Modell) nicht|"
+        # German puts "nicht" after what it negates: "passt in BF16 nicht auf 2 × L40S"
+        "de": r"passt (?:[\w-]+ ){0,3}?nicht(?! nur)|passt auf kein|passt in kein|"
+        r"fasst (?:ihn|es|das Modell) nicht|"
         r"kein(?:e|en)? (?:Knoten|Konfiguration)|zu groß|"
         r"\breicht\b(?:[^.;]|\.(?=\d)){0,60}?\bnicht\b",
     },

@@ -119,3 +119,30 @@ def test_the_active_parameters_do_not_set_the_memory(assistant: Assistant) -> No
     text = _ok(a, "en")
     mem = _results(a, "memory_need")[0]
     assert text.startswith("**No**") and gb("en", mem["weights_gb"]) in text
+
+
+def test_a_negated_fit_claim_is_answered_in_its_polarity(assistant: Assistant) -> None:
+    a = assistant.ask("stimmt es dass qwen3 14b NICHT auf eine einzelne 4090 passt?")
+    row = next(
+        r
+        for f in _results(a, "fit_check")
+        for r in f["rows"]
+        if r["configuration"] == "1x-rtx-4090"
+    )
+    assert row["verdict"] == "does_not_fit"
+    assert _ok(a, "de").startswith("**Ja")  # "yes, it is true that it does not fit"
+    b = assistant.ask("ist es richtig, dass llama 3.1 8b nicht auf eine einzelne l4 passt?")
+    assert _ok(b, "de").startswith("**Nein")  # it does fit
+
+
+def test_pcie_for_the_load_says_when_no_pcie_node_holds_the_model(assistant: Assistant) -> None:
+    """blind-24's writer: rule 3 ("PCIe works") for DeepSeek R1, which only NVLink nodes hold."""
+    a = assistant.ask("do i need nvlink for deepseek r1?")
+    text = _ok(a, "en")
+    rows = [
+        r for f in _results(a, "fit_check") for r in f["rows"] if r["verdict"] != "does_not_fit"
+    ]
+    assert rows and not any(r["interconnect"].startswith("pcie") for r in rows)
+    assert "No PCIe node in the catalog holds DeepSeek-R1" in text
+    b = assistant.ask("do i need nvlink for llama 3.3 70b?")
+    assert "No PCIe node in the catalog" not in _ok(b, "en")

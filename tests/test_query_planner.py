@@ -501,3 +501,22 @@ def test_a_pcie_verdict_is_any_pcie_rule_and_a_generic_sizing_may_carry_prices()
     bare = SimpleNamespace(answer="OLMo 2 13B is not in the catalog.", tool_calls=[], prices=quote)
     assert _verdict("unknown_model", None, sized, "en")[0]
     assert not _verdict("unknown_model", None, bare, "en")[0]
+
+
+def test_a_verdict_check_reads_nicht_after_what_it_negates() -> None:
+    """evals: "Mixtral 8x7B passt in BF16 nicht auf 2 × L40S" says it does not fit."""
+    from types import SimpleNamespace
+
+    from evals.checks import _verdict
+
+    calls = [
+        SimpleNamespace(
+            name="fit_check",
+            result={"rows": [{"configuration": "2x-l40s", "verdict": "does_not_fit"}]},
+        )
+    ]
+    said = "**Mixtral 8x7B passt in BF16 nicht auf 2 × NVIDIA L40S** (51,8 GB nötig)."
+    answer = SimpleNamespace(answer=said, tool_calls=calls, language="de")
+    assert _verdict("does_not_fit", "2x-l40s", answer, "de")[0]
+    fits = SimpleNamespace(answer="**Es passt nicht nur auf eine Karte.**", tool_calls=calls)
+    assert not _verdict("does_not_fit", "2x-l40s", fits, "de")[0]

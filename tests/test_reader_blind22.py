@@ -221,3 +221,40 @@ def test_a_statements_claim_is_not_a_wh_questions_claim(nlu: Understander) -> No
 @pytest.mark.parametrize("question", ["[7] few users 34B", "0 cards [7] 34B"])
 def test_no_name_from_words_that_are_not_one(nlu: Understander, question: str) -> None:
     assert nlu.understand(question).unknown_model is None
+
+
+@pytest.mark.parametrize(
+    ("question", "negated"),
+    [
+        ("stimmt es dass qwen3 14b NICHT auf eine einzelne 4090 passt? hab das gelesen", True),
+        ("ist es richtig, dass llama 3.1 8b nicht auf eine einzelne l4 passt?", True),
+        ("so qwen3 14b does not fit on one 4090, right?", True),
+        ("does qwen3 8b fit on one l4?", False),
+    ],
+)
+def test_a_fit_asked_in_its_negative(nlu: Understander, question: str, negated: bool) -> None:
+    """blind-24: "is it true that X does NOT fit?" is the fit claim negated, not 'healthy'."""
+    from assistant.reading.rules import read_rules
+
+    r = read_rules(nlu.understand(question))
+    assert r.claim == "fits" and r.claim_negated is negated
+
+
+def test_a_measurement_said_to_be_too_low_is_the_defect_claim(nlu: Understander) -> None:
+    u = nlu.understand(
+        "Kunde auf 4x H100 SXM5 sagt, das all_reduce ist viel zu langsam. Stimmt das?"
+    )
+    assert u.claim == "defect"
+
+
+@pytest.mark.parametrize(
+    ("question", "configs"),
+    [
+        ("70b awq on 8x4090?", ["8x-rtx-4090"]),
+        ("llama 70b, 8x4090 vs 2xa100 pcie?", ["8x-rtx-4090", "2x-a100-pcie"]),
+    ],
+)
+def test_a_count_written_onto_the_card(
+    nlu: Understander, question: str, configs: list[str]
+) -> None:
+    assert nlu.understand(question).configurations == configs

@@ -519,16 +519,29 @@ class NvlinkMixin(ComposerBase):
             d.add(t(d.lang, "nvlink_yes_training"))
         elif "low_concurrency" in w and "traffic" not in w:
             d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
+            self._no_pcie_holds(d, fit, model, prec)
         elif self._load_unsaid(u):
             # "Brauche ich NVLink für Llama 3.3 70B?": answered for the load the reading
             # assumes (one request at a time), saying what real traffic would change
             d.add(t(d.lang, "nvlink_low_concurrency", model=model, precision=prec, split=split_txt))
+            self._no_pcie_holds(d, fit, model, prec)
             d.add(t(d.lang, "nvlink_load_assumed"))
             d.suggest(follow_up(d.lang, "traffic"))
         else:
             key = "nvlink_yes_traffic" if "traffic" in w else "nvlink_split_unknown_workload"
             card = self._split_card(d, fit["rows"], ref, setup_split)
             d.add(t(d.lang, key, model=model, precision=prec, split=split_txt, card=card))
+
+    @staticmethod
+    def _no_pcie_holds(d: Draft, fit: dict[str, Any], model: str, prec: str) -> None:
+        """PCIe would do for the load, but no PCIe node of the catalog holds the model (DeepSeek
+        R1: only 8x H200 and 8x B200 do): say so, so "PCIe works" does not send anyone looking
+        for a PCIe node that cannot run it."""
+        holding = [r for r in fit["rows"] if r["verdict"] != "does_not_fit"]
+        if not holding or any(str(r.get("interconnect", "")).startswith("pcie") for r in holding):
+            return
+        labels = ", ".join(d.link(r["configuration"]) for r in holding[:3])
+        d.add(t(d.lang, "nvlink_no_pcie_holds", model=model, precision=prec, labels=labels))
 
     @staticmethod
     def _load_unsaid(u: Query) -> bool:

@@ -43,6 +43,8 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     if lead is None or flow_claim is None:
         return
     converse = u.claim is not None and CONVERSE.get((flow_claim, u.claim), False)
+    if u.claim == "fits" and u.claim_negated and flow_claim == "fits":
+        converse = not converse  # "stimmt es, dass es NICHT passt?": "Ja" when it does not
     m = _LEAD_RX.match(d.paras[lead])
     if m:
         if converse:

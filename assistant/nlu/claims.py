@@ -230,3 +230,19 @@ def find_stated_claim(folded: str, u: Query) -> None:
         _states_size(folded, u)
     if u.claim not in ("memory_adds_up", "active_sets_memory", "same_size", "larger"):
         find_concept(folded, u)
+
+
+# "so that does not fit on one 4090, right?", "stimmt es, dass X NICHT auf eine 4090 passt?":
+# the fit asked about in its negative
+_NEGATED_FIT_RX = re.compile(
+    r"\b(?:not|doesn'?t|does not|don'?t|won'?t|will not|can'?t|cannot|nicht)\s+(?:\S+\s+){0,7}?"
+    r"(?:fit|fits|run|runs|passt|passen|läuft|laufen|reicht|reichen)\b|"
+    r"\b(?:passt|passen|läuft|laufen|reicht|reichen)\s+(?:\S+\s+){0,5}?nicht\b"
+)
+
+
+def negates_fit(question: str) -> bool:
+    """The yes/no fit is asked in its negative ("… NICHT auf eine 4090 passt?"): 'yes' says it
+    does not fit. A negative question that expects a fit ("passt das nicht doch?") reads the
+    same; its answer names the fit either way."""
+    return bool(_NEGATED_FIT_RX.search(question.lower()))

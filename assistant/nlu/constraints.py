@@ -674,7 +674,10 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"\b(?:broken|defect\w*|faulty|wrong|a problem|an issue|kaputt|defekt\w*|fehlerhaft|"
         r"falsch|ein problem|kaputt|nicht in ordnung|something (?:is )?(?:off|wrong)|"
         r"stimmt\s+(?:da\s+|hier\s+|damit\s+)?(?:was|etwas)\s+nicht|"
-        r"(?:ist|is)\s+(?:da\s+)?(?:was|etwas)\s+(?:faul|kaputt))\b",
+        r"(?:ist|is)\s+(?:da\s+)?(?:was|etwas)\s+(?:faul|kaputt)|"
+        # "meint, die Werte sind zu niedrig": a measurement said to fall short
+        r"(?:zu|too|viel zu|way too|far too)\s+(?:niedrig|low|langsam|slow|gering)|"
+        r"underperform\w*|slower than expected|langsamer als erwartet)\b",
     ),
     (
         "healthy",
@@ -715,12 +718,20 @@ def without_link_exclusion(folded: str) -> str:
     return folded
 
 
+# "stimmt es, dass …", "is it true that …": the claim is the clause's, not "richtig" / "true"
+_VERIFY_FRAME_RX = re.compile(
+    r"\b(?:stimmt es|ist es (?:richtig|wahr|korrekt|so)|trifft es zu|is it (?:true|right|correct|"
+    r"the case)|am i right)\s*,?\s*(?:dass|daß|that)\b"
+)
+
+
 def find_claim(folded: str, u: Query) -> None:
     """The claim a yes/no answers: the first of _CLAIMS that the question states; in an
     alternative question ('is that normal or is something broken?') the one stated first, since
     'yes' answers the first alternative."""
     # "ok and if it's only inference …", "gut, und …": an opening interjection claims nothing
     folded = _OPENING_RX.sub(lambda m: " " * len(m.group(0)), folded, count=1)
+    folded = _VERIFY_FRAME_RX.sub(lambda m: " " * len(m.group(0)), folded)
     # "… thinks the NVLink is broken. Is the topology fine?": the question's own claim first
     asked = [
         q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip() and not _VERIFY_RX.match(q)

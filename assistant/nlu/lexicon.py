@@ -106,7 +106,8 @@ def _fold(text: str) -> str:
 # --------------------------------------------------------------------------- cards
 
 _CARD_RX: list[tuple[str, re.Pattern[str]]] = [
-    (cid, re.compile(r"(?<![a-z0-9])" + rx + r"(?:ern|er|en|n)?(?![a-z0-9])"))
+    # "8x4090", "2xA100": a count written onto the card
+    (cid, re.compile(r"(?:(?<![a-z0-9])|(?<=\dx))" + rx + r"(?:ern|er|en|n)?(?![a-z0-9])"))
     for cid, rx in [
         # "A100 80GB (PCIe)": the form factor may follow in brackets
         ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?\(?sxm4?\)?"),

@@ -16,6 +16,8 @@ import re
 from typing import Any
 
 from assistant.nlu.asks import RELAY_RX, sentences
+from assistant.nlu.asks import _first_question as first_question
+from assistant.nlu.claims import negates_fit
 from assistant.nlu.mail import what_is_asked
 from assistant.nlu.query import Ask, Claim, Query
 from assistant.reading.convert import ASK_INTENT, IMPLIED_AT, from_query, implied_asks
@@ -87,6 +89,8 @@ def _stated(u: Query) -> dict[str, Any]:
         claim = "fits" if fit_first else _INTENT_CLAIM.get(u.intent)
         if claim is not None:
             update["claim"] = claim
+        if claim == "fits" and negates_fit(first_question(u.question)):
+            update["claim_negated"] = True  # "so that does not fit on one 4090, right?"
     return update
 
 
