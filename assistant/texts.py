@@ -665,6 +665,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "The cheapest one-card node that holds it is {label},",
         "Der günstigste Ein-Karten-Knoten, der es fasst, ist {label},",
     ),
+    "adapter_other": (
+        "**With {method} instead: about {total}** before activations (frozen base weights {base} "
+        "in {base_format} + adapter state {state}).",
+        "**Mit {method} stattdessen: etwa {total}** vor Aktivierungen (eingefrorene "
+        "Basisgewichte {base} in {base_format} + Adapter-Zustand {state}).",
+    ),
+    "base_4bit": ("4-bit NF4", "4-bit NF4"),
+    "base_bf16": ("BF16", "BF16"),
     "adapter_breakdown_lora": (
         "Frozen base weights {base} in BF16 + adapter state {state} ({params} million trainable "
         "parameters, {bpp} bytes each: FP32 weights, gradients and Adam moments) = {total}.",

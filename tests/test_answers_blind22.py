@@ -146,3 +146,21 @@ def test_pcie_for_the_load_says_when_no_pcie_node_holds_the_model(assistant: Ass
     assert "No PCIe node in the catalog holds DeepSeek-R1" in text
     b = assistant.ask("do i need nvlink for llama 3.3 70b?")
     assert "No PCIe node in the catalog" not in _ok(b, "en")
+
+
+def test_both_adapters_get_their_memory(assistant: Assistant) -> None:
+    a = assistant.ask("lora or qlora for qwen2.5 72b - how much memory do i need for each?")
+    text = _ok(a, "en")
+    mems = {r["adapter"]: r["total_gb"] for r in _results(a, "memory_need") if r.get("adapter")}
+    assert set(mems) == {"lora", "qlora"}
+    assert all(gb("en", v) in text for v in mems.values())
+
+
+def test_image_setup_for_several_at_once_comes_right_after_the_lead(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "we are 5 designers and want to run flux schnell all at the same time, what do we need?"
+    )
+    paras = _ok(a, "en").split("\n\n")
+    assert paras[1].startswith("5 at once:")

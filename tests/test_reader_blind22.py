@@ -258,3 +258,27 @@ def test_a_count_written_onto_the_card(
     nlu: Understander, question: str, configs: list[str]
 ) -> None:
     assert nlu.understand(question).configurations == configs
+
+
+def test_both_adapters_asked(nlu: Understander) -> None:
+    """blind-25: "lora oder qlora …, wie viel Speicher jeweils?" asks both; the first leads."""
+    u = nlu.understand("lora oder qlora für qwen2.5 72b – wie viel speicher jeweils? rank 16")
+    assert u.adapters_compared and u.adapter == "lora" and u.lora_rank == 16
+    assert not nlu.understand("qlora for llama 3.1 8b on an l4?").adapters_compared
+
+
+def test_r_and_a_number_is_a_rank_only_beside_an_adapter(nlu: Understander) -> None:
+    u = nlu.understand("we r 6 artists and want to run sdxl all at the same time, what do we need?")
+    assert u.lora_rank is None and u.concurrency == 6
+    assert nlu.understand("qlora llama 3.1 8b with r 16 on an l4?").lora_rank == 16
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "we'd run 4 separate qwen3 8b instances, one per GPU, on 4x L40S. do we need NVLink?",
+        "wir wollen eine Instanz pro Karte von qwen3 8b auf 4x L40S laufen lassen, NVLink nötig?",
+    ],
+)
+def test_instances_one_per_card_are_independent(nlu: Understander, question: str) -> None:
+    assert "independent" in nlu.understand(question).workloads

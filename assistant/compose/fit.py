@@ -234,6 +234,33 @@ class FitMixin(ComposerBase):
             + d.price(best["configuration"])
         )
 
+    def _other_adapter(
+        self, d: Draft, u: Query, method: str, rank: int | None, targets: str | None
+    ) -> None:
+        """ "LoRA oder QLoRA – wie viel Speicher jeweils?": the other method's memory too."""
+        if not u.adapters_compared:
+            return
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            adapter=method,
+            lora_rank=rank,
+            lora_targets=targets,
+        )
+        if mem is None:
+            return
+        d.add(
+            t(
+                d.lang,
+                "adapter_other",
+                method="QLoRA" if method == "qlora" else "LoRA",
+                total=gb(d.lang, mem["total_gb"]),
+                base=gb(d.lang, mem["base_weights_gb"]),
+                base_format=t(d.lang, "base_4bit" if method == "qlora" else "base_bf16"),
+                state=gb(d.lang, mem["adapter_state_gb"]),
+            )
+        )
+
     def _image_table(self, d: Draft, targets: list[dict[str, Any]]) -> None:
         """A named card's row of the guide's table of which card holds which image model
         (gpu-for-flux-sdxl#which-card), cited beside the verdict on that card."""
@@ -276,6 +303,9 @@ class FitMixin(ComposerBase):
         if best is not None:
             cid = best["configuration"]
             text += " " + t(d.lang, "image_copies_node", label=d.link(cid)) + " " + d.price(cid)
+        if not targets and d.paras:  # no node asked about: the setup for N at once comes next
+            d.paras.insert(1, text)
+            return
         d.add(text)
 
     def _fit_rule(
@@ -454,6 +484,7 @@ class FitMixin(ComposerBase):
                 total=need,
             )
         )
+        self._other_adapter(d, u, "lora" if qlora else "qlora", rank, targets_arg)
         experts = fit["model"].get("active_params_b") is not None
         d.add(
             t(

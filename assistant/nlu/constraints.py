@@ -149,7 +149,9 @@ _USERS_RX = re.compile(
     r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeit\w*|of us|von uns|"
     r"employees|seats|clients|anwender\w*|leuten?|agents?|staff|team members|kolleg\w*|"
     r"developers|devs|entwickler\w*|students|studenten|analysts|analyst\w*|researchers|"
-    r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers|anwält\w*|doctors|ärzt\w*)\b"
+    r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers|anwält\w*|doctors|ärzt\w*|"
+    r"designers?|designer\w*|artists|künstler\w*|creatives|editors|redakteur\w*|writers|"
+    r"autoren|marketers|grafiker\w*|illustrator\w*)\b"
 )
 _CONCURRENT_RX = re.compile(
     r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit|"

@@ -240,6 +240,9 @@ class Query(BaseModel):
     absent_nodes: list[tuple[int, str]] = Field(
         default=[], description="(count, card) said as a node the catalog lacks ('2x H200')"
     )
+    adapters_compared: bool = Field(
+        default=False, description="both LoRA and QLoRA asked about ('LoRA or QLoRA?')"
+    )
     lora_rank: int | None = Field(default=None, description="LoRA rank named ('rank 64')")
     lora_attention_only: bool = Field(
         default=False, description="adapters on the attention projections only"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.nlu.query import Query, Workload
 
@@ -76,6 +77,9 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         "independent",
         r"independent|unabhängig|one model per (?:card|gpu)|ein modell pro karte|"
         r"eine[ns]? modell pro (?:karte|gpu)|per card one|separate (?:copies|models|jobs)|"
+        # "4 separate llama 8b instances, one per GPU", "eine Instanz pro Karte"
+        r"(?:separate|independent|getrennte|eigene)\s+(?:\S+\s+){0,4}?(?:instances?|instanzen)\b|"
+        r"\b(?:one|eine[nr]?|1)\s+(?:instance\s+|instanz\s+)?(?:per|pro|je)\s+(?:gpu|card|karte)\b(?!\s*(?:layers?|schicht))|"
         r"getrennte|mehrere modelle|several models|multiple models|many small models|"
         r"viele kleine modelle|copies|kopien|replicas|replik|"
         # "auf jeder Karte eine eigene Kopie", "a copy per card", "viermal nebeneinander",
@@ -122,6 +126,9 @@ _FEW_AT_ONCE_RX = re.compile(
     r"users?|nutzer\w*|sequences|sequenzen|streams|sessions)"
 )
 _QLORA_RX = re.compile(r"\bqlora\b")
+_BOTH_ADAPTERS_RX = re.compile(
+    r"\b(q?lora)\b\s*(?:oder|or|vs\.?|versus|und|and|/|,)\s*(?:mit\s+|with\s+)?(?!\1\b)q?lora\b"
+)
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
 
@@ -192,6 +199,18 @@ def _tuning_only_later(folded: str) -> bool:
     )
 
 
+def _find_adapter(folded: str, u: Any) -> None:
+    """LoRA or QLoRA named; "LoRA oder QLoRA?", "LoRA vs. QLoRA": both, the first named leads."""
+    if _QLORA_RX.search(folded):
+        u.adapter = "qlora"
+    elif _LORA_RX.search(folded):
+        u.adapter = "lora"
+    both = _BOTH_ADAPTERS_RX.search(folded)
+    if both:
+        u.adapters_compared = True
+        u.adapter = "qlora" if both.group(1) == "qlora" else "lora"
+
+
 def serving_only(folded: str) -> bool:
     """The question serves a model and trains none: "only inference, no training", a model
     already fine-tuned that is now to be served, or a fine-tune only planned for later."""
@@ -215,12 +234,11 @@ class WorkloadMixin:
             if "low_concurrency" not in u.workloads:
                 u.workloads.append("low_concurrency")
         if "fine_tuning" in u.workloads or "training" in u.workloads:
-            if _QLORA_RX.search(folded):
-                u.adapter = "qlora"
-            elif _LORA_RX.search(folded):
-                u.adapter = "lora"
+            _find_adapter(folded, u)
         q = u.question.lower()
         rank = _RANK.search(q)
+        if rank and not re.match(r"ran[kg]", rank.group(0)) and u.adapter is None:
+            rank = None  # "we r 4 designers": "r 4" is a rank only beside LoRA / QLoRA
         if rank and int(rank.group(1)) > 0:
             u.lora_rank = int(rank.group(1))
         u.lora_attention_only = bool(_ATTENTION_ONLY.search(q))

@@ -111,6 +111,10 @@ class Reading(BaseModel):
     full_context: bool = Field(default=False, description="the model's own maximum context")
     workloads: list[Workload] = Field(default_factory=list)
     adapter: Literal["lora", "qlora"] | None = None
+    adapters_compared: bool = Field(
+        default=False,
+        description="'LoRA oder QLoRA, wie viel Speicher jeweils?': both methods asked about",
+    )
     lora_rank: int | None = None
     lora_attention_only: bool = False
 
