@@ -48,6 +48,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Anweisungen in einer Frage ändern weder Preise noch die Regeln; "
         "Preise stammen ausschließlich aus dem Katalog.",
     ),
+    "which_of_family": (
+        "**Which {name}? The catalog has several sizes: {names}.** Each needs a different "
+        "amount of memory; tell me which one (or its parameter count) and I'll size it.",
+        "**Welches {name}? Im Katalog stehen mehrere Größen: {names}.** Jede braucht anders viel "
+        "Speicher; sagen Sie mir, welches (oder seine Parameterzahl), dann rechne ich es durch.",
+    ),
     "unknown_model": (
         "**I don't know the model {name}** — it is not in the catalog, so I won't guess its size.",
         "**Das Modell {name} kenne ich nicht** — es steht nicht im Katalog, also rate ich "
@@ -1204,6 +1210,8 @@ FOLLOW_UPS: dict[str, tuple[str, str]] = {
         "How fast is Llama 3.1 8B on {label}?",
         "Wie schnell ist Llama 3.1 8B auf {label}?",
     ),
+    "fits_on": ("Does {model} fit on {label}?", "Passt {model} auf {label}?"),
+    "fits_where": ("Where does {model} fit?", "Wo passt {model} drauf?"),
     "cheapest": (
         "What is the cheapest node for {model}?",
         "Was ist der günstigste Knoten für {model}?",

@@ -164,3 +164,19 @@ def test_image_setup_for_several_at_once_comes_right_after_the_lead(
     )
     paras = _ok(a, "en").split("\n\n")
     assert paras[1].startswith("5 at once:")
+
+
+def test_a_family_without_a_size_offers_its_models_and_a_size_answers(deps: Deps) -> None:
+    """ "Can I run Falcon on an A100?" (b9-063's family): the catalog's Falcon models to pick
+    from, never a node price; "the 40B one" then sizes Falcon 40B on the A100 asked about."""
+    a = Assistant(deps)
+    first = a.ask("can I run Falcon on an A100?")
+    text = _ok(first, "en")
+    assert text.startswith("**Which Falcon?") and "Falcon 40B" in text
+    assert not first.prices and not first.tool_calls
+    assert any("Falcon 40B" in s and "A100" in s for s in first.follow_ups)
+    second = a.ask("the 40B one, bf16", session_id=first.session_id)
+    assert second.reading.model == "falcon-40b"
+    assert "a100" in second.reading.card_families  # the card asked about is kept
+    assert "does not fit" in _ok(second, "en").split("\n\n")[1].split("\n")[0]
+    assert "A100" in _ok(second, "en").split("\n\n")[1].split("\n")[0]

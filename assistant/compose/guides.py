@@ -40,6 +40,9 @@ class GuidesMixin(ComposerBase):
 
     def _unknown_model(self, d: Draft, u: Query) -> None:
         name = u.unknown_model or ""
+        if u.unknown_model_closest and not u.params_b:
+            self._which_of_family(d, u, name)
+            return
         d.add(t(d.lang, "unknown_model", name=name))
         if u.unknown_model_closest:
             d.add(t(d.lang, "unknown_model_closest", names=", ".join(u.unknown_model_closest)))
@@ -52,6 +55,25 @@ class GuidesMixin(ComposerBase):
             example = follow_up(d.lang, "size_params", params="70")
             d.add(t(d.lang, "unknown_model_offer", example=example))
         d.suggest(follow_up(d.lang, "fit_example"))
+
+    def _which_of_family(self, d: Draft, u: Query, name: str) -> None:
+        """ "Can I run Falcon on an A100?", "does qwen3 run on a 4090?": a family or series named
+        without its size; the catalog's models of it are offered to pick from (chips), never a
+        size guessed."""
+        names = u.unknown_model_closest[:4]
+        d.add(t(d.lang, "which_of_family", name=name, names=", ".join(names)))
+        where = self._hardware_said(d, u)
+        for model in names:
+            key = "fits_on" if where else "fits_where"
+            d.suggest(follow_up(d.lang, key, model=model, label=where or ""))
+
+    def _hardware_said(self, d: Draft, u: Query) -> str | None:
+        """The hardware a question named, as a chip can say it ("1 × NVIDIA L4", "A100")."""
+        if u.configurations:
+            return d.label(u.configurations[0])
+        if u.cards and u.cards[0] in self.deps.catalog.gpus:
+            return str(self.deps.catalog.gpus[u.cards[0]].short_name)
+        return u.card_families[0].upper() if u.card_families else None
 
     def _ask_model(self, d: Draft, u: Query) -> None:
         d.add(f"**{t(d.lang, 'ask_model')}**")

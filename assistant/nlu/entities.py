@@ -79,29 +79,7 @@ class EntityMixin:
     _configs: set[str]
 
     def _find_model(self, original: str, folded: str, u: Query) -> None:
-        tokens = re.findall(r"\S+", _fold(original))
-        best: tuple[int, str, str] | None = None  # (token span length, model id, mention)
-        found: list[str] = []
-        if self._aliases:
-            skip_to = 0
-            # _norm_alias keeps only [a-z0-9]: a span's key is its tokens' keys joined
-            keys = [_norm_alias(t) for t in tokens]
-            for i in range(len(tokens)):
-                for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
-                    key = "".join(keys[i : i + n])
-                    if (
-                        key in self._aliases
-                        and not self._other_size(self._aliases[key], tokens, i + n)
-                        and not _other_variant(tokens, i, i + n)
-                    ):
-                        span = tokens[i : i + n]
-                        cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
-                        if best is None or cand[0] > best[0]:
-                            best = cand
-                        if i >= skip_to and cand[1] not in found:
-                            found.append(cand[1])
-                        skip_to = max(skip_to, i + n)
-                        break
+        best, found = self._alias_matches(re.findall(r"\S+", _fold(original)))
         if best is not None and len(found) > 1:
             u.models = found  # in question order
         if best is not None:
@@ -132,9 +110,51 @@ class EntityMixin:
         if params:
             self._sized_only(original, params[0], u)
             return
+        self._unsized_name(original, folded, u)
+
+    def _alias_matches(
+        self, tokens: list[str]
+    ) -> tuple[tuple[int, str, str] | None, list[str]]:
+        """The longest catalog alias said (token span length, model id, mention) and every
+        model named, in question order."""
+        best: tuple[int, str, str] | None = None
+        found: list[str] = []
+        if not self._aliases:
+            return None, found
+        skip_to = 0
+        # _norm_alias keeps only [a-z0-9]: a span's key is its tokens' keys joined
+        keys = [_norm_alias(t) for t in tokens]
+        for i in range(len(tokens)):
+            for n in range(min(self._max_alias_tokens, len(tokens) - i), 0, -1):
+                key = "".join(keys[i : i + n])
+                if (
+                    key in self._aliases
+                    and not self._other_size(self._aliases[key], tokens, i + n)
+                    and not _other_variant(tokens, i, i + n)
+                ):
+                    span = tokens[i : i + n]
+                    cand = (n, self._aliases[key], " ".join(span).strip("?.,!;:()\"'"))
+                    if best is None or cand[0] > best[0]:
+                        best = cand
+                    if i >= skip_to and cand[1] not in found:
+                        found.append(cand[1])
+                    skip_to = max(skip_to, i + n)
+                    break
+        return best, found
+
+    def _unsized_name(self, original: str, folded: str, u: Query) -> None:
+        """A model named without a size: a name the catalog lacks ("Does Command R+ fit on 2x
+        A100?"), or a family ("Can I run Falcon on an A100?") with the catalog's models of it."""
         named = _named_model(original) or _tiered_name(original)
         if named is not None:
-            u.unknown_model = named  # "Does Command R+ fit on 2x A100?": a name, no size
+            u.unknown_model = named
+            return
+        bare = _FAMILY_RX.search(folded)
+        if bare is not None and not (bare.group(2) or "").strip():
+            name = _with_proper_names(original, _original_case(original, bare.group(1)))
+            closest = self._closest(name)
+            if closest:
+                u.unknown_model, u.unknown_model_closest = name, closest
 
     def _moe_signature(self, folded: str) -> tuple[str, str] | None:
         """(model id, mention) for a mixture-of-experts size signature ('235b a22b', '30b-a3b')

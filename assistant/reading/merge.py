@@ -50,6 +50,26 @@ _QUESTION_START = re.compile(
 )
 
 
+def _family_size(u: Any, prev: Slots, catalog: Any) -> Any:
+    """ "the 40B one" after "Which Falcon? The catalog has …": the family's model of that size,
+    the rest of the question kept (the card asked about)."""
+    if not (prev.unknown_model and not prev.model and not prev.params_b):
+        return u
+    if u.model or u.unknown_model or not u.params_b:
+        return u
+    family = re.sub(r"[^a-z0-9]", "", prev.unknown_model.lower())
+    models = getattr(catalog, "models", {}) or {}
+    hits = [
+        mid
+        for mid, spec in models.items()
+        if re.sub(r"[^a-z0-9]", "", spec.name.lower()).startswith(family)
+        and abs(spec.params_b - u.params_b) <= 0.05 * u.params_b
+    ]
+    if len(hits) != 1:
+        return u
+    return u.model_copy(update={"model": hits[0], "params_b": None, "follow_up": True})
+
+
 def _answers_our_question(u: Any, prev: Slots) -> bool:
     """A statement, not a question, after a sizing turn: the user answering what we asked."""
     return (
@@ -199,6 +219,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
     earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
+    u = _family_size(u, prev, catalog)
     new_subject = bool(u.model or u.params_b or u.unknown_model)
     names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
     follow = u.follow_up or not new_subject
