@@ -282,3 +282,49 @@ def test_r_and_a_number_is_a_rank_only_beside_an_adapter(nlu: Understander) -> N
 )
 def test_instances_one_per_card_are_independent(nlu: Understander, question: str) -> None:
     assert "independent" in nlu.understand(question).workloads
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [("does qwen3 14b run on ne 4090??", 1), ("läuft phi-4 auf ne l40s?", 1)],
+)
+def test_ne_is_one_card(nlu: Understander, question: str, count: int) -> None:
+    """blind-26: colloquial "ne" (eine) before a card counts one, as "ner" already did."""
+    assert nlu.understand(question).count == count
+
+
+def test_the_longest_context_asked_in_mixed_words(nlu: Understander) -> None:
+    u = nlu.understand("wie viel k context krieg ich mit qwen3 8b auf ner l40s maximal raus?")
+    assert "capacity" in u.intents and [a.kind for a in u.asks] == ["context"]
+
+
+def test_a_request_that_starts_with_need_is_no_yes_no(nlu: Understander) -> None:
+    from assistant.nlu.asks import is_yes_no
+
+    assert not is_yes_no("need a gpu box for gemma 3 12b, budget under $800. what do u recommend")
+    assert is_yes_no("need a 4090 for this?") and is_yes_no("need nvlink for llama 70b")
+
+
+def test_two_of_those_keeps_the_chassis(deps: object) -> None:
+    """ "a box with 2 of those cards" after 1x RTX A6000 (PCIe Gen4 chassis): its 2-card twin."""
+    from assistant.deps import Deps
+    from assistant.service import Assistant
+
+    assert isinstance(deps, Deps)
+    a = Assistant(deps)
+    first = a.ask("need a gpu box for qwen3 14b, budget is under $900/month. what do u recommend")
+    assert first.reading.configurations == [] and not first.reading.yes_no
+    second = a.ask("how fast is it on that one?", session_id=first.session_id)
+    third = a.ask(
+        "and a box with 2 of those cards, what does that cost?", session_id=second.session_id
+    )
+    assert second.reading.configurations == ["1x-rtx-a6000-gen4"]
+    assert third.reading.configurations == ["2x-rtx-a6000-gen4"]
+
+
+def test_llama_cpp_is_no_model_family(nlu: Understander) -> None:
+    u = nlu.understand(
+        "Welches GGUF-Format nehme ich für llama.cpp, wenn nur ich das Modell nutze?"
+    )
+    assert u.unknown_model is None and u.runtime == "llama.cpp"
+    assert nlu.understand("can I run Falcon on an A100?").unknown_model == "Falcon"

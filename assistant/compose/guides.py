@@ -27,6 +27,11 @@ PINNED_VERDICTS: dict[tuple[str, str], bool] = {
 }
 
 
+#: a family or series and at most its version ("Falcon", "qwen3", "Gemma 3"), not a model's
+#: own name ("Llama 4 Behemoth" is a model the catalog lacks)
+_FAMILY_ONLY_RX = re.compile(r"^[a-z][a-z-]*[\s-]*v?\d*(?:\.\d+)?$")
+
+
 class GuidesMixin(ComposerBase):
     """Answers from the guides, and the answers that ask back."""
 
@@ -40,8 +45,8 @@ class GuidesMixin(ComposerBase):
 
     def _unknown_model(self, d: Draft, u: Query) -> None:
         name = u.unknown_model or ""
-        if u.unknown_model_closest and not u.params_b:
-            self._which_of_family(d, u, name)
+        if u.unknown_model_closest and not u.params_b and _FAMILY_ONLY_RX.match(name.lower()):
+            self._which_of_family(d, u, name)  # "Falcon", "qwen3", "Gemma 3": no model yet
             return
         d.add(t(d.lang, "unknown_model", name=name))
         if u.unknown_model_closest:

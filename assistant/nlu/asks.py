@@ -30,6 +30,13 @@ _YES_NO_RX = re.compile(
     re.IGNORECASE,
 )
 
+# "need a gpu box for …" with no question mark is a request ("Need a 4090 for this?" asks)
+_NEED_RX = re.compile(
+    r"^\W*(?:[@\w .-]{1,40}:\s*)?(?:\w+\W+)?(?:need|needs|brauche|brauchen|braucht)\s+"
+    r"(?:a|an|some|ein|eine|einen|nen|ne)\b",
+    re.IGNORECASE,
+)
+
 # "Does it fit on a 4090, or do I need something bigger?": the alternative is the "no"
 _CONVERSE_OR_RX = re.compile(
     r"\b(?:or|oder)\s+(?:(?:do|would|will|should|must)\s+(?:i|we)\s+(?:need|have to)|"
@@ -80,7 +87,10 @@ def is_yes_no(question: str) -> bool:
     # ("X on the 4x A100 node - will we get more than 20 tokens/s?": after a dash too)
     clauses = _CLAUSE_RX.split(q)[1:]
     clause = not _WH_RX.search(q) and any(_YES_NO_RX.match(c) for c in clauses)
-    return bool(_YES_NO_RX.search(q)) or elliptical or clause or bool(_INDIRECT_RX.search(q))
+    verb = _YES_NO_RX.search(q)
+    if verb and "?" not in question and _NEED_RX.match(q):
+        verb = None  # "need a gpu box for gemma 3 12b … what do u recommend": a request
+    return bool(verb) or elliptical or clause or bool(_INDIRECT_RX.search(q))
 
 
 _SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'“”»«])\s+|\n+")
@@ -141,7 +151,7 @@ _CONTEXT_ASK_RX = re.compile(
     r"(?:context|kontext)[\s-]*(?:length|window|länge|fenster)|"
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
     r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
-    r"\bwie (?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\bkontext"
+    r"\bwie (?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)"
 )
 #: a bare "128K" in a question about the context is the context asked ("… and does 128K fit?"),
 #: not a budget ("8k/month", "$8k") nor a card count

@@ -112,9 +112,7 @@ class EntityMixin:
             return
         self._unsized_name(original, folded, u)
 
-    def _alias_matches(
-        self, tokens: list[str]
-    ) -> tuple[tuple[int, str, str] | None, list[str]]:
+    def _alias_matches(self, tokens: list[str]) -> tuple[tuple[int, str, str] | None, list[str]]:
         """The longest catalog alias said (token span length, model id, mention) and every
         model named, in question order."""
         best: tuple[int, str, str] | None = None
@@ -149,7 +147,14 @@ class EntityMixin:
         if named is not None:
             u.unknown_model = named
             return
-        bare = _FAMILY_RX.search(folded)
+        bare = next(  # "llama.cpp" is the runtime, not the family
+            (
+                m
+                for m in _FAMILY_RX.finditer(folded)
+                if not re.match(r"[.\-_ ]?cpp", folded[m.end() :])
+            ),
+            None,
+        )
         if bare is not None and not (bare.group(2) or "").strip():
             name = _with_proper_names(original, _original_case(original, bare.group(1)))
             closest = self._closest(name)

@@ -14,6 +14,7 @@ _NUMBER_WORDS = {
     "eine": 1,
     "einer": 1,
     "ner": 1,  # colloquial: "auf ner L40S"
+    "ne": 1,  # "auf ne 4090"
     "nem": 1,
     "einem": 1,
     "einen": 1,

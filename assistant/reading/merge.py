@@ -299,7 +299,14 @@ def _n_of_them(merged: Any, catalog: Any) -> None:
     if not cards:
         cards = [catalog.configurations[c].gpu for c in merged.configurations
                  if c in catalog.configurations]  # fmt: skip
-    ids = [f"{n}x-{c}" for c in dict.fromkeys(cards) if f"{n}x-{c}" in catalog.configurations]
+    # the chassis of the node talked about carries over ("2 of those" after 1x RTX A6000 Gen4)
+    gen4 = any(c.endswith("-gen4") for c in merged.configurations)
+    ids = []
+    for c in dict.fromkeys(cards):
+        same = f"{n}x-{c}-gen4" if gen4 else f"{n}x-{c}"
+        cid = same if same in catalog.configurations else f"{n}x-{c}"
+        if cid in catalog.configurations:
+            ids.append(cid)
     if ids:
         merged.count = n
         merged.configurations = ids
