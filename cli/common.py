@@ -113,7 +113,18 @@ def _model(cat: Catalog, text: str, as_json: bool) -> Any:
     try:
         return cat.find_model(text)
     except UnknownName as exc:
-        _fail(f"{exc} See `sizing models`.", as_json, exc.closest)
+        size = re.search(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*[bB]\b", text)
+        if size is None or exc.closest:  # "Llama 3.3 7B": likely a typo, the closest offered
+            _fail(f"{exc} See `sizing models`.", as_json, exc.closest)
+        # "Pythia 12B": a name the catalog lacks and nothing like it, sized as `sizing ask`
+        # sizes it (a generic dense model of the size in its name), and said so on stderr
+        model = cat.parameter_model(float(size.group(1).replace(",", ".")))
+        typer.echo(
+            f"note: {text!r} is not in the catalog; sized as a generic dense "
+            f"{size.group(1)}B model",
+            err=True,
+        )
+        return model
 
 
 def _config(cat: Catalog, text: str, as_json: bool) -> Any:

@@ -184,12 +184,14 @@ def capacity_cmd(
         )
     except ValueError as exc:
         _fail(str(exc).splitlines()[0], as_json)
+    beyond = bool(m.max_context and context > m.max_context)  # past the model's own limit
     if as_json:
         data = r.model_dump(mode="json")
         _strip_model(data)
         data["configuration"] = c.id
+        data["beyond_model_context"] = beyond
         _emit(data)
-        if not r.load_fits:
+        if not r.load_fits or beyond:
             raise typer.Exit(1)
         return
     con = _console()
@@ -201,7 +203,13 @@ def capacity_cmd(
         f"overhead {_gb(r.overhead_gb_per_card)} = KV room {_gb(r.kv_room_gb_per_card)} GB/card"
     )
     load = f"{concurrency} x {context:,} tokens"
-    if r.load_fits:
+    if r.load_fits and beyond:  # memory holds it, the model does not read that far
+        con.print(
+            f"[red]{load}: beyond the model's own limit of {m.max_context:,} tokens[/] (the "
+            f"memory would hold it: {_gb(r.load_required_gb_per_card)} of "
+            f"{_gb(r.usable_gb_per_card)} GB per card)"
+        )
+    elif r.load_fits:
         con.print(
             f"{load}: fits ({_gb(r.load_required_gb_per_card)} of "
             f"{_gb(r.usable_gb_per_card)} GB per card)"
@@ -220,8 +228,9 @@ def capacity_cmd(
         elif limit:
             text += f" (the KV-cache room; the model allows {limit:,})"
         con.print(text)
-        con.print(f"most sequences of {context:,} tokens: {r.max_concurrency:,}")
+        if not beyond:
+            con.print(f"most sequences of {context:,} tokens: {r.max_concurrency:,}")
     for note in r.notes:
         con.print(f"note: {note}")
-    if not r.load_fits:
+    if not r.load_fits or beyond:
         raise typer.Exit(1)

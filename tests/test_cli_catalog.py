@@ -436,3 +436,29 @@ def test_an_image_model_for_several_at_once_says_what_n_means(run: Any) -> None:
     assert res.exit_code == 0
     assert "4 at once need 4 cards" in " ".join(res.stdout.split())
     assert "at once need" not in run("fit", "flux.1-dev").stdout
+
+
+def test_a_name_the_catalog_lacks_with_a_size_is_sized_as_generic(run: Any) -> None:
+    """`sizing fit "Pythia 12B"` sizes a generic 12B, as `sizing ask` does (blind-26's writer);
+    a name close to a catalog model ("Llama 3.3 7B") still offers the closest."""
+    res = run("fit", "Pythia 12B", "--json")
+    assert res.exit_code == 0
+    assert (
+        json.loads(res.stdout)["inputs"]["model"]["id"]
+        == json.loads(run("fit", "12B", "--json").stdout)["inputs"]["model"]["id"]
+    )
+    assert "not in the catalog; sized as a generic dense 12B model" in res.stderr
+    assert run("fit", "Llama 3.3 7B").exit_code == 2
+
+
+def test_capacity_beyond_the_models_own_context_is_no_fit(run: Any) -> None:
+    """blind-27's writer: "1 x 65,536 tokens: fits" for Qwen2.5 72B, whose limit is 32,768."""
+    res = run("capacity", "qwen2.5-72b", "2x-a100-pcie", "-p", "fp8", "-c", "65536")
+    assert res.exit_code == 1
+    assert "beyond the model's own limit of 32,768 tokens" in " ".join(res.stdout.split())
+    data = json.loads(
+        run("capacity", "qwen2.5-72b", "2x-a100-pcie", "-p", "fp8", "-c", "65536", "--json").stdout
+    )
+    assert data["beyond_model_context"] is True
+    ok = run("capacity", "qwen2.5-72b", "2x-a100-pcie", "-p", "fp8", "-c", "16384")
+    assert ok.exit_code == 0 and "beyond" not in ok.stdout

@@ -328,3 +328,63 @@ def test_llama_cpp_is_no_model_family(nlu: Understander) -> None:
     )
     assert u.unknown_model is None and u.runtime == "llama.cpp"
     assert nlu.understand("can I run Falcon on an A100?").unknown_model == "Falcon"
+
+
+def test_a_firm_nvlink_requirement_said_as_a_fact(nlu: Understander) -> None:
+    """blind-27: "kunde braucht zwingend nvlink. günstigster knoten …?" requires NVLink; asked
+    as a question ("brauchen wir unbedingt NVLink?") it is the question, not a filter."""
+    u = nlu.understand("kunde braucht zwingend nvlink. günstigster knoten für qwen3 32b bf16? thx")
+    assert u.constraints.require_link == "nvlink" and u.intents[0] == "cheapest"
+    asked = nlu.understand("brauchen wir unbedingt nvlink für llama 3.3 70b?")
+    assert asked.constraints.require_link is None and asked.claim == "nvlink_needed"
+
+
+@pytest.mark.parametrize(
+    ("question", "negated"),
+    [
+        ("pretty sure qwen3 14b wont fit on a single 4090 right?", True),
+        ("llama 3.1 8b passt nicht auf eine l4, oder?", True),
+        ("qwen3 32b passt auf eine l40s, oder?", False),
+    ],
+)
+def test_a_fit_with_a_tag_is_the_fit_claim(nlu: Understander, question: str, negated: bool) -> None:
+    from assistant.reading.rules import read_rules
+
+    r = read_rules(nlu.understand(question))
+    assert r.yes_no and r.claim == "fits" and r.claim_negated is negated
+
+
+def test_a_precision_accepted_claims_nothing(nlu: Understander) -> None:
+    u = nlu.understand("could we run Pythia 12B on one of your L40S cards? fp8 is fine for us")
+    assert u.claim is None and u.count == 1 and u.unknown_model == "Pythia 12B"
+
+
+def test_the_cheapest_one_that_does_after_a_fit_is_a_new_cheapest(deps: object) -> None:
+    from assistant.deps import Deps
+    from assistant.service import Assistant
+
+    assert isinstance(deps, Deps)
+    a = Assistant(deps)
+    first = a.ask("does qwen3 32b fit on one l4?")
+    second = a.ask(
+        "ok whats the cheapest one that does then, budget is 900 usd a month",
+        session_id=first.session_id,
+    )
+    assert second.reading.intents[0] == "cheapest" and not second.reading.configurations
+    assert any(c.name == "cheapest_fit" for c in second.tool_calls)
+
+
+def test_something_unrelated_in_a_conversation_is_declined(deps: object) -> None:
+    from assistant.deps import Deps
+    from assistant.service import Assistant
+
+    assert isinstance(deps, Deps)
+    a = Assistant(deps)
+    first = a.ask("qwen2.5 72b fp8 on 2x a100 pcie ok?")
+    off = a.ask(
+        "cool thx. unrelated but can you write me a cover letter for a data engineer job?",
+        session_id=first.session_id,
+    )
+    assert off.reading.intents == ["off_topic"] and not off.tool_calls
+    fast = a.ask("how fast?", session_id=first.session_id)
+    assert fast.reading.intents == ["speed"]

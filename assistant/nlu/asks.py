@@ -30,6 +30,11 @@ _YES_NO_RX = re.compile(
     re.IGNORECASE,
 )
 
+_TAG_END_RX = re.compile(
+    r",\s*(?:oder|or not|ne|right|richtig|correct|stimmt'?s?|isn'?t it|oder nicht)\s*\?\s*$",
+    re.IGNORECASE,
+)
+
 # "need a gpu box for …" with no question mark is a request ("Need a 4090 for this?" asks)
 _NEED_RX = re.compile(
     r"^\W*(?:[@\w .-]{1,40}:\s*)?(?:\w+\W+)?(?:need|needs|brauche|brauchen|braucht)\s+"
@@ -73,6 +78,9 @@ def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
     q = _first_question(question.strip())
+    tag = _TAG_END_RX.search(q)  # "passt nicht auf eine L4, oder?": a tag, not an alternative
+    if tag:
+        return True
     if ALTERNATIVE_RX.search(q) and not _CONVERSE_OR_RX.search(q):
         return False
     elliptical = (

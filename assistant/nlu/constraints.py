@@ -439,8 +439,25 @@ def find_exclusions(folded: str, u: Query) -> None:
         if re.search(rx, folded) and u.constraints.exclude_link != kind:
             u.constraints.require_link = kind  # type: ignore[assignment]
             break
-    if u.constraints.exclude_link != "nvlink" and _stated_nvlink(folded):
+    if u.constraints.exclude_link != "nvlink" and (_stated_nvlink(folded) or _firm_nvlink(folded)):
         u.constraints.require_link = "nvlink"
+
+
+# "kunde braucht zwingend NVLink.", "we definitely need NVLink, cheapest node?": said as a fact
+_FIRM_LINK_RX = re.compile(
+    r"\b(?:zwingend|unbedingt|definitiv|definitely|absolutely|strictly)\s+(?:\w+\s+)?(?:nvlink|sxm)"
+)
+
+
+def _firm_nvlink(folded: str) -> bool:
+    """NVLink required in a statement, not asked about ("brauchen wir unbedingt NVLink?")."""
+    for sentence in re.split(r"(?<=[.?!])\s+|\n+", folded):  # "llama 3.3" ends nothing
+        m = _FIRM_LINK_RX.search(sentence)
+        if m and not sentence.rstrip().endswith("?"):
+            return True
+        if m and "," in sentence[m.end() :]:  # "… definitely need nvlink, cheapest node?"
+            return True
+    return False
 
 
 # "Our consultant insists we need NVLink. Do we?": the statement is put to the test
@@ -720,6 +737,19 @@ def without_link_exclusion(folded: str) -> str:
     return folded
 
 
+# "bf16 is fine", "FP8 ist ok für uns": a precision accepted, no claim to answer yes to
+_PREFERENCE_RX = re.compile(
+    r"\b(?:bf16|fp16|fp8|int8|int4|awq|gptq|gguf|q4_k_m|4[\s-]?bit|8[\s-]?bit|quanti\w+)\s+"
+    r"(?:is|are|ist|sind|wäre|wären|would be)\s+(?:also\s+|auch\s+|totally\s+)?(?:fine|ok|okay|"
+    r"good|gut|in ordnung|acceptable|enough|ausreichend)\b"
+)
+
+# a fit said and a tag after it: "X won't fit on one L4, right?", "passt nicht, oder?"
+_FIT_TAG_RX = re.compile(
+    r"\b(?:fit|fits|passt|passen|run|runs|läuft|laufen|reicht|reichen)\b[^.?!]{0,60}?,?\s*"
+    r"\b(?:right|correct|richtig|oder|stimmt'?s?|ne|isn'?t it|does it|doesn'?t it)\s*\?"
+)
+
 # "stimmt es, dass …", "is it true that …": the claim is the clause's, not "richtig" / "true"
 _VERIFY_FRAME_RX = re.compile(
     r"\b(?:stimmt es|ist es (?:richtig|wahr|korrekt|so)|trifft es zu|is it (?:true|right|correct|"
@@ -734,6 +764,7 @@ def find_claim(folded: str, u: Query) -> None:
     # "ok and if it's only inference …", "gut, und …": an opening interjection claims nothing
     folded = _OPENING_RX.sub(lambda m: " " * len(m.group(0)), folded, count=1)
     folded = _VERIFY_FRAME_RX.sub(lambda m: " " * len(m.group(0)), folded)
+    folded = _PREFERENCE_RX.sub(lambda m: " " * len(m.group(0)), folded)
     # "… thinks the NVLink is broken. Is the topology fine?": the question's own claim first
     asked = [
         q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip() and not _VERIFY_RX.match(q)
@@ -747,6 +778,8 @@ def find_claim(folded: str, u: Query) -> None:
     stated = [folded] if yes_no else []
     for text in [*asked, *stated]:
         claim = _claim_in(text)
+        if claim == "healthy" and _FIT_TAG_RX.search(folded):
+            return  # "… wont fit on a single L4, right?": the fit is the claim, not "right"
         if claim is not None:
             u.claim = claim
             return

@@ -467,7 +467,8 @@ _NOT_NAME_WORDS = frozenset(
         "laufen passt passen kann können wir ich mit für und oder auf in von zu ca etwa ~ "
         "model models modell modelle llm few many some users people leute nutzer training "
         "inference cards gpus karten context kontext tokens batch only just nur around roughly "
-        "approx approximately rund knapp",
+        "approx approximately rund knapp we i you they us it wir ich sie es man try use "
+        "using nutzen betreiben hosten test testen",
     )
 )
 #: one word of a model's name: a letter first ("Pythia", "OLMo", "Mamba-2", "R1")
@@ -582,6 +583,12 @@ def _count_before_card(folded: str, start: int, end: int, u: Query) -> int | Non
         before,
     ):
         return 1  # "your L4 instance", "eine L40S-Instanz": one card
+    if re.search(
+        r"\b(?:one|eine[rnm]?)\s+(?:of|von)\s+(?:your|the|our|these|those|ihren|euren|"
+        r"den|diesen)\s+(?:nvidia\s+)?$",
+        before,
+    ) and re.match(r"\s*(?:cards?|gpus?|karten)", folded[end:]):
+        return 1  # "one of your L4 cards": one card
     m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
         return None

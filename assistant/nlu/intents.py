@@ -439,7 +439,7 @@ class IntentMixin:
         if not _in_domain(folded, u) and not intents:
             # off topic on its own; in a conversation "how fast?" / "what does it cost?" still
             # says what it asks, after the off_topic marker
-            sizing: tuple[Intent, ...] = ("price", "cheapest", "speed", "nvlink", "capacity")
+            sizing: tuple[Intent, ...] = ("cheapest", "price", "speed", "nvlink", "capacity")
             return ["off_topic", *(i for i in sizing if hits[i])]
         said = _Said(folded, no_cards, u, self._link_kinds)
         for rule in _HIT_RULES:

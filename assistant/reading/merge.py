@@ -272,6 +272,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         and merged.intents[0] == "off_topic"
         and (merged.model or merged.params_b)
         and not merged.outside  # a goal outside the domain stays declined in a conversation
+        # "unrelated, but can you write me a cover letter?": nothing about sizing asked, and
+        # no short follow-up ("and?") that could only mean the session's question
+        and (len(merged.intents) > 1 or merged.follow_up or u.question.count(" ") < 4)
     ):
         # "how fast?" after a question about a model: what it asks, on the session's subject
         merged.intents = list(merged.intents[1:]) or ["fit"]
