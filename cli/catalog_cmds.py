@@ -145,6 +145,13 @@ def fit_cmd(
     )
     for note in res.notes:
         con.print(f"note: {note}")
+    # a row's own notes (FP8 weight-only on Ampere, …), once each with the rows they apply to
+    row_notes: dict[str, list[str]] = {}
+    for r in res.rows:
+        for note in getattr(r, "notes", None) or []:
+            row_notes.setdefault(note, []).append(r.configuration)
+    for note, ids in row_notes.items():
+        con.print(f"note ({', '.join(ids)}): {note}")
     if any(r.room == "tight" for r in res.rows):
         con.print("tight: fits with no room to spare (a second request, a longer prompt)")
     con.print(PLACEHOLDER_NOTE)

@@ -447,6 +447,7 @@ def first_sentence(question: str, text: str) -> tuple[bool | None, str]:
     """A yes/no question's answer starts with yes or no (ja/nein), or asks back; and its first
     sentence does not contradict that word ("Yes — … does not fit")."""
     from assistant.compose.polarity import is_yes_no, lead_polarity
+    from assistant.nlu.claims import negates_fit
 
     if not is_yes_no(question):
         return None, "not a yes/no question"
@@ -454,14 +455,17 @@ def first_sentence(question: str, text: str) -> tuple[bool | None, str]:
     sentence = re.split(r"(?<=[.!?:])\s", lead.replace("**", ""), maxsplit=2)
     first = " ".join(sentence[:2]) if len(sentence[0]) < 12 else sentence[0]
     polarity = lead_polarity(text)
+    if polarity is None and _NEGATED_LEAD_RX.match(first):
+        return True, "answers a negative question (right / stimmt / doch)"
     if polarity is None:
         if first.rstrip().endswith("?"):
             return True, "asks back"
         if _NO_VERDICT_RX.search(first):
             return True, "declines: no verdict to give"
         return False, f"no yes/no first: {first[:80]!r}"
-    if _TOO_SMALL_RX.search(question):
-        # "Is the H100 too small for it?": "No — it fits" and "Yes — it does not fit" agree
+    if _TOO_SMALL_RX.search(question) or negates_fit(question):
+        # "Is the H100 too small for it?", "X won't fit, will it?": "No — it fits" and
+        # "Yes — it does not fit" agree
         polarity = not polarity
     if polarity and _NEGATIVE_FIT.search(first):
         return False, f"yes, then a negative: {first[:80]!r}"
@@ -479,6 +483,9 @@ _NO_VERDICT_RX = re.compile(
     re.IGNORECASE,
 )
 
+
+# the words a negative question is answered with (assistant/compose/polarity.py)
+_NEGATED_LEAD_RX = re.compile(r"^\W*(?:right|stimmt|doch)\b", re.IGNORECASE)
 
 # a yes/no asked the other way round: its "yes" says the job does not fit
 _TOO_SMALL_RX = re.compile(

@@ -130,9 +130,9 @@ def test_a_negated_fit_claim_is_answered_in_its_polarity(assistant: Assistant) -
         if r["configuration"] == "1x-rtx-4090"
     )
     assert row["verdict"] == "does_not_fit"
-    assert _ok(a, "de").startswith("**Ja")  # "yes, it is true that it does not fit"
+    assert _ok(a, "de").startswith("**Stimmt")  # "yes, it is true that it does not fit"
     b = assistant.ask("ist es richtig, dass llama 3.1 8b nicht auf eine einzelne l4 passt?")
-    assert _ok(b, "de").startswith("**Nein")  # it does fit
+    assert _ok(b, "de").startswith("**Doch")  # it does fit
 
 
 def test_pcie_for_the_load_says_when_no_pcie_node_holds_the_model(assistant: Assistant) -> None:
@@ -180,3 +180,21 @@ def test_a_family_without_a_size_offers_its_models_and_a_size_answers(deps: Deps
     assert "a100" in second.reading.card_families  # the card asked about is kept
     assert "does not fit" in _ok(second, "en").split("\n\n")[1].split("\n")[0]
     assert "A100" in _ok(second, "en").split("\n\n")[1].split("\n")[0]
+
+
+def test_a_negative_question_is_answered_right_no_stimmt_or_doch(assistant: Assistant) -> None:
+    """blind-28: "phi 4 wont fit on a single 4090 will it?" is answered "Right — … does not fit"
+    (not "Yes — … does not fit"); a false negative claim gets "No" (en) / "Doch" (de)."""
+    cases = [
+        ("qwen3 14b wont fit on a single 4090 will it?", "en", "**Right — "),
+        ("pretty sure llama 3.1 8b wont fit on a single L4 right?", "en", "**No — "),
+        ("stimmt es dass qwen3 14b NICHT auf eine einzelne 4090 passt?", "de", "**Stimmt — "),
+        ("llama 3.1 8b passt nicht auf eine l4, oder?", "de", "**Doch — "),
+    ]
+    for question, lang, lead in cases:
+        assert _ok(assistant.ask(question), lang).startswith(lead), question
+
+
+def test_ctx_is_the_context(assistant: Assistant) -> None:
+    a = assistant.ask("llama 3.1 8b, 32k ctx, on an l4?")
+    assert a.reading.context_tokens == 32768

@@ -462,3 +462,11 @@ def test_capacity_beyond_the_models_own_context_is_no_fit(run: Any) -> None:
     assert data["beyond_model_context"] is True
     ok = run("capacity", "qwen2.5-72b", "2x-a100-pcie", "-p", "fp8", "-c", "16384")
     assert ok.exit_code == 0 and "beyond" not in ok.stdout
+
+
+def test_fit_table_shows_the_rows_own_notes(run: Any) -> None:
+    """blind-26 writer: the table left out the FP8 weight-only note of Ampere rows (--json had
+    it)."""
+    out = " ".join(run("fit", "qwen2.5-32b", "-p", "fp8").stdout.split())
+    assert "fp8 not native on RTX A6000" in out and "W8A16" in out
+    assert "not native" not in " ".join(run("fit", "qwen2.5-32b").stdout.split())

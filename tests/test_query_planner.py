@@ -520,3 +520,20 @@ def test_a_verdict_check_reads_nicht_after_what_it_negates() -> None:
     assert _verdict("does_not_fit", "2x-l40s", answer, "de")[0]
     fits = SimpleNamespace(answer="**Es passt nicht nur auf eine Karte.**", tool_calls=calls)
     assert not _verdict("does_not_fit", "2x-l40s", fits, "de")[0]
+
+
+def test_the_first_sentence_metric_knows_negative_questions() -> None:
+    from evals.checks import first_sentence
+
+    assert first_sentence(
+        "phi 4 wont fit on a single 4090 will it?", "**Right — it does not fit.**"
+    )[0]
+    assert first_sentence(
+        "llama 8b wont fit on a single L4 right?", "**No — it fits on one card here.**"
+    )[0]
+    assert first_sentence(
+        "llama 8b passt nicht auf eine l4, oder?", "**Doch — passt auf eine Karte.**"
+    )[0]
+    assert not first_sentence("does llama 8b fit on an L4?", "**No — it fits on one card here.**")[
+        0
+    ]

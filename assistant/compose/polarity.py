@@ -43,12 +43,15 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     if lead is None or flow_claim is None:
         return
     converse = u.claim is not None and CONVERSE.get((flow_claim, u.claim), False)
-    if u.claim == "fits" and u.claim_negated and flow_claim == "fits":
+    negated = u.claim == "fits" and u.claim_negated and flow_claim == "fits"
+    if negated:
         converse = not converse  # "stimmt es, dass es NICHT passt?": "Ja" when it does not
     m = _LEAD_RX.match(d.paras[lead])
     if m:
         if converse:
             d.paras[lead] = m.group(1) + _FLIP[m.group(2)] + d.paras[lead][m.end() :]
+        if negated:
+            _negated_lead(d, lead)
         return
     if _ANY_LEAD_RX.match(d.paras[lead]) or not (u.yes_no or u.claim):
         return
@@ -66,6 +69,19 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         verdict = not verdict
     word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
     d.paras[lead] = f"**{word}.** " + d.paras[lead]
+    if negated:
+        _negated_lead(d, lead)
+
+
+#: the word a negative question is answered with ("X won't fit, will it?" / "passt nicht,
+#: oder?"): agreeing "Right" / "Stimmt", disagreeing "No" / "Doch"
+_NEGATED_WORDS = {"Yes": "Right", "Ja": "Stimmt", "Nein": "Doch"}
+
+
+def _negated_lead(d: Draft, lead: int) -> None:
+    m = _LEAD_RX.match(d.paras[lead])
+    if m and m.group(2) in _NEGATED_WORDS:
+        d.paras[lead] = m.group(1) + _NEGATED_WORDS[m.group(2)] + d.paras[lead][m.end() :]
 
 
 def _lead_index(d: Draft) -> int | None:

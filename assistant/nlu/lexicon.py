@@ -194,8 +194,8 @@ _PARAMS_RX = re.compile(
 
 _CONTEXT_RX = re.compile(
     r"(?<![\d.,])(\d{1,7}(?:[.,]\d{1,4})?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
-    r"kontextlänge|context length|context window|kontextfenster)"
-    r"|(?:context|kontext)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=)?\s*\(?\s*"
+    r"kontextlänge|context length|context window|kontextfenster|ctx\b)"
+    r"|(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=)?\s*\(?\s*"
     r"(\d{1,7}(?:[.,]\d{1,4})?)\s*(k)?",
 )
 _CONCURRENCY_RX = re.compile(
