@@ -220,3 +220,23 @@ def test_sizing_advice_config_uses_the_training_memory() -> None:
         for extra in ([], ["--config", "8x-l40s"])
     ]
     assert out[0]["rule"]["number"] == out[1]["rule"]["number"] == 5
+
+
+def test_the_same_size_claim_is_no_when_one_format_is_smaller(assistant: Assistant) -> None:
+    """b9-067's family: "AWQ und GGUF Q4_K_M sind beide 4 Bit – also gleich groß, oder?" was
+    answered "Ja — AWQ ist kleiner": the same size holds only within the share either way."""
+    a = assistant.ask(
+        "AWQ und GGUF Q4_K_M sind doch beide 4 Bit – bei Qwen2.5 32B also gleich groß, oder?"
+    )
+    sizes = [c.result["weights_gb"] for c in a.tool_calls if c.name == "memory_need"]
+    assert len(sizes) == 2 and abs(sizes[0] - sizes[1]) > 0.03 * min(sizes)
+    assert _ok(a, "de").startswith("**Nein**")
+
+
+def test_a_why_question_that_states_a_claim_gets_no_yes_or_no(assistant: Assistant) -> None:
+    """b9-091's family: "Warum braucht DeepSeek V3 so viel Speicher, wenn nur 37B aktiv sind?"
+    was answered "Nein. alle Experten …"; a why asks for the reason."""
+    a = assistant.ask("Warum braucht Qwen3 235B so viel Grafikspeicher, wenn nur 22B aktiv sind?")
+    text = _ok(a, "de")
+    assert not re.match(r"\W*(?:ja|nein)\b", text, re.IGNORECASE)
+    assert text[0].isupper()

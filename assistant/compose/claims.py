@@ -254,6 +254,12 @@ class ClaimsMixin(ComposerBase):
             return ""
         return p(d.lang, "yes" if verdict else "no") + " — "
 
+    def _led(self, d: Draft, u: Query, holds: bool, text: str) -> str:
+        """The yes/no for the claim and the phrase after it, capitalised when no yes/no comes
+        first (a why-question)."""
+        lead = self._yes_no(d, u, holds)
+        return lead + _capital(text, lead)
+
     def _kind(self, u: Query) -> str | None:
         """'llm' or 'image' (image and video models) for the job asked about, else None."""
         model = self.deps.catalog.models.get(u.model) if u.model else None
@@ -344,7 +350,7 @@ class ClaimsMixin(ComposerBase):
     ) -> None:
         cite = d.cite("tensor-parallelism")
         if fit is None or row is None:
-            d.add(self._yes_no(d, u, True) + p(d.lang, "pool_llm_plain") + cite)
+            d.add(self._led(d, u, True, p(d.lang, "pool_llm_plain")) + cite)
             return
         kw = {
             "model": self._model_name(fit, d.lang),
@@ -353,17 +359,17 @@ class ClaimsMixin(ComposerBase):
             "total": gb(d.lang, row["total_memory_gb"]),
         }
         if row["verdict"] == "split":
-            d.add(self._yes_no(d, u, True) + p(d.lang, "pool_llm_split", **kw) + cite)
+            d.add(self._led(d, u, True, p(d.lang, "pool_llm_split", **kw)) + cite)
             d.bullets([self._row_line(d, row)])
             self._numbers(d, fit)
             d.add(p(d.lang, "pool_tp_cost") + d.cite("tensor-parallelism"))
         elif row["verdict"] == "fits_one_card":
-            d.add(self._yes_no(d, u, True) + p(d.lang, "pool_llm_one", **kw) + cite)
+            d.add(self._led(d, u, True, p(d.lang, "pool_llm_one", **kw)) + cite)
             d.bullets([self._row_line(d, row)])
             self._numbers(d, fit)
             d.add(p(d.lang, "pool_tp_cost") + d.cite("most-expensive-mistake"))
         else:
-            d.add(self._yes_no(d, u, False) + p(d.lang, "pool_llm_no_fit", **kw) + cite)
+            d.add(self._led(d, u, False, p(d.lang, "pool_llm_no_fit", **kw)) + cite)
             d.bullets([self._row_line(d, row)])
             self._numbers(d, fit)
             self._holders(d, fit)
@@ -384,13 +390,13 @@ class ClaimsMixin(ComposerBase):
         active_b = getattr(model, "active_params_b", None) if model else None
         cite = d.cite("total-vs-active", guide=MOE_GUIDE)
         if model is None or not active_b:
-            d.add(self._yes_no(d, u, False) + p(d.lang, "active_plain") + cite)
+            d.add(self._led(d, u, False, p(d.lang, "active_plain")) + cite)
             d.suggest(follow_up(d.lang, "fit_example"))
             return
         mem = d.call("memory_need", model=u.model, precision=u.precision)
         fit = self._call_fit(d, u)
         if mem is None or fit is None:
-            d.add(self._yes_no(d, u, False) + p(d.lang, "active_plain") + cite)
+            d.add(self._led(d, u, False, p(d.lang, "active_plain")) + cite)
             return
         row = self._first_target(u, fit)
         kw = {
@@ -402,9 +408,9 @@ class ClaimsMixin(ComposerBase):
             "active_b": _billions(d, active_b),
         }
         if row is not None and row["verdict"] != "does_not_fit":
-            d.add(self._yes_no(d, u, True) + p(d.lang, "active_yes_anyway", **kw) + cite)
+            d.add(self._led(d, u, True, p(d.lang, "active_yes_anyway", **kw)) + cite)
         else:
-            d.add(self._yes_no(d, u, False) + p(d.lang, "active_no", **kw) + cite)
+            d.add(self._led(d, u, False, p(d.lang, "active_no", **kw)) + cite)
         if row is not None:
             d.add(p(d.lang, "on_hardware"))
             d.bullets([self._row_line(d, row)])
@@ -432,7 +438,9 @@ class ClaimsMixin(ComposerBase):
             key = "size_smaller"
         else:
             key = "size_same"
-        holds = key == "size_larger" if u.claim == "larger" else key != "size_larger"
+        # "gleich groß?" / "just as small?": the same size within SAME_SIZE_SHARE, either way
+        # ("AWQ und Q4_K_M sind beide 4 Bit – also gleich groß?" is "Nein" when AWQ is smaller)
+        holds = key == "size_larger" if u.claim == "larger" else key == "size_same"
         text = p(
             d.lang,
             key,

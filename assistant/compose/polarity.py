@@ -31,6 +31,9 @@ CONVERSE: dict[tuple[str, str], bool] = {
 _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
 _ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)
 _FLIP = {"Yes": "No", "No": "Yes", "Ja": "Nein", "Nein": "Ja"}
+#: claims a question states about a mechanism (compose/claims.py): a why-question that states
+#: one asks for the reason, and its answer starts with no yes or no
+_STATED_CLAIMS = ("memory_adds_up", "active_sets_memory", "same_size", "larger")
 
 
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
@@ -55,6 +58,8 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         return
     if _ANY_LEAD_RX.match(d.paras[lead]) or not (u.yes_no or u.claim):
         return
+    if not u.yes_no and u.claim in _STATED_CLAIMS:
+        return  # "Warum braucht DeepSeek V3 so viel Speicher, wenn nur 37B aktiv sind?": why
     if u.claim in ("costlier", "cheaper"):
         return  # only the price list answers it, from its quotes (compose/prices.py)
     link = ("nvlink_needed", "pcie_enough")
