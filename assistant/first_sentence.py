@@ -110,6 +110,8 @@ def _fit_expected(answer: Answer, *, converse: bool) -> Expected | None:
         what = "fit on " + ", ".join(named)
     elif cards:
         rows = [x for x in rows if x.get("gpu") in cards]
+        if r.count and r.count > 1:  # "on 2x A100": its 2-card nodes, when the catalog has any
+            rows = [x for x in rows if x.get("count") == r.count] or rows
         what = "fit on " + ", ".join(sorted(cards))
     elif r.memory_gb:
         rows = [x for x in rows if abs(float(x.get("memory_gb_per_card", 0)) - r.memory_gb) < 1]

@@ -198,3 +198,27 @@ def test_a_negative_question_is_answered_right_no_stimmt_or_doch(assistant: Assi
 def test_ctx_is_the_context(assistant: Assistant) -> None:
     a = assistant.ask("llama 3.1 8b, 32k ctx, on an l4?")
     assert a.reading.context_tokens == 32768
+
+
+def test_a_training_job_bigger_than_a_node_is_rule_5(assistant: Assistant) -> None:
+    """ho2-29's family: a full training of Llama 3.1 405B (about 7.3 TB) needs more cards than
+    a node holds: rule 5 (a fabric between nodes, not offered), not rule 4."""
+    a = assistant.ask(
+        "We want to fully train Llama 3.1 405B on two of your 8x B200 nodes together. Possible?"
+    )
+    rules = {c.result["rule"]["number"] for c in a.tool_calls if c.name == "purchase_advice"}
+    assert rules == {5}
+    small = assistant.ask("how much memory does a full fine-tune of llama 3.3 70b need?")
+    assert {
+        c.result["rule"]["number"] for c in small.tool_calls if c.name == "purchase_advice"
+    } == {4}
+
+
+def test_a_count_of_a_card_family_is_judged_on_that_count(assistant: Assistant) -> None:
+    """ "Does Command R+ fit on 2x A100?" said "Yes": the 4x A100 SXM4 shown for the absent 2-card
+    SXM4 variant held it, while the 2x A100 asked about does not."""
+    a = assistant.ask("Does Command R+ fit on 2x A100?")
+    fit = _results(a, "fit_check")[0]
+    two = [r for r in fit["rows"] if r["gpu"].startswith("a100") and r["count"] == 2]
+    assert two and all(r["verdict"] == "does_not_fit" for r in two)
+    assert _ok(a, "en").startswith("**No")

@@ -388,3 +388,37 @@ def test_something_unrelated_in_a_conversation_is_declined(deps: object) -> None
     assert off.reading.intents == ["off_topic"] and not off.tool_calls
     fast = a.ask("how fast?", session_id=first.session_id)
     assert fast.reading.intents == ["speed"]
+
+
+def test_moving_to_sxm_is_the_nvlink_question(nlu: Understander) -> None:
+    """b9-107's family: "should we move to the SXM5 version, and how much more would that cost?"
+    asks whether NVLink is needed (and the price gap), not the fit."""
+    u = nlu.understand(
+        "we serve Llama 3.1 70B on our 4x H100 PCIe to lots of users. should we move to the "
+        "SXM5 version, and how much more would that cost?"
+    )
+    assert u.claim == "nvlink_needed"
+
+
+def test_each_card_its_own_model_is_independent(nlu: Understander) -> None:
+    u = nlu.understand("Lohnt sich NVLink, wenn auf jeder Karte ein eigenes Qwen3 8B läuft?")
+    assert "independent" in u.workloads
+
+
+def test_the_sxm5_version_of_the_node_talked_about(deps: object) -> None:
+    from assistant.deps import Deps
+    from assistant.service import Assistant
+
+    assert isinstance(deps, Deps)
+    a = Assistant(deps)
+    first = a.ask("is 49 GB/s busbw on our 4x H100 PCIe healthy?")
+    second = a.ask(
+        "ok. we serve Llama 3.3 70B in BF16 with tensor parallel over all 4 to lots of users. "
+        "should we move to the SXM5 version, and how much more would that cost?",
+        session_id=first.session_id,
+    )
+    assert second.reading.configurations == ["4x-h100-pcie", "4x-h100-sxm5"]
+    assert second.answer.startswith("**Yes")
+    quotes = {p.configuration: p.usd_per_month for p in second.prices}
+    diff = quotes["4x-h100-sxm5"] - quotes["4x-h100-pcie"]
+    assert f"${diff:,.0f} more per month" in second.answer

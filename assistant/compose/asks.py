@@ -289,6 +289,8 @@ class AsksMixin(ComposerBase):
             return None
         if len(u.configurations) > 1:  # "Reicht eine L4, oder brauchen wir eine L40S?": the
             rows = rows[:1]  # yes answers the node named first (rows in the question's order)
+        if u.count and u.count > 1:  # "on 2x A100": the 2-card nodes, not the 4-card SXM4 shown
+            rows = [r for r in rows if r["count"] == u.count] or rows  # for the absent variant
         if u.count == 1 or u.memory_gb:
             d.verdict = any(r["verdict"] == "fits_one_card" for r in rows)
         else:

@@ -5,6 +5,7 @@ memory a full fine-tune needs.
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 from typing import Any
@@ -374,9 +375,13 @@ class FitMixin(ComposerBase):
             )
         else:
             self._no_single_card_node(d, holders, split_gb=mem["total_gb"], util=util)
+        # the cards one job needs, on the biggest card: more than a node holds is rule 5
+        biggest = max(g.memory_gb for g in self.deps.catalog.gpus.values()) * util
+        needed = None if cheapest is not None else max(2, math.ceil(mem["total_gb"] / biggest))
         advice = self._advice(
             d,
             fits_one_card=cheapest is not None,
+            cards_needed=needed,
             workload="training",
             parallelism=self._parallelism(u),
         )

@@ -106,6 +106,9 @@ def fit_verdict(d: Draft, u: Query) -> bool | None:
         rows = [r for r in rows if r["configuration"] in u.configurations]
     elif cards:
         rows = [r for r in rows if r["gpu"] in cards]
+        # "on 2x A100": the 2-card nodes of that card (not the 4-card SXM4 named for the absent
+        # 2-card variant), when the catalog has any
+        rows = [r for r in rows if r["count"] == u.count] or rows if u.count else rows
     elif d.filters:
         # "Under $600, is there anything that runs it?": the nodes within the constraints
         return any(r["verdict"] != "does_not_fit" for r in rows) if rows else None

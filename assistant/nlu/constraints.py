@@ -675,7 +675,11 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"(?:need|needs|needed|require[sd]?|necessary|must|brauch\w*|bräucht\w*|benötig\w*|nötig|"
         r"notwendig|erforderlich|pflicht|muss)\b.{0,45}\b(?:nvlink|sxm|nvswitch)|"
         r"(?:nvlink|sxm|nvswitch)\b.{0,30}\b(?:need|needed|required|necessary|nötig|notwendig|"
-        r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)",
+        r"erforderlich|pflicht|a must|worth|sinnvoll|lohnt)|"
+        # "should we move to the SXM5 version?", "sollen wir auf SXM umsteigen?"
+        r"\b(?:move|switch|upgrade|migrate|go|wechseln|umsteigen|umziehen)\s+(?:\w+\s+){0,3}?"
+        r"(?:sxm\w*|nvlink)\b|\b(?:auf|zu|zur)\s+(?:\w+\s+){0,2}?(?:sxm\w*|nvlink)\S*\s+"
+        r"(?:wechseln|umsteigen|umziehen|gehen)",
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
     # "is the L40S faster than the RTX 5090?": the first named against the second

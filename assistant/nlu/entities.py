@@ -146,6 +146,7 @@ class EntityMixin:
         named = _named_model(original) or _tiered_name(original)
         if named is not None:
             u.unknown_model = named
+            u.unknown_model_closest = self._closest(named)  # "Mistral Medium": the family's
             return
         bare = next(  # "llama.cpp" is the runtime, not the family
             (

@@ -90,6 +90,8 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"\s+side|(?:jede|each|every)\s+(?:karte|gpu|card)\s+(?:\w+\s+){0,2}?(?:für sich|"
         r"on its own|by itself|independently|separately|unabhängig|allein)\b|"
         r"(?:each|every) (?:card|gpu)\b.{0,30}\b(?:its own|own|a separate|separate)\b|"
+        # "wenn auf jeder Karte ein eigenes Llama 3.1 8B läuft"
+        r"\bjede[rnms]?\s+(?:karte|gpu)\s+(?:\w+\s+){0,2}?(?:eigene[snmr]?|separate[snmr]?)\b|"
         r"jede (?:karte|gpu)\b.{0,30}\b(?:ihr|sein|ein) eigenes|eigene[ns]? modell pro|"
         r"own model per (?:card|gpu)|(?:its|their) own model|"
         r"(?:separate|different|own|its own|their own)\s+(?:\w+\s+){0,2}models?\s+(?:on|per|for)\s+"

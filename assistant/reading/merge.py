@@ -81,7 +81,7 @@ def _answers_our_question(u: Any, prev: Slots) -> bool:
     )
 
 
-_VARIANT_RX = re.compile(r"\b(pcie|sxm)\b(?:[\s-]*(?:variant\w*|version|one|twin|node|knoten))?")
+_VARIANT_RX = re.compile(r"\b(pcie|sxm)\d?\b(?:[\s-]*(?:variant\w*|version|one|twin|node|knoten))?")
 
 
 def _swap_variant(u: Any, update: dict[str, Any], catalog: Any) -> bool:
@@ -351,6 +351,14 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
         return u.model_copy(update={**picked, "intents": intents})
     if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
         return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
+    if not names_hardware and prev.configurations:
+        # "we serve Llama 3.3 70B on all 4 … should we move to the SXM5 version?": the node
+        # talked about, in its other variant
+        update: dict[str, Any] = {"configurations": list(prev.configurations)}
+        if _swap_variant(u, update, catalog):  # both: the one they have and the one asked about
+            both = list(dict.fromkeys([*prev.configurations, *update["configurations"]]))
+            cards = [catalog.configurations[c].gpu for c in both]
+            return u.model_copy(update={"configurations": both, "cards": cards})
     return u
 
 
