@@ -422,3 +422,19 @@ def test_the_sxm5_version_of_the_node_talked_about(deps: object) -> None:
     quotes = {p.configuration: p.usd_per_month for p in second.prices}
     diff = quotes["4x-h100-sxm5"] - quotes["4x-h100-pcie"]
     assert f"${diff:,.0f} more per month" in second.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "yes_no"),
+    [
+        ("Could you send me the monthly price for the 4x A100 SXM4 node?", False),
+        ("Könnten Sie mir den Preis für 4x L40S schicken?", False),
+        ("can llama 3.1 8b run on an l4?", True),
+        ("Könnt ihr mir sagen, ob Llama 3.3 70B auf 2x H100 passt?", True),
+    ],
+)
+def test_a_polite_request_is_no_yes_no(question: str, yes_no: bool) -> None:
+    """blind-31: "Could you send me the monthly price …?" asks for the price, not yes or no."""
+    from assistant.nlu.asks import is_yes_no
+
+    assert is_yes_no(question) is yes_no

@@ -30,6 +30,15 @@ _YES_NO_RX = re.compile(
     re.IGNORECASE,
 )
 
+# "could you send me …?", "können Sie mir … schicken?": a request in a question's words
+_POLITE_REQUEST_RX = re.compile(
+    r"^\W*(?:(?:hi|hello|hallo|thanks|danke)\W+)?(?:could|can|would|will)\s+you\s+(?:please\s+)?"
+    r"(?:send|tell|give|share|show|list|quote|let\s+me\s+know|explain|provide|check)\b|"
+    r"^\W*(?:könnt|können|könnten|würden)\s+(?:sie|ihr|du)\s+(?:mir|uns)\s+(?:bitte\s+)?"
+    r"(?:\w+\s+){0,6}?(?:schicken|senden|sagen|nennen|geben|zeigen|mitteilen|erklären)\b",
+    re.IGNORECASE,
+)
+
 _TAG_END_RX = re.compile(
     r",\s*(?:oder|or not|ne|right|richtig|correct|stimmt'?s?|isn'?t it|oder nicht)\s*\?\s*$",
     re.IGNORECASE,
@@ -96,6 +105,8 @@ def is_yes_no(question: str) -> bool:
     clauses = _CLAUSE_RX.split(q)[1:]
     clause = not _WH_RX.search(q) and any(_YES_NO_RX.match(c) for c in clauses)
     verb = _YES_NO_RX.search(q)
+    if verb and _POLITE_REQUEST_RX.match(q):
+        verb = None  # "Could you send me the monthly price …?": a request, answered with it
     if verb and "?" not in question and _NEED_RX.match(q):
         verb = None  # "need a gpu box for gemma 3 12b … what do u recommend": a request
     return bool(verb) or elliptical or clause or bool(_INDIRECT_RX.search(q))
