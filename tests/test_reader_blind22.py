@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from assistant.deps import Deps
 from assistant.nlu import Understander
+from assistant.service import Assistant
 from knowledge.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -305,12 +307,8 @@ def test_a_request_that_starts_with_need_is_no_yes_no(nlu: Understander) -> None
     assert is_yes_no("need a 4090 for this?") and is_yes_no("need nvlink for llama 70b")
 
 
-def test_two_of_those_keeps_the_chassis(deps: object) -> None:
+def test_two_of_those_keeps_the_chassis(deps: Deps) -> None:
     """ "a box with 2 of those cards" after 1x RTX A6000 (PCIe Gen4 chassis): its 2-card twin."""
-    from assistant.deps import Deps
-    from assistant.service import Assistant
-
-    assert isinstance(deps, Deps)
     a = Assistant(deps)
     first = a.ask("need a gpu box for qwen3 14b, budget is under $900/month. what do u recommend")
     assert first.reading.configurations == [] and not first.reading.yes_no
@@ -359,11 +357,7 @@ def test_a_precision_accepted_claims_nothing(nlu: Understander) -> None:
     assert u.claim is None and u.count == 1 and u.unknown_model == "Pythia 12B"
 
 
-def test_the_cheapest_one_that_does_after_a_fit_is_a_new_cheapest(deps: object) -> None:
-    from assistant.deps import Deps
-    from assistant.service import Assistant
-
-    assert isinstance(deps, Deps)
+def test_the_cheapest_one_that_does_after_a_fit_is_a_new_cheapest(deps: Deps) -> None:
     a = Assistant(deps)
     first = a.ask("does qwen3 32b fit on one l4?")
     second = a.ask(
@@ -374,11 +368,7 @@ def test_the_cheapest_one_that_does_after_a_fit_is_a_new_cheapest(deps: object) 
     assert any(c.name == "cheapest_fit" for c in second.tool_calls)
 
 
-def test_something_unrelated_in_a_conversation_is_declined(deps: object) -> None:
-    from assistant.deps import Deps
-    from assistant.service import Assistant
-
-    assert isinstance(deps, Deps)
+def test_something_unrelated_in_a_conversation_is_declined(deps: Deps) -> None:
     a = Assistant(deps)
     first = a.ask("qwen2.5 72b fp8 on 2x a100 pcie ok?")
     off = a.ask(
@@ -405,11 +395,7 @@ def test_each_card_its_own_model_is_independent(nlu: Understander) -> None:
     assert "independent" in u.workloads
 
 
-def test_the_sxm5_version_of_the_node_talked_about(deps: object) -> None:
-    from assistant.deps import Deps
-    from assistant.service import Assistant
-
-    assert isinstance(deps, Deps)
+def test_the_sxm5_version_of_the_node_talked_about(deps: Deps) -> None:
     a = Assistant(deps)
     first = a.ask("is 49 GB/s busbw on our 4x H100 PCIe healthy?")
     second = a.ask(

@@ -343,19 +343,7 @@ class AsksMixin(ComposerBase):
         for r in rows[:2]:
             label = d.link(r["configuration"])
             if r["verdict"] == "does_not_fit":
-                need = gb(d.lang, r["required_gb_per_card"])
-                usable = gb(d.lang, r["usable_gb_per_card"])
-                d.add(
-                    t(
-                        d.lang,
-                        "speed_no_fit",
-                        model=model,
-                        precision=prec,
-                        label=label,
-                        need=need,
-                        usable=usable,
-                    )
-                )
+                d.add(self._speed_no_fit(d, r, model, prec))
                 continue
             tput = d.call(
                 "throughput_estimate",

@@ -23,6 +23,14 @@ def runtime_name(runtime: str) -> str:
     return _RUNTIME_NAMES.get(runtime, runtime)
 
 
+def need_usable(lang: Any, r: dict[str, Any]) -> dict[str, str]:
+    """A fit row's need and usable memory per card, as the texts' {need} and {usable}."""
+    return {
+        "need": gb(lang, r["required_gb_per_card"]),
+        "usable": gb(lang, r["usable_gb_per_card"]),
+    }
+
+
 class ComposerBase:
     """The helpers every flow uses: tool calls (fit check, purchase advice), the rows asked about,
     row lines, verdict words, the guide rule and its citation."""
@@ -146,17 +154,14 @@ class ComposerBase:
         return [by_id[c] for c in wanted][:4]
 
     def _row_line(self, d: Draft, r: dict[str, Any], with_price: bool = True) -> str:
-        need = gb(d.lang, r["required_gb_per_card"])
-        usable = gb(d.lang, r["usable_gb_per_card"])
+        figures = need_usable(d.lang, r)
         label = d.link(r["configuration"])
         if r["verdict"] == "fits_one_card":
-            line = t(d.lang, "cfg_fits_one", label=label, need=need, usable=usable)
+            line = t(d.lang, "cfg_fits_one", label=label, **figures)
         elif r["verdict"] == "split":
-            line = t(
-                d.lang, "cfg_split", label=label, n=r["cards_needed"], need=need, usable=usable
-            )
+            line = t(d.lang, "cfg_split", label=label, n=r["cards_needed"], **figures)
         else:
-            line = t(d.lang, "cfg_no_fit", label=label, need=need, usable=usable)
+            line = t(d.lang, "cfg_no_fit", label=label, **figures)
         if with_price:
             line += " " + d.price(r["configuration"])
         return line
@@ -215,6 +220,19 @@ class ComposerBase:
             text += " " + t(d.lang, "room_instead", label=d.link(cid)) + " " + d.price(cid)
         d.add(text)
 
+    @staticmethod
+    def _speed_no_fit(d: Draft, r: dict[str, Any], model: str, prec: str) -> str:
+        """'X does not fit on N (need per card, usable): no speed to estimate.'"""
+        label = d.link(r["configuration"])
+        return t(
+            d.lang,
+            "speed_no_fit",
+            model=model,
+            precision=prec,
+            label=label,
+            **need_usable(d.lang, r),
+        )
+
     def _verdict_with_need(self, d: Draft, r: dict[str, Any]) -> str:
         """'fits on one card, 146.4 GB of 162 GB per card': the verdict with what it rests on."""
         word = self._verdict_word(d, r)
@@ -222,8 +240,7 @@ class ComposerBase:
             word = t(d.lang, "v_fits_one_tight")  # the summary keeps what the figure says
         if r.get("required_gb_per_card") is None or r.get("usable_gb_per_card") is None:
             return word
-        need = gb(d.lang, r["required_gb_per_card"])
-        return word + t(d.lang, "need_of", need=need, usable=gb(d.lang, r["usable_gb_per_card"]))
+        return word + t(d.lang, "need_of", **need_usable(d.lang, r))
 
     def _verdict_word(self, d: Draft, r: dict[str, Any]) -> str:
         if r["verdict"] == "fits_one_card":

@@ -235,19 +235,25 @@ class FitMixin(ComposerBase):
             + d.price(best["configuration"])
         )
 
-    def _other_adapter(
+    def _adapter_need(
         self, d: Draft, u: Query, method: str, rank: int | None, targets: str | None
-    ) -> None:
-        """ "LoRA oder QLoRA – wie viel Speicher jeweils?": the other method's memory too."""
-        if not u.adapters_compared:
-            return
-        mem = d.call(
+    ) -> dict[str, Any] | None:
+        """`memory_need` of a LoRA or QLoRA fine-tune of the question's model."""
+        return d.call(
             "memory_need",
             model=self._model_arg(u),
             adapter=method,
             lora_rank=rank,
             lora_targets=targets,
         )
+
+    def _other_adapter(
+        self, d: Draft, u: Query, method: str, rank: int | None, targets: str | None
+    ) -> None:
+        """ "LoRA oder QLoRA – wie viel Speicher jeweils?": the other method's memory too."""
+        if not u.adapters_compared:
+            return
+        mem = self._adapter_need(d, u, method, rank, targets)
         if mem is None:
             return
         d.add(
@@ -404,13 +410,7 @@ class FitMixin(ComposerBase):
         method = "qlora" if qlora else "lora"
         rank = u.lora_rank  # said now or earlier in the conversation (nlu, sessions)
         targets_arg = "attention" if u.lora_attention_only else None
-        mem = d.call(
-            "memory_need",
-            model=self._model_arg(u),
-            adapter=method,
-            lora_rank=rank,
-            lora_targets=targets_arg,
-        )
+        mem = self._adapter_need(d, u, method, rank, targets_arg)
         name = "QLoRA" if qlora else "LoRA"
         if mem is None:
             spec = self.deps.catalog.models.get(u.model) if u.model else None

@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from assistant.compose.base import ComposerBase
+from assistant.compose.base import ComposerBase, need_usable
 from assistant.compose.draft import PCIE_TWIN, SXM_TWIN, Draft
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, smart, t, tokens, usd
@@ -505,8 +505,7 @@ class NvlinkMixin(ComposerBase):
                 "split_across",
                 n=n,
                 label=d.link(ref["configuration"]),
-                need=gb(d.lang, ref["required_gb_per_card"]),
-                usable=gb(d.lang, ref["usable_gb_per_card"]),
+                **need_usable(d.lang, ref),
             )
             if ref
             else ""

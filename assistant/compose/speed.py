@@ -64,17 +64,7 @@ class SpeedMixin(ComposerBase):
         speeds: dict[str, float] = {}
         for r in targets:
             if r["verdict"] == "does_not_fit":
-                d.add(
-                    t(
-                        d.lang,
-                        "speed_no_fit",
-                        model=model,
-                        precision=prec,
-                        label=d.link(r["configuration"]),
-                        need=gb(d.lang, r["required_gb_per_card"]),
-                        usable=gb(d.lang, r["usable_gb_per_card"]),
-                    )
-                )
+                d.add(self._speed_no_fit(d, r, model, prec))
                 continue
             tput = d.call(
                 "throughput_estimate",
