@@ -332,3 +332,48 @@ def test_a_link_claim_without_intents_plans_the_link_facts() -> None:
     claim link_is) is planned as the link facts, not a guide search."""
     r = Reading(task="explain", claim="link_is", cards=["rtx-5090"], text="x")
     assert intents_of(r)[0] == "link_facts"
+
+
+def test_an_intent_the_one_before_it_answers_is_not_listed_and_changes_no_answer(
+    nlu, assistant
+) -> None:  # type: ignore[no-untyped-def]
+    """`Reading.intents` holds what was asked: "cheapest, fit" is "cheapest", "nvlink, fit" is
+    "nvlink" (the pick is a fit, the NVLink verdict says where it fits). Leaving the answered
+    ones out changes no answer: the planner derives them."""
+    from assistant.reading.convert import asked_intents
+
+    composer = assistant.composer
+    dropped, differ = 0, []
+    for q in QUESTIONS[::3]:
+        reading = from_query(nlu.understand(q))
+        asked = asked_intents(reading.intents)
+        if asked == reading.intents:
+            continue
+        dropped += 1
+        full = composer.compose(to_query(reading))
+        lean = composer.compose(to_query(reading.model_copy(update={"intents": asked})))
+        if full.text != lean.text:
+            differ.append((q[:60], reading.intents, asked))
+    assert dropped > 20, "the eval questions hold such intents"
+    assert not differ, differ[:5]
+
+
+@pytest.mark.parametrize(
+    ("question", "intents", "asks"),
+    [
+        ("do I need nvlink for llama 3.3 70b?", ["nvlink"], []),
+        ("whats the cheapest box that can run qwen2.5 72b?", ["cheapest"], ["fit"]),
+        ("welcher server ist am günstigsten für mistral small 24b?", ["cheapest"], ["fit"]),
+        (
+            "Was ist die günstigste Maschine für Llama 3.1 8B, und was kostet die im Monat?",
+            ["cheapest"],
+            ["fit", "price"],
+        ),
+    ],
+)
+def test_a_cheapest_question_asks_the_fit_and_the_price_only_when_said(  # type: ignore[no-untyped-def]
+    assistant, question: str, intents: list[str], asks: list[str]
+) -> None:
+    reading = assistant.ask(question).reading
+    assert reading.intents == intents
+    assert [a.kind for a in reading.asks] == asks

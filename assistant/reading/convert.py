@@ -101,16 +101,41 @@ IMPLIED_AT = -2
 #: that intent answers them, so they add no ask of their own)
 INTENT_ASKS: dict[str, tuple[AskKind, ...]] = {
     "fit": ("fit",),
-    "cheapest": ("fit", "price"),
+    "cheapest": ("fit",),
     "price": ("price",),
     "speed": ("speed",),
     "capacity": ("context",),
 }
+#: the intents an intent's answer gives by itself: a cheapest pick is a fit and a price, an
+#: NVLink verdict says where the model fits, a paste's check states the link facts. A reading
+#: lists an intent only when nothing before it in the list answers it.
+INTENT_GIVES: dict[str, frozenset[str]] = {
+    "cheapest": frozenset({"fit", "price"}),
+    "nvlink": frozenset({"fit"}),
+    "allreduce_paste": frozenset({"allreduce", "link_facts"}),
+    "topology_paste": frozenset({"topology_howto", "link_facts"}),
+}
 
 
-def implied_asks(intent: str | None) -> tuple[AskKind, ...]:
-    """The asks `intent` makes by itself (empty for the intents that ask for no figure)."""
-    return INTENT_ASKS.get(intent or "", ())
+def asked_intents(intents: list[Intent]) -> list[Intent]:
+    """`intents` without those an earlier one answers ("cheapest, fit" is "cheapest")."""
+    out: list[Intent] = []
+    for intent in intents:
+        if not any(intent in INTENT_GIVES.get(prior, ()) for prior in out):
+            out.append(intent)
+    return out
+
+
+def implied_asks(
+    intent: str | None, said: list[Intent] | tuple[Intent, ...] = ()
+) -> tuple[AskKind, ...]:
+    """The asks `intent` makes by itself (empty for the intents that ask for no figure), and
+    after them the asks its answer gives that the words also said (`said`: the parse's other
+    intents): "the cheapest node for X" asks the fit; "…, and what does it cost?" the price too."""
+    own = INTENT_ASKS.get(intent or "", ())
+    gives = INTENT_GIVES.get(intent or "", frozenset())
+    extra: tuple[AskKind, ...] = ("price",) if "price" in gives and "price" in said else ()
+    return (*own, *extra)
 
 
 def _copied(data: dict[str, Any]) -> dict[str, Any]:

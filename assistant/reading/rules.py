@@ -20,7 +20,14 @@ from assistant.nlu.asks import _first_question as first_question
 from assistant.nlu.claims import negates_fit
 from assistant.nlu.mail import what_is_asked
 from assistant.nlu.query import Ask, Claim, Query
-from assistant.reading.convert import ASK_INTENT, IMPLIED_AT, from_query, implied_asks
+from assistant.reading.convert import (
+    ASK_INTENT,
+    IMPLIED_AT,
+    INTENT_GIVES,
+    asked_intents,
+    from_query,
+    implied_asks,
+)
 from assistant.reading.model import Currency, Reading
 
 _EURO = re.compile(r"€|\beur(?:o|os)?\b")
@@ -45,7 +52,9 @@ def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) ->
         unread=unread_clauses(u, nlu),
         refers_to=list(refers_to or []),
     )
-    return reading.model_copy(update=_stated(u))
+    update = _stated(u)
+    update["intents"] = asked_intents(reading.intents)
+    return reading.model_copy(update=update)
 
 
 #: claims whose yes/no is an NVLink question ("Is PCIe enough for X on 2x RTX 5090?")
@@ -74,7 +83,7 @@ def _stated(u: Query) -> dict[str, Any]:
     one too) and the claim a yes/no question asks about."""
     update: dict[str, Any] = {}
     if len(u.asks) < 2 and not u.explain:
-        kinds = implied_asks(u.intent)
+        kinds = implied_asks(u.intent, u.intents[1:])
         # a single ask the intent does not make stays stated ("… And the price?" after an
         # NVLink yes/no); one it makes is stated as implied (the intent's flow answers it)
         own = [a for a in u.asks if a.kind not in kinds]
@@ -106,8 +115,9 @@ def _currency(u: Query) -> Currency | None:
 def covered_intents(u: Query) -> set[str]:
     """The intents the answer to `u` answers: its primary one and one per ask."""
     link = {"nvlink"} if u.claim in _NVLINK_CLAIMS and u.has_subject else set()
-    # the asks its intent makes by itself: the cheapest answer names the pick and its price
-    implied = {ASK_INTENT[k] for k in implied_asks(u.intent)} if u.has_subject else set()
+    # what its intent answers by itself: the cheapest answer names the pick and its price
+    gives = {*(ASK_INTENT[k] for k in implied_asks(u.intent)), *INTENT_GIVES.get(u.intent, ())}
+    implied = gives if u.has_subject else set()
     return {u.intent, *(ASK_INTENT[a.kind] for a in u.asks), *link, *implied}
 
 
