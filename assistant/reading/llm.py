@@ -390,7 +390,7 @@ def _asks(out: LLMReading) -> dict[str, Any]:
     # a single ask the primary intent makes by itself is implied (its flow answers it); one it
     # does not make stays stated and is answered after the lead ("NVLink needed? And the price
     # of the 4x L40S?": the NVLink flow, then the price of the node named), as the rules do
-    implied = implied_asks(intents[0] if intents else None)
+    implied = implied_asks(intents[0] if intents else None, intents[1:])
 
     def at(i: int, kind: str) -> int:
         return IMPLIED_AT if len(asks) < 2 and kind in implied else i
