@@ -348,6 +348,25 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**None of the nodes you named holds {model} in {precision}.**",
         "**Keiner der genannten Knoten hält {model} in {precision}.**",
     ),
+    "speed_measured_low": (
+        "**{word} — {measured} tokens/s is below what {label} should give: about {tps} tokens/s "
+        "is a conservative lower bound** for this job (single stream).",
+        "**{word} — {measured} Token/s liegen unter dem, was {label} liefern sollte: etwa {tps} "
+        "Token/s sind eine vorsichtige Untergrenze** für diesen Job (ein Stream).",
+    ),
+    "speed_measured_ok": (
+        "**{word} — {measured} tokens/s is what {label} should give: at or above the "
+        "conservative lower bound of about {tps} tokens/s** (single stream).",
+        "**{word} — {measured} Token/s sind, was {label} liefern sollte: auf oder über der "
+        "vorsichtigen Untergrenze von etwa {tps} Token/s** (ein Stream).",
+    ),
+    "speed_measured_check": (
+        "Check the node as the guide does on day one: the topology (`nvidia-smi topo -m`) and "
+        "the real all-reduce bandwidth (`all_reduce_perf`); paste either here and I check it.",
+        "Prüfen Sie den Knoten wie im Guide am ersten Tag: die Topologie (`nvidia-smi topo -m`) "
+        "und die echte All-Reduce-Bandbreite (`all_reduce_perf`); fügen Sie eins davon hier ein, "
+        "dann prüfe ich es.",
+    ),
     "speed_fastest": (
         "**{label} is the fastest of them: about {tps} tokens/s** (single stream).",
         "**{label} ist der schnellste davon: etwa {tps} Token/s** (einzelner Stream).",
@@ -406,6 +425,17 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**No configuration in the catalog holds {model} in {precision}.**",
         "**Keine Konfiguration im Katalog fasst {model} in {precision}.**",
     ),
+    "image_no_card_each": (
+        "**No node within your constraints has a card for each of the {n} at once** for {model} "
+        "in {precision}: each card renders with its own copy of the model.",
+        "**Kein Knoten innerhalb Ihrer Vorgaben hat eine Karte für jeden der {n} gleichzeitig** "
+        "für {model} in {precision}: Jede Karte rendert mit ihrer eigenen Kopie des Modells.",
+    ),
+    "image_one_copy": (
+        "The cheapest that holds one copy is {label} ({verdict}); on it the jobs take turns.",
+        "Der günstigste, der eine Kopie fasst, ist {label} ({verdict}); darauf kommen die Jobs "
+        "nacheinander dran.",
+    ),
     "cheapest_more": ("Next cheapest:", "Danach am günstigsten:"),
     "recommend_nvlink": (
         "**Recommended for {model} in {precision}: {label}** ({verdict}): the model must be "
@@ -462,6 +492,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "usable), so there is no speed to estimate.",
         "**{model} passt in {precision} nicht auf {label}** ({need} nötig pro Karte, {usable} "
         "nutzbar), daher gibt es kein Tempo zu schätzen.",
+    ),
+    "speed_in_fp8": (
+        "**In FP8 it fits on {label} ({verdict}): about {tps} tokens/s** (single stream).",
+        "**In FP8 passt es auf {label} ({verdict}): etwa {tps} Token/s** (ein Stream).",
     ),
     "speed_pick": (
         "You didn't name a configuration; here are the cheapest ones that hold it:",

@@ -379,6 +379,7 @@ class FitMixin(ComposerBase):
             d.add(
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
             )
+            d.result = d.result or [cheapest.id]  # "and what would that cost?" asks about it
         else:
             self._no_single_card_node(d, holders, split_gb=mem["total_gb"], util=util)
         # the cards one job needs, on the biggest card: more than a node holds is rule 5
@@ -432,7 +433,9 @@ class FitMixin(ComposerBase):
         holds = {r["configuration"]: r["memory_gb_per_card"] * util >= total for r in asked}
         bridge = ""
         if asked:
-            if all(holds.values()):
+            if not (u.yes_no or u.claim) and any(a.kind == "memory" for a in u.asks):
+                key = "adapter_need"  # "und mit QLoRA, wie viel Speicher braucht das?": a figure
+            elif all(holds.values()):
                 key = "adapter_yes"
             elif not any(holds.values()):
                 key = "adapter_no"
@@ -475,6 +478,7 @@ class FitMixin(ComposerBase):
                     + " "
                     + d.price(cheapest.id)
                 )
+                d.result = d.result or [cheapest.id]  # "what would that card cost?"
             else:
                 self._no_single_card_node(d, holders, split_gb=total, util=util)
         d.add(

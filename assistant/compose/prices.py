@@ -544,6 +544,56 @@ class PricesMixin(ComposerBase):
             d.add(t(d.lang, "cheapest_catalog", label=d.link(cid)) + " " + d.price(cid))
         self._ask_model(d, u)
 
+    def _image_one_copy(
+        self, d: Draft, u: Query, model: str, prec: str, interconnect: str | None
+    ) -> bool:
+        """An image/video job for N at once that no node within the constraints gives a card
+        each: said so, and the cheapest that holds one copy (the images take turns on it)."""
+        n = u.concurrency or 0
+        if n < 2:
+            return False
+        one = d.call(
+            "cheapest_fit",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            interconnect=interconnect,
+        )
+        if not one or one["model"]["kind"] == "llm" or not one["cheapest"]:
+            return False
+        top = one["cheapest"][0]
+        d.verdict = False
+        d.add(
+            t(d.lang, "image_no_card_each", n=n, model=model, precision=prec)
+            + d.cite("many-cards", guide="gpu-for-flux-sdxl")
+        )
+        d.add(
+            t(
+                d.lang,
+                "image_one_copy",
+                label=d.link(top["configuration"]),
+                verdict=self._verdict_with_need(d, top),
+            )
+            + " "
+            + d.price(top["configuration"])
+        )
+        d.result = [top["configuration"]]
+        return True
+
+    def _cheapest_room(self, d: Draft, u: Query, res: dict[str, Any], top: dict[str, Any]) -> None:
+        """After the pick: an image job's card per person at once and its room to spare, or a
+        tight LLM pick's cheapest with room."""
+        if res["model"]["kind"] != "llm":
+            if (u.concurrency or 0) > 1:  # a card for each job at once (the tool keeps only those)
+                d.add(
+                    t(d.lang, "image_copies", n=u.concurrency)
+                    + d.cite("many-cards", guide="gpu-for-flux-sdxl")
+                )
+            self._cheapest_with_room(d, u, top)
+        elif top.get("room") == "tight":
+            roomy = res.get("cheapest_with_room")
+            self._llm_room(d, [top], [top, roomy] if roomy else [top])
+
     def _cheapest(self, d: Draft, u: Query) -> None:
         if not u.has_subject:
             self._cheapest_without_model(d, u)
@@ -577,7 +627,8 @@ class PricesMixin(ComposerBase):
         rows = res["cheapest"]
         d.verdict = bool(rows)  # "Can I rent X?": something holds it
         if not rows:
-            d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
+            if not self._image_one_copy(d, u, model, prec, interconnect):
+                d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
             return
         top = rows[0]
         d.result = [top["configuration"]]
@@ -598,11 +649,7 @@ class PricesMixin(ComposerBase):
             + d.price(top["configuration"])
             + self._cite_topic_guides(d, u, res)
         )
-        if res["model"]["kind"] != "llm":
-            self._cheapest_with_room(d, u, top)
-        elif top.get("room") == "tight":
-            roomy = res.get("cheapest_with_room")
-            self._llm_room(d, [top], [top, roomy] if roomy else [top])
+        self._cheapest_room(d, u, res, top)
         more = [
             f"{d.link(r['configuration'])} ({self._verdict_word(d, r)}): "
             f"{d.price(r['configuration'])}"

@@ -49,6 +49,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "An- und Verkauf gebrauchter Hardware",
     ),
     "legal": ("legal or tax matters", "rechtlichen oder steuerlichen Themen"),
+    "web_hosting": (
+        "web hosting (websites, WordPress, e-mail, domains)",
+        "Webhosting (Websites, WordPress, E-Mail, Domains)",
+    ),
 }
 
 # flows that answer no ask of their own: a clause that only names hardware or a model gets none

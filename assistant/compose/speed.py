@@ -65,6 +65,7 @@ class SpeedMixin(ComposerBase):
         for r in targets:
             if r["verdict"] == "does_not_fit":
                 d.add(self._speed_no_fit(d, r, model, prec))
+                self._speed_at_lower_precision(d, u, r, fit)
                 continue
             tput = d.call(
                 "throughput_estimate",
@@ -90,6 +91,7 @@ class SpeedMixin(ComposerBase):
             )
             d.add(line, speed_cost(d, r["configuration"], tput))
         self._fastest(d, speeds, lead_at)
+        self._measured_speed(d, u, speeds, lead_at)
         if u.min_tokens_per_s is not None and len(speeds) == 1:
             # "mehr als 20 Token pro Sekunde?": the claim "faster" against the speed asked
             d.verdict = next(iter(speeds.values())) > u.min_tokens_per_s
@@ -116,6 +118,70 @@ class SpeedMixin(ComposerBase):
         if fit["precision"] != "fp8":
             d.suggest(follow_up(d.lang, "fp8"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    def _speed_at_lower_precision(
+        self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]
+    ) -> None:
+        """A model that does not fit in its default precision on the node asked about, with no
+        precision said: its speed in FP8 there, when FP8 fits ("wie viel token/s schafft
+        mistral small 24b auf einer L40S?")."""
+        if u.precision is not None or fit["precision"] == "fp8" or fit["model"]["kind"] != "llm":
+            return
+        cid = r["configuration"]
+        args = {"context_tokens": u.context_tokens, "concurrency": u.concurrency}
+        probe = d.call(
+            "fit_check",
+            model=self._model_arg(u),
+            precision="fp8",
+            configurations=[cid],
+            **args,
+        )
+        rows = [x for x in (probe or {}).get("rows", []) if x["configuration"] == cid]
+        if not rows or rows[0]["verdict"] == "does_not_fit":
+            return
+        tput = d.call(
+            "throughput_estimate",
+            model=self._model_arg(u),
+            configuration=cid,
+            precision="fp8",
+            **args,
+        )
+        if tput:
+            d.add(
+                t(
+                    d.lang,
+                    "speed_in_fp8",
+                    label=d.link(cid),
+                    tps=tokens(d.lang, tput["tokens_per_s"]),
+                    verdict=self._verdict_with_need(d, rows[0]),
+                )
+            )
+
+    def _measured_speed(self, d: Draft, u: Query, speeds: dict[str, float], at: int) -> None:
+        """A speed the user measured ("we get 12 tok/s on 4x A100 … normal?") against the
+        node's estimate, which the guide treats as a lower bound: below it, the node is not
+        giving what it should, and the guide's day-one checks come next."""
+        measured = u.measured.tokens_per_s
+        if measured is None or len(speeds) != 1:
+            return
+        ((cid, estimate),) = speeds.items()
+        below = measured < estimate
+        verdict = below if u.claim == "defect" else not below  # "too slow?" / "normal?"
+        word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
+        lead = t(
+            d.lang,
+            "speed_measured_low" if below else "speed_measured_ok",
+            word=word,
+            measured=tokens(d.lang, measured),
+            tps=tokens(d.lang, estimate),
+            label=d.link(cid),
+        )
+        d.paras.insert(
+            at, lead + d.cite("same-job-both-ways", contains=r"lower bounds|Untergrenzen")
+        )
+        d.verdict = verdict
+        if below:
+            d.add(t(d.lang, "speed_measured_check") + d.cite("measure-it-yourself"))
 
     # ---- capacity: longest context, most sequences
     def _fastest(self, d: Draft, speeds: dict[str, float], at: int) -> None:

@@ -155,7 +155,12 @@ TABLE: tuple[Flow, ...] = (
     Flow("explain", lambda u: u.explain, "_general", "guide"),
     Flow(
         "adapter_cheapest",
-        lambda u: u.intent in ("cheapest", "price") and u.adapter is not None and u.has_subject,
+        # "what does it cost?" about a node named or answered is the price flow's
+        lambda u: (
+            (u.intent == "cheapest" or (u.intent == "price" and not u.configurations))
+            and u.adapter is not None
+            and u.has_subject
+        ),
         "_fit_answer",
         "fits",
         filtered=True,

@@ -85,7 +85,12 @@ def find_budget(folded: str) -> float | None:
     """'budget 8k/month', 'max. 2000 $', 'unter 3.000 € im Monat', 'we can spend $5,000', 'our
     budget is $1,000 a month'; an hourly budget as a month of hours ('höchstens 2 € pro
     Stunde': 2 x 730)."""
+    folded = _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)  # "a buck an hour": $1
     return _hourly_budget(folded) or _budget_said(folded) or _cued_money(folded)
+
+
+# "a buck", "5 bucks", "two bucks" (a number word is read before this): dollars in slang
+_BUCKS_RX = re.compile(r"\b(?:a|one|(\d+(?:[.,]\d+)?))\s*bucks?\b")
 
 
 # "2 € pro Stunde", "$3/h", "3 dollars an hour": money per hour
@@ -177,6 +182,20 @@ _AT_ONCE_NUMBER_RX = re.compile(
     r"simultaneously)\s+(?:[a-zäöü]+\s+){0,4}?(\d{1,5})\s+(?:\w+\s+)?(?:anfragen|requests?|"
     r"sequen\w*|nutzer\w*|users?|leute|people|sessions?|chats?|streams?|personen)\b"
 )
+# "… but at the same time maybe 5", "gleichzeitig vielleicht 5": a hedged number after the cue
+_AT_ONCE_ABOUT_RX = re.compile(
+    r"\b(?:gleichzeitig|zeitgleich|at the same time|at once|concurrently|simultaneously)\s+"
+    r"(?:maybe|perhaps|about|around|roughly|approx\.?|usually|typically|vielleicht|etwa|ca\.?|"
+    r"so|rund|meist|höchstens|at most|max\.?)\s+(\d{1,5})\b(?!\s*(?:gb|k\b|tokens?|cards?|gpus?|"
+    r"karten|x\b|%))"
+)
+
+
+#: "… who would all be generating … at the same time", "die alle gleichzeitig …": all of them
+_ALL_OF_THEM_RX = re.compile(
+    r"^\W*(?:\w+\s+){0,3}?(?:all|alle|everyone|jeder)\b(?:(?!\d)[^,])*?"
+    r"(?:at the same time|at once|simultaneously|concurrently|gleichzeitig|zeitgleich)"
+)
 
 
 def _at_once(folded: str, m: re.Match[str]) -> bool:
@@ -184,10 +203,16 @@ def _at_once(folded: str, m: re.Match[str]) -> bool:
     no other number comes between ('60 employees, usually 10-15 at the same time': the 60 are
     people, the 10-15 are at once)."""
     after = re.split(r"[.;!?]", folded[m.end() : m.end() + 50], maxsplit=1)[0]
+    longer = re.split(r"[.;!?]", folded[m.end() : m.end() + 90], maxsplit=1)[0]
+    if _ALL_OF_THEM_RX.search(longer):
+        after = longer  # "3 designers who would all be generating with flux at the same time"
     cue = _CONCURRENT_RX.search(after)
     if cue and re.search(r"(?<![\w.,])\d+(?![\w.,])", after[: cue.start()]):
         return False
-    if cue and _AT_ONCE_NUMBER_RX.match(after[cue.start() :]):
+    if cue and (
+        _AT_ONCE_NUMBER_RX.match(after[cue.start() :])
+        or _AT_ONCE_ABOUT_RX.match(folded[m.end() + cue.start() : m.end() + cue.start() + 60])
+    ):
         return False  # "120 staff, at the same time at most 10 requests": the 10 are at once
     return bool(_CONCURRENT_RX.search(folded[max(0, m.start() - 30) : m.end()] + after))
 
@@ -211,7 +236,7 @@ def find_people_at_once(folded: str) -> int | None:
     said = _NUMBER_AT_ONCE_RX.search(folded)
     if said and int(said.group(2) or said.group(1)) >= 2:
         return int(said.group(2) or said.group(1))
-    cue_first = _AT_ONCE_NUMBER_RX.search(folded)
+    cue_first = _AT_ONCE_NUMBER_RX.search(folded) or _AT_ONCE_ABOUT_RX.search(folded)
     if cue_first and int(cue_first.group(1)) >= 2:
         return int(cue_first.group(1))
     for m in _USERS_RX.finditer(folded):
@@ -435,8 +460,12 @@ def find_exclusions(folded: str, u: Query) -> None:
             break
     if u.topo_text or u.nccl_text:
         return  # a pasted diagnosis: what links there are is measured, not required
+    # "the 4x A100 PCIe node" names a card's node, not a PCIe node asked for
+    unnamed = folded
+    for start, end, _cid in reversed(_find_cards(folded)):
+        unnamed = unnamed[:start] + " gpu " + unnamed[end:]
     for kind, rx in _REQUIRE_LINK:
-        if re.search(rx, folded) and u.constraints.exclude_link != kind:
+        if re.search(rx, unnamed) and u.constraints.exclude_link != kind:
             u.constraints.require_link = kind  # type: ignore[assignment]
             break
     if u.constraints.exclude_link != "nvlink" and (_stated_nvlink(folded) or _firm_nvlink(folded)):
@@ -622,7 +651,8 @@ _BUSBW_RX = re.compile(
     r"|(\d+(?:[.,]\d+)?)\s*gb/?s\s*(?:\w+\s+){0,2}(?:busbw|bus[\s-]?bandwidth|bus[\s-]?bandbreite)"
 )
 _TPS_RX = re.compile(
-    r"(?:i get|i'm getting|getting|we get|only|nur|measured|gemessen|ich bekomme|wir bekommen|"
+    r"(?:i get|i'm getting|getting|we get|we're getting|we are getting|only|nur|measured|"
+    r"we measure|we see|gemessen|messen|ich bekomme|wir bekommen|wir haben|"
     r"komme auf|kommen auf|sehe|see|schaffe|schaffen)\D{0,20}?(\d+(?:[.,]\d+)?)\s*"
     r"(?:tok(?:ens?)?/s|tokens? (?:per|a|/) ?s(?:ec(?:ond)?)?|token pro sekunde|t/s)"
 )

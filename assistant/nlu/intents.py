@@ -80,6 +80,10 @@ _RUNS_RX = re.compile(r"\b(?:läuft|laufen|runs?|geht)\b")
 
 _EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
+    # "if mixtral only uses 13b per token why do i need vram for all 47b??"
+    # (a "why does it blow up?" under a log asks for the diagnosis: not this)
+    r"\bwhy (?:do|does|would|must) (?:i|we|you|they|one)\b[^?.]{0,20}\bneed\b|"
+    r"\b(?:warum|wieso|weshalb) (?:brauch\w*|muss|müssen) (?:ich|wir|man)\b|"
     r"(?<!price )(?<!cost )\bdifference between\b|(?<!preis)\bunterschied(?:e)? zwischen\b|"
     r"\bhow does .{0,40}\bwork|"
     r"\bwie funktionier|\bexplain\b|\berklär|\bactive param|\baktive[n]? param|"
@@ -90,6 +94,10 @@ _EXPLAIN_RX = re.compile(
     r"\bwas heißt\b|\bwas heisst\b|\bwofür steht\b|\bstands? for\b|\bbedeutet\b|"
     r"\bhow many (?:experts|active)|\bwie viele (?:experten|aktive)|"
     r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does .{1,30} mean)\b|"
+    # "sorry noob question, what even is nvlink and how is it different from pcie?"
+    r"(?:^|[,;:]\s*)(?:what even is|what exactly is|was genau ist|was ist eigentlich)\b|"
+    r"\bhow (?:is|are|does|do) (?:it|they|that|this|\w+) (?:different|differ)\b|"
+    r"\b(?:worin|wie) unterscheid\w* sich\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
 )
@@ -113,7 +121,8 @@ _CONCEPT_RX = re.compile(
     r"all-to-all|attention|router|routing|calibration|kalibrier|embedding|lm_head|scale|"
     r"add up|addier|zusammenzähl|summier|combine|\bpool|\b(?:act|work|behave)s? as (?:one|a single|"
     r"\d+ ?gb)|\bas one (?:big )?(?:card|gpu)|"
-    r"\bmoe\b|mixture[\s-]of[\s-]experts|\bdense\b|\bdichte[nms]?\b"
+    r"\bmoe\b|mixture[\s-]of[\s-]experts|\bdense\b|\bdichte[nms]?\b|"
+    r"param\w*\s+(?:per|pro|je)\s+token"
 )
 # intents a "what is ..." question still means literally
 _LITERAL_INTENTS = ("price", "cheapest", "capacity", "allreduce", "tp_sync", "speed", "link_facts")
@@ -125,7 +134,7 @@ _MONEY_RX = re.compile(
 )
 
 _DOMAIN_RX = re.compile(
-    r"gpu|vram|nvlink|pcie|sxm|cuda|modell?|model|llm|inferen|inference|train|\bkarte|card|"
+    r"gpu|vram|nvlink|nvswitch|pcie|sxm|cuda|modell?|model|llm|inferen|inference|train|\bkarte|card|"
     r"token|quant|awq|gptq|fp8|bf16|fp16|gguf|vllm|ollama|llama|server|knoten|node|"
     r"diffusion|render|blender|gpuserver|nvidia|a100|h100|h200|b200|rtx|l40|\bl4\b|memory|"
     r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"
@@ -157,7 +166,7 @@ _LINK_GENERATION_RX = re.compile(r"nvlink\s*[345]\b|(?:pcie|pci-e)?\s*gen\s*[345
 _CHOICE_RX = re.compile(
     r"\b(?:pcie|nvlink|sxm)\s+it\s+is\b|\b(?:go|going|we'll go|let's go)\s+with\s+(?:the\s+)?"
     r"(?:pcie|nvlink|sxm)\b|\b(?:nehmen|nehme)\s+(?:wir|ich)\s+(?:\w+\s+){0,2}?(?:pcie|nvlink|sxm)"
-    r"\b|\b(?:pcie|nvlink|sxm)\s+(?:also|dann|then)\b|"
+    r"\b|\b(?:pcie|nvlink|sxm)\s+(?:also|dann|then)\b(?!\s*\?)|"
     # "Dann nehmen wir den, der passt": the node that fits, a reference, not a fit ask
     r"\b(?:den|die|das|the one)\s*,?\s*(?:der|die|das|that|which)\s+(?:passt|fits|geht|works)\b"
 )
@@ -271,6 +280,18 @@ def _rent_which(hits: dict[str, bool], s: _Said) -> None:
         hits["price"] = False
 
 
+# "do H200s have NVLink?", "sind die per NVLink verbunden?": the verb beside the link word (not
+# "i dont have the sheet open. … the sxm4 one")
+_HAS_VERB = (
+    r"(?:have|has|come with|comes with|connected|linked|use|uses|support|supports|hat|haben|"
+    r"verbunden|nutzt|nutzen|unterstützt|unterstützen)"
+)
+_HAS_LINK_RX = re.compile(
+    rf"\b{_HAS_VERB}\b[^.?!]{{0,40}}\b(?:nvlink|nvswitch|sxm\w*|pcie|link\w*)|"
+    rf"\b(?:nvlink|nvswitch|sxm\w*|pcie|link\w*)\b[^.?!]{{0,40}}\b{_HAS_VERB}\b"
+)
+
+
 def _card_has_link(hits: dict[str, bool], s: _Said) -> None:
     """ "Do H200s have NVLink?": the fact about that card's node, not the general rule."""
     if (
@@ -278,11 +299,7 @@ def _card_has_link(hits: dict[str, bool], s: _Said) -> None:
         and s.names_cards
         and not s.u.has_subject
         and not s.u.workloads
-        and re.search(
-            r"\b(?:have|has|come with|comes with|connected|linked|use|uses|support|supports|"
-            r"hat|haben|verbunden|nutzt|nutzen|unterstützt|unterstützen)\b",
-            s.folded,
-        )
+        and _HAS_LINK_RX.search(s.folded)
     ):
         hits["nvlink"], hits["link_facts"] = False, True
 

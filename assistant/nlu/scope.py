@@ -31,7 +31,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-OutsideGoal = Literal["mining", "gaming", "electricity", "investment", "hardware_trade", "legal"]
+OutsideGoal = Literal[
+    "mining", "gaming", "electricity", "investment", "hardware_trade", "legal", "web_hosting"
+]
 
 
 @dataclass(frozen=True)
@@ -158,11 +160,26 @@ GOALS: tuple[Goal, ...] = (
             r"betriebsausgabe\w*|terms of service|agb)\b|"
             r"\brechtlich\w*\s+(?:okay|ok|erlaubt|zulässig|sauber|problematisch|erlaubt)\b|"
             r"\b(?:licen[cs]e|lizenz)\w*\b.{0,30}\b(?:allow|permit|erlaub|gestatt)\w*|"
+            # "darf ich llama rechtlich gesehen kommerziell nutzen?", "am I allowed to use it
+            # commercially?", "lizenz und so"
+            r"\brechtlich gesehen\b|\b(?:licen[cs]e|lizenz)\w*\s+(?:und so|terms|bedingung\w*)\b|"
+            r"\b(?:darf|dürfen)\s+(?:ich|wir|man)\b[^?.]{0,80}\bkommerziell\w*|"
+            r"\b(?:am i|are we|is one)\s+allowed\s+to\b[^?.]{0,60}\bcommercial\w*|"
             r"\bwrite\s+(?:it\s+|\w+\s+)?off\b|\bvon der steuer\b"
         ),
         topic=re.compile(
             r"\b(?:legal|rechtlich\w*|gesetz\w*|licen[cs]e|lizenz\w*|dsgvo|gdpr|tax|taxes|"
             r"taxed|steuer|steuerlich\w*|steuerberat\w*)\b"
+        ),
+    ),
+    Goal(
+        "web_hosting",
+        # topic words only: "a RAG bot for our WordPress site with Llama 3.1 8B" sizes a model
+        re.compile(r"(?!x)x"),
+        topic=re.compile(
+            r"\b(?:web[\s-]?hosting|webspace|wordpress|shared hosting|managed hosting|"
+            r"domain\w*\s+(?:registr\w*|kaufen|buy)|e-?mail[\s-]?(?:hosting|postf\w*)|"
+            r"homepage[\s-]?(?:paket\w*|hosting)|website hosting|hosting[\s-]?paket\w*)\b"
         ),
     ),
 )
@@ -244,7 +261,14 @@ def find_outside(
     for start, end in clauses(masked):
         found = goals_in(masked[start:end], sizing)
         goals += [g for g in found if g not in goals]
-        if not found and before and _continues_goal(masked[start:end], folded[start:end]):
+        # a clause that names nothing of its own, in a question that names no card, model or
+        # node, is about the goal ("webhosting für wordpress? was kostet das paket?")
+        alone = not entities and masked[start:end] == folded[start:end]
+        if (
+            not found
+            and before
+            and (alone or _continues_goal(masked[start:end], folded[start:end]))
+        ):
             found = before  # "… rund um die Uhr? Lohnt sich das gegenüber eurer Miete?"
         if not found:
             rest.append(folded[start:end].strip())

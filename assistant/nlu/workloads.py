@@ -129,7 +129,9 @@ _FEW_AT_ONCE_RX = re.compile(
 )
 _QLORA_RX = re.compile(r"\bqlora\b")
 _BOTH_ADAPTERS_RX = re.compile(
-    r"\b(q?lora)\b\s*(?:oder|or|vs\.?|versus|und|and|/|,)\s*(?:mit\s+|with\s+)?(?!\1\b)q?lora\b"
+    # "mit lora und wie viel mit qlora, jeweils?": up to four words before the second
+    r"\b(q?lora)\b\s*(?:oder|or|vs\.?|versus|und|and|/|,)\s*(?:[a-zäöü]+\s+){0,4}?"
+    r"(?:mit\s+|with\s+)?(?!\1\b)q?lora\b"
 )
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 

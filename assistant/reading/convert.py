@@ -169,7 +169,8 @@ def task_of(q: Query) -> Task:
 
 def _diagnoses(q: Query) -> bool:
     pasted = q.intent in ("topology_paste", "allreduce_paste")
-    measured = q.measured.busbw_gb_s is not None or q.measured.topo_label is not None
+    m = q.measured
+    measured = m.busbw_gb_s is not None or m.topo_label is not None or m.tokens_per_s is not None
     return pasted or measured or bool(q.topo_text or q.nccl_text)
 
 
@@ -202,6 +203,8 @@ def intents_of(r: Reading) -> list[Intent]:
     """Intents for a reading that has none: its claim's, then its asks in order, else its
     task's."""
     intents: list[Intent] = []
+    if r.task == "out_of_scope":
+        return ["off_topic"]  # "what does AWS charge for a p5?": its price ask is not ours
     if r.claim in _CLAIM_INTENT and r.yes_no:
         intents.append(_CLAIM_INTENT[r.claim])
     elif r.claim == "link_is":  # "Does the RTX 5090 run at PCIe Gen5?": the link facts

@@ -248,7 +248,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     elif _continues_previous(u, prev, intents, new_subject, names_hardware):
         intents = [str(prev.intent)]
         update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
-        if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit:
+        figure = any(a.kind != "fit" for a in u.asks)  # "und mit qlora, wie viel Speicher?"
+        if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit and not figure:
             # "and a full fine-tune?" after "Can I QLoRA it on one A100?": the same yes/no
             update.update(yes_no=True, claim=prev.claim)
     picked = {} if names_hardware else _one_of_them(u, prev, catalog)
@@ -319,6 +320,10 @@ def _n_of_them(merged: Any, catalog: Any) -> None:
 _AT_PRECISION_RX = re.compile(
     r"(?:^|[.?!]\s*)(?:and|und|what about|und was ist mit|what if)?\s*(?:in|mit|with|at|as)\s+"
     r"[\w.-]{2,12}\s*\?"
+    # "what about fp8 then, and what would that cost?", "und mit awq, was kostet das dann?"
+    r"|(?:^|[.?!]\s*)(?:what about|how about|and|und|und was ist mit|was ist mit)\s+"
+    r"(?:(?:in|mit|with|as)\s+)?(?:fp8|fp16|bf16|int4|int8|awq|gptq|gguf|nf4|q\d\w*|\d-?bit)\b"
+    r"(?:\s+(?:then|dann|instead|stattdessen))?\s*[?,]"
 )
 
 

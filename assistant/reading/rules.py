@@ -45,7 +45,7 @@ _BY_HOW_MUCH_RX = re.compile(
 def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) -> Reading:
     """The reading of a parsed (and session-merged) question. `refers_to`: the configurations a
     follow-up's "that" / "da drauf" resolved to (the session merge finds them)."""
-    u = _claim_leads(u)
+    u = _claim_leads(_pcie_node_for_training(u, nlu))
     reading = from_query(
         u,
         budget_currency=_currency(u),
@@ -72,6 +72,26 @@ def _claim_leads(u: Query) -> Query:
     asks = [a for a in u.asks if not (a.kind == "fit" and a.at == -1)]
     intents = ["nvlink", *(i for i in u.intents if i != "nvlink")]
     return u.model_copy(update={"asks": asks, "intents": intents})
+
+
+#: "Reichen dafür 8x H100 PCIe?", "is 4x L40S enough for it?": a node said to suffice
+_SUFFICE_RX = re.compile(
+    r"\b(?:reicht|reichen|genügt|genügen|langt|enough|suffice\w*|sufficient|ausreichend)\b"
+)
+
+
+def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
+    """A training or fine-tune asked to fit "enough" on a PCIe node of several cards asks the
+    link question: the guide's answer for training split across cards is NVLink (rule 4), not
+    whether the memory adds up."""
+    if not (u.yes_no and u.claim in (None, "fits") and (u.count or 0) > 1 and u.configurations):
+        return u
+    if not {"training", "fine_tuning"} & set(u.workloads) or u.adapter is not None:
+        return u
+    kinds = nlu._link_kinds(u.configurations) if nlu is not None else set()
+    if kinds != {"pcie"} or not _SUFFICE_RX.search(first_question(u.question).lower()):
+        return u
+    return u.model_copy(update={"claim": "pcie_enough"})
 
 
 #: the claim a yes/no question makes with its primary intent, when it names none

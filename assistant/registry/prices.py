@@ -114,6 +114,13 @@ def cheapest_fit(deps: Any, args: CheapestArgs) -> CheapestFitResult:
     rows = [r for r in filtered.rows if r.verdict != "does_not_fit"]
     rows.sort(key=lambda r: (Decimal(r.usd_per_month), r.configuration))
     notes: list[str] = []
+    if m.kind != "llm" and args.concurrency > 1:
+        # an image/video job per card (gpu-for-flux-sdxl#many-cards): N at once need N cards
+        rows = [r for r in rows if r.verdict == "fits_one_card" and r.replicas >= args.concurrency]
+        notes.append(
+            f"{args.concurrency} at once: one copy per card, so only nodes with a card for each "
+            "are listed."
+        )
     native = None
     if res.precision == "fp8" and rows and not rows[0].fp8_native:
         native = next((r for r in rows if r.fp8_native), None)
