@@ -127,3 +127,19 @@ def test_a_named_cards_node_is_no_link_requirement(nlu: Understander) -> None:
 )
 def test_explanations(assistant: Assistant, question: str) -> None:
     assert assistant.ask(question).reading.task == "explain"
+
+
+def test_a_negated_noun_phrase_is_no_negated_fit() -> None:
+    from assistant.nlu.claims import negates_fit
+
+    assert not negates_fit(
+        "kunde sagt qwen3 235b (das ganze, nicht die kleine variante) läuft auf 4x h200?"
+    )
+    assert negates_fit("das passt doch nicht auf eine l40s, oder?")
+
+
+def test_whats_without_an_apostrophe_asks_which() -> None:
+    from assistant.nlu.asks import is_yes_no
+
+    assert not is_yes_no("lora on mistral 7b. whats the smallest gpu that does it?")
+    assert is_yes_no("lora on mistral 7b - does a single l4 do it?")

@@ -68,8 +68,8 @@ _INDIRECT_RX = re.compile(
 )
 
 _WH_RX = re.compile(
-    r"^\W*(?:what|which|how|why|when|where|who|whose|was|welche\w*|wie|warum|wieso|weshalb|"
-    r"wann|wo|wer|wieviel\w*)\b",
+    r"^\W*(?:what|whats|which|how|hows|why|when|where|wheres|who|whose|was|welche\w*|wie|"
+    r"warum|wieso|weshalb|wann|wo|wer|wieviel\w*)\b",
     re.IGNORECASE,
 )
 

@@ -235,7 +235,10 @@ def find_stated_claim(folded: str, u: Query) -> None:
 # "so that does not fit on one 4090, right?", "stimmt es, dass X NICHT auf eine 4090 passt?":
 # the fit asked about in its negative
 _NEGATED_FIT_RX = re.compile(
-    r"\b(?:not|doesn'?t|does not|don'?t|won'?t|will not|can'?t|cannot|nicht)\s+(?:\S+\s+){0,7}?"
+    # (the words between end no phrase: "(das volle, nicht die distill varianten) läuft" does
+    # not negate "läuft")
+    r"\b(?:not|doesn'?t|does not|don'?t|won'?t|will not|can'?t|cannot|nicht)\s+"
+    r"(?:[^\s),;]+\s+){0,7}?"
     r"(?:fit|fits|run|runs|passt|passen|läuft|laufen|reicht|reichen)\b|"
     r"\b(?:passt|passen|läuft|laufen|reicht|reichen)\s+(?:\S+\s+){0,5}?nicht\b"
 )
