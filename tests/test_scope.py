@@ -22,6 +22,10 @@ DECLINED = {
     "en": re.compile(r"^\*\*Questions about [^*]+ are outside what I can answer\*\*"),
     "de": re.compile(r"^\*\*Fragen zu [^*]+ liegen außerhalb dessen, was ich beantworten kann"),
 }
+DECLINED_AFTER = {
+    "en": re.compile(r"^\*\*On the rest of your question:\*\* questions about .+ are outside"),
+    "de": re.compile(r"^\*\*Zum Rest Ihrer Frage:\*\* Fragen zu .+ liegen außerhalb"),
+}
 
 
 def _prices(a: Answer) -> dict[str, object]:
@@ -159,14 +163,16 @@ def test_an_out_of_scope_goal_is_declined_first_with_no_figures(
         ),
     ],
 )
-def test_the_in_domain_rest_is_answered_after_the_goal_declined(
+def test_the_in_domain_rest_is_answered_before_the_goal_declined(
     assistant: Assistant, deps: Deps, question: str, configs: list[str], flow: str
 ) -> None:
     u = assistant.nlu.understand(question)
     assert u.outside == ["mining"] and u.intents[0] == "off_topic"
     a = assistant.ask(question)
     text = _ok(a, u.language)
-    assert DECLINED[u.language].search(text), text[:200]
+    # the ask answered first (its first sentence answers it), the goal declined last
+    assert not DECLINED[u.language].search(text), text[:200]
+    assert DECLINED_AFTER[u.language].search(text.split("\n\n")[-1]), text[-300:]
     prices = _prices(a)
     for cid in configs:
         assert prices[cid] == _catalog_price(deps, cid)

@@ -24,11 +24,13 @@ def runtime_name(runtime: str) -> str:
 
 
 def need_usable(lang: Any, r: dict[str, Any]) -> dict[str, str]:
-    """A fit row's need and usable memory per card, as the texts' {need} and {usable}."""
-    return {
-        "need": gb(lang, r["required_gb_per_card"]),
-        "usable": gb(lang, r["usable_gb_per_card"]),
-    }
+    """A fit row's need and usable memory per card, as the texts' {need} and {usable}; a need
+    that rounds to the usable memory keeps two decimals (21.64 GB of 21.6 GB: it does not fit,
+    "21.6 GB needed, 21.6 GB usable" would not say why)."""
+    need, usable = gb(lang, r["required_gb_per_card"]), gb(lang, r["usable_gb_per_card"])
+    if need == usable and r["required_gb_per_card"] != r["usable_gb_per_card"]:
+        need = f"{num(lang, r['required_gb_per_card'], 2)} GB"
+    return {"need": need, "usable": usable}
 
 
 class ComposerBase:
@@ -123,15 +125,18 @@ class ComposerBase:
         for fam in u.card_families:
             cards.extend(CARD_FAMILIES[fam])
         if not wanted and cards:
-            for card in cards:
-                cands = [
-                    r
-                    for r in rows
-                    if (r["gpu"] == card and not r["configuration"].endswith("-gen4"))
-                    or (r["gpu"] == card and u.gen4)
-                ]
-                if u.count is not None:
-                    cands = [r for r in cands if r["count"] == u.count] or cands
+            per_card = {card: _card_rows(rows, card, u.gen4) for card in cards}
+            counted = {
+                card: [r for r in cands if r["count"] == u.count]
+                for card, cands in per_card.items()
+            }
+            # "a single A100": the family's card that comes in a one-card node, not the 4x SXM4
+            exact = u.count is not None and any(counted.values())
+            for card, cands in per_card.items():
+                if exact:
+                    cands = counted[card]
+                elif u.count is not None:
+                    cands = counted[card] or cands
                 if not cands:
                     continue
                 wanted.append(_nearest_node(cands)["configuration"])
@@ -479,6 +484,13 @@ def generic_name(name: str, lang: Language) -> str:
     if lang == "de":
         name = re.sub(r"^([\d.,]+B) model$", r"\1-Modell", name)
     return name
+
+
+def _card_rows(rows: list[dict[str, Any]], card: str, gen4: bool) -> list[dict[str, Any]]:
+    """The fit rows of one card's nodes (the Gen4 chassis only when asked for)."""
+    return [
+        r for r in rows if r["gpu"] == card and (gen4 or not r["configuration"].endswith("-gen4"))
+    ]
 
 
 def _nearest_node(cands: list[dict[str, Any]]) -> dict[str, Any]:

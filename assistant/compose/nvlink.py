@@ -297,6 +297,8 @@ class NvlinkMixin(ComposerBase):
         targets = self._targets(u, fit)
         if targets and all(r["verdict"] == "does_not_fit" for r in targets):
             start = len(d.paras)
+            # ("one H100" carried from the turn before names a card, not a node: the same)
+            carried = bool(u.refers_to) or (not u.configurations and bool(u.card_families))
             u = self._nvlink_setup_no_fit(d, u, fit, targets)
             note = d.paras[start:]
             del d.paras[start:]
@@ -304,7 +306,7 @@ class NvlinkMixin(ComposerBase):
             # a follow-up's yes/no about the model ("und bräuchte er für so ein Modell NVLink?")
             # is answered first, then that the session's node does not hold it; a node named in
             # the question itself leads with that
-            later = u.yes_no and bool(u.refers_to) and len(d.paras) > start
+            later = u.yes_no and carried and len(d.paras) > start
             at = start + 1 if later else start
             d.paras[at:at] = note
             return

@@ -34,6 +34,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "oder welchen Knoten ein Modell passt, ob Sie NVLink brauchen, welches Tempo zu "
         "erwarten ist und die genauen Katalogpreise.",
     ),
+    "outside_after": (
+        "**On the rest of your question:** questions about {topic} are outside what I can "
+        "answer — I won't give figures for that.",
+        "**Zum Rest Ihrer Frage:** Fragen zu {topic} liegen außerhalb dessen, was ich "
+        "beantworten kann — dazu nenne ich keine Zahlen.",
+    ),
     "within": (
         "What I can answer from your question:",
         "Was ich von Ihrer Frage beantworten kann:",
@@ -96,8 +102,9 @@ class ScopeMixin(ComposerBase):
             d.suggest(follow_up(d.lang, "fit_example"))
             d.suggest(follow_up(d.lang, "price_example"))
             return
-        # written on its own first (its lead, polarity and other asks see only it), then put
-        # after the goal declined
+        # written on its own (its lead, polarity and other asks see only it) and given first:
+        # the goal declined comes after it, as a part not covered does
         self._answer_within(d, rest)
-        d.paras[0:0] = [*lead, p(d.lang, "within")]
+        topic = joiner.join(p(d.lang, goal) for goal in u.outside)
+        d.paras.append(p(d.lang, "outside_after", topic=topic))
         d.flow = "out_of_scope"

@@ -154,7 +154,8 @@ def _first_question(text: str) -> str:
 #: the words that ask whether a model fits or runs on the hardware ("passt", "läuft", "fits",
 #: "feasible", "can it hold", "betreiben", "serve")
 _FIT_ASK_RX = re.compile(
-    r"\bfit|\bpass(?:t|en|e)\b|\breich(?:t|en)\b|\bgenug\b|\benough\b|\bruns?\b|\blaufen\b|"
+    r"\bfit|\bpass(?:t|en|e)\b|\breich(?:t|en)\b|\bgenug\b|\benough\b|\bplenty\b|\bruns?\b|"
+    r"\blaufen\b|"
     r"\bläuft\b|\bschaff(?:t|en)\b|\bhold|\bfass(?:t|en)\b|\bfeasible|\bpossible|\bmöglich|"
     r"\bmachbar|\bwork(?:s|ing)?\b|\bklappt|\bfunktionier|\busable\b|\bnutzbar|\bhandle|"
     r"\bbetreiben|\bserve\b|\bhost\b|\bdeploy|\bbedienen|\bunterbringen|\bload\b|\bladen\b"

@@ -116,6 +116,10 @@ def _hourly_budget(folded: str) -> float | None:
     return round(value * HOURS_PER_MONTH, 2) if value else None
 
 
+# a context said just before an amount ("context up to 128k", "kontext bis 64k")
+_CONTEXT_BEFORE_RX = re.compile(r"\b(?:context|kontext|ctx|kontextlänge|context length)\b")
+
+
 def _budget_said(folded: str) -> float | None:
     for m in _BUDGET_RX.finditer(folded):
         groups = [g for g in m.groups()]
@@ -128,6 +132,10 @@ def _budget_said(folded: str) -> float | None:
         around = folded[max(0, m.start() - 20) : m.end() + 25]
         if not (scale or "budget" in around or _MONEY_NEAR_RX.search(around)):
             continue  # "under 80 GB", "bis 32k Kontext": not money
+        if _CONTEXT_BEFORE_RX.search(folded[max(0, m.start() - 25) : m.start() + 1]) and not (
+            "budget" in around or _MONEY_NEAR_RX.search(around)
+        ):
+            continue  # "crank context up to 128k": tokens, not money
         if re.match(
             r"\s*(?:gb|tb|k?\s*token|kontext|context|users|nutzer|gb/s)", folded[m.end() :]
         ):
@@ -780,7 +788,8 @@ _PREFERENCE_RX = re.compile(
 
 # a fit said and a tag after it: "X won't fit on one L4, right?", "passt nicht, oder?"
 _FIT_TAG_RX = re.compile(
-    r"\b(?:fit|fits|passt|passen|run|runs|läuft|laufen|reicht|reichen)\b[^.?!]{0,60}?,?\s*"
+    r"\b(?:fit|fits|passt|passen|run|runs|läuft|laufen|reicht|reichen|enough|plenty|genug|"
+    r"ausreichend)\b[^.?!]{0,60}?,?\s*"
     r"\b(?:right|correct|richtig|oder|stimmt'?s?|ne|isn'?t it|does it|doesn'?t it)\s*\?"
 )
 

@@ -15,10 +15,12 @@ from assistant.nlu.query import Intent, Query
 _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
     for k, v in {
-        "capacity": r"how many (?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
+        "capacity": r"how many (?:of (?:those|these|them) )?"
+        r"(?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
         r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations|chats|"
         r"people|persons|clients|customers)|"
-        r"wie viele (?:gleichzeitige[n]? |parallele[n]? )?(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
+        r"wie viele (?:(?:von )?(?:diesen|solchen|davon) )?(?:gleichzeitige[n]? |parallele[n]? )?"
+        r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
         r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen|sessions?|chats|gespräche|"
         r"unterhaltungen|leute|personen|kunden|requests|konversationen)|"
         # people at once: "how many people could chat on it at the same time"

@@ -195,7 +195,9 @@ _PARAMS_RX = re.compile(
 _CONTEXT_RX = re.compile(
     r"(?<![\d.,])(\d{1,7}(?:[.,]\d{1,4})?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
     r"kontextlänge|context length|context window|kontextfenster|ctx\b)"
-    r"|(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=)?\s*\(?\s*"
+    # "context of 32k", "crank context up to 128k", "kontext auf 64k"
+    r"|(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=|"
+    r"(?:(?:up\s+)?to|bis(?:\s+zu)?|auf|at)\s)?\s*\(?\s*"
     r"(\d{1,7}(?:[.,]\d{1,4})?)\s*(k)?",
 )
 _CONCURRENCY_RX = re.compile(

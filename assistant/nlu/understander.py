@@ -141,6 +141,11 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             load = traffic_of(u.concurrency)
             if load and not {"traffic", "low_concurrency"} & set(u.workloads):
                 u.workloads.append(load)  # type: ignore[arg-type]
+        elif u.concurrency and not set(u.workloads) & _LOAD_DECIDED:
+            # "wenn ca. 30 Anfragen gleichzeitig reinkommen": that many at once is real traffic
+            load = traffic_of(u.concurrency)
+            if load:
+                u.workloads.append(load)  # type: ignore[arg-type]
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
         u.full_context = u.context_tokens is None and bool(
             re.search(
@@ -210,6 +215,13 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         winner = self.neighbours.decide(u.question, u.intent)
         if winner is not None:
             u.intents = [winner, *(i for i in u.intents if i != winner)]  # type: ignore[list-item]
+
+
+# workloads that already decide what a number at once means (image jobs take a card each,
+# training sizes gradients, not sequences)
+_LOAD_DECIDED = frozenset(
+    {"traffic", "low_concurrency", "diffusion", "rendering", "training", "fine_tuning"}
+)
 
 
 # keyword intents the neighbours may overrule: the catch-alls and a bare link fact

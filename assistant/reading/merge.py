@@ -263,6 +263,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
                 update={"require_link": None, "exclude_link": None}
             )
     update["intents"] = intents
+    update.update(_sizing_again(u, prev, new_subject))
     if not names_hardware and not swapped and not picked:
         update.update(_node_for(u, prev, intents, catalog))
     if update.get("configurations"):  # "the cheaper one" resolved to a node already named
@@ -291,6 +292,14 @@ _N_OF_THEM_RX = re.compile(
     r"\b(\d|two|three|four|eight|zwei|drei|vier|acht)\s+(?:of them|of those|of these|davon|"
     r"von denen|von den(?:en)?|solche[rn]?|such cards)\b"
 )
+
+
+def _sizing_again(u: Any, prev: Slots, new_subject: bool) -> dict[str, Any]:
+    """ "wir würden es eigentlich in fp8 laufen lassen. geht es dann?": the session's model
+    asked again, not the concept of FP8."""
+    if u.explain and not new_subject and (prev.model or prev.params_b) and u.asks_fit:
+        return {"explain": False}
+    return {}
 
 
 def _n_of_them(merged: Any, catalog: Any) -> None:
