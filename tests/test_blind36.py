@@ -98,3 +98,12 @@ def test_a_need_that_rounds_to_the_usable_memory_keeps_two_decimals() -> None:
     assert need_usable("en", row) == {"need": "21.64 GB", "usable": "21.6 GB"}
     row = {"required_gb_per_card": 19.7, "usable_gb_per_card": 21.6}
     assert need_usable("de", row) == {"need": "19,7 GB", "usable": "21,6 GB"}
+
+
+def test_a_quoted_mail_wrapped_mid_sentence_is_read_as_one_line(nlu: Understander) -> None:
+    mail = (
+        "kunde schreibt:\n\n> Hallo,\n> wir wollen Qwen3 32B per LoRA feintunen. Reicht dafür eine"
+        " einzelne\n> H100 80GB (PCIe)?\n> Gruß, Tim"
+    )
+    u = nlu.understand(mail)
+    assert u.count == 1 and u.configurations == ["1x-h100-pcie"]

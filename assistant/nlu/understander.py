@@ -99,7 +99,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         return _own_copy(known)
 
     def _understand(self, question: str, language: Language | None) -> Query:
-        text = what_is_asked(question.strip())
+        text = _WRAPPED_QUOTE_RX.sub(" ", what_is_asked(question.strip()))
         lang, detected = detect_language(text)
         corrected = expand_shorthand(correct_typos(_fold(text)))
         if corrected != _fold(text):
@@ -215,6 +215,11 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         winner = self.neighbours.decide(u.question, u.intent)
         if winner is not None:
             u.intents = [winner, *(i for i in u.intents if i != winner)]  # type: ignore[list-item]
+
+
+# a quoted e-mail wrapped mid-sentence ("Reicht dafür eine einzelne\n> A100 80GB (PCIe)?"): one
+# line of prose (no tabs or column gaps, as a pasted table has)
+_WRAPPED_QUOTE_RX = re.compile(r"(?m)(?<=[^\s.!?:;])(?<![ \t]{2})[ \t]*\n[ \t]*>[ \t]?(?=[^\W\d_])")
 
 
 # workloads that already decide what a number at once means (image jobs take a card each,
