@@ -107,3 +107,15 @@ def test_a_quoted_mail_wrapped_mid_sentence_is_read_as_one_line(nlu: Understande
     )
     u = nlu.understand(mail)
     assert u.count == 1 and u.configurations == ["1x-h100-pcie"]
+
+
+def test_a_hyphenated_group_and_the_same_moment(nlu: Understander) -> None:
+    u = nlu.understand(
+        "We are a 40-lawyer firm; at most 6 people would query it at the same moment. "
+        "Qwen2.5 32B in AWQ?"
+    )
+    assert (u.users, u.concurrency) == (40, 6)
+    assert u.outside == []  # lawyers as users size a model; no legal question
+    assert nlu.understand("do I need a lawyer to rent a server from you?").outside == ["legal"]
+    u = nlu.understand("only 2-3 analysts, never many at once. llama 3.1 8b on an l4?")
+    assert u.concurrency == 3

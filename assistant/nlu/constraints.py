@@ -158,17 +158,18 @@ def find_min_memory(folded: str) -> float | None:
 # ---------------------------------------------------------------- users and nodes
 
 _USERS_RX = re.compile(
-    r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?\s*(?:\w+\s+)?"
+    # ("a 25-lawyer firm", "ein 12-Personen-Büro": the hyphenated count of a group)
+    r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*(k)?(?:\s*|-(?=[a-zäöü]))(?:\w+\s+)?"
     r"(?:users?|nutzer\w*|benutzer\w*|kunden|customers|people|personen|mitarbeit\w*|of us|von uns|"
     r"employees|seats|clients|anwender\w*|leuten?|agents?|staff|team members|kolleg\w*|"
     r"developers|devs|entwickler\w*|students|studenten|analysts|analyst\w*|researchers|"
-    r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers|anwält\w*|doctors|ärzt\w*|"
+    r"forscher\w*|engineers|ingenieur\w*|colleagues|lawyers?|anwält\w*|doctors|ärzt\w*|"
     r"designers?|designer\w*|artists|künstler\w*|creatives|editors|redakteur\w*|writers|"
     r"autoren|marketers|grafiker\w*|illustrator\w*)\b"
 )
 _CONCURRENT_RX = re.compile(
     r"concurrent|gleichzeitig|simultan|parallel|at once|at the same time|zur gleichen zeit|"
-    r"at a time|zeitgleich|auf einmal"
+    r"at a time|zeitgleich|auf einmal|at the same moment|im selben moment|zur selben zeit"
 )
 
 
@@ -179,8 +180,9 @@ _NUMBER_AT_ONCE_RX = re.compile(
     # "4 requests running in parallel"; never "4 GPUs in parallel"
     # ("around 12 of them use it at the same time": up to five words between)
     r"(?:(?!(?:gpus?|cards?|karten|nodes?|knoten|servers?|x)\b)[a-zä]+\s+){0,5}?"
-    r"(?:at the same time|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?|"
-    r"gleichzeitig|zeitgleich|zur gleichen zeit|auf einmal|parallel)\b"
+    r"(?:at the same time|at the same moment|at once|at a time|concurrent(?:ly)?|"
+    r"simultaneous(?:ly)?|gleichzeitig|zeitgleich|zur gleichen zeit|im selben moment|"
+    r"auf einmal|parallel)\b"
 )
 
 # the cue before the number: "gleichzeitig laufen aber höchstens 10 Anfragen", "at the same
