@@ -493,9 +493,9 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} passt in {precision} nicht auf {label}** ({need} nötig pro Karte, {usable} "
         "nutzbar), daher gibt es kein Tempo zu schätzen.",
     ),
-    "speed_in_fp8": (
-        "**In FP8 it fits on {label} ({verdict}): about {tps} tokens/s** (single stream).",
-        "**In FP8 passt es auf {label} ({verdict}): etwa {tps} Token/s** (ein Stream).",
+    "speed_in_lower": (
+        "**In {precision} it fits on {label} ({verdict}): about {tps} tokens/s** (single stream).",
+        "**In {precision} passt es auf {label} ({verdict}): etwa {tps} Token/s** (ein Stream).",
     ),
     "speed_pick": (
         "You didn't name a configuration; here are the cheapest ones that hold it:",

@@ -344,6 +344,7 @@ class AsksMixin(ComposerBase):
             label = d.link(r["configuration"])
             if r["verdict"] == "does_not_fit":
                 d.add(self._speed_no_fit(d, r, model, prec))
+                self._speed_lower(d, q, r, fit)
                 continue
             tput = d.call(
                 "throughput_estimate",

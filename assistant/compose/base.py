@@ -13,7 +13,7 @@ from typing import Any
 from assistant.answer import Language
 from assistant.compose.draft import CASE_ANCHORS, Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.texts import follow_up, gb, num, precision_label, t
+from assistant.texts import follow_up, gb, num, precision_label, t, tokens
 
 _RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama"}
 
@@ -381,6 +381,46 @@ class ComposerBase:
             d.bullets(lines)
             return
         self._add_advice(d, advice, with_also=with_also, lead=lead)
+
+    def _speed_lower(self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]) -> None:
+        """A speed asked where the model does not fit at its precision on that node: its speed
+        at the first lower precision that fits there (FP8, else 4-bit AWQ), as the fit answer
+        names that precision ("wie viel token/s schafft mistral small 24b auf einer L40S?")."""
+        from tools.memory import BITS_PER_WEIGHT
+
+        if fit["model"]["kind"] != "llm":
+            return
+        bits = BITS_PER_WEIGHT.get(fit["precision"], 16.0)
+        cid = r["configuration"]
+        args = {"context_tokens": u.context_tokens, "concurrency": u.concurrency}
+        for p in ("fp8", "awq"):
+            if BITS_PER_WEIGHT[p] >= bits:
+                continue
+            low = d.call(
+                "fit_check", model=self._model_arg(u), precision=p, configurations=[cid], **args
+            )
+            rows = [x for x in (low or {}).get("rows", []) if x["configuration"] == cid]
+            if not rows or rows[0]["verdict"] == "does_not_fit":
+                continue
+            tput = d.call(
+                "throughput_estimate",
+                model=self._model_arg(u),
+                configuration=cid,
+                precision=p,
+                **args,
+            )
+            if tput:
+                d.add(
+                    t(
+                        d.lang,
+                        "speed_in_lower",
+                        precision=precision_label(p),
+                        label=d.link(cid),
+                        tps=tokens(d.lang, tput["tokens_per_s"]),
+                        verdict=self._verdict_with_need(d, rows[0]),
+                    )
+                )
+            return
 
     def _lower_precision(
         self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]

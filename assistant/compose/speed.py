@@ -65,7 +65,7 @@ class SpeedMixin(ComposerBase):
         for r in targets:
             if r["verdict"] == "does_not_fit":
                 d.add(self._speed_no_fit(d, r, model, prec))
-                self._speed_at_lower_precision(d, u, r, fit)
+                self._speed_lower(d, u, r, fit)
                 continue
             tput = d.call(
                 "throughput_estimate",
@@ -120,44 +120,6 @@ class SpeedMixin(ComposerBase):
         if fit["precision"] != "fp8":
             d.suggest(follow_up(d.lang, "fp8"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
-
-    def _speed_at_lower_precision(
-        self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]
-    ) -> None:
-        """A model that does not fit in its default precision on the node asked about, with no
-        precision said: its speed in FP8 there, when FP8 fits ("wie viel token/s schafft
-        mistral small 24b auf einer L40S?")."""
-        if u.precision is not None or fit["precision"] == "fp8" or fit["model"]["kind"] != "llm":
-            return
-        cid = r["configuration"]
-        args = {"context_tokens": u.context_tokens, "concurrency": u.concurrency}
-        probe = d.call(
-            "fit_check",
-            model=self._model_arg(u),
-            precision="fp8",
-            configurations=[cid],
-            **args,
-        )
-        rows = [x for x in (probe or {}).get("rows", []) if x["configuration"] == cid]
-        if not rows or rows[0]["verdict"] == "does_not_fit":
-            return
-        tput = d.call(
-            "throughput_estimate",
-            model=self._model_arg(u),
-            configuration=cid,
-            precision="fp8",
-            **args,
-        )
-        if tput:
-            d.add(
-                t(
-                    d.lang,
-                    "speed_in_fp8",
-                    label=d.link(cid),
-                    tps=tokens(d.lang, tput["tokens_per_s"]),
-                    verdict=self._verdict_with_need(d, rows[0]),
-                )
-            )
 
     def _measured_speed(self, d: Draft, u: Query, speeds: dict[str, float], at: int) -> None:
         """A speed the user measured ("we get 12 tok/s on 4x A100 … normal?") against the
