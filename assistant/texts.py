@@ -116,6 +116,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} passt in {precision} auf keine einzelne Karte** — es muss auf mehrere Karten "
         "aufgeteilt werden.",
     ),
+    "verdict_runs_split": (
+        "**Yes — {model} runs here in {precision}, split across the cards of a node:**",
+        "**Ja — {model} läuft bei uns in {precision}, auf die Karten eines Knotens verteilt:**",
+    ),
     "verdict_big_card_only": (
         "**Only on the large-memory cards: {model} in {precision} fits on one card of {label}; "
         "everywhere else it must be split across cards.**",
@@ -435,6 +439,16 @@ PHRASES: dict[str, tuple[str, str]] = {
         "The cheapest that holds one copy is {label} ({verdict}); on it the jobs take turns.",
         "Der günstigste, der eine Kopie fasst, ist {label} ({verdict}); darauf kommen die Jobs "
         "nacheinander dran.",
+    ),
+    "oversized_yes": (
+        "**{word} — {named} is more than {model} needs:** {label} holds it ({verdict}) for "
+        "{diff} a month less.",
+        "**{word} — {named} ist für {model} mehr als nötig:** {label} fasst es ({verdict}) für "
+        "{diff} weniger im Monat.",
+    ),
+    "oversized_no": (
+        "**{word} — {named} is the cheapest node that holds {model}** ({verdict}).",
+        "**{word} — {named} ist der günstigste Knoten, der {model} fasst** ({verdict}).",
     ),
     "cheapest_more": ("Next cheapest:", "Danach am günstigsten:"),
     "recommend_nvlink": (
@@ -772,6 +786,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "it:",
         "Einen Knoten mit {count} {card}-Karten gibt es im Katalog nicht; hier der nächste, der "
         "es fasst:",
+    ),
+    "adapter_then_serve": (
+        "Serving {model} afterwards, in {precision}, on the same hardware:",
+        "{model} danach in {precision} auf derselben Hardware ausliefern:",
     ),
     "train_named_holds": (
         "{label} holds it: {usable} usable across its cards, sharded over {n} cards (e.g. FSDP "

@@ -70,6 +70,8 @@ class Composer(
         self._constrained(d, asked, flow.method)
         self._other_asks(d, u, flow)
         self._link_verdict(d, asked, flow)
+        if asked.claim == "oversized":
+            self._oversized(d, asked)
         if beyond is not None:
             self._beyond_model_context(d, u, beyond)
         if flow.filtered or flow.claim == "fits":

@@ -169,7 +169,7 @@ class FitMixin(ComposerBase):
                 + topic
             )
         elif split is not None:
-            self._fit_split(d, fit, one, split, topic)
+            self._fit_split(d, u, fit, one, split, topic)
         else:
             d.add(t(d.lang, "verdict_no_fit_anywhere", model=model, precision=prec) + topic)
 
@@ -192,6 +192,7 @@ class FitMixin(ComposerBase):
     def _fit_split(
         self,
         d: Draft,
+        u: Query,
         fit: dict[str, Any],
         one: dict[str, Any] | None,
         split: dict[str, Any],
@@ -205,7 +206,9 @@ class FitMixin(ComposerBase):
             label = d.link(one["configuration"])
             lead = t(d.lang, "verdict_big_card_only", model=model, precision=prec, label=label)
         else:
-            lead = t(d.lang, "verdict_must_split", model=model, precision=prec)
+            # "can you guys run DeepSeek?": yes, split across the cards of a node
+            key = "verdict_runs_split" if "catalog_ask" in u.topics else "verdict_must_split"
+            lead = t(d.lang, key, model=model, precision=prec)
         d.add(lead + topic)
         lines = [self._row_line(d, split)]
         if one is not None:
@@ -494,6 +497,7 @@ class FitMixin(ComposerBase):
             )
         )
         self._other_adapter(d, u, "lora" if qlora else "qlora", rank, targets_arg)
+        self._served_after(d, u, fit, asked)
         experts = fit["model"].get("active_params_b") is not None
         d.add(
             t(
@@ -517,6 +521,25 @@ class FitMixin(ComposerBase):
         self._add_advice(d, advice, lead=bridge)
         d.suggest(follow_up(d.lang, "lora" if qlora else "qlora", model=model))
         d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
+
+    def _served_after(
+        self, d: Draft, u: Query, fit: dict[str, Any], asked: list[dict[str, Any]]
+    ) -> None:
+        """A fine-tune whose model is then served on the hardware named ("danach auf derselben
+        Maschine ausliefern"): the serving need there, from the fit rows."""
+        serving = {"traffic", "low_concurrency"} & set(u.workloads) or "serve_after" in u.topics
+        if not asked or not serving:
+            return
+        lines = [f"{d.link(r['configuration'])}: {self._verdict_with_need(d, r)}" for r in asked]
+        d.add(
+            t(
+                d.lang,
+                "adapter_then_serve",
+                model=self._model_name(fit, d.lang),
+                precision=precision_label(fit["precision"]),
+            )
+        )
+        d.bullets(lines)
 
     def _training_holders(self, d: Draft, u: Query, method: str) -> tuple[list[Any], Any]:
         """The cards whose usable memory holds the training memory, and the cheapest one-card
@@ -550,21 +573,26 @@ class FitMixin(ComposerBase):
         if not rows:
             return
         one_card = u.count == 1
+        # "Wie viel VRAM braucht …? Und reicht dafür eine A100?": the yes/no asked after the
+        # figure gets its word where it is answered
+        second = not u.yes_no and len(rows) == 1 and any(a.kind == "fit" for a in u.asks)
         for r in rows:
             holds = r["fits_one_card"] if one_card else r["fits_node"]
             key = "train_named_holds" if holds else "train_named_short"
             if r["count"] == 1:
                 key += "_one"
-            d.add(
-                t(
-                    d.lang,
-                    key,
-                    label=d.link(r["configuration"]),
-                    usable=gb(d.lang, r["usable_gb_node"]),
-                    total=gb(d.lang, total_gb),
-                    n=r["cards_needed"] or r["count"],
-                )
+            line = t(
+                d.lang,
+                key,
+                label=d.link(r["configuration"]),
+                usable=gb(d.lang, r["usable_gb_node"]),
+                total=gb(d.lang, total_gb),
+                n=r["cards_needed"] or r["count"],
             )
+            if second:
+                word = {("de", True): "Ja", ("de", False): "Nein"}.get((d.lang, holds))
+                line = f"**{word or ('Yes' if holds else 'No')}** — {line}"
+            d.add(line)
         d.verdict = any(r["fits_one_card"] if one_card else r["fits_node"] for r in rows)
 
     def _no_single_card_node(

@@ -112,6 +112,9 @@ def fit_verdict(d: Draft, u: Query) -> bool | None:
     elif d.filters:
         # "Under $600, is there anything that runs it?": the nodes within the constraints
         return any(r["verdict"] != "does_not_fit" for r in rows) if rows else None
+    elif "catalog_ask" in u.topics and u.count is None and not u.memory_gb:
+        # "can you guys run DeepSeek?": yes when a node of the catalog holds it
+        return any(r["verdict"] != "does_not_fit" for r in rows)
     elif u.count != 1 and not u.memory_gb:
         return None  # nothing named: "does it fit?" has no single answer
     if u.memory_gb:

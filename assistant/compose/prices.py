@@ -277,6 +277,11 @@ class PricesMixin(ComposerBase):
         )
         if self._is_image(fit):
             self._image_room(d, [rows[c] for c in cids if c in rows], fit["rows"])
+            if (u.concurrency or 0) > 1:  # "4 designers at the same time": a card each
+                d.add(
+                    t(d.lang, "image_copies", n=u.concurrency)
+                    + d.cite("many-cards", guide="gpu-for-flux-sdxl")
+                )
         if any(c in ("4x-a100-pcie", "4x-a100-sxm4") for c in cids):
             d.add(
                 t(d.lang, "speed_floor")
@@ -543,6 +548,47 @@ class PricesMixin(ComposerBase):
             cid = pq["cheapest"]
             d.add(t(d.lang, "cheapest_catalog", label=d.link(cid)) + " " + d.price(cid))
         self._ask_model(d, u)
+
+    def _oversized(self, d: Draft, u: Query) -> None:
+        """ "Is an H100 overkill for Llama 3.1 8B?": yes when a cheaper node holds the same job
+        (the cheapest one, with its price against the one named), no when the one named is the
+        cheapest that holds it. Led with, before the fit rows of the node named."""
+        fits = [c.result for c in d.calls if c.name == "fit_check" and isinstance(c.result, dict)]
+        named = self._targets(u, fits[0]) if fits and u.has_subject else []
+        if not named or named[0]["verdict"] == "does_not_fit":
+            return
+        res = d.call(
+            "cheapest_fit",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+        )
+        if not res or not res["cheapest"]:
+            return
+        top, mine = res["cheapest"][0], named[0]
+        cfgs = self.deps.catalog.configurations
+        diff = cfgs[mine["configuration"]].usd_per_month - cfgs[top["configuration"]].usd_per_month
+        model = self._model_name(res, d.lang)
+        word = {True: "Yes", False: "No"} if d.lang == "en" else {True: "Ja", False: "Nein"}
+        key = "oversized_yes" if diff > 0 else "oversized_no"
+        lead = t(
+            d.lang,
+            key,
+            word=word[diff > 0],
+            named=d.label(mine["configuration"]),
+            model=model,
+            label=d.link(top["configuration"]),
+            verdict=self._verdict_with_need(d, top),
+            diff=usd(diff),
+        )
+        for i, para in enumerate(d.paras[:3]):
+            fit_lead = re.match(r"\*\*(?:Yes|No|Ja|Nein) — (.)", para)
+            if fit_lead:  # the fit's own yes/no answers another question: kept as a statement
+                d.paras[i] = "**" + fit_lead.group(1).upper() + para[fit_lead.end() :]
+                break
+        d.paras.insert(0, lead + " " + d.price(top["configuration"]))
+        d.verdict = diff > 0
 
     def _image_one_copy(
         self, d: Draft, u: Query, model: str, prec: str, interconnect: str | None

@@ -19,6 +19,12 @@ _ASKS_CONTEXT = re.compile(
 )
 
 
+def _tp_on(u: Query, r: dict[str, Any]) -> int | None:
+    """The tensor-parallel degree said ("tp=4") where the node has that many cards."""
+    tp = u.tensor_parallel
+    return tp if tp is not None and tp <= int(r.get("count") or 0) else None
+
+
 def speed_cost(d: Draft, cid: str, tput: dict[str, Any]) -> str:
     """What a million output tokens cost at that speed and the node's price."""
     if tput.get("usd_per_million_tokens") is None:
@@ -74,6 +80,7 @@ class SpeedMixin(ComposerBase):
                 precision=u.precision,
                 context_tokens=u.context_tokens,
                 concurrency=u.concurrency,
+                cards=_tp_on(u, r),
             )
             if not tput:
                 continue
@@ -214,6 +221,7 @@ class SpeedMixin(ComposerBase):
             precision=u.precision,
             context_tokens=ctx,
             concurrency=u.concurrency,
+            cards=_tp_on(u, r),
         )
         if cap is None:
             return

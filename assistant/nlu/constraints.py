@@ -212,7 +212,7 @@ def _at_once(folded: str, m: re.Match[str]) -> bool:
     """'20 people ... at the same time', '20 Leute gleichzeitig': the same clause says so, and
     no other number comes between ('60 employees, usually 10-15 at the same time': the 60 are
     people, the 10-15 are at once)."""
-    after = re.split(r"[.;!?]", folded[m.end() : m.end() + 50], maxsplit=1)[0]
+    after = re.split(r"[.;!?]", folded[m.end() : m.end() + 60], maxsplit=1)[0]
     longer = re.split(r"[.;!?]", folded[m.end() : m.end() + 90], maxsplit=1)[0]
     if _ALL_OF_THEM_RX.search(longer):
         after = longer  # "3 designers who would all be generating with flux at the same time"
@@ -484,7 +484,8 @@ def find_exclusions(folded: str, u: Query) -> None:
 
 # "kunde braucht zwingend NVLink.", "we definitely need NVLink, cheapest node?": said as a fact
 _FIRM_LINK_RX = re.compile(
-    r"\b(?:zwingend|unbedingt|definitiv|definitely|absolutely|strictly)\s+(?:\w+\s+)?(?:nvlink|sxm)"
+    r"\b(?:zwingend|unbedingt|definitiv|definitely|absolutely|strictly|auf jeden fall|"
+    r"in jedem fall|für uns pflicht|really|mandatory)\s+(?:\w+\s+)?(?:nvlink|sxm)"
 )
 
 
@@ -722,6 +723,12 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"(?:wechseln|umsteigen|umziehen|gehen)",
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
+    # "ist ne H100 nicht total overkill für Llama 3.1 8B?" (NVLink overkill is pcie_enough)
+    (
+        "oversized",
+        r"\b(?:overkill|overpowered|oversized|over[\s-]?dimensioned|überdimensioniert|"
+        r"more than (?:we|i) need|mehr als (?:wir|ich) brauch\w*|mit kanonen auf spatzen)\b",
+    ),
     # "is the L40S faster than the RTX 5090?": the first named against the second
     ("faster", r"\b(?:faster|quicker|schneller)\s+(?:than|als)\b"),
     # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?": a price comparison of two things named
@@ -808,6 +815,9 @@ def find_claim(folded: str, u: Query) -> None:
     'yes' answers the first alternative."""
     # "ok and if it's only inference …", "gut, und …": an opening interjection claims nothing
     folded = _OPENING_RX.sub(lambda m: " " * len(m.group(0)), folded, count=1)
+    # "on a single 8x H100 SXM box, or do we need …": a card's name is not the link asked about
+    for start, end, _cid in reversed(_find_cards(folded)):
+        folded = folded[:start] + " " * (end - start) + folded[end:]
     folded = _VERIFY_FRAME_RX.sub(lambda m: " " * len(m.group(0)), folded)
     folded = _PREFERENCE_RX.sub(lambda m: " " * len(m.group(0)), folded)
     # "… thinks the NVLink is broken. Is the topology fine?": the question's own claim first

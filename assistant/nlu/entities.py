@@ -25,8 +25,18 @@ from assistant.nlu.lexicon import (
 from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.typos import DOMAIN_WORDS
 
+#: "the big one", "das größte", "the full one": the family's largest model
+_BIGGEST_RX = re.compile(
+    r"\b(?:the|die|das|den)\s+(?:big|biggest|largest|huge|full|große|größte|dicke)\s*(?:one|model|"
+    r"modell|variant\w*|version)?\b|\b(?:biggest|largest|größte\w*)\b"
+)
 #: a mixture-of-experts size as people shorten it: "235b a22b", "235B-A22B", "30b/a3b"
-_MOE_SIGNATURE_RX = re.compile(r"\b(\d{1,4}(?:\.\d)?)\s*b\s*[-/ ]?\s*a(\d{1,3}(?:\.\d)?)\s*b\b")
+_MOE_SIGNATURE_RX = re.compile(
+    r"\b(\d{1,4}(?:\.\d)?)\s*b\s*[-/ ]?\s*a(\d{1,3}(?:\.\d)?)\s*b\b"
+    # "the 30b one with 3b active", "30b mit 3b aktiv": the total, then the active size said
+    r"|\b(\d{1,4}(?:\.\d)?)\s*b\b[^.?!\d]{0,25}?\b(\d{1,3}(?:\.\d)?)\s*b\s+"
+    r"(?:active|aktiv\w*)\b"
+)
 
 
 def _version(name: str, family: str) -> float:
@@ -159,8 +169,25 @@ class EntityMixin:
         if bare is not None and not (bare.group(2) or "").strip():
             name = _with_proper_names(original, _original_case(original, bare.group(1)))
             closest = self._closest(name)
-            if closest:
+            biggest = self._biggest_of(bare.group(1)) if _BIGGEST_RX.search(folded) else None
+            if biggest is not None:  # "deepseek? the big one": the family's largest model
+                u.model, u.model_mention = biggest, bare.group(0).strip()
+            elif closest:
                 u.unknown_model, u.unknown_model_closest = name, closest
+
+    def _biggest_of(self, family: str) -> str | None:
+        """The family's catalog model of the largest size (the first listed on a tie: two
+        models of one size need the same memory)."""
+        models = getattr(self.catalog, "models", {}) or {}
+        key = re.sub(r"[^a-z0-9]", "", family.lower())
+        specs = [
+            (mid, spec)
+            for mid, spec in models.items()
+            if re.sub(r"[^a-z0-9]", "", spec.name.lower()).startswith(key)
+        ]
+        if not specs:
+            return None
+        return max(specs, key=lambda kv: kv[1].params_b)[0]
 
     def _moe_signature(self, folded: str) -> tuple[str, str] | None:
         """(model id, mention) for a mixture-of-experts size signature ('235b a22b', '30b-a3b')
@@ -169,7 +196,7 @@ class EntityMixin:
         m = _MOE_SIGNATURE_RX.search(folded)
         if m is None:
             return None
-        total, active = float(m.group(1)), float(m.group(2))
+        total, active = float(m.group(1) or m.group(3)), float(m.group(2) or m.group(4))
         models = getattr(self.catalog, "models", {}) or {}
         hits = [
             mid
@@ -359,6 +386,9 @@ class EntityMixin:
             k = _CONTEXT_K_RX.search(folded)
             if k:
                 u.context_tokens = int(next(g for g in k.groups() if g)) * 1024
+        tp = _TP_RX.search(folded)
+        if tp and 1 <= int(tp.group(1)) <= 8:
+            u.tensor_parallel = int(tp.group(1))
         m = _CONCURRENCY_RX.search(folded)
         if m:
             raw = next(g for g in m.groups() if g)
@@ -367,8 +397,16 @@ class EntityMixin:
 
 # "8k-Sessions", "chats with 8k", "mit 8k drauf": a context said as a bare "8k" next to the
 # sequences it belongs to (not a budget: "8k/month", "$8k")
+# "tp=4", "tp 4", "TP4", "--tensor-parallel-size 4", "tensor parallel 4"
+_TP_RX = re.compile(
+    r"\b(?:tp|tensor[\s-]?parallel(?:ism)?(?:[\s-]?size)?|--tensor-parallel-size)\s*[=:]?\s*"
+    r"(\d)\b(?!\s*(?:gb|k\b|tokens?|x\b|%))"
+)
+
+
 _CONTEXT_K_RX = re.compile(
-    r"(?<![\w$€.,])(\d{1,3})\s*k[\s-]*(?:sessions?|chats?|anfragen|requests?|conversations?|"
+    r"(?<![\w$€.,])(\d{1,3})\s*k[\s-]*(?:tokens?[\s-]+)?(?:sessions?|chats?|anfragen|requests?|"
+    r"conversations?|"
     r"gespräche|prompts?|streams?|sequen\w*)\b|"
     # "8 requests at once, 16k tokens each", "mit je 16k Token"
     r"(?<![\w$€.,])(\d{1,3})\s*k\s*tokens?\s+(?:each|apiece|je|per\s+\w+|pro\s+\w+)\b|"

@@ -137,6 +137,7 @@ _MONEY_RX = re.compile(
 
 _DOMAIN_RX = re.compile(
     r"gpu|vram|nvlink|nvswitch|pcie|sxm|cuda|modell?|model|llm|inferen|inference|train|\bkarte|card|"
+    r"coding[\s-]?assist|code[\s-]?assist|copilot|chat\s?bot|\bki[\s-]|\bai[\s-]|"
     r"token|quant|awq|gptq|fp8|bf16|fp16|gguf|vllm|ollama|llama|server|knoten|node|"
     r"diffusion|render|blender|gpuserver|nvidia|a100|h100|h200|b200|rtx|l40|\bl4\b|memory|"
     r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"
@@ -257,6 +258,9 @@ def _per_token_sync(hits: dict[str, bool], s: _Said) -> None:
 _LEAST_NEEDED_RX = re.compile(
     r"\b(?:which|what)(?: kind of)? (?:gpus?|cards?|graphics cards?|nodes?|servers?) "
     r"(?:do|would|will|should) (?:i|we) need\b|"
+    # "what would i need for llama 3.3 70b?", "was bräuchte ich für …?"
+    r"^\W*what (?:would|do|will) (?:i|we) need (?:for|to run)\b|"
+    r"^\W*was (?:bräuchte|brauche|brauchen|bräuchten) (?:ich|wir) (?:für|um)\b|"
     r"\b(?:which|what) (?:gpu|card|node|server) (?:is|would be) enough\b|"
     r"\bwelche[nrs]? (?:grafik)?(?:karten?|gpus?|knoten|server) (?:reicht|reichen|genügt|"
     r"brauche|brauchen|bräuchte)|"

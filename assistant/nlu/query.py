@@ -74,6 +74,7 @@ Claim = Literal[
     "faster",  # "Is the RTX 4090 faster than the L4?"
     "costlier",  # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?"
     "cheaper",  # "Is 4x L40S cheaper than 2x H100 PCIe?": the converse of costlier
+    "oversized",  # "Is an H100 overkill for Llama 8B?": a cheaper node holds the job
     "link_is",  # "Is the H100 PCIe a Gen5 card?": the link named is the one it runs
     "guide",  # a yes/no question a guide section settles
     "defect",  # "Is that broken?", "Ein Defekt?"
@@ -98,6 +99,8 @@ Topic = Literal[
     "fp8_support",  # "does the A100 support FP8?"
     "architecture_named",  # Ampere, Hopper, Ada, Blackwell named
     "what_runs",  # "what can I run on 2x L40S?"
+    "catalog_ask",  # "can you guys run DeepSeek?", "könnt ihr Llama 70B betreiben?": on any node
+    "serve_after",  # "fine-tune it, then serve it on the same box": served after the training
     "card_spec",  # asks about memory or bandwidth, not a link or a price
     "spec_has",  # "how much … does it have", "what is", "welche"
     "which_cards",  # "which GPUs …", "welche Karten …"
@@ -219,6 +222,8 @@ class Query(BaseModel):
     workloads: list[Workload] = Field(default_factory=list)
     context_tokens: int | None = None
     concurrency: int | None = None
+    # "tp=4", "--tensor-parallel-size 4": the cards one instance is split over
+    tensor_parallel: int | None = None
     # "mehr als 20 Token pro Sekunde?": the speed a yes/no asks for (claim "faster")
     min_tokens_per_s: float | None = None
     topo_text: str | None = None

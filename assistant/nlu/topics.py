@@ -88,6 +88,24 @@ _HAS_WORDS = re.compile(
 _WHICH_CARDS = re.compile(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|karten?)\b")
 
 #: topics read by one regex over the lower-cased question
+# "can you guys run deepseek?", "könnt ihr das hosten?", "do you have anything for …": asked of
+# the catalog, so yes when any node holds it
+_CATALOG_ASK = re.compile(
+    r"\b(?:can|could) you(?: guys| folks| all)? (?:run|host|serve|handle|do|support)\b|"
+    r"\b(?:könnt|koennt) ihr\b|\bkönnen sie\b.{0,40}\b(?:betreiben|hosten|laufen)|"
+    r"\bdo you (?:have|offer) (?:anything|something|a (?:server|node|box|gpu))\b|"
+    r"\bhabt ihr (?:was|etwas|einen|eine)\b"
+)
+
+
+# "fine-tune it first and then serve it on the same box", "danach ausliefern": served after
+_SERVE_AFTER = re.compile(
+    r"\b(?:then|afterwards|after that|later|danach|anschließend|dann|später)\b[^.?!]{0,40}"
+    r"\b(?:serve|serving|host|deploy|run it|inference|ausliefern|betreiben|hosten|bereitstellen|"
+    r"inferenz|laufen lassen|produktiv)"
+)
+
+
 _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("versus", _VERSUS),
     ("recommend", _RECOMMEND),
@@ -99,6 +117,8 @@ _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("what_runs", _WHAT_RUNS),
     ("spec_has", _HAS_WORDS),
     ("which_cards", _WHICH_CARDS),
+    ("catalog_ask", _CATALOG_ASK),
+    ("serve_after", _SERVE_AFTER),
 )
 
 

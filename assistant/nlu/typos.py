@@ -149,8 +149,19 @@ _BARE_SIZE_RX = re.compile(
 )
 
 
+# "llama 70", "qwen 72": a family and a two- or three-digit size without its B (no version
+# has two digits; "llama 3" and "qwen 2" stay versions)
+_FAMILY_SIZE_RX = re.compile(
+    r"\b(qwen|llama|gemma|mistral)[\s-]?(\d{2,3})\b"
+    r"(?![.,]?\d|\s*(?:b\b|k\b|x\b|gb|%|€|\$|users?|leute|nutzer|people|mal|times|cards?|karten?|"
+    r"gpus?|tokens?|token))"
+)
+
+
 def expand_shorthand(folded: str) -> str:
     """Model names as people shorten them, written out: "l3.3 70b" -> "llama 3.3 70b",
-    "q3 235b" -> "qwen3 235b", "qwen 2.5 72 in fp8" -> "qwen 2.5 72b in fp8"."""
+    "q3 235b" -> "qwen3 235b", "qwen 2.5 72 in fp8" -> "qwen 2.5 72b in fp8", "llama 70" ->
+    "llama 70b"."""
     text = _LETTER_FAMILY_RX.sub(lambda m: _LETTER_FAMILIES[m.group(1)] + m.group(2), folded)
-    return _BARE_SIZE_RX.sub(lambda m: f"{m.group(1)} {m.group(2)} {m.group(3)}b", text)
+    text = _BARE_SIZE_RX.sub(lambda m: f"{m.group(1)} {m.group(2)} {m.group(3)}b", text)
+    return _FAMILY_SIZE_RX.sub(lambda m: f"{m.group(1)} {m.group(2)}b", text)

@@ -82,7 +82,7 @@ class LLMAsk(BaseModel):
     claim: Claim | None = Field(
         default=None,
         description="for a yes/no question: the claim asked about (fits, nvlink_needed, "
-        "pcie_enough, faster, worth_it, too_small, costlier, cheaper)",
+        "pcie_enough, faster, worth_it, too_small, costlier, cheaper, oversized)",
     )
     negated: bool = Field(
         default=False,
@@ -163,7 +163,7 @@ measurement), explain (how / why), price, compare, out_of_scope, other.
 (how long a context / how many sequences), cheapest (the cheapest or a recommended \
 configuration), compare (two or more options side by side), nvlink (is NVLink needed / SXM or \
 PCIe), explain (how or why something works), diagnose (what is wrong in a paste), other. A \
-yes/no question states its claim (fits, nvlink_needed, pcie_enough, too_small, faster, \
+yes/no question states its claim (fits, nvlink_needed, pcie_enough, too_small, oversized, faster, \
 worth_it, costlier / cheaper: 'is A pricier than B?' on A's price ask) and negated=true when \
 asked the other way round.
 - model: a model id from the list below; a model not in it goes to model_name; 'a 34B model' \

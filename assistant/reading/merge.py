@@ -55,19 +55,32 @@ def _family_size(u: Any, prev: Slots, catalog: Any) -> Any:
     the rest of the question kept (the card asked about)."""
     if not (prev.unknown_model and not prev.model and not prev.params_b):
         return u
-    if u.model or u.unknown_model or not u.params_b:
+    if u.model or (u.unknown_model and u.unknown_model != prev.unknown_model):
         return u
     family = re.sub(r"[^a-z0-9]", "", prev.unknown_model.lower())
     models = getattr(catalog, "models", {}) or {}
+    if not u.params_b:
+        # "r1 i mean" after "Which deepseek?": the family's model whose name is family + word
+        words = set(re.findall(r"[a-z]*\d[a-z0-9]*", u.question.lower()))
+        named = [mid for mid, spec in models.items() if _norm(spec.name)[len(family) :] in words
+                 and _norm(spec.name).startswith(family)]  # fmt: skip
+        if len(named) != 1:
+            return u
+        update = {"model": named[0], "unknown_model": None, "follow_up": True}
+        return u.model_copy(update={**update, "unknown_model_closest": []})
     hits = [
         mid
         for mid, spec in models.items()
-        if re.sub(r"[^a-z0-9]", "", spec.name.lower()).startswith(family)
+        if _norm(spec.name).startswith(family)
         and abs(spec.params_b - u.params_b) <= 0.05 * u.params_b
     ]
     if len(hits) != 1:
         return u
     return u.model_copy(update={"model": hits[0], "params_b": None, "follow_up": True})
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def _answers_our_question(u: Any, prev: Slots) -> bool:
@@ -215,6 +228,14 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     }
 
 
+# a turn that corrects what was said ("sorry, I meant the 70B", "Korrektur: …")
+_CORRECTION_RX = re.compile(
+    r"^\W*(?:(?:oh|ah|ups|oops|sorry|sry|entschuldigung|pardon|my bad|mein fehler)\W+)*"
+    r"(?:i meant|i mean|we meant|meant|ich meinte|wir meinten|gemeint war|correction|korrektur|"
+    r"typo|tippfehler)\b"
+)
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
@@ -222,7 +243,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     u = _family_size(u, prev, catalog)
     new_subject = bool(u.model or u.params_b or u.unknown_model)
     names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
-    follow = u.follow_up or not new_subject
+    # "sorry, ich meinte das 70b": a correction of the model keeps the rest of the question
+    follow = u.follow_up or not new_subject or bool(_CORRECTION_RX.match(_fold(u.question)))
     if not follow and _answers_our_question(u, prev):
         # "Für Llama 3.3 70B in BF16, Produktivbetrieb mit vielen Nutzern." after we asked:
         # a statement that supplies what was missing continues the previous question
@@ -566,6 +588,7 @@ def _continues_previous(
         return False
     supplies_slot = not new_subject and bool(
         u.workloads
+        or serving_only(_fold(u.question))  # "ok, only inference then"
         or u.precision
         or u.kv_precision
         or names_hardware

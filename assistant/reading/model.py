@@ -105,6 +105,9 @@ class Reading(BaseModel):
         default=None, ge=1, description="requests generating at the same time"
     )
     context_tokens: int | None = Field(default=None, ge=1, description="tokens per request")
+    tensor_parallel: int | None = Field(
+        default=None, ge=1, le=8, description="'tp=4': the cards one instance is split over"
+    )
     min_tokens_per_s: float | None = Field(
         default=None, gt=0, description="'more than 20 tokens/s?': the speed a yes/no asks for"
     )
