@@ -123,3 +123,26 @@ def test_token_sequences_and_tp(assistant: Assistant) -> None:
     a = assistant.ask("llama 3.1 70b fp8 with tp=4 on 4x h100 sxm5: how many 16k-token sequences?")
     assert a.reading.context_tokens == 16384 and a.reading.tensor_parallel == 4
     assert last_call(a, "capacity_check").arguments["cards"] == 4
+
+
+def test_a_reading_with_a_goal_outside_still_answers_its_own_asks(assistant: Assistant) -> None:
+    """A reading the rules did not cut into clauses (an LLM's, a gold reading) with a goal
+    outside the domain: its asks about its model answered, the goal declined after them."""
+    from assistant.reading.model import Ask, Reading
+
+    reading = Reading(
+        language="en",
+        task="serve",
+        model="gemma-3-27b",
+        cards=["l40s"],
+        count=1,
+        asks=[Ask(kind="fit")],
+        yes_no=True,
+        claim="fits",
+        outside=["mining"],
+        text="does gemma 3 27b fit on one l40s? and can we mine crypto on it at night?",
+    )
+    a = assistant.answer_reading(reading)
+    text = _ok(a, "en")
+    assert last_call(a, "fit_check")
+    assert text.startswith("**No") and "On the rest of your question:" in text

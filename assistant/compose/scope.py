@@ -73,10 +73,15 @@ def within_scope(u: Query) -> Query | None:
     """The query of the question's in-domain clauses, when they ask something the assistant
     answers; None when they ask nothing (or there are none)."""
     intents = [i for i in u.intents if i != "off_topic"]
-    if not intents or not u.asked_text.strip():
+    if not intents:
+        return None
+    # a reading the rules did not cut into clauses (an LLM's, a user's edit, a gold reading)
+    # keeps its own asks about its model: the reading without the goal is the rest
+    text = u.asked_text.strip() or (u.question if u.has_subject else "")
+    if not text:
         return None
     rest = u.model_copy(
-        update={"outside": [], "intents": intents, "question": u.asked_text, "injection": False}
+        update={"outside": [], "intents": intents, "question": text, "injection": False}
     )
     flow = plan(rest)[0]
     if flow.name in _NOT_AN_ASK or (flow.name == "general" and not rest.explain):
