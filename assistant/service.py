@@ -553,6 +553,7 @@ def slots_of(u: Any) -> Slots:
         kv_precision=u.kv_precision,
         yes_no=u.yes_no,
         claim=u.claim,
+        asked_memory=any(a.kind == "memory" for a in u.asks),
     )
 
 

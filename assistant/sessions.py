@@ -85,6 +85,9 @@ class Slots(BaseModel):
     # follow-up that continues it ("and a full fine-tune?") is the same yes/no question
     yes_no: bool = False
     claim: str | None = None
+    # the previous question asked the memory need ("wie viel VRAM braucht X?"): "und in FP8?"
+    # asks it again
+    asked_memory: bool = False
 
 
 class Turn(BaseModel):

@@ -343,7 +343,8 @@ class AsksMixin(ComposerBase):
         for r in rows[:2]:
             label = d.link(r["configuration"])
             if r["verdict"] == "does_not_fit":
-                d.add(self._speed_no_fit(d, r, model, prec))
+                if d.flow != "fit":  # the fit answer already said it does not fit there
+                    d.add(self._speed_no_fit(d, r, model, prec))
                 self._speed_lower(d, q, r, fit)
                 continue
             tput = d.call(

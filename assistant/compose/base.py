@@ -23,6 +23,17 @@ def runtime_name(runtime: str) -> str:
     return _RUNTIME_NAMES.get(runtime, runtime)
 
 
+def _rows_at(d: Any, precision: str, cid: str) -> list[dict[str, Any]]:
+    """The fit rows of configuration `cid` at `precision` a fit_check of the draft already has."""
+    for call in d.calls:
+        result = call.result if call.name == "fit_check" else None
+        if isinstance(result, dict) and result.get("precision") == precision:
+            rows = [r for r in result.get("rows", []) if r["configuration"] == cid]
+            if rows:
+                return rows
+    return []
+
+
 def need_usable(lang: Any, r: dict[str, Any]) -> dict[str, str]:
     """A fit row's need and usable memory per card, as the texts' {need} and {usable}; a need
     that rounds to the usable memory keeps two decimals (21.64 GB of 21.6 GB: it does not fit,
@@ -396,10 +407,12 @@ class ComposerBase:
         for p in ("fp8", "awq"):
             if BITS_PER_WEIGHT[p] >= bits:
                 continue
-            low = d.call(
-                "fit_check", model=self._model_arg(u), precision=p, configurations=[cid], **args
-            )
-            rows = [x for x in (low or {}).get("rows", []) if x["configuration"] == cid]
+            rows = _rows_at(d, p, cid)  # the fit answer's own probe of that precision, if any
+            if not rows:
+                low = d.call(
+                    "fit_check", model=self._model_arg(u), precision=p, configurations=[cid], **args
+                )
+                rows = [x for x in (low or {}).get("rows", []) if x["configuration"] == cid]
             if not rows or rows[0]["verdict"] == "does_not_fit":
                 continue
             tput = d.call(

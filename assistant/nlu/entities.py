@@ -30,6 +30,10 @@ _BIGGEST_RX = re.compile(
     r"\b(?:the|die|das|den)\s+(?:big|biggest|largest|huge|full|große|größte|dicke)\s*(?:one|model|"
     r"modell|variant\w*|version)?\b|\b(?:biggest|largest|größte\w*)\b"
 )
+#: the quantisation suffix of a repository name ("-AWQ", "-GPTQ-Int4", "-FP8", "-GGUF")
+_QUANT_SUFFIX_RX = re.compile(
+    r"(?<=[a-z0-9])[-_](awq|gptq|gguf|fp8|int4|int8|bnb[-_]?4bit|[48]bit|q4_k_m|q8_0)(?![a-z0-9])"
+)
 #: a mixture-of-experts size as people shorten it: "235b a22b", "235B-A22B", "30b/a3b"
 _MOE_SIGNATURE_RX = re.compile(
     r"\b(\d{1,4}(?:\.\d)?)\s*b\s*[-/ ]?\s*a(\d{1,3}(?:\.\d)?)\s*b\b"
@@ -89,7 +93,9 @@ class EntityMixin:
     _configs: set[str]
 
     def _find_model(self, original: str, folded: str, u: Query) -> None:
-        best, found = self._alias_matches(re.findall(r"\S+", _fold(original)))
+        # "qwen2.5-32b-instruct-awq": the quantisation a repo name ends in is not the model's
+        unquantised = _QUANT_SUFFIX_RX.sub(r" \1", _fold(original))
+        best, found = self._alias_matches(re.findall(r"\S+", unquantised))
         if best is not None and len(found) > 1:
             u.models = found  # in question order
         if best is not None:
@@ -630,7 +636,16 @@ def _count_before_card(folded: str, start: int, end: int, u: Query) -> int | Non
         return 1  # "one of your L4 cards": one card
     m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
-        return None
+        # "auf rtx4090 möglich?", "70b on 4090?": a card named bare after "on" is one card
+        bare = re.search(r"\b(?:on|auf)\s+(?:nvidia\s+|geforce\s+)?$", before)
+        name = folded[start:end].replace(" ", "").replace("-", "")
+        plural = (name.endswith("s") and not name.endswith("l40s")) or re.match(
+            r"(?:ern|er|en|n)\b", folded[end:]
+        )
+        node = re.match(
+            r"\s*(?:sxm\d?|pcie)?\s*(?:node|server|machine|box|system|knoten)", folded[end:]
+        )
+        return 1 if bare and not plural and not node and not u.follow_up else None
     n = _to_int(m.group(1))
     if n is not None and (m.group(1).isdigit() or m.group(1) not in ("a", "an")):
         return n

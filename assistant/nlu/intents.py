@@ -19,7 +19,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"(?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
         r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations|chats|"
         r"people|persons|clients|customers)|"
-        r"wie viele (?:(?:von )?(?:diesen|solchen|davon) )?(?:gleichzeitige[n]? |parallele[n]? )?"
+        r"wie ?viele (?:(?:von )?(?:diesen|solchen|davon) )?(?:gleichzeitige[n]? |parallele[n]? )?"
         r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
         r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen|sessions?|chats|gespräche|"
         r"unterhaltungen|leute|personen|kunden|requests|konversationen)|"

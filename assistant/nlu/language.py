@@ -220,10 +220,20 @@ FUNCTION_WORDS = _DE_WORDS | _EN_WORDS
 
 
 def detect_language(text: str) -> tuple[Language, bool]:
-    """('de'|'en', detected). Counts German and English function words; umlauts count for German."""
-    words = re.findall(r"(?<![a-z0-9äöüß])[a-zäöüß]+(?![a-z0-9äöüß])", text.lower())
-    de = sum(w in _DE_WORDS for w in words) + 2 * len(re.findall(r"[äöüß]", text.lower()))
-    en = sum(w in _EN_WORDS for w in words)
+    """('de'|'en', detected). Counts German and English function words; umlauts count for German.
+    When the whole text is close, the questions asked decide if their words do clearly ("passt
+    mixtral auf 2x a100? need it for a demo next week" was asked in German)."""
+    de, en = _counts(text)
+    if abs(de - en) <= 2:  # close: the questions asked decide when their words do clearly
+        q_de, q_en = _counts(" ".join(re.findall(r"[^?!\n]*\?", text)))
+        if abs(q_de - q_en) >= 2:
+            de, en = q_de, q_en
     if de == en:
         return "en", False
     return ("de" if de > en else "en"), True
+
+
+def _counts(text: str) -> tuple[int, int]:
+    words = re.findall(r"(?<![a-z0-9äöüß])[a-zäöüß]+(?![a-z0-9äöüß])", text.lower())
+    de = sum(w in _DE_WORDS for w in words) + 2 * len(re.findall(r"[äöüß]", text.lower()))
+    return de, sum(w in _EN_WORDS for w in words)

@@ -306,6 +306,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
         _refit_at_precision(merged, prev)
+        _memory_again(merged, u, prev)
     _n_of_them(merged, catalog)
     return merged
 
@@ -314,6 +315,13 @@ _N_OF_THEM_RX = re.compile(
     r"\b(\d|two|three|four|eight|zwei|drei|vier|acht)\s+(?:of them|of those|of these|davon|"
     r"von denen|von den(?:en)?|solche[rn]?|such cards)\b"
 )
+
+
+def _memory_again(merged: Any, u: Any, prev: Slots) -> None:
+    """ "und in fp8?" after "wie viel VRAM braucht X?": the memory need asked again."""
+    same = merged.intents[:1] == [prev.intent]
+    if prev.asked_memory and same and not u.asks and not merged.asks:
+        merged.asks = [Ask(kind="memory")]
 
 
 def _sizing_again(u: Any, prev: Slots, new_subject: bool) -> dict[str, Any]:
