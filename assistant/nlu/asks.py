@@ -59,7 +59,8 @@ _CONVERSE_OR_RX = re.compile(
     re.IGNORECASE,
 )
 
-_CLAUSE_RX = re.compile(r",\s+|\s+[-–—]+\s+")
+# (", can it …?", " - will we …?", and after a colon: "quick check: can they QLoRA … ?")
+_CLAUSE_RX = re.compile(r",\s+|\s+[-–—]+\s+|:\s+")
 # "cust asks if it fits …", "der Kunde fragt, ob …": a yes/no question reported
 _INDIRECT_RX = re.compile(
     r"\b(?:asks?|asking|asked|wants to know|wondering|fragt|fragen|wissen)\s*,?\s+"
@@ -144,7 +145,12 @@ def _first_question(text: str) -> str:
     has our 4x RTX 4090 box and wants a full fine-tune. Will that work?" -> "Will that work?");
     the text when none does."""
     for sentence in sentences(text):
-        if sentence.rstrip(_CLOSING_QUOTES).endswith("?") and not RELAY_RX.search(sentence):
+        if not sentence.rstrip(_CLOSING_QUOTES).endswith("?"):
+            continue
+        head, colon, asked = sentence.partition(": ")
+        if colon and RELAY_RX.search(head) and not RELAY_RX.search(asked):
+            sentence = asked  # "quick sanity check before i reply: can they QLoRA it on …?"
+        if not RELAY_RX.search(sentence):
             return sentence.rstrip(_CLOSING_QUOTES)
     return text
 

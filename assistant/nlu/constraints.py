@@ -843,7 +843,7 @@ def find_claim(folded: str, u: Query) -> None:
 # "mehr als 20 Token pro Sekunde?", "at least 30 tokens/s": a speed asked for, not measured
 _SPEED_ASKED_RX = re.compile(
     r"(?:\b(?:more than|over|above|at least|faster than|mehr als|über|mindestens|wenigstens|"
-    r"schneller als)\s+|[>≥]=?\s*)(\d{1,4}(?:[.,]\d+)?|"
+    r"schneller als)\s+|\bmind\.\s*|[>≥]=?\s*)(\d{1,4}(?:[.,]\d+)?|"
     + "|".join(sorted((w for w, n in _NUMBER_WORDS.items() if n >= 5), key=len, reverse=True))
     + r")\s*(?:tok(?:ens?)?|token)\s*(?:/\s*s(?:ec)?\b|"
     r"per second|a second|pro sekunde|je sekunde|in der sekunde|/\s*sek)"

@@ -36,13 +36,22 @@ _ATTRIBUTION_RX = re.compile(
 _QUOTED_RX = re.compile(r"^[ \t]*(?:>|&gt;)")
 
 
+# a staff member's request about the answer ("can someone help me answer?", "kann mir jemand bei
+# der Antwort helfen?"): it asks nothing of the sizing, so the quoted thread below is the ask
+_HELP_REQUEST_RX = re.compile(
+    r"[^.?!\n]*\b(?:help|helfen|sanity[\s-]?check|check (?:this|it)|drüber ?schauen|schau(?:t|en)? "
+    r"(?:mal|bitte)|antworten|reply|answer)\b[^.?!\n]*\?",
+    re.I,
+)
+
+
 def drop_earlier_messages(text: str) -> str:
     """The text without the quoted earlier messages of a thread ("On … wrote:" and the "> "
     lines after it) when the text above already asks something: the reply asks, the history
     only explains it."""
     m = _ATTRIBUTION_RX.search(text)
-    if m is None or "?" not in text[: m.start()]:
-        return text
+    if m is None or "?" not in _HELP_REQUEST_RX.sub(" ", text[: m.start()]):
+        return text  # "kann mir jemand bei der antwort helfen? unten der verlauf": the ask is below
     tail = text[m.end() :].split("\n")
     rest = [line for line in tail if line.strip() and not _QUOTED_RX.match(line)]
     return text[: m.start()].rstrip() + ("\n\n" + "\n".join(rest) if rest else "")
