@@ -43,3 +43,19 @@ def test_a_help_request_above_a_quoted_thread_keeps_the_thread(nlu: Understander
     u = nlu.understand(mail)
     assert u.configurations == ["2x-l40s"] and u.model == "qwen3-32b"
     assert not u.outside
+
+
+def test_a_yes_no_after_a_bare_follow_up() -> None:
+    assert is_yes_no("und 4x l40s? liegt das noch unter 3.000 € im monat?")
+    assert not is_yes_no("and 4x l40s? how fast is it?")
+
+
+def test_a_price_asked_against_a_budget_is_answered_yes_or_no(deps) -> None:  # type: ignore[no-untyped-def]
+    from assistant.service import Assistant
+    from tests.answers import last_call
+
+    a = Assistant(deps)
+    first = a.ask("what does 2x l40s cost per month?")
+    second = a.ask("and 4x l40s? is that still under $2,000 a month?", session_id=first.session_id)
+    price = float(last_call(second, "price_quote").result["quotes"][0]["usd_per_month"])
+    assert second.answer.startswith("**Yes" if price <= 2000 else "**No")

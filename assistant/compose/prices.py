@@ -44,6 +44,10 @@ class PricesMixin(ComposerBase):
             self._price_one(d, u, ids[0], pq["quotes"][0])
         else:
             self._price_many(d, u, intro, lines, pq)
+        budget = u.constraints.budget_usd_month
+        if budget is not None and u.yes_no and u.claim is None and pq["quotes"]:
+            # "liegt das noch unter 20.000 € im Monat?": each node named against the budget
+            d.verdict = all(float(q["usd_per_month"]) <= budget for q in pq["quotes"])
         published = [c for c in ids if c in ("4x-a100-pcie", "4x-a100-sxm4")]
         if published:
             key = "price_source_guide" if len(published) == 2 else "price_source_guide_one"

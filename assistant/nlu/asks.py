@@ -88,6 +88,7 @@ def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
     q = _first_question(question.strip())
+    q = _after_bare_follow_up(question.strip(), q)
     tag = _TAG_END_RX.search(q)  # "passt nicht auf eine L4, oder?": a tag, not an alternative
     if tag:
         return True
@@ -138,6 +139,21 @@ RELAY_RX = re.compile(
     r"(?:kann|könnte) (?:mir )?(?:jemand|einer|wer|ihr) (?:\w+ ){0,4}helfen)\b",
     re.I,
 )
+
+
+#: a follow-up that only names what it is about ("und 8x H200?", "what about the L40S?")
+_BARE_FOLLOW_UP_RX = re.compile(
+    r"^\W*(?:and|und|what about|how about|und was ist mit|und bei|und mit)\b[^?]{0,25}\?$", re.I
+)
+
+
+def _after_bare_follow_up(text: str, first: str) -> str:
+    """ "und 8x h200? liegt das noch unter 20.000 €?": the question after a bare follow-up."""
+    if not _BARE_FOLLOW_UP_RX.match(first):
+        return first
+    rest = text[text.find(first) + len(first) :] if first in text else ""
+    nxt = _first_question(rest) if rest.strip() else ""
+    return nxt if nxt.rstrip().endswith("?") else first
 
 
 def _first_question(text: str) -> str:
