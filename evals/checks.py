@@ -16,7 +16,9 @@ from typing import Any
 from evals.schema import (
     ADVICE_VERDICTS,
     FIT_VERDICTS,
+    PRICE_UNITS,
     TEMPLATE_RX,
+    UNIT_ALIASES,
     CheapestExpectation,
     Expectations,
 )
@@ -91,28 +93,11 @@ UNIT_PATTERNS: dict[str, str] = {
     "×": r"(?:×|x)(?![\w-])",
     "bytes": r"(?:bytes?|Bytes?)\b",
     "layers": r"(?:layers?|Layern?|Schichten)\b",
+    # "up to 8 concurrent sequences", "bis zu 8 gleichzeitige Sequenzen"
+    "sequences": r"(?:(?:concurrent|simultaneous|parallel|gleichzeitige|parallele)\s+)?"
+    r"(?:sequences?|Sequenzen?)\b",
 }
-_UNIT_ALIASES = {
-    "gb": "GB",
-    "gib": "GiB",
-    "tb": "TB",
-    "gb/s": "GB/s",
-    "token/s": "tokens/s",
-    "tok/s": "tokens/s",
-    "tokens/s": "tokens/s",
-    "tokens": "tokens",
-    "token": "tokens",
-    "s": "s",
-    "sec": "s",
-    "seconds": "s",
-    "ms": "ms",
-    "%": "%",
-    "x": "×",
-    "×": "×",
-    "bytes": "bytes",
-    "layers": "layers",
-}
-PRICE_UNITS = ("$", "usd", "$/month", "usd/month")
+_UNIT_ALIASES = UNIT_ALIASES  # evals/schema.py: the units a case may name, checked on load
 
 
 #: an expected tool that another tool runs for the answer: `cheapest_fit` is `fit_check` over

@@ -83,16 +83,53 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: the units a case's figure may name, as written, to the unit the checks match (evals/checks.py
+#: `UNIT_PATTERNS`); a price in `PRICE_UNITS`
+UNIT_ALIASES = {
+    "gb": "GB",
+    "gib": "GiB",
+    "tb": "TB",
+    "gb/s": "GB/s",
+    "token/s": "tokens/s",
+    "tok/s": "tokens/s",
+    "tokens/s": "tokens/s",
+    "tokens": "tokens",
+    "token": "tokens",
+    "s": "s",
+    "sec": "s",
+    "seconds": "s",
+    "ms": "ms",
+    "%": "%",
+    "x": "×",
+    "×": "×",
+    "bytes": "bytes",
+    "layers": "layers",
+    "sequences": "sequences",
+    "sequence": "sequences",
+    "sequenzen": "sequences",
+}
+PRICE_UNITS = ("$", "usd", "$/month", "usd/month")
+
+
 class NumberExpectation(_Strict):
     """A figure the answer must state: a number followed by `unit`, within `tolerance`."""
 
     value: float = Field(description="the expected figure, in `unit`")
     unit: str = Field(
         description="unit as written after the number: GB, GiB, GB/s, tokens/s, s, ms, %, ×, "
-        "$/month (German spellings such as Token/s are matched too)"
+        "sequences, $/month (German spellings such as Token/s are matched too)"
     )
     tolerance: float = Field(default=0.0, ge=0, description="absolute tolerance, in `unit`")
     label: str | None = Field(default=None, description="what the figure is (for reports)")
+
+    @field_validator("unit")
+    @classmethod
+    def known_unit(cls, v: str) -> str:
+        key = v.strip().lower()
+        if key not in UNIT_ALIASES and key not in PRICE_UNITS:
+            known = sorted({*UNIT_ALIASES.values(), "$/month"})
+            raise ValueError(f"unknown unit {v!r} (known: {', '.join(known)})")
+        return v
 
 
 class VerdictExpectation(_Strict):

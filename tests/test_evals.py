@@ -668,3 +668,30 @@ def test_llm_mode_counts_planner_answers_apart_from_fallbacks(tmp_path: Path) ->
     assert s is not None
     assert (s["turns"], s["shown"], s["planner"], s["fallbacks"]) == (2, 0, 1, 1)
     assert s["fallback_reasons"] == {"ungrounded": 1}
+
+
+def test_a_figure_in_an_unknown_unit_is_rejected_when_the_set_loads(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A case's `unit` is checked on load (blind-45's "sequences" stopped a whole run before)."""
+    import yaml
+
+    from evals.schema import load_dataset
+
+    case = {
+        "id": "unit-x",
+        "language": "en",
+        "question": "does llama 3.1 8b fit on an l4?",
+        "expect": {"numbers": [{"value": 1, "unit": "widgets"}]},
+    }
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "name": "x", "cases": [case]}))
+    with pytest.raises(Exception, match="unknown unit 'widgets'"):
+        load_dataset(path)
+
+
+def test_sequences_at_once_are_a_unit() -> None:
+    from decimal import Decimal
+
+    from evals.checks import figures
+
+    assert figures("up to 37 concurrent sequences of 32,768 tokens", "sequences") == [Decimal(37)]
+    assert Decimal(8) in figures("bis zu 8 gleichzeitige Sequenzen", "sequences")
