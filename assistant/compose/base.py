@@ -23,6 +23,10 @@ def runtime_name(runtime: str) -> str:
     return _RUNTIME_NAMES.get(runtime, runtime)
 
 
+#: the precisions a model that does not fit is tried at next, the larger first
+LOWER_PRECISIONS = ("fp8", "awq")
+
+
 def _rows_at(d: Any, precision: str, cid: str) -> list[dict[str, Any]]:
     """The fit rows of configuration `cid` at `precision` a fit_check of the draft already has."""
     for call in d.calls:
@@ -393,6 +397,17 @@ class ComposerBase:
             return
         self._add_advice(d, advice, with_also=with_also, lead=lead)
 
+    def _call_cheapest(self, d: Draft, u: Query, **extra: Any) -> dict[str, Any] | None:
+        """cheapest_fit for the query's model, precision, context and load; `extra` adds or
+        overrides an argument (interconnect, one_card; concurrency=None sizes one copy)."""
+        args: dict[str, Any] = {
+            "model": self._model_arg(u),
+            "precision": u.precision,
+            "context_tokens": u.context_tokens,
+            "concurrency": u.concurrency,
+        }
+        return d.call("cheapest_fit", **{**args, **extra})
+
     def _speed_lower(self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]) -> None:
         """A speed asked where the model does not fit at its precision on that node: its speed
         at the first lower precision that fits there (FP8, else 4-bit AWQ), as the fit answer
@@ -404,7 +419,7 @@ class ComposerBase:
         bits = BITS_PER_WEIGHT.get(fit["precision"], 16.0)
         cid = r["configuration"]
         args = {"context_tokens": u.context_tokens, "concurrency": u.concurrency}
-        for p in ("fp8", "awq"):
+        for p in LOWER_PRECISIONS:
             if BITS_PER_WEIGHT[p] >= bits:
                 continue
             rows = _rows_at(d, p, cid)  # the fit answer's own probe of that precision, if any
@@ -442,7 +457,7 @@ class ComposerBase:
         from tools.memory import BITS_PER_WEIGHT
 
         bits = BITS_PER_WEIGHT.get(fit["precision"], 16.0)
-        for p in ("fp8", "awq"):
+        for p in LOWER_PRECISIONS:
             if BITS_PER_WEIGHT[p] >= bits:
                 continue
             low = d.call(

@@ -348,14 +348,7 @@ class PricesMixin(ComposerBase):
         NVLink node outside them and its price."""
         filters, d.filters = d.filters, {}
         try:
-            nv = d.call(
-                "cheapest_fit",
-                model=self._model_arg(u),
-                precision=u.precision,
-                context_tokens=u.context_tokens,
-                concurrency=u.concurrency,
-                interconnect="nvlink",
-            )
+            nv = self._call_cheapest(d, u, interconnect="nvlink")
         finally:
             d.filters = filters
         if nv and nv["cheapest"]:
@@ -561,18 +554,16 @@ class PricesMixin(ComposerBase):
         named = self._targets(u, fits[0]) if fits and u.has_subject else []
         if not named or named[0]["verdict"] == "does_not_fit":
             return
-        res = d.call(
-            "cheapest_fit",
-            model=self._model_arg(u),
-            precision=u.precision,
-            context_tokens=u.context_tokens,
-            concurrency=u.concurrency,
-        )
+        res = self._call_cheapest(d, u)
         if not res or not res["cheapest"]:
             return
         top, mine = res["cheapest"][0], named[0]
-        cfgs = self.deps.catalog.configurations
-        diff = cfgs[mine["configuration"]].usd_per_month - cfgs[top["configuration"]].usd_per_month
+        diff = 0.0  # the difference the price tool quotes, when the cheapest is another node
+        if top["configuration"] != mine["configuration"]:
+            pq = d.call("price_quote", configurations=[mine["configuration"], top["configuration"]])
+            if pq is None or pq.get("cheapest") != top["configuration"]:
+                return
+            diff = float(pq.get("difference_usd_per_month") or 0)
         model = self._model_name(res, d.lang)
         word = {True: "Yes", False: "No"} if d.lang == "en" else {True: "Ja", False: "Nein"}
         key = "oversized_yes" if diff > 0 else "oversized_no"
@@ -602,13 +593,7 @@ class PricesMixin(ComposerBase):
         n = u.concurrency or 0
         if n < 2:
             return False
-        one = d.call(
-            "cheapest_fit",
-            model=self._model_arg(u),
-            precision=u.precision,
-            context_tokens=u.context_tokens,
-            interconnect=interconnect,
-        )
+        one = self._call_cheapest(d, u, concurrency=None, interconnect=interconnect)
         if not one or one["model"]["kind"] == "llm" or not one["cheapest"]:
             return False
         top = one["cheapest"][0]
@@ -660,15 +645,7 @@ class PricesMixin(ComposerBase):
         )
         # "the cheapest single card for X": only where it fits on one card
         one_card = u.count == 1 and not u.configurations and not u.cards
-        res = d.call(
-            "cheapest_fit",
-            model=self._model_arg(u),
-            precision=u.precision,
-            context_tokens=u.context_tokens,
-            concurrency=u.concurrency,
-            interconnect=interconnect,
-            one_card=one_card or None,
-        )
+        res = self._call_cheapest(d, u, interconnect=interconnect, one_card=one_card or None)
         if res is None:
             self._general(d, u)
             return
@@ -710,14 +687,7 @@ class PricesMixin(ComposerBase):
             d.bullets(more)
         w = set(u.workloads)
         if top["verdict"] == "split" and ("traffic" in w or self._training(u)):
-            nv = d.call(
-                "cheapest_fit",
-                model=self._model_arg(u),
-                precision=u.precision,
-                context_tokens=u.context_tokens,
-                concurrency=u.concurrency,
-                interconnect="nvlink",
-            )
+            nv = self._call_cheapest(d, u, interconnect="nvlink")
             why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
             if nv and nv["cheapest"] and "recommend" in u.topics:
                 # "which server would you recommend?": the guide's pick leads, the cheapest follows

@@ -55,13 +55,7 @@ class SpeedMixin(ComposerBase):
         prec = precision_label(fit["precision"])
         self._count_note(d, u, targets)
         if not targets:
-            res = d.call(
-                "cheapest_fit",
-                model=self._model_arg(u),
-                precision=u.precision,
-                context_tokens=u.context_tokens,
-                concurrency=u.concurrency,
-            )
+            res = self._call_cheapest(d, u)
             targets = (res or {}).get("cheapest", [])[:2]
             if targets:
                 d.add(t(d.lang, "speed_pick"))

@@ -15,6 +15,7 @@ import re
 
 from assistant.nlu.constraints import ALTERNATIVE_RX
 from assistant.nlu.intents import _CHOICE_RX, _INTENT_RX, _MONEY_RX
+from assistant.nlu.mail import RELAY_RX
 from assistant.nlu.query import Ask, AskKind, Query
 
 # ---------------------------------------------------------------- yes/no questions
@@ -126,19 +127,6 @@ def sentences(text: str) -> list[str]:
     a wrapped sentence ("Reicht\ndafür eine RTX 5090?" is one sentence)."""
     unwrapped = _WRAPPED_RX.sub(" ", _QUOTE_RX.sub("", text))
     return [s.strip() for s in _SENTENCE_RX.split(unwrapped) if s.strip()]
-
-
-# a relaying request about the answer itself ("can you help me answer?", "draft the facts for my
-# reply", "was sage ich dem Kunden?"): it asks for the answer, not for something else
-RELAY_RX = re.compile(
-    r"\b(?:help me (?:answer|reply)|draft|reply|respond|answer (?:him|her|them|this)|facts|"
-    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich|"
-    # "can someone help with this request?", "kann jemand bei dieser Anfrage helfen?"
-    r"(?:can|could) (?:someone|somebody|anyone|you) help|help (?:me )?with (?:this|the) "
-    r"(?:request|inquiry|one|mail|e-mail|email|ticket)|"
-    r"(?:kann|könnte) (?:mir )?(?:jemand|einer|wer|ihr) (?:\w+ ){0,4}helfen)\b",
-    re.I,
-)
 
 
 #: a follow-up that only names what it is about ("und 8x H200?", "what about the L40S?")

@@ -316,7 +316,7 @@ class EntityMixin:
         )
         own_count: dict[str, int] = {}  # "2x H100 PCIe or 4x L40S": each card its own count
         for start, end, cid in spans:
-            n = _count_before_card(folded, start, end, u)
+            n = _count_before_card(folded, start, end, u, cid)
             if n is not None:
                 u.count = u.count or n
                 own_count.setdefault(cid, n)
@@ -615,7 +615,7 @@ def _with_proper_names(original: str, mention: str) -> str:
 # sees one
 
 
-def _count_before_card(folded: str, start: int, end: int, u: Query) -> int | None:
+def _count_before_card(folded: str, start: int, end: int, u: Query, cid: str = "") -> int | None:
     """The count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"; "on an
     RTX 5090" is one card, "an H100 node" is not."""
     before = folded[max(0, start - 24) : start]
@@ -638,8 +638,8 @@ def _count_before_card(folded: str, start: int, end: int, u: Query) -> int | Non
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
         # "auf rtx4090 möglich?", "70b on 4090?": a card named bare after "on" is one card
         bare = re.search(r"\b(?:on|auf)\s+(?:nvidia\s+|geforce\s+)?$", before)
-        name = folded[start:end].replace(" ", "").replace("-", "")
-        plural = (name.endswith("s") and not name.endswith("l40s")) or re.match(
+        # a plural "s" is one the card's own name does not end in ("h100s", not "l40s")
+        plural = (folded[end - 1 : end] == "s" and not cid.endswith("s")) or re.match(
             r"(?:ern|er|en|n)\b", folded[end:]
         )
         node = re.match(

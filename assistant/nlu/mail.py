@@ -36,11 +36,17 @@ _ATTRIBUTION_RX = re.compile(
 _QUOTED_RX = re.compile(r"^[ \t]*(?:>|&gt;)")
 
 
-# a staff member's request about the answer ("can someone help me answer?", "kann mir jemand bei
-# der Antwort helfen?"): it asks nothing of the sizing, so the quoted thread below is the ask
-_HELP_REQUEST_RX = re.compile(
-    r"[^.?!\n]*\b(?:help|helfen|sanity[\s-]?check|check (?:this|it)|drüber ?schauen|schau(?:t|en)? "
-    r"(?:mal|bitte)|antworten|reply|answer)\b[^.?!\n]*\?",
+# a relaying request about the answer itself ("can you help me answer?", "draft the facts for my
+# reply", "was sage ich dem Kunden?", "kann mir jemand bei der Antwort helfen?"): it asks for the
+# answer, not for something else (assistant/nlu/asks.py, reading/rules.py; above a quoted
+# thread it leaves the thread's questions as the ask)
+RELAY_RX = re.compile(
+    r"\b(?:help me (?:answer|reply)|draft|reply|respond|answer (?:him|her|them|this)|facts|"
+    r"tell (?:him|her|them|the customer)|antwort\w*|fakten|formulier\w*|sage ich|schreibe ich|"
+    # "can someone help with this request?", "kann jemand bei dieser Anfrage helfen?"
+    r"(?:can|could) (?:someone|somebody|anyone|you) help|help (?:me )?with (?:this|the) "
+    r"(?:request|inquiry|one|mail|e-mail|email|ticket)|"
+    r"(?:kann|könnte) (?:mir )?(?:jemand|einer|wer|ihr) (?:\w+ ){0,4}helfen)\b",
     re.I,
 )
 
@@ -50,7 +56,8 @@ def drop_earlier_messages(text: str) -> str:
     lines after it) when the text above already asks something: the reply asks, the history
     only explains it."""
     m = _ATTRIBUTION_RX.search(text)
-    if m is None or "?" not in _HELP_REQUEST_RX.sub(" ", text[: m.start()]):
+    asked = re.findall(r"[^.?!\n]*\?", text[: m.start()]) if m else []
+    if m is None or all(RELAY_RX.search(q) for q in asked):
         return text  # "kann mir jemand bei der antwort helfen? unten der verlauf": the ask is below
     tail = text[m.end() :].split("\n")
     rest = [line for line in tail if line.strip() and not _QUOTED_RX.match(line)]

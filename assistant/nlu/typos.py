@@ -141,21 +141,18 @@ def correct_typos(folded: str) -> str:
 #: "l3.3 70b", "q2.5 72b", "q3 235b": a family's first letter before its version, with a size
 _LETTER_FAMILY_RX = re.compile(r"\b([lq])(\d(?:\.\d)?)(?=[\s-]*\d+(?:\.\d+)?\s*b\b)")
 _LETTER_FAMILIES = {"l": "llama ", "q": "qwen"}
+#: what a bare number must not be followed by to be a model size (a count, money, a context)
+_NOT_A_SIZE = (
+    r"(?![.,]?\d|\s*(?:b\b|k\b|x\b|gb|%|€|\$|users?|leute|nutzer|people|mal|times|cards?|karten?|"
+    r"gpus?|tokens?|token))"
+)
 #: "qwen 2.5 72", "llama 3.1 8": a versioned family with its size said without the "b"
 _BARE_SIZE_RX = re.compile(
-    r"\b(qwen|llama|gemma|phi|mistral)[\s-]?(\d(?:\.\d)?)[\s-]+(\d{1,3})\b"
-    r"(?![.,]?\d|\s*(?:b\b|k\b|x\b|gb|%|€|\$|users?|leute|nutzer|people|mal|times|cards?|karten?|"
-    r"gpus?|tokens?|token))"
+    r"\b(qwen|llama|gemma|phi|mistral)[\s-]?(\d(?:\.\d)?)[\s-]+(\d{1,3})\b" + _NOT_A_SIZE
 )
-
-
 # "llama 70", "qwen 72": a family and a two- or three-digit size without its B (no version
 # has two digits; "llama 3" and "qwen 2" stay versions)
-_FAMILY_SIZE_RX = re.compile(
-    r"\b(qwen|llama|gemma|mistral)[\s-]?(\d{2,3})\b"
-    r"(?![.,]?\d|\s*(?:b\b|k\b|x\b|gb|%|€|\$|users?|leute|nutzer|people|mal|times|cards?|karten?|"
-    r"gpus?|tokens?|token))"
-)
+_FAMILY_SIZE_RX = re.compile(r"\b(qwen|llama|gemma|mistral)[\s-]?(\d{2,3})\b" + _NOT_A_SIZE)
 
 
 def expand_shorthand(folded: str) -> str:
