@@ -20,7 +20,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
-from assistant.compose.speed import speed_cost
+from assistant.compose.speed import context_unknown, speed_cost
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
 from assistant.nlu.query import Ask, Claim
@@ -443,7 +443,7 @@ class AsksMixin(ComposerBase):
             return
         model, prec = self._model_name(fit, d.lang), precision_label(fit["precision"])
         for r in self._targets(u, fit)[:2]:
-            self._capacity_of(d, u, r, model, prec, context_lead=True)
+            self._capacity_of(d, u, r, model, prec, context_lead=context_unknown(u))
         if fit.get("kv_bytes_per_token") and fit.get("context_tokens"):
             # what the context asked costs: the KV cache at that context and its precision
             d.bullets(

@@ -22,6 +22,13 @@ _TOPICS = {
 }
 
 
+#: words about a mixture-of-experts model's active parameters or experts
+ACTIVE_ARGUED = (
+    r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
+    r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert|"
+    r"\b\d+(?:\.\d+)?\s?b (?:params? |parameters? )?(?:are |is |sind )?(?:active|aktiv)"
+)
+
 _FORMAT = r"(?:awq|gptq|gguf|fp8|int4|int8|bf16|q4_k_m|exl2)"
 
 
@@ -35,8 +42,7 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"GPTQ",  # the table, not its caption
     ),
     (
-        r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
-        r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert",
+        ACTIVE_ARGUED,
         "mixture-of-experts",
         "total-vs-active",
         None,

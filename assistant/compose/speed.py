@@ -14,9 +14,23 @@ from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
 # "what's the max context …", "wie lang darf der Kontext sein": the longest context leads
 _ASKS_CONTEXT = re.compile(
-    r"(?:max\w*|longest|längste\w*|how long|wie lang\w*)\b.{0,25}"
+    r"(?:max\w*|longest|längste\w*|how long|wie lang\w*|how much|wie ?viel)\b.{0,25}"
     r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
 )
+
+
+def context_unknown(u: Query) -> bool:
+    """Whether a capacity answer leads with the longest context (else with how many sequences
+    fit at the context given). The words decide when they ask for the length; a context given
+    ("with 32k context each, how many at once?") leaves the count unknown, a count at once
+    given ("10 at once: how much context?") the context; with neither or both, a context
+    ask leads with the context."""
+    if _ASKS_CONTEXT.search(u.question.lower()):
+        return True
+    given = u.context_tokens is not None or u.full_context
+    if given != (u.concurrency is not None):
+        return not given  # one of the two given: the other is the unknown
+    return any(a.kind == "context" for a in u.asks)
 
 
 def _tp_on(u: Query, r: dict[str, Any]) -> int | None:
@@ -178,12 +192,7 @@ class SpeedMixin(ComposerBase):
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         self._count_note(d, u, targets)
-        context_lead = (
-            bool(_ASKS_CONTEXT.search(u.question.lower()))
-            or any(a.kind == "context" for a in u.asks)
-            # the requests at once given and no context: the unknown is the context
-            or (u.concurrency is not None and u.context_tokens is None)
-        )
+        context_lead = context_unknown(u)
         for r in targets[:2]:
             self._capacity_of(d, u, r, model, prec, context_lead, with_price=True)
         self._numbers(d, fit)
@@ -220,6 +229,8 @@ class SpeedMixin(ComposerBase):
         if cap is None:
             return
         label = d.link(r["configuration"])
+        # one sequence or none at the context given: the longest context says more
+        context_lead = context_lead or cap["max_concurrency"] < 2
         if u.yes_no and d.verdict is None and u.claim in (None, "fits"):
             d.verdict = bool(cap["load_fits"])  # "the full 128K on one RTX 5090?": the load asked
         if not cap["fits"] or cap["kv_tokens"] == 0:

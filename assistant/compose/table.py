@@ -13,13 +13,14 @@ asks.py), so a new kind of ask is one method there and one entry in `ASKS`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.compose.capability import asks_fp8_support
 from assistant.compose.cards import asks_node_models
 from assistant.compose.claims import asks_concept
-from assistant.compose.intents import _asks_card_facts
+from assistant.compose.intents import ACTIVE_ARGUED, _asks_card_facts
 from assistant.nlu import Query
 from assistant.nlu.query import Ask, AskKind, Claim, Intent
 
@@ -85,6 +86,23 @@ def _asks_memory_first(u: Query) -> bool:
     )
 
 
+_ACTIVE_RX = re.compile(ACTIVE_ARGUED)
+
+
+def _argues_active(u: Query) -> bool:
+    """ "Only 3B params are active, so it fits on one 4090, right?": a fit claim argued from the
+    active parameters is the mechanism claim, however the reader filed it."""
+    if u.claim == "active_sets_memory":
+        return True
+    return u.claim == "fits" and u.has_subject and bool(_ACTIVE_RX.search(u.question.lower()))
+
+
+def _fit_yes_no(u: Query) -> bool:
+    """ "Will X fit on one 4090? explain": a yes/no fit of a model on hardware named is the fit's,
+    even when the reader marks it as asking for an explanation."""
+    return u.yes_no and u.claim in ("fits", "too_small") and u.has_subject and _hardware(u)
+
+
 def _multi_node(u: Query) -> bool:
     return bool(u.nodes and u.nodes > 1) or bool(u.total_cards and u.total_cards > 8)
 
@@ -134,7 +152,7 @@ TABLE: tuple[Flow, ...] = (
     ),
     Flow(
         "claim_active_memory",
-        lambda u: u.claim == "active_sets_memory",
+        _argues_active,
         "_claim_active",
         "active_sets_memory",
     ),
@@ -152,7 +170,7 @@ TABLE: tuple[Flow, ...] = (
         "_most_vram",
         filtered=True,
     ),
-    Flow("explain", lambda u: u.explain, "_general", "guide"),
+    Flow("explain", lambda u: u.explain and not _fit_yes_no(u), "_general", "guide"),
     Flow(
         "adapter_cheapest",
         # "what does it cost?" about a node named or answered is the price flow's
@@ -300,6 +318,12 @@ def plan(u: Query) -> tuple[Flow, Query]:
     fit_claim = u.claim in ("fits", "too_small") and u.asks[:1] and u.asks[0].kind == "fit"
     if fit_claim and "fit" not in flow.answers and flow.claim in ("nvlink_needed", None):
         return _led(u, flow, u.asks[0], {"intents": ["fit", *(i for i in u.intents if i != "fit")]})
+    if _context_yes_no(u):
+        # "can gemma 3 27b handle 32k context on a single l40s?": the fit at that context leads,
+        # the context ask follows it
+        fit = Ask(kind="fit")
+        intents = ["fit", *(i for i in u.intents if i != "fit")]
+        return _led(u, flow, fit, {"asks": [fit, *u.asks], "intents": intents})
     if len(u.asks) < 2 or not flow.answers:
         return flow, u
     first = u.asks[0]
@@ -317,6 +341,21 @@ def plan(u: Query) -> tuple[Flow, Query]:
     if not update:
         return flow, u
     return _led(u, flow, first, update)
+
+
+def _context_yes_no(u: Query) -> bool:
+    """A yes/no fit claim whose first ask is the context, with the context given and the
+    hardware named: the verdict at that context is the answer's first word."""
+    first = u.asks[0] if u.asks else None
+    return (
+        first is not None
+        and first.kind == "context"
+        and u.yes_no
+        and u.claim in ("fits", "too_small")
+        and (u.context_tokens is not None or u.full_context)
+        and _hardware(u)
+        and u.has_subject
+    )
 
 
 def _led(u: Query, flow: Flow, first: Ask, update: dict[str, object]) -> tuple[Flow, Query]:

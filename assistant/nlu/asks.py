@@ -173,7 +173,7 @@ _FIT_ASK_RX = re.compile(
 #: the words that ask a fit by themselves (not a verb a speed question also uses)
 _FIT_WORD_RX = re.compile(r"\bfits?\b|\bpass(?:t|en|e)\b|\bhold|\bfass(?:t|en)\b")
 #: a question about the context itself ("the full 128K context", "context length", "the longest
-#: context"), not a context named as a condition ("with 32k context")
+#: context", "can it do 32k context?"), not a context named as a condition ("with 32k context")
 _CONTEXT_ASK_RX = re.compile(
     r"\b(?:full|whole|entire|complete|maximum|max\.?|native|all|volle\w*|ganze\w*|maximale\w*|"
     r"komplette\w*|gesamte\w*|alle)\s+(?:\(?\d[\d.,]*\s*k?\)?[\s-]*)?(?:tokens?\s+(?:of\s+)?)?"
@@ -181,7 +181,10 @@ _CONTEXT_ASK_RX = re.compile(
     r"(?:context|kontext)[\s-]*(?:length|window|länge|fenster)|"
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
     r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
-    r"\bwie (?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)"
+    r"\bwie (?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)|"
+    # "can i do 32k context", "schafft sie 128k Kontext": the context is the verb's object
+    r"\b(?:do|get|handle|support|manage|schaff\w*|krieg\w*|bekomm\w*|unterstütz\w*)\s+"
+    r"(?:a\s+|an\s+|einen?\s+)?\d[\d.,]*\s*k\s+(?:tokens?\s+(?:of\s+)?)?(?:context|kontext)"
 )
 #: a bare "128K" in a question about the context is the context asked ("… and does 128K fit?"),
 #: not a budget ("8k/month", "$8k") nor a card count

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from assistant.nlu.constraints import GGUF_OF
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
 from assistant.reading.model import Reading, Task
+from tools.load import concurrent_sequences, traffic_of
 
 #: reading field -> query field, where the names differ
 RENAMED: dict[str, str] = {
@@ -81,14 +82,19 @@ def to_query(r: Reading) -> Query:
     data["constraints"] = Constraints(
         **{field: getattr(r, name) for name, field in CONSTRAINTS.items()}
     )
-    if not r.intents:
-        data["intents"] = intents_of(r)
+    data["intents"] = canonical_intents(list(r.intents) or intents_of(r))
     if r.asks and all(a.at == IMPLIED_AT for a in r.asks):
         data["asks"] = []  # stated by the reader from the intent: the flow answers them anyway
     if r.task == "serve" and {"training", "fine_tuning"} & set(r.workloads):
         # the task decides: a fine-tuned model to serve is sized for serving, not training
         data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
         data["adapter"] = None
+    data.update(_load_of(r, data["workloads"]))
+    if r.claim in _PAIR_CLAIMS and len(r.configurations) == 1:
+        # "und wäre die H100 PCIe dafür schneller?" after the A100: compared with what it
+        # refers back to
+        back = [c for c in r.refers_to if c not in r.configurations]
+        data["configurations"] = [*r.configurations, *back]
     if data.get("runtime") == "llama.cpp" and data.get("precision") in GGUF_OF:
         # the file llama.cpp / Ollama run for a format they do not (any reader; issue 24)
         data["precision"] = GGUF_OF[data["precision"]]
@@ -115,6 +121,40 @@ INTENT_GIVES: dict[str, frozenset[str]] = {
     "allreduce_paste": frozenset({"allreduce", "link_facts"}),
     "topology_paste": frozenset({"topology_howto", "link_facts"}),
 }
+
+
+#: the intent that leads when a reading lists it beside another: a cheapest pick states the fit,
+#: the NVLink rule for the node it picks and its price
+_LEADS: tuple[Intent, ...] = ("cheapest",)
+#: yes/no claims that compare two configurations
+_PAIR_CLAIMS = frozenset({"faster", "costlier", "cheaper", "worth_it"})
+
+
+def canonical_intents(intents: list[Intent]) -> list[Intent]:
+    """A reader's intents in the order the planner answers them, whatever order the reader
+    wrote them in: "NVLink, and the cheapest?" is the cheapest pick (it gives the NVLink rule
+    for the node it picks), "fit, cheapest" is the cheapest pick (led by the fit of a card
+    named). Idempotent on the rule reader's intents."""
+    leading = [i for i in _LEADS if i in intents]
+    ordered = [*leading, *(i for i in intents if i not in leading)]
+    return asked_intents(ordered)
+
+
+def _load_of(r: Reading, workloads: list[str]) -> dict[str, Any]:
+    """The load a reading implies and did not state, as the rule reader derives it: users
+    without a count at once are sized for those generating at once; that many at once decides
+    the workload (few: low concurrency; many: real traffic)."""
+    out: dict[str, Any] = {}
+    at_once = r.concurrent_sequences
+    if r.users and at_once is None:
+        at_once = concurrent_sequences(r.users)
+        out.update(concurrency=at_once, assumed=[*r.assumed, "concurrent_sequences"])
+    decided = {"traffic", "low_concurrency", "diffusion", "rendering", "training", "fine_tuning"}
+    if at_once and not decided & set(workloads):
+        load = traffic_of(at_once)
+        if load:
+            out["workloads"] = [*workloads, load]
+    return out
 
 
 def asked_intents(intents: list[Intent]) -> list[Intent]:
@@ -199,6 +239,15 @@ _TASK_INTENT: dict[str, Intent] = {
 _CLAIM_INTENT: dict[str, Intent] = {"pcie_enough": "nvlink", "nvlink_needed": "nvlink"}
 
 
+def _asks_a_pick(r: Reading) -> bool:
+    """A fit asked of a model to serve with a price or a budget and no hardware named: "which
+    node, and what does it cost?", "does it run within 2 € an hour?" are the cheapest pick."""
+    kinds = {a.kind for a in r.asks}
+    named = r.configurations or r.cards or r.card_families or r.refers_to
+    priced = "price" in kinds or r.budget_usd_per_month is not None
+    return r.task == "serve" and "fit" in kinds and priced and bool(r.model) and not named
+
+
 def intents_of(r: Reading) -> list[Intent]:
     """Intents for a reading that has none: its claim's, then its asks in order, else its
     task's."""
@@ -209,6 +258,8 @@ def intents_of(r: Reading) -> list[Intent]:
         intents.append(_CLAIM_INTENT[r.claim])
     elif r.claim == "link_is":  # "Does the RTX 5090 run at PCIe Gen5?": the link facts
         intents.append("link_facts")
+    if _asks_a_pick(r):
+        intents.append("cheapest")  # "which node for X, and what does it cost?"
     for ask in r.asks:
         intent = ASK_INTENT[ask.kind]
         if intent not in intents:

@@ -79,6 +79,28 @@ def _family_size(u: Any, prev: Slots, catalog: Any) -> Any:
     return u.model_copy(update={"model": hits[0], "params_b": None, "follow_up": True})
 
 
+#: "und bei 32k?", "and 128k?": a bare size in thousands, not a budget, a count of people or
+#: a speed
+_BARE_CONTEXT_RX = re.compile(
+    r"(?<![\w$€.,])(\d{1,4})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|pro\b|a month|im monat|"
+    r"monat|month|budget|users?|nutzer\w*|leute|people|requests|anfragen|mitarbeiter\w*|"
+    r"employees|staff|tok\w*/s|tokens? (?:per|pro|/)))"
+)
+
+
+def _bare_context(u: Any, prev: Slots) -> Any:
+    """A follow-up that names a bare size in thousands ("und wenns 32k sein sollen?") about a
+    session with a model: the context asked (1k to 2M tokens)."""
+    if u.context_tokens is not None or not (prev.model or prev.params_b):
+        return u
+    if u.model or u.params_b:
+        return u
+    m = _BARE_CONTEXT_RX.search(_fold(u.question))
+    if m is None or not 1 <= int(m.group(1)) <= 2048:
+        return u
+    return u.model_copy(update={"context_tokens": int(m.group(1)) * 1024})
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
@@ -241,6 +263,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     "und in FP8?") or a question without a model keeps the model, precision and workload of
     earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
     u = _family_size(u, prev, catalog)
+    u = _bare_context(u, prev)
     new_subject = bool(u.model or u.params_b or u.unknown_model)
     names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
     # "sorry, ich meinte das 70b": a correction of the model keeps the rest of the question
