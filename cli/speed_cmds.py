@@ -35,7 +35,14 @@ def throughput_cmd(
     config: Annotated[str, typer.Argument(help="configuration id, e.g. 4x-a100-sxm4")],
     precision: PrecisionOpt = None,
     context: Annotated[
-        int, typer.Option("--context", "-c", min=0, help="context read per token")
+        int,
+        typer.Option(
+            "--context",
+            "-c",
+            min=0,
+            help="context read with every token (default 0: the weights only, as the guide's "
+            "speed figures; the fit check behind it still holds 8,192 tokens)",
+        ),
     ] = 0,
     cards: Annotated[
         int | None, typer.Option("--cards", min=1, help="cards used (default: as many as needed)")

@@ -686,7 +686,10 @@ class PricesMixin(ComposerBase):
             d.add(t(d.lang, "cheapest_more"))
             d.bullets(more)
         w = set(u.workloads)
-        if top["verdict"] == "split" and ("traffic" in w or self._training(u)):
+        # a one-card node among the cheapest holds it: the guide's case is "fits on one card",
+        # even when two smaller cards cost less (never "too big for one card" beside it)
+        one = next((r for r in rows if r["verdict"] == "fits_one_card" and r["count"] == 1), None)
+        if top["verdict"] == "split" and one is None and ("traffic" in w or self._training(u)):
             nv = self._call_cheapest(d, u, interconnect="nvlink")
             why = t(d.lang, "why_training" if self._training(u) else "why_traffic")
             if nv and nv["cheapest"] and "recommend" in u.topics:
@@ -732,9 +735,6 @@ class PricesMixin(ComposerBase):
         by_share = bool(u.users) and res["concurrency"] == concurrent_sequences(u.users or 1)
         if res["model"]["kind"] == "llm" and by_share:
             d.add(t(d.lang, "users_share", users=u.users, conc=res["concurrency"]))
-        # a one-card node among the cheapest holds it: the guide's case is "fits on one card",
-        # even when two smaller cards cost less (never "too big for one card" beside it)
-        one = next((r for r in rows if r["verdict"] == "fits_one_card" and r["count"] == 1), None)
         fits_one = top["verdict"] == "fits_one_card" or one is not None
         cards_needed = top["cards_needed"] if not fits_one else None
         advice = self._advice(

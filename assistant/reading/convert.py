@@ -123,9 +123,6 @@ INTENT_GIVES: dict[str, frozenset[str]] = {
 }
 
 
-#: the intent that leads when a reading lists it beside another: a cheapest pick states the fit,
-#: the NVLink rule for the node it picks and its price
-_LEADS: tuple[Intent, ...] = ("cheapest",)
 #: yes/no claims that compare two configurations
 _PAIR_CLAIMS = frozenset({"faster", "costlier", "cheaper", "worth_it"})
 
@@ -134,10 +131,10 @@ def canonical_intents(intents: list[Intent]) -> list[Intent]:
     """A reader's intents in the order the planner answers them, whatever order the reader
     wrote them in: "NVLink, and the cheapest?" is the cheapest pick (it gives the NVLink rule
     for the node it picks), "fit, cheapest" is the cheapest pick (led by the fit of a card
-    named). Idempotent on the rule reader's intents."""
-    leading = [i for i in _LEADS if i in intents]
-    ordered = [*leading, *(i for i in intents if i not in leading)]
-    return asked_intents(ordered)
+    named, `table.plan`)."""
+    if "cheapest" not in intents or intents[:1] not in (["fit"], ["nvlink"]):
+        return intents  # "the cheaper one: how many chats?" refers to a node; it picks none
+    return ["cheapest", *(i for i in intents if i != "cheapest")]
 
 
 def _load_of(r: Reading, workloads: list[str]) -> dict[str, Any]:
