@@ -301,7 +301,11 @@ class AsksMixin(ComposerBase):
         """The question asks yes or no whether its model fits hardware it names, first."""
         named = u.configurations or u.cards or u.card_families or u.memory_gb
         stated = u.claim in ("fits", "too_small") and (not u.asks or u.asks[0].kind == "fit")
-        asked = stated or (flow.claim == "fits" and u.yes_no and u.claim is None)
+        # ("ist 4x L40S das günstigste für X?" asks whether it is the pick, not whether it fits;
+        # "a 4090 would do? if not, what's the cheapest?" asks the fit)
+        picks = flow.name in ("cheapest", "constrained_pick") and bool(u.configurations)
+        picks = picks and bool(_IS_THE_CHEAPEST_RX.search(u.question.lower()))
+        asked = stated or (flow.claim == "fits" and u.yes_no and u.claim is None and not picks)
         if not (named and asked) or self._training(u) or u.adapter or u.models[1:]:
             return False  # training and several models have verdicts of their own
         sizing = flow.claim == "fits" or "fit" in flow.answers  # not a guide or a claim flow
@@ -458,6 +462,13 @@ class AsksMixin(ComposerBase):
                     )
                 ]
             )
+
+
+# "is 4x L40S the cheapest you have?", "ist das wirklich das günstigste?": the node is the pick
+_IS_THE_CHEAPEST_RX = re.compile(
+    r"\b(?:is|are|ist|sind|wäre|would be)\b[^?.]{0,40}?\b(?:the|das|der|die|den)\s+"
+    r"(?:cheapest|günstigste\w*|billigste\w*|preiswerteste\w*)"
+)
 
 
 # the difference between two prices is asked for itself

@@ -297,16 +297,14 @@ class NvlinkMixin(ComposerBase):
         targets = self._targets(u, fit)
         if targets and all(r["verdict"] == "does_not_fit" for r in targets):
             start = len(d.paras)
-            # ("one H100" carried from the turn before names a card, not a node: the same)
-            carried = bool(u.refers_to) or (not u.configurations and bool(u.card_families))
             u = self._nvlink_setup_no_fit(d, u, fit, targets)
             note = d.paras[start:]
             del d.paras[start:]
             self._nvlink_verdict(d, u, fit, [])
-            # a follow-up's yes/no about the model ("und bräuchte er für so ein Modell NVLink?")
-            # is answered first, then that the session's node does not hold it; a node named in
-            # the question itself leads with that
-            later = u.yes_no and carried and len(d.paras) > start
+            # a yes/no ("brauch ich NVLink für 70B auf 2x L40S?", "und bräuchte er für so ein
+            # Modell NVLink?") is answered first, in the asker's polarity, then that the node
+            # named does not hold it
+            later = u.yes_no and len(d.paras) > start
             at = start + 1 if later else start
             d.paras[at:at] = note
             return
@@ -322,7 +320,7 @@ class NvlinkMixin(ComposerBase):
         one, must_split, setup_split = self._one_or_split(u, rows, targets)
         if not must_split:
             assert one is not None
-            copies = self._copies_node(u, targets)
+            copies = self._copies_node(u, targets, rows)
             if copies is not None:
                 self._nvlink_copies(d, u, fit, copies)
                 return
@@ -383,14 +381,19 @@ class NvlinkMixin(ComposerBase):
         any_split = any(r["verdict"] == "split" for r in rows)
         return one, bool(setup_split) or one is None or any_split, setup_split
 
-    @staticmethod
-    def _copies_node(u: Query, targets: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def _copies_node(
+        self, u: Query, targets: list[dict[str, Any]], rows: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
         """ "One copy on each of our four L40S": the node named, when the job is independent
-        copies and each of its cards holds one."""
+        copies and each of its cards holds one; "a copy on each of 4 cards" with no node named:
+        the cheapest node of that many cards where each card holds one."""
         if "independent" not in u.workloads:
             return None
-        rows = [r for r in targets if r["count"] > 1 and r["verdict"] == "fits_one_card"]
-        return rows[0] if rows else None
+        named = [r for r in targets if r["count"] > 1 and r["verdict"] == "fits_one_card"]
+        if named or targets or not (u.count and u.count > 1):
+            return named[0] if named else None
+        each = [r for r in rows if r["count"] == u.count and r["verdict"] == "fits_one_card"]
+        return self._cheapest_row(each, ("fits_one_card",))
 
     def _nvlink_copies(self, d: Draft, u: Query, fit: dict[str, Any], node: dict[str, Any]) -> None:
         """Independent copies on the node named, one per card: no NVLink (rule 2), and that

@@ -653,6 +653,9 @@ class PricesMixin(ComposerBase):
         prec = precision_label(res["precision"])
         rows = res["cheapest"]
         d.verdict = bool(rows)  # "Can I rent X?": something holds it
+        if rows and u.yes_no and u.claim is None and u.configurations:
+            # "ist 4x L40S das günstigste für Mixtral?": yes when the node named is the pick
+            d.verdict = rows[0]["configuration"] in u.configurations
         if not rows:
             if not self._image_one_copy(d, u, model, prec, interconnect):
                 d.add(t(d.lang, "cheapest_none", model=model, precision=prec))

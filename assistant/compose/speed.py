@@ -19,6 +19,10 @@ _ASKS_CONTEXT = re.compile(
 )
 
 
+#: "how many at once", "wie viele gleichzeitig": the count of sequences is what is asked
+_HOW_MANY_RX = re.compile(r"\bhow many\b|\bwie ?viele\b")
+
+
 def context_unknown(u: Query) -> bool:
     """Whether a capacity answer leads with the longest context (else with how many sequences
     fit at the context given). The words decide when they ask for the length; a context given
@@ -30,6 +34,8 @@ def context_unknown(u: Query) -> bool:
     given = u.context_tokens is not None or u.full_context
     if given != (u.concurrency is not None):
         return not given  # one of the two given: the other is the unknown
+    if _HOW_MANY_RX.search(u.question.lower()):
+        return False  # "and how many at once?": the count
     return any(a.kind == "context" for a in u.asks)
 
 

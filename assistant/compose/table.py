@@ -312,6 +312,18 @@ def plan(u: Query) -> tuple[Flow, Query]:
     question makes several asks and the first row whose trigger holds answers another one ("We
     want X on 4x H100. What does it cost?" would get the price flow), the query leads with the
     intent of the first ask and its precision ("BF16 vs FP8": BF16 first)."""
+    if _pcie_within_budget(u):
+        # "geht 70B auch ohne NVLink für unter 1.500 €?": is there a PCIe node within the
+        # budget that holds it (the cheapest such node, or none)
+        constraints = u.constraints.model_copy(update={"exclude_link": "nvlink"})
+        picked = u.model_copy(
+            update={
+                "intents": ["cheapest", *(i for i in u.intents if i not in ("cheapest", "nvlink"))],
+                "claim": "fits",
+                "constraints": constraints,
+            }
+        )
+        return select(picked), picked
     flow = select(u)
     # "und in FP8 auf einer H100 PCIe, passt es dann?" in an NVLink conversation: a yes/no
     # about a fit leads with the fit, even as the only ask
@@ -341,6 +353,18 @@ def plan(u: Query) -> tuple[Flow, Query]:
     if not update:
         return flow, u
     return _led(u, flow, first, update)
+
+
+def _pcie_within_budget(u: Query) -> bool:
+    """A yes/no whether PCIe is enough, bounded by a budget, with no hardware named."""
+    return (
+        u.claim == "pcie_enough"
+        and u.yes_no
+        and u.constraints.budget_usd_month is not None
+        and u.has_subject
+        and not _hardware(u)
+        and not ({"training", "fine_tuning"} & set(u.workloads))
+    )
 
 
 def _context_yes_no(u: Query) -> bool:

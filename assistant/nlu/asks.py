@@ -27,7 +27,7 @@ _YES_NO_RX = re.compile(
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde|stimmt|"
     r"stimmen|wäre|wären|brauche|brauchen|braucht|bräuchte|bräuchten|muss|müssen|müsste|"
-    r"müssten|sollte|sollten|need|needs|must)\b",
+    r"müssten|sollte|sollten|need|needs|must|kostet|liegt|liegen|ginge|gingen)\b",
     re.IGNORECASE,
 )
 
@@ -168,7 +168,10 @@ _FIT_ASK_RX = re.compile(
     r"\blaufen\b|"
     r"\bläuft\b|\bschaff(?:t|en)\b|\bhold|\bfass(?:t|en)\b|\bfeasible|\bpossible|\bmöglich|"
     r"\bmachbar|\bwork(?:s|ing)?\b|\bklappt|\bfunktionier|\busable\b|\bnutzbar|\bhandle|"
-    r"\bbetreiben|\bserve\b|\bhost\b|\bdeploy|\bbedienen|\bunterbringen|\bload\b|\bladen\b"
+    r"\bbetreiben|\bserve\b|\bhost\b|\bdeploy|\bbedienen|\bunterbringen|\bload\b|\bladen\b|"
+    r"\bginge\b|\bgeht (?:das|es)\b|würde (?:das|es) gehen|"
+    # "they assumed a 4090 would do. does it?": "do" as "be enough"
+    r"\b(?:would|will|should|'ll) do\b(?=\s*(?:[.?!,]|$))|\bdo the (?:job|trick)\b"
 )
 #: the words that ask a fit by themselves (not a verb a speed question also uses)
 _FIT_WORD_RX = re.compile(r"\bfits?\b|\bpass(?:t|en|e)\b|\bhold|\bfass(?:t|en)\b")
@@ -193,6 +196,7 @@ _BARE_K_RX = re.compile(
     r"monat|month|budget))"
 )
 _SPEED_RX = _INTENT_RX["speed"]
+_HOW_MANY_RX = _INTENT_RX["capacity"]
 #: "how much VRAM does it need", "wie viel Speicher braucht": the memory need itself is asked
 _MEMORY_ASK_RX = re.compile(
     r"\bhow (?:much|many)\s+(?:gpu\s+|total\s+)?(?:v?ram|vram|memory|gb)\b|"
@@ -225,6 +229,11 @@ def find_asks(folded: str, u: Query) -> None:
         if bare:
             u.context_tokens = int(bare.group(1)) * 1024
     memory = _MEMORY_ASK_RX.search(folded)
+    many = _HOW_MANY_RX.search(folded) if hardware and not context else None
+    if many and is_yes_no(u.question) and "capacity" in u.intents:
+        # "Reicht die Karte, und wie viele solcher Anfragen schafft sie gleichzeitig?": the fit
+        # leads, how many at once is asked after it
+        asks.append(Ask(kind="context", at=many.start()))
     if memory:
         asks.append(Ask(kind="memory", at=memory.start()))
     fit = _FIT_ASK_RX.search(folded)

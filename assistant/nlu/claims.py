@@ -240,7 +240,9 @@ _NEGATED_FIT_RX = re.compile(
     r"\b(?:not|doesn'?t|does not|don'?t|won'?t|will not|can'?t|cannot|nicht)\s+"
     r"(?:[^\s),;]+\s+){0,7}?"
     r"(?:fit|fits|run|runs|passt|passen|läuft|laufen|reicht|reichen)\b|"
-    r"\b(?:passt|passen|läuft|laufen|reicht|reichen)\s+(?:\S+\s+){0,5}?nicht\b"
+    r"\b(?:passt|passen|läuft|laufen|reicht|reichen)\s+(?:\S+\s+){0,5}?nicht\b|"
+    # "is one l40s not enough?", "ist das nicht genug?"
+    r"\b(?:not|nicht)\s+(?:\S+\s+){0,2}?(?:enough|genug|sufficient|ausreichend)\b"
 )
 
 

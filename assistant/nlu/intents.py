@@ -15,11 +15,12 @@ from assistant.nlu.query import Intent, Query
 _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
     for k, v in {
-        "capacity": r"how many (?:of (?:those|these|them) )?"
+        "capacity": r"how many (?:of (?:those|these|them) |such )?"
         r"(?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
         r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations|chats|"
         r"people|persons|clients|customers)|"
-        r"wie ?viele (?:(?:von )?(?:diesen|solchen|davon) )?(?:gleichzeitige[n]? |parallele[n]? )?"
+        r"wie ?viele (?:(?:von )?(?:diesen|solchen|solcher|dieser|davon) )?"
+        r"(?:gleichzeitige[n]? |parallele[n]? )?"
         r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
         r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen|sessions?|chats|gespräche|"
         r"unterhaltungen|leute|personen|kunden|requests|konversationen)|"
@@ -72,7 +73,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"(?:cards|gpus)|wie viele (?:karten|gpus)|welche karte|which (?:card|gpu|node|"
         r"configuration)|welche(?:n|r|s)? (?:gpu|knoten|konfiguration)|run\b|runs\b|laufen|läuft|"
         r"\bserve|bedienen|\bhost|betreiben|deploy|\bload|\bladen|kv[\s-]*cache|context|kontext|size|"
-        r"dimensionier|need|brauch|benötig",
+        r"dimensionier|need|brauch|benötig|"
+        # "und mit 8x H100 SXM, ginge das auch?", "would that work too?"
+        r"\bginge\b|\bgeht (?:das|es)\b|würde (?:das|es) gehen|would (?:that|it) work",
     }.items()
 }
 
@@ -276,13 +279,11 @@ def _least_needed(hits: dict[str, bool], s: _Said) -> None:
 
 
 def _rent_which(hits: dict[str, bool], s: _Said) -> None:
-    """ "Should I rent SXM for rendering?" asks what to rent, not what it costs."""
-    if (
-        hits["price"]
-        and (hits["nvlink"] or s.u.workloads)
-        and not s.u.configurations
-        and not _MONEY_RX.search(s.no_cards)
-    ):
+    """ "Should I rent SXM for rendering?", "reicht eine 4090? will nicht mehrere Karten mieten"
+    ask what to rent or whether it fits, not what it costs."""
+    if not hits["price"] or _MONEY_RX.search(s.no_cards):
+        return
+    if hits["fit"] or ((hits["nvlink"] or s.u.workloads) and not s.u.configurations):
         hits["price"] = False
 
 

@@ -70,11 +70,11 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             for model in _iter_models(catalog):
                 mid = str(getattr(model, "id", ""))
                 self._names[mid] = str(getattr(model, "name", mid))
-                for alias in [
-                    mid,
-                    getattr(model, "name", ""),
-                    *(getattr(model, "aliases", []) or []),
-                ]:
+                said = [mid, getattr(model, "name", ""), *(getattr(model, "aliases", []) or [])]
+                # a repository "org/Name" is also said without its organisation
+                # ("Mistral-Small-24B-Instruct-2501" for mistralai/…)
+                repos = [str(a).split("/", 1)[1] for a in said if "/" in str(a)]
+                for alias in [*said, *repos]:
                     key = _norm_alias(str(alias))
                     if len(key) >= 3:
                         self._aliases.setdefault(key, mid)

@@ -93,6 +93,9 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         # "wenn auf jeder Karte ein eigenes Llama 3.1 8B läuft"
         r"\bjede[rnms]?\s+(?:karte|gpu)\s+(?:\w+\s+){0,2}?(?:eigene[snmr]?|separate[snmr]?)\b|"
         r"jede (?:karte|gpu)\b.{0,30}\b(?:ihr|sein|ein) eigenes|eigene[ns]? modell pro|"
+        # "auf jeder der 4 karten ein eigenes …", "on each of the 4 cards its own …"
+        r"\bjede[rnms]? der (?:\w+ )?(?:karten|gpus)\b.{0,30}\beigene[snmr]?\b|"
+        r"\b(?:each|every one) of the (?:\w+ )?(?:cards|gpus)\b.{0,30}\b(?:its own|separate)\b|"
         r"own model per (?:card|gpu)|(?:its|their) own model|"
         r"(?:separate|different|own|its own|their own)\s+(?:\w+\s+){0,2}models?\s+(?:on|per|for)\s+"
         r"(?:each|every|every single)\s+(?:card|gpu)|"
@@ -126,6 +129,11 @@ _FEW_AT_ONCE_RX = re.compile(
     r"ein paar|kaum|nicht viele|geringe?[nr]?|nur zwei|nur drei)\s+(?:\w+\s+)?(?:parallel\w*|"
     r"concurrent|gleichzeitig\w*|simultan\w*|simultaneous)\s+(?:\w+\s+)?(?:requests|anfragen|"
     r"users?|nutzer\w*|sequences|sequenzen|streams|sessions)"
+)
+# "not much traffic", "no heavy load", "nicht viel Traffic", "keine hohe Last": a traffic word
+# said negated is low concurrency
+_NOT_MUCH_RX = re.compile(
+    r"\b(?:not|no|nicht|kein\w*)\s+(?:\w+\s+){0,2}?(?:traffic|load|last|verkehr)\b"
 )
 _QLORA_RX = re.compile(r"\bqlora\b")
 _BOTH_ADAPTERS_RX = re.compile(
@@ -233,7 +241,7 @@ class WorkloadMixin:
         for name, rx in _WORKLOAD_RX:
             if rx.search(folded) and name not in u.workloads:
                 u.workloads.append(name)
-        if _FEW_AT_ONCE_RX.search(folded):
+        if _FEW_AT_ONCE_RX.search(folded) or _NOT_MUCH_RX.search(folded):
             u.workloads = [w for w in u.workloads if w != "traffic"]
             if "low_concurrency" not in u.workloads:
                 u.workloads.append("low_concurrency")

@@ -229,18 +229,33 @@ _DEARER_ONE_RX = re.compile(
 )
 
 
+#: "und die mit nvlink?", "the sxm one", "the one with pcie": one of the nodes named, by its link
+_LINKED_ONE_RX = re.compile(
+    r"\b(?:the one|the node|the option|die|der|das|den|dem|diejenige|derjenige)\s+"
+    r"(?:mit|with)\s+(?:dem\s+|der\s+)?(nvlink|sxm|pcie)\b|\bthe (nvlink|sxm|pcie) one\b"
+)
+
+
 def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
-    """The hardware of "the cheaper one" / "the more expensive one" among the nodes the
-    conversation named, by catalog price; nothing when it names no such node."""
+    """The hardware of "the cheaper one" / "the more expensive one" / "the one with NVLink"
+    among the nodes the conversation named; nothing when it names no such node."""
     text = u.question.lower()
     cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
     named = list(prev.configurations) or _nodes_of(prev, catalog)  # "your two 4x A100 nodes"
     if len(named) < 2:  # the picks of the last two answers ("… and the cheapest with NVLink?")
         named = list(dict.fromkeys([*prev.answered, *prev.answered_before]))
     nodes = [catalog.configurations[c] for c in named if c in catalog.configurations]
-    if len(nodes) < 2 or not (cheaper or dearer):
+    link = _LINKED_ONE_RX.search(text)
+    if len(nodes) < 2 or not (cheaper or dearer or link):
         return {}
-    pick = (min if cheaper else max)(nodes, key=lambda c: c.usd_per_month)
+    if link:  # "und die mit nvlink?": the one node of them with that kind of link
+        kind = "pcie" if (link.group(1) or link.group(2)) == "pcie" else "nvlink"
+        linked = [c for c in nodes if catalog.links[c.interconnect].kind == kind]
+        if len(linked) != 1:
+            return {}
+        pick = linked[0]
+    else:
+        pick = (min if cheaper else max)(nodes, key=lambda c: c.usd_per_month)
     return {
         "cards": [pick.gpu],
         "card_families": [],
@@ -299,7 +314,13 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             update.update(yes_no=True, claim=prev.claim)
     picked = {} if names_hardware else _one_of_them(u, prev, catalog)
     if picked:  # "the cheaper one - how many chats can it take?": a reference, not an ask
-        intents = [i for i in intents if i not in ("cheapest", "off_topic")] or [str(prev.intent)]
+        # ("die mit nvlink?": the link names the node, it asks nothing about NVLink)
+        referring = (
+            ("cheapest", "off_topic", "nvlink")
+            if _LINKED_ONE_RX.search(u.question.lower())
+            else ("cheapest", "off_topic")
+        )
+        intents = [i for i in intents if i not in referring] or [str(prev.intent)]
         update.update(picked)
         kept = update.get("constraints")
         if kept is not None and (kept.require_link or kept.exclude_link):
@@ -473,7 +494,14 @@ def _kept_workload(u: Any, prev: Slots) -> dict[str, Any]:
 
 
 #: the slots a follow-up keeps from the session when it says nothing of them
-_KEPT_WHEN_UNSAID = ("precision", "runtime", "kv_precision", "context_tokens", "concurrency")
+_KEPT_WHEN_UNSAID = (
+    "precision",
+    "runtime",
+    "kv_precision",
+    "context_tokens",
+    "concurrency",
+    "min_tokens_per_s",
+)
 
 
 def _kept_load(u: Any, prev: Slots) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""Question forms from the first run of blind-46/47/48 (issue 23): each asserts the reading and the
+verdict or figure the tools give, not the wording."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def _calls(answer: Any, name: str) -> list[dict[str, Any]]:
+    return [c.result for c in answer.tool_calls if c.name == name]
+
+
+def _first_word(answer: Any) -> str:
+    return answer.answer.lstrip("*# _").split()[0].strip(".,—*").lower()
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("ist 4x l40s das günstigste was ihr für mixtral 8x7b habt?", "4x-l40s"),
+        ("is 4x rtx a6000 the cheapest you have for mixtral 8x7b?", "4x-rtx-a6000"),
+    ],
+)
+def test_is_the_node_named_the_cheapest(assistant, question: str, named: str) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(question)
+    top = _calls(a, "cheapest_fit")[0]["cheapest"][0]["configuration"]
+    want = {True: ("ja", "yes"), False: ("nein", "no")}[top == named]
+    assert _first_word(a) in want
+
+
+def test_a_fit_asked_before_the_cheapest_still_leads_with_the_named_card(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "video team wants Wan 2.1 14B. they assumed a 4090 would do. does it? "
+        "if not whats the cheapest that works?"
+    )
+    assert _first_word(a) == "no"
+    rows = [r for f in _calls(a, "fit_check") for r in f["rows"]]
+    assert any(r["configuration"] == "1x-rtx-4090" and r["verdict"] == "does_not_fit" for r in rows)
+    assert "RTX 4090" in a.answer.split("The cheapest")[0]
+
+
+def test_a_copy_on_each_of_n_cards_is_the_guides_rule_2(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "brauche ich nvlink, wenn auf jeder der 4 karten ein eigenes mistral small 24b läuft?"
+    )
+    assert "independent" in a.reading.workloads
+    assert _first_word(a) == "nein"
+    advice = _calls(a, "purchase_advice")
+    assert advice and all(x.get("rule") != 1 for x in advice)
+    assert any(p.configuration.startswith("4x-") for p in a.prices)
+
+
+def test_pcie_within_a_budget_is_whether_a_pcie_node_within_it_holds_the_model(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("geht llama 3.3 70b in bf16 auch ohne nvlink für unter 1.500 € im monat?")
+    assert _first_word(a) == "nein"
+    over = _calls(a, "cheapest_fit")
+    assert over, "the cheapest PCIe node above the budget is named"
+    b = assistant.ask("reicht pcie für llama 3.3 70b fp8 unter 3000 dollar im monat?")
+    assert _first_word(b) in ("ja", "yes")
+
+
+def test_a_price_against_a_budget_asked_yes_no(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("kostet 4x a100 sxm4 weniger als 4.500 € im monat?")
+    quote = _calls(a, "price_quote")[0]["quotes"][0]
+    assert float(quote["usd_per_month"]) < 4500
+    assert _first_word(a) == "ja"
+    cost = assistant.ask("cost per million output tokens for Llama 3.3 70B BF16 on 4x A100 SXM4?")
+    assert not cost.reading.yes_no, "'cost per …' is a noun, not a yes/no verb"
+
+
+def test_a_speed_floor_is_kept_in_a_follow_up(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("schafft qwen3 8b auf einer l4 mehr als 20 token pro sekunde?")
+    b = assistant.ask("und auf einer rtx 5090?", session_id=a.session_id)
+    assert b.reading.min_tokens_per_s == 20
+    tps = _calls(b, "throughput_estimate")[0]["tokens_per_s"]
+    assert _first_word(b) == ("ja" if tps > 20 else "nein")
+
+
+def test_the_one_with_nvlink_of_the_nodes_listed(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("was kostet 4x h100")
+    b = assistant.ask("und die mit nvlink?", session_id=a.session_id)
+    assert b.reading.configurations == ["4x-h100-sxm5"]
+    assert [p.configuration for p in b.prices] == ["4x-h100-sxm5"]
+
+
+def test_would_that_work_too_in_a_follow_up_asks_the_fit(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("Kunde fragt, ob Llama 3.1 405B in FP8 auf einen 8x H200 Knoten passt?")
+    b = assistant.ask(
+        "und mit 8x H100 SXM, ginge das auch? was kostet der?", session_id=a.session_id
+    )
+    assert [k.kind for k in b.reading.asks][:1] == ["fit"] and b.reading.yes_no
+    row = next(r for r in _calls(b, "fit_check")[0]["rows"] if r["configuration"] == "8x-h100-sxm5")
+    assert _first_word(b) == ("nein" if row["verdict"] == "does_not_fit" else "ja")
+    assert any(p.configuration == "8x-h100-sxm5" for p in b.prices)
+
+
+def test_how_many_such_requests_after_a_fit(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "Kunde will Llama 3.1 8B mit 128k Kontext auf einer L40S betreiben. Reicht die Karte "
+        "dafür, und wie viele solcher Anfragen schafft sie gleichzeitig?"
+    )
+    assert [k.kind for k in a.reading.asks] == ["fit", "context"]
+    assert _calls(a, "capacity_check")
+
+
+def test_a_repository_name_without_its_organisation_is_the_model(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand("wir möchten Mistral-Small-24B-Instruct-2501 feintunen")
+    assert u.model == "mistral-small-24b"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is pcie good enough for qwen2.5 72b on 4x a100 pcie? internal tool, not much traffic",
+        "reicht pcie für qwen2.5 72b auf 4x a100 pcie? kein hoher traffic",
+    ],
+)
+def test_traffic_said_negated_is_low_concurrency(nlu, question: str) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand(question)
+    assert "traffic" not in u.workloads and "low_concurrency" in u.workloads
+
+
+def test_not_enough_asks_the_fit_in_its_negative(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("is one l40s not enough for gemma 3 27b in fp8?")
+    assert a.reading.claim == "fits" and a.reading.claim_negated
+    row = next(r for r in _calls(a, "fit_check")[0]["rows"] if r["configuration"] == "1x-l40s")
+    assert row["verdict"] == "fits_one_card"
+    assert _first_word(a) == "no"  # no: one is enough
+
+
+def test_renting_words_beside_a_fit_ask_no_price(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand(
+        "reicht eine einzelne rtx 4090 nicht für mistral small 24b? "
+        "will nicht mehrere karten mieten"
+    )
+    assert u.intents[0] == "fit" and "price" not in u.intents
