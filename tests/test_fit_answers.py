@@ -192,11 +192,14 @@ def test_purchase_advice_tool_for_a_model(
 def test_nvlink_question_for_a_node_that_cannot_hold_it(
     question: str, assistant: Assistant, deps: Deps
 ) -> None:
-    """Used to crash (cards_needed None of the named node); now: it does not fit there, first."""
+    """Used to crash (cards_needed None of the named node); now: the yes/no first, in the
+    asker's polarity, then that the node named does not hold the model."""
     answer = assistant.ask(question)
     assert answer.violations == [] and answer.notice is None
-    first = answer.answer.splitlines()[0]
-    assert re.search(r"does not fit on the configuration you named|nicht auf die genannte", first)
+    paras = [p for p in answer.answer.split("\n\n") if p.strip()]
+    assert re.match(r"\W*(Yes|No|Ja|Nein)\b", paras[0])
+    said = "does not fit on the configuration you named|nicht auf die genannte"
+    assert not re.search(said, paras[0]) and re.search(said, paras[1])
     named = next(t for t in answer.tool_calls if t.name == "fit_check").result["rows"]
     asked = {p.configuration for p in answer.prices} & {
         r["configuration"] for r in named if r["verdict"] == "does_not_fit"

@@ -75,7 +75,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"\bserve|bedienen|\bhost|betreiben|deploy|\bload|\bladen|kv[\s-]*cache|context|kontext|size|"
         r"dimensionier|need|brauch|benötig|"
         # "und mit 8x H100 SXM, ginge das auch?", "would that work too?"
-        r"\bginge\b|\bgeht (?:das|es)\b|würde (?:das|es) gehen|would (?:that|it) work",
+        r"\bginge\b|würde (?:das|es) gehen|would (?:that|it) work",
     }.items()
 }
 
