@@ -136,3 +136,26 @@ def test_renting_words_beside_a_fit_ask_no_price(nlu) -> None:  # type: ignore[n
         "will nicht mehrere karten mieten"
     )
     assert u.intents[0] == "fit" and "price" not in u.intents
+
+
+def test_the_sessions_model_named_by_its_family(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("whats the cheapest box for llama 3.3 70b")
+    b = assistant.ask("and how fast is llama on that one?", session_id=a.session_id)
+    assert b.reading.model == "llama-3.3-70b"
+    assert _calls(b, "throughput_estimate")
+
+
+def test_a_correction_to_another_size_of_the_family(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("will qwen2.5 32b fit on one h100 pcie?")
+    b = assistant.ask("sorry i meant the 72b", session_id=a.session_id)
+    assert b.reading.model == "qwen2.5-72b"
+    assert b.reading.configurations == ["1x-h100-pcie"]
+
+
+def test_a_nodes_capacity_is_the_whole_node(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "wie lang kann der kontext bei llama 3.3 70b awq auf 2x a100 pcie maximal werden?"
+    )
+    cap = _calls(a, "capacity_check")[0]
+    assert cap["tensor_parallel"] == 2 and cap["replicas"] == 1
+    assert f"{cap['max_context_capped']:,}".replace(",", ".") in a.answer.split("\n")[0]

@@ -45,6 +45,14 @@ def _tp_on(u: Query, r: dict[str, Any]) -> int | None:
     return tp if tp is not None and tp <= int(r.get("count") or 0) else None
 
 
+def _whole_node(r: dict[str, Any]) -> int | None:
+    """A node's capacity is asked of the whole node: the model split over all its cards (the
+    KV cache of every card pooled for the longest context and the most sequences), as
+    `sizing capacity` reports it; None where the fit found no cards."""
+    count = int(r.get("count") or 0)
+    return count if count > 1 else None
+
+
 def speed_cost(d: Draft, cid: str, tput: dict[str, Any]) -> str:
     """What a million output tokens cost at that speed and the node's price."""
     if tput.get("usd_per_million_tokens") is None:
@@ -230,7 +238,7 @@ class SpeedMixin(ComposerBase):
             precision=u.precision,
             context_tokens=ctx,
             concurrency=u.concurrency,
-            cards=_tp_on(u, r),
+            cards=_tp_on(u, r) or _whole_node(r),
         )
         if cap is None:
             return

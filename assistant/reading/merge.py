@@ -53,6 +53,8 @@ _QUESTION_START = re.compile(
 def _family_size(u: Any, prev: Slots, catalog: Any) -> Any:
     """ "the 40B one" after "Which Falcon? The catalog has …": the family's model of that size,
     the rest of the question kept (the card asked about)."""
+    if prev.model and not u.model:
+        return _sessions_family(u, prev, catalog)
     if not (prev.unknown_model and not prev.model and not prev.params_b):
         return u
     if u.model or (u.unknown_model and u.unknown_model != prev.unknown_model):
@@ -73,6 +75,38 @@ def _family_size(u: Any, prev: Slots, catalog: Any) -> Any:
         for mid, spec in models.items()
         if _norm(spec.name).startswith(family)
         and abs(spec.params_b - u.params_b) <= 0.05 * u.params_b
+    ]
+    if len(hits) != 1:
+        return u
+    return u.model_copy(update={"model": hits[0], "params_b": None, "follow_up": True})
+
+
+def _family_of(name: str) -> str:
+    """ "Qwen2.5 32B" -> "qwen25": a model's name before its size ("" without one)."""
+    size = re.search(r"\b\d+(?:\.\d+)?b\b", name.lower())
+    return _norm(name[: size.start()]) if size else ""
+
+
+def _sessions_family(u: Any, prev: Slots, catalog: Any) -> Any:
+    """The session's model named by its family: "how fast is llama on that one?" after Llama
+    3.3 70B is that model; "sorry, I meant the 72b" after Qwen2.5 32B is the family's 72B."""
+    models = getattr(catalog, "models", {}) or {}
+    spec = models.get(prev.model)
+    if spec is None:
+        return u
+    name = _norm(spec.name)
+    if u.unknown_model and not u.params_b and name.startswith(_norm(u.unknown_model)):
+        update: dict[str, Any] = {"model": prev.model, "unknown_model": None}
+        return u.model_copy(update={**update, "unknown_model_closest": [], "follow_up": True})
+    if not u.params_b or u.unknown_model:
+        return u
+    family = _family_of(spec.name)
+    hits = [
+        mid
+        for mid, other in models.items()
+        if family
+        and _family_of(other.name) == family
+        and abs(other.params_b - u.params_b) <= 0.05 * u.params_b
     ]
     if len(hits) != 1:
         return u
