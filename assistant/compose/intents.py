@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu import Query
+from assistant.reading.convert import ACTIVE_ARGUED
 
 _TOPICS = {
     "awq-vs-gptq-vs-fp8": r"\b(?:awq|gptq|gguf|quanti[sz]\w*|fp8|bf16|fp16|int4|int8|4-bit|vllm|"
@@ -21,13 +22,6 @@ _TOPICS = {
     r"peer-to-peer|nvswitch)\b",
 }
 
-
-#: words about a mixture-of-experts model's active parameters or experts
-ACTIVE_ARGUED = (
-    r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
-    r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert|"
-    r"\b\d+(?:\.\d+)?\s?b (?:params? |parameters? )?(?:are |is |sind )?(?:active|aktiv)"
-)
 
 _FORMAT = r"(?:awq|gptq|gguf|fp8|int4|int8|bf16|q4_k_m|exl2)"
 

@@ -13,14 +13,13 @@ asks.py), so a new kind of ask is one method there and one entry in `ASKS`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.compose.capability import asks_fp8_support
 from assistant.compose.cards import asks_node_models
 from assistant.compose.claims import asks_concept
-from assistant.compose.intents import ACTIVE_ARGUED, _asks_card_facts
+from assistant.compose.intents import _asks_card_facts
 from assistant.nlu import Query
 from assistant.nlu.query import Ask, AskKind, Claim, Intent
 
@@ -86,17 +85,6 @@ def _asks_memory_first(u: Query) -> bool:
     )
 
 
-_ACTIVE_RX = re.compile(ACTIVE_ARGUED)
-
-
-def _argues_active(u: Query) -> bool:
-    """ "Only 3B params are active, so it fits on one 4090, right?": a fit claim argued from the
-    active parameters is the mechanism claim, however the reader filed it."""
-    if u.claim == "active_sets_memory":
-        return True
-    return u.claim == "fits" and u.has_subject and bool(_ACTIVE_RX.search(u.question.lower()))
-
-
 def _fit_yes_no(u: Query) -> bool:
     """ "Will X fit on one 4090? explain": a yes/no fit of a model on hardware named is the fit's,
     even when the reader marks it as asking for an explanation."""
@@ -152,7 +140,7 @@ TABLE: tuple[Flow, ...] = (
     ),
     Flow(
         "claim_active_memory",
-        _argues_active,
+        lambda u: u.claim == "active_sets_memory",
         "_claim_active",
         "active_sets_memory",
     ),

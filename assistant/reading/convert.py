@@ -11,6 +11,7 @@ it over every eval question): the planner sees nothing the reading does not hold
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,6 +20,14 @@ from assistant.nlu.constraints import GGUF_OF
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
 from assistant.reading.model import Reading, Task
 from tools.load import concurrent_sequences, traffic_of
+
+#: words about a mixture-of-experts model's active parameters or experts
+ACTIVE_ARGUED = (
+    r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
+    r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert|"
+    r"\b\d+(?:\.\d+)?\s?b (?:params? |parameters? )?(?:are |is |sind )?(?:active|aktiv)"
+)
+_ACTIVE_RX = re.compile(ACTIVE_ARGUED)
 
 #: reading field -> query field, where the names differ
 RENAMED: dict[str, str] = {
@@ -90,6 +99,10 @@ def to_query(r: Reading) -> Query:
         data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
         data["adapter"] = None
     data.update(_load_of(r, data["workloads"]))
+    if r.claim == "fits" and r.model and _ACTIVE_RX.search((r.text or "").lower()):
+        # "only 3B params are active, so it fits on one 4090, right?": a fit claim argued from
+        # the active parameters is the mechanism claim, however the reader filed it
+        data["claim"] = "active_sets_memory"
     if r.claim in _PAIR_CLAIMS and len(r.configurations) == 1:
         # "und wäre die H100 PCIe dafür schneller?" after the A100: compared with what it
         # refers back to
