@@ -159,3 +159,22 @@ def test_a_nodes_capacity_is_the_whole_node(assistant) -> None:  # type: ignore[
     cap = _calls(a, "capacity_check")[0]
     assert cap["tensor_parallel"] == 2 and cap["replicas"] == 1
     assert f"{cap['max_context_capped']:,}".replace(",", ".") in a.answer.split("\n")[0]
+
+
+def test_a_memory_asked_beside_the_moe_claim_is_the_whole_need(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("wieviel vram braucht qwen3 30b a3b eigentlich? sind ja nur 3b aktiv")
+    mem = _calls(a, "memory_need")[0]
+    assert f"{mem['required_gb_total']:.1f}".replace(".", ",") in a.answer
+
+
+def test_the_kv_cache_grows_with_the_context(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("wird der kv cache größer je länger der kontext ist?")
+    assert _first_word(a) == "ja"
+    b = assistant.ask("does the kv cache shrink too when i quantize the model to awq?")
+    assert _first_word(b) == "no"
+
+
+def test_chat_shorthand_for_the_ask_words(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("hw much vram do i ned for gema 3 27b w/ 32k contxt??")
+    assert [k.kind for k in a.reading.asks] == ["memory"] and a.reading.model == "gemma-3-27b"
+    assert _calls(a, "memory_need")

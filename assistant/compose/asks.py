@@ -252,7 +252,10 @@ class AsksMixin(ComposerBase):
             d.add(p(d.lang, key + train if key == "link_needed_yes" else key))
             _as_lead(d, start)
             return
-        d.add(p(d.lang, "link_needed" + train if needs else "link_not_needed"))
+        # (image and video: several cards run copies, the guide's own section says why)
+        copies = {"diffusion", "rendering"} & set(u.workloads) and not needs
+        why = d.cite("many-cards", guide="gpu-for-flux-sdxl") if copies else ""
+        d.add(p(d.lang, "link_needed" + train if needs else "link_not_needed") + why)
         _after_lead(d, start)
 
     def _advice_for(self, d: Draft, u: Query) -> dict[str, Any] | None:
@@ -393,6 +396,10 @@ class AsksMixin(ComposerBase):
                 )
             )
             return
+        self._memory_line(d, mem)
+
+    def _memory_line(self, d: Draft, mem: dict[str, Any]) -> None:
+        """The need of one copy (`memory_need`): weights, KV cache and overhead, in one line."""
         d.add(
             p(
                 d.lang,

@@ -532,6 +532,10 @@ class ComposerBase:
         """Tokens per second on the named nodes (speed.SpeedMixin)."""
         raise NotImplementedError
 
+    def _memory_line(self, d: Draft, mem: dict[str, Any]) -> None:
+        """The need of one copy from memory_need (asks.AsksMixin)."""
+        raise NotImplementedError
+
     def _capacity_of(
         self,
         d: Draft,

@@ -40,6 +40,7 @@ SAME_SIZE_SHARE = 0.02
 CONCEPT_PASSAGES: dict[str, tuple[str, str, str | None, bool, str]] = {
     "fp8_quality_loss": (QUANT_GUIDE, "quality", r"FP8 (?:and|und) Q8_0", False, "fp8_quality"),
     "four_bit_quality_loss": (QUANT_GUIDE, "quality", r"^\W*4[\s-]?Bit", True, "4bit_quality"),
+    "kv_grows_with_context": (QUANT_GUIDE, "kv-cache", None, True, "kv_grows"),
     "kv_follows_weights": (QUANT_GUIDE, "kv-cache", None, False, "kv_stays"),
     "vllm_whole_card": (
         QUANT_GUIDE,
@@ -186,6 +187,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "models than for small ones; code and maths suffer first.",
         "4-Bit-Formate (AWQ, GPTQ, Q4_K_M) verlieren messbar Qualität, bei großen Modellen "
         "weniger als bei kleinen; Code und Mathematik leiden zuerst.",
+    ),
+    "kv_grows": (
+        "the KV cache grows with every token of context and every sequence served at once, in "
+        "proportion to both.",
+        "der KV-Cache wächst mit jedem Token Kontext und jeder gleichzeitigen Sequenz, im "
+        "selben Verhältnis.",
     ),
     "kv_stays": (
         "quantised weights do nothing to the KV cache: it stays in BF16 unless you quantise it "
@@ -411,6 +418,8 @@ class ClaimsMixin(ComposerBase):
             d.add(self._led(d, u, True, p(d.lang, "active_yes_anyway", **kw)) + cite)
         else:
             d.add(self._led(d, u, False, p(d.lang, "active_no", **kw)) + cite)
+        if any(a.kind == "memory" for a in u.asks):  # "wieviel VRAM braucht es? nur 3B aktiv"
+            self._memory_line(d, mem)
         if row is not None:
             d.add(p(d.lang, "on_hardware"))
             d.bullets([self._row_line(d, row)])

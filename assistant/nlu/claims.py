@@ -169,6 +169,15 @@ CONCEPTS: dict[str, tuple[str, str | None]] = {
         r"\b(?:lossless|verlustfrei|no (?:quality )?loss|kein\w* (?:qualitäts)?verlust\w*|"
         r"as good as|genauso gut|same quality|gleiche qualität)\b",
     ),
+    # "wird der KV-Cache größer, je länger der Kontext ist?": it grows with every token
+    "kv_grows_with_context": (
+        r"(?=.*\bkv[\s-]*cache\w*)"
+        r"(?=.*\b(?:grow\w*|wächst|wachsen|größer|groesser|bigger|larger|more|mehr|increase\w*|"
+        r"steigt|zunimmt|scale\w*|skaliert)\b)"
+        r"(?=.*\b(?:context|kontext\w*|tokens?|länger|longer|sequen\w*|128k|\d+k)\b)"
+        r"(?!.*\b(?:quanti\w*|awq|gptq|4[\s-]?bit|gguf)\b.{0,40}\b(?:shrink\w*|kleiner|smaller)\b)",
+        r"\b(?:stays? the same|gleich bleibt|bleibt gleich|constant|konstant|fixed|fest)\b",
+    ),
     "kv_follows_weights": (
         r"(?=.*\bkv[\s-]*cache\w*)(?=.*\b(?:quanti\w*|awq|gptq|4[\s-]?bit|fp8|gguf|q4\w*)\b)"
         r"(?=.*\b(?:shrink\w*|smaller|kleiner|too|also|auch|as well|ebenfalls|mit|with|halv\w*|"

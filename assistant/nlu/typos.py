@@ -131,8 +131,18 @@ def _fix(token: str) -> str:
     return best
 
 
+#: chat shorthand for the words that make an ask ("hw much vram do i ned"): too short for the
+#: edit distance, so listed
+#: ("our hw is 4x a100": "hw" is the hardware unless a question word follows)
+SHORT_WORDS = {"hw": "how", "hwo": "how", "ned": "need", "nedd": "need", "wat": "what"}
+_SHORT_RX = re.compile(
+    r"\b(hwo|ned|nedd|wat|hw(?= (?:much|many|long|fast|big|do|does|can|to)\b))\b"
+)
+
+
 def correct_typos(folded: str) -> str:
     """The folded question with misspelt domain words replaced (same text otherwise)."""
+    folded = _SHORT_RX.sub(lambda m: SHORT_WORDS[m.group(1)], folded)
     return _TOKEN_RX.sub(lambda m: _fix(m.group(0)), folded)
 
 
