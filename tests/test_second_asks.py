@@ -177,7 +177,9 @@ def test_a_german_paste_keeps_its_node_named_at_a_line_start(assistant: Assistan
 def test_getting_what_they_pay_for_asks_whether_it_is_healthy(assistant: Assistant) -> None:
     a = assistant.ask(
         "Customer on 4x L40S ran nccl-tests, busbw tops out around 20 GB/s. Are they getting "
-        "what they pay for?\n\n" + _ROWS.replace("47.30", "20.40").replace("47.20", "20.30")
+        "what they pay for?\n\n"
+        # (every busbw column: an in-place 47.23 left beside 20.4 is no PCIe measurement)
+        + _ROWS.replace("47.30", "20.40").replace("47.20", "20.30").replace("47.23", "20.33")
     )
     assert a.reading is not None and a.reading.claim == "healthy"
     assert last_call(a, "check_allreduce_output").result["status"] == "ok"
