@@ -988,6 +988,20 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Niedriger als erwartet: {label} erreicht höchstens {peak} Busbandbreite, {pct} der "
         "Rate von {link} ({rated} je Richtung).**",
     ),
+    "nccl_above": (
+        "**More than this link carries: {label} would peak at {peak} bus bandwidth, {pct} of the "
+        "{link} rate ({rated} per direction). Was this measured on this node?** Check which node "
+        "the output comes from and its `nvidia-smi topo -m`.",
+        "**Mehr, als diese Verbindung trägt: {label} käme auf {peak} Busbandbreite, {pct} der "
+        "Rate von {link} ({rated} je Richtung). Wurde das auf diesem Knoten gemessen?** Prüfen "
+        "Sie, von welchem Knoten die Ausgabe stammt, und dessen `nvidia-smi topo -m`.",
+    ),
+    "nccl_check_topo": (
+        "First check the topology on the node: `nvidia-smi topo -m` shows whether the card pairs "
+        "run over the link they should.",
+        "Prüfen Sie zuerst die Topologie auf dem Knoten: `nvidia-smi topo -m` zeigt, ob die "
+        "Kartenpaare über die Verbindung laufen, über die sie laufen sollten.",
+    ),
     "nccl_bad": (
         "**Something is wrong: {label} peaks at {peak} bus bandwidth, only {pct} of the {link} "
         "rate ({rated} per direction).**",

@@ -178,3 +178,28 @@ def test_chat_shorthand_for_the_ask_words(assistant) -> None:  # type: ignore[no
     a = assistant.ask("hw much vram do i ned for gema 3 27b w/ 32k contxt??")
     assert [k.kind for k in a.reading.asks] == ["memory"] and a.reading.model == "gemma-3-27b"
     assert _calls(a, "memory_need")
+
+
+def test_a_defective_all_reduce_names_the_topology_check(assistant) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_second_asks import _ROWS
+
+    a = assistant.ask("4x A100 SXM4 customer says training is slow, all_reduce below:\n\n" + _ROWS)
+    res = _calls(a, "check_allreduce_output")[0]
+    assert res["status"] == "defect"
+    assert "nvidia-smi topo -m" in a.answer
+
+
+def test_what_is_tensor_parallelism_quotes_its_section(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("was ist eigentlich tensor parallel? und wieso ist das mit nvlink schneller?")
+    assert a.reading.explain
+    assert any(c.url.endswith("#tensor-parallelism") for c in a.citations)
+
+
+def test_brauch_ich_is_a_yes_no(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("passt gpt-oss-120b auf eine einzelne h100 pcie?")
+    b = assistant.ask(
+        "und wenn 20 leute gleichzeitig drauf gehen, brauch ich dann nvlink?",
+        session_id=a.session_id,
+    )
+    assert b.reading.yes_no and b.reading.claim == "nvlink_needed"
+    assert _first_word(b) in ("ja", "nein")

@@ -59,6 +59,14 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"`SYS`",  # the legend paragraph
     ),
     (
+        # "was ist eigentlich tensor parallel?", "what is tensor parallelism?": its own section
+        r"\b(?:what(?: even| exactly)? is|what's|was (?:genau |eigentlich )?ist|explain|erklär\w*)"
+        r"\b.{0,20}\btensor[\s-]*parallel",
+        "nvlink-vs-pcie",
+        "tensor-parallelism",
+        None,
+    ),
+    (
         r"gpu_memory_utili[sz]ation|(?:vllm).{0,60}(?:default|standardmäßig|by default)|"
         r"(?:default|standardmäßig).{0,60}vllm",
         "awq-vs-gptq-vs-fp8",

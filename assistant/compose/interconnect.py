@@ -158,6 +158,8 @@ class InterconnectMixin(ComposerBase):
         """A measured bus bandwidth (pasted or in words) against the node's rated link."""
         cfg = u.configurations[0]
         key = {"ok": "nccl_ok", "warning": "nccl_low"}.get(res["status"], "nccl_bad")
+        if res["status"] == "warning" and res["ratio_to_rated_percent"] > 100:
+            key = "nccl_above"  # more than the link carries: measured elsewhere?
         d.verdict = res["status"] != "ok"  # the claim "defect"
         d.add(
             t(
@@ -173,6 +175,7 @@ class InterconnectMixin(ComposerBase):
         )
         d.add(t(d.lang, "nccl_note"))
         if res["status"] == "defect":
+            d.add(t(d.lang, "nccl_check_topo"))
             d.add(t(d.lang, "topo_report"))
         d.suggest(follow_up(d.lang, "topology"))
 

@@ -26,7 +26,7 @@ _YES_NO_RX = re.compile(
     r"(?:does|do|is|are|can|could|will|would|should|has|have|did|"
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde|stimmt|"
-    r"stimmen|wäre|wären|brauche|brauchen|braucht|bräuchte|bräuchten|muss|müssen|müsste|"
+    r"stimmen|wäre|wären|brauch|brauche|brauchen|braucht|bräuchte|bräuchten|muss|müssen|müsste|"
     r"müssten|sollte|sollten|need|needs|must|kostet|liegt|liegen|ginge|gingen)\b",
     re.IGNORECASE,
 )

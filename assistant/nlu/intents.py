@@ -110,13 +110,16 @@ _EXPLAIN_RX = re.compile(
 # the cheapest card or a bandwidth
 _STRONG_EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
+    # "was ist eigentlich tensor parallel? und wieso soll das mit nvlink schneller sein?"
+    r"(?:^|[,;:]\s*)(?:what even is|what exactly is|was genau ist|was ist eigentlich)\b|"
     r"(?<!price )(?<!cost )\bdifference between\b|(?<!preis)\bunterschied(?:e)? zwischen\b|"
     r"\breally reach|\bin practice\b|"
     r"\btatsächlich\b|\bmeasured\b|\bgemessen|"
     r"\b(?:moe|mixture[\s-]of[\s-]experts)\b.{0,80}\b(?:dense|dichte[nms]?)\b|"
     r"\b(?:dense|dichte[nms]?)\b.{0,80}\b(?:moe|mixture[\s-]of[\s-]experts)\b|"
     r"^\W*(?:what is|what's|what are|was ist|was sind|was bedeutet|what does)\b.{0,20}"
-    r"\b(?:busbw|algbw|phb|pix|pxb|sys|nv#|numa|nvswitch|mla|moe|awq|gptq|gguf)\b|"
+    r"\b(?:busbw|algbw|phb|pix|pxb|sys|nv#|numa|nvswitch|mla|moe|awq|gptq|gguf|tensor\w*"
+    r"[\s-]*parallel\w*|pipeline\w*[\s-]*parallel\w*)\b|"
     r"\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b.{0,30}\b(?:than|vs\.?|versus|als)\b"
     r".{0,10}\b(?:fp8|bf16|fp16|awq|gptq|int8|int4|4-bit|gguf)\b"
 )
