@@ -203,3 +203,24 @@ def test_brauch_ich_is_a_yes_no(assistant) -> None:  # type: ignore[no-untyped-d
     )
     assert b.reading.yes_no and b.reading.claim == "nvlink_needed"
     assert _first_word(b) in ("ja", "nein")
+
+
+def test_a_card_and_its_own_family_are_one_card_not_a_comparison(assistant) -> None:  # type: ignore[no-untyped-def]
+    from assistant.reading.model import Reading
+
+    r = Reading(
+        task="fine_tune",
+        model="qwen2.5-72b",
+        workloads=["fine_tuning"],
+        adapter="qlora",
+        cards=["a100-pcie"],
+        card_families=["a100"],
+        count=1,
+        claim="fits",
+        yes_no=True,
+        topics=["versus"],
+        asks=[{"kind": "fit"}],
+    )  # type: ignore[list-item]
+    a = assistant.answer_reading(r, store=False)
+    assert _calls(a, "memory_need") or _calls(a, "training_fit")
+    assert _first_word(a) == "yes"

@@ -212,3 +212,21 @@ def test_all_reduce_far_below_rate_is_a_defect(cat: Catalog) -> None:
 def test_all_reduce_garbage(cat: Catalog) -> None:
     with pytest.raises(AllReduceParseError):
         check_all_reduce(AllReduceInput(text="no results here", link=cat.links["nvlink-4"]))
+
+
+def test_a_matrix_pasted_without_its_header_is_read_from_its_rows() -> None:
+    from tools.diagnostics import parse_topo_matrix
+
+    text = (
+        "customer sent this, header was cut off:\n"
+        "> GPU0     X      PIX     SYS     SYS     0-31            0\n"
+        "> GPU1    PIX      X      SYS     SYS     0-31            0\n"
+        "> GPU2    SYS     SYS      X      PIX     32-63           1\n"
+        "> GPU3    SYS     SYS     PIX      X      32-63           1\n"
+    )
+    gpus, cells = parse_topo_matrix(text)
+    assert gpus == ["GPU0", "GPU1", "GPU2", "GPU3"]
+    assert cells[("GPU0", "GPU1")] == "PIX" and cells[("GPU1", "GPU3")] == "SYS"
+    # rows that do not start at GPU0 with X on the diagonal are no matrix
+    with pytest.raises(TopoParseError):
+        parse_topo_matrix("GPU1 says PIX\nGPU2 says SYS\n")

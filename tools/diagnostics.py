@@ -112,6 +112,9 @@ def parse_topo_matrix(text: str) -> tuple[list[str], dict[tuple[str, str], str]]
     lines = [_clean(line).rstrip() for line in text.splitlines()]
     headers = [i for i, line in enumerate(lines) if _is_header(line)]
     if not headers:
+        headerless = _rows_without_header(lines)
+        if headerless is not None:
+            return headerless
         raise TopoParseError("no `nvidia-smi topo -m` matrix found (expected a GPU0 header)")
     problems: list[tuple[int, TopoParseError]] = []
     for header_idx in headers:
@@ -120,6 +123,20 @@ def parse_topo_matrix(text: str) -> tuple[list[str], dict[tuple[str, str], str]]
         except TopoParseError as exc:
             problems.append((-len(_GPU_RX.findall(lines[header_idx])), exc))
     raise min(problems, key=lambda p: p[0])[1]
+
+
+def _rows_without_header(
+    lines: list[str],
+) -> tuple[list[str], dict[tuple[str, str], str]] | None:
+    """A matrix pasted without its header line ("the header was GPU0 GPU1 …" said in prose):
+    consecutive rows GPU0, GPU1, … whose own cell is "X" name the columns themselves."""
+    rows = [line for line in lines if re.match(r"^GPU\d+\s", line.strip())]
+    names = [line.split()[0] for line in rows]
+    if len(rows) < 2 or names != [f"GPU{i}" for i in range(len(rows))]:
+        return None
+    if any(line.split()[1 + i] != "X" for i, line in enumerate(rows) if len(line.split()) > i + 1):
+        return None
+    return _matrix_below(["\t".join(names), *rows], 0)
 
 
 def _matrix_below(

@@ -21,7 +21,7 @@ from assistant.compose.cards import asks_node_models
 from assistant.compose.claims import asks_concept
 from assistant.compose.intents import _asks_card_facts
 from assistant.nlu import Query
-from assistant.nlu.query import Ask, AskKind, Claim, Intent
+from assistant.nlu.query import CARD_FAMILIES, Ask, AskKind, Claim, Intent
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,12 @@ def _hardware(u: Query) -> bool:
 
 
 def _compares_cards(u: Query) -> bool:
+    # ("a100-pcie" with its family "a100" is one card named, not two)
+    families = {f for f in u.card_families if not set(CARD_FAMILIES.get(f, ())) & set(u.cards)}
     return (
         u.intent in ("fit", "general", "cheapest", "price")
         and u.has_subject
-        and len(set(u.cards) | set(u.card_families)) >= 2
+        and len(set(u.cards) | families) >= 2
         and "versus" in u.topics
     )
 
