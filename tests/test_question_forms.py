@@ -224,3 +224,20 @@ def test_a_card_and_its_own_family_are_one_card_not_a_comparison(assistant) -> N
     a = assistant.answer_reading(r, store=False)
     assert _calls(a, "memory_need") or _calls(a, "training_fit")
     assert _first_word(a) == "yes"
+
+
+def test_a_subject_line_naming_the_model_short_is_not_a_second_model(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand("Betreff: QLoRA Llama 70B\n\nwir wollen Llama 3.1 70B per QLoRA feintunen")
+    assert u.model == "llama-3.1-70b" and u.models in ([], ["llama-3.1-70b"])
+    both = nlu.understand("compare llama 3.1 70b and llama 3.3 70b on one h100")
+    assert set(both.models) == {"llama-3.1-70b", "llama-3.3-70b"}
+
+
+def test_the_moe_claim_on_a_node_that_cannot_hold_it_says_so_in_the_lead(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "qwen3 30b a3b hat ja nur 3b aktive parameter, dann passt das doch auf ne 4090?"
+    )
+    row = next(r for r in _calls(a, "fit_check")[0]["rows"] if r["configuration"] == "1x-rtx-4090")
+    assert row["verdict"] == "does_not_fit"
+    lead = a.answer.split("\n")[0]
+    assert lead.lstrip("*").startswith("Nein") and "passt nicht auf" in lead

@@ -127,6 +127,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "alle Experten von {model} müssen im Speicher liegen: In {prec} belegen seine Gewichte "
         "{total} (alle {params}B Parameter), nicht die {active} der {active_b}B aktiven.",
     ),
+    "active_no_on": (
+        "{model} does not fit on {label}: all its experts have to be in memory, in {prec} "
+        "{total} of weights (all {params}B parameters), not the {active} of the {active_b}B "
+        "active ones.",
+        "{model} passt nicht auf {label}: Alle Experten müssen im Speicher liegen, in {prec} "
+        "{total} Gewichte (alle {params}B Parameter), nicht die {active} der {active_b}B "
+        "aktiven.",
+    ),
     "active_yes_anyway": (
         "it fits — but not because only {active_b}B parameters are active: all experts of "
         "{model} are loaded, {total} of weights in {prec}.",
@@ -417,7 +425,10 @@ class ClaimsMixin(ComposerBase):
         if row is not None and row["verdict"] != "does_not_fit":
             d.add(self._led(d, u, True, p(d.lang, "active_yes_anyway", **kw)) + cite)
         else:
-            d.add(self._led(d, u, False, p(d.lang, "active_no", **kw)) + cite)
+            # the node named that does not hold it is said in the lead ("… auf ne 4090, oder?")
+            on = {"label": d.label(row["configuration"])} if row else {}
+            key = "active_no_on" if on else "active_no"
+            d.add(self._led(d, u, False, p(d.lang, key, **kw, **on)) + cite)
         if any(a.kind == "memory" for a in u.asks):  # "wieviel VRAM braucht es? nur 3B aktiv"
             self._memory_line(d, mem)
         if row is not None:

@@ -95,7 +95,9 @@ class EntityMixin:
     def _find_model(self, original: str, folded: str, u: Query) -> None:
         # "qwen2.5-32b-instruct-awq": the quantisation a repo name ends in is not the model's
         unquantised = _QUANT_SUFFIX_RX.sub(r" \1", _fold(original))
-        best, found = self._alias_matches(re.findall(r"\S+", unquantised))
+        best, found, spans = self._alias_matches(re.findall(r"\S+", unquantised))
+        if best is not None:
+            found = self._one_per_size(found, best, spans)
         if best is not None and len(found) > 1:
             u.models = found  # in question order
         if best is not None:
@@ -128,13 +130,40 @@ class EntityMixin:
             return
         self._unsized_name(original, folded, u)
 
-    def _alias_matches(self, tokens: list[str]) -> tuple[tuple[int, str, str] | None, list[str]]:
-        """The longest catalog alias said (token span length, model id, mention) and every
-        model named, in question order."""
+    def _one_per_size(
+        self, found: list[str], best: tuple[int, str, str], spans: dict[str, int]
+    ) -> list[str]:
+        """ "Betreff: QLoRA Llama 70B … wir wollen Llama 3.1 70B …": a shorter name of the same
+        family and size as the model named in full is that model, not a second one ("Llama 3.1
+        70B vs Llama 3.3 70B", both named in full, are two)."""
+        models = getattr(self.catalog, "models", {}) or {}
+        spec = models.get(best[1])
+        if spec is None or len(found) < 2:
+            return found
+        family = str(spec.name).split()[0].lower()
+
+        def shorter_same(mid: str) -> bool:
+            other = models.get(mid)
+            return (
+                other is not None
+                and mid != best[1]
+                and spans.get(mid, 0) < best[0]
+                and str(other.name).split()[0].lower() == family
+                and abs(other.params_b - spec.params_b) <= 0.03 * spec.params_b
+            )
+
+        return [m for m in found if not shorter_same(m)]
+
+    def _alias_matches(
+        self, tokens: list[str]
+    ) -> tuple[tuple[int, str, str] | None, list[str], dict[str, int]]:
+        """The longest catalog alias said (token span length, model id, mention), every model
+        named, in question order, and the longest span each was named with."""
         best: tuple[int, str, str] | None = None
         found: list[str] = []
+        spans: dict[str, int] = {}
         if not self._aliases:
-            return None, found
+            return None, found, spans
         skip_to = 0
         # _norm_alias keeps only [a-z0-9]: a span's key is its tokens' keys joined
         keys = [_norm_alias(t) for t in tokens]
@@ -152,9 +181,11 @@ class EntityMixin:
                         best = cand
                     if i >= skip_to and cand[1] not in found:
                         found.append(cand[1])
+                    if i >= skip_to:
+                        spans[cand[1]] = max(spans.get(cand[1], 0), n)
                     skip_to = max(skip_to, i + n)
                     break
-        return best, found
+        return best, found, spans
 
     def _unsized_name(self, original: str, folded: str, u: Query) -> None:
         """A model named without a size: a name the catalog lacks ("Does Command R+ fit on 2x
