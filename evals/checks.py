@@ -106,6 +106,13 @@ _UNIT_ALIASES = UNIT_ALIASES  # evals/schema.py: the units a case may name, chec
 TOOLS_THAT_RUN: dict[str, set[str]] = {"fit_check": {"cheapest_fit"}}
 
 
+def _registry_names() -> frozenset[str]:
+    """The tools the registry serves (a case that names another is the writer's error)."""
+    from assistant.registry import REGISTRY
+
+    return frozenset(REGISTRY)
+
+
 def unit_key(unit: str) -> str:
     key = unit.strip().lower()
     if key in PRICE_UNITS:
@@ -412,7 +419,10 @@ def check_turn(
     # tools
     for t in expect.tools:
         met = t in names or bool(set(names) & TOOLS_THAT_RUN.get(t, set()))
-        out.add("tools", met, f"called {t}" + ("" if met else f"; called: {names or 'none'}"))
+        why = "" if met else f"; called: {names or 'none'}"
+        if not met and t not in _registry_names():
+            why += f" ({t} is no registry tool: the case names a tool that does not exist)"
+        out.add("tools", met, f"called {t}{why}")
     for t in expect.forbidden_tools:
         out.add("tools", t not in names, f"did not call {t}")
     if expect.no_tools:

@@ -695,3 +695,17 @@ def test_sequences_at_once_are_a_unit() -> None:
 
     assert figures("up to 37 concurrent sequences of 32,768 tokens", "sequences") == [Decimal(37)]
     assert Decimal(8) in figures("bis zu 8 gleichzeitige Sequenzen", "sequences")
+
+
+def test_a_tool_the_registry_lacks_is_named_as_the_cases_error() -> None:
+    answer = _answer("About 18 tokens/s.")
+    res = check_turn(
+        answer, Expectations.model_validate({"tools": ["decode_throughput"]}), "en", PRICES
+    )
+    (tool,) = [c for c in res.checks if c.kind == "tools"]
+    assert not tool.ok and "no registry tool" in tool.detail
+    known = check_turn(
+        answer, Expectations.model_validate({"tools": ["throughput_estimate"]}), "en", PRICES
+    )
+    (missed,) = [c for c in known.checks if c.kind == "tools"]
+    assert not missed.ok and "no registry tool" not in missed.detail
