@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from assistant.nlu import Query
-from assistant.reading.convert import ACTIVE_ARGUED
 
 _TOPICS = {
     "awq-vs-gptq-vs-fp8": r"\b(?:awq|gptq|gguf|quanti[sz]\w*|fp8|bf16|fp16|int4|int8|4-bit|vllm|"
@@ -36,7 +35,8 @@ _PINNED: tuple[tuple[str, str, str, str | None], ...] = (
         r"GPTQ",  # the table, not its caption
     ),
     (
-        ACTIVE_ARGUED,
+        r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
+        r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert",
         "mixture-of-experts",
         "total-vs-active",
         None,

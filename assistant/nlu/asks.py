@@ -189,11 +189,13 @@ _CONTEXT_ASK_RX = re.compile(
     r"\b(?:do|get|handle|support|manage|schaff\w*|krieg\w*|bekomm\w*|unterstütz\w*)\s+"
     r"(?:a\s+|an\s+|einen?\s+)?\d[\d.,]*\s*k\s+(?:tokens?\s+(?:of\s+)?)?(?:context|kontext)"
 )
-#: a bare "128K" in a question about the context is the context asked ("… and does 128K fit?"),
-#: not a budget ("8k/month", "$8k") nor a card count
-_BARE_K_RX = re.compile(
+#: a bare "128K" in a question about the context is the context asked ("… and does 128K fit?",
+#: "und bei 32k?" in a follow-up), not a budget ("8k/month", "$8k"), a count of people ("10k
+#: users") nor a speed
+BARE_K_RX = re.compile(
     r"(?<![\w$€.,])(\d{1,4})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|pro\b|a month|im monat|"
-    r"monat|month|budget))"
+    r"monat|month|budget|users?|nutzer\w*|leute|people|requests|anfragen|mitarbeiter\w*|"
+    r"employees|staff|tok\w*/s|tokens? (?:per|pro|/)))"
 )
 _SPEED_RX = _INTENT_RX["speed"]
 _HOW_MANY_RX = _INTENT_RX["capacity"]
@@ -225,7 +227,7 @@ def find_asks(folded: str, u: Query) -> None:
     context = _CONTEXT_ASK_RX.search(folded) if hardware else None
     if context:
         asks.append(Ask(kind="context", at=context.start()))
-        bare = _BARE_K_RX.search(folded) if u.context_tokens is None else None
+        bare = BARE_K_RX.search(folded) if u.context_tokens is None else None
         if bare:
             u.context_tokens = int(bare.group(1)) * 1024
     memory = _MEMORY_ASK_RX.search(folded)

@@ -79,7 +79,7 @@ _MEMORY_CUE = re.compile(
 _SPEED_ONLY = re.compile(r"\b(?:fast|faster|schnell\w*|speed|tempo|tokens?/s|token/s)\b")
 
 
-def _states_active_memory(folded: str) -> bool:
+def states_active_memory(folded: str) -> bool:
     """'Qwen3-30B-A3B has only 3B active, so one 4090 is enough?', 'Bei Mixtral sind nur 12,9B
     aktiv — reicht dann Speicher wie für ein 13B-Modell?'"""
     m = _ACTIVE_RX.search(folded)
@@ -87,7 +87,7 @@ def _states_active_memory(folded: str) -> bool:
         return False
     rest = folded[: m.start()] + " " + folded[m.end() :]
     if _SPEED_ONLY.search(folded) and not re.search(
-        r"\b(?:vram|memory|speicher\w*|gb|fits?|passt|reicht)\b", rest
+        r"\b(?:vram|memory|speicher\w*|gb|fits?|passt|reicht|enough|plenty|genug)\b", rest
     ):
         return False  # "only 37B active, so it is fast?": a claim about speed
     # the cue may sit inside the claim itself ("so I only need VRAM for the 22B active?")
@@ -233,7 +233,7 @@ def find_stated_claim(folded: str, u: Query) -> None:
     `constraints.find_claim`: "...add up, right?" is about pooling, not about being right)."""
     if _states_pooling(folded, u):
         u.claim = "memory_adds_up"
-    elif _states_active_memory(folded):
+    elif states_active_memory(folded):
         u.claim = "active_sets_memory"
     else:
         _states_size(folded, u)

@@ -30,7 +30,7 @@ from assistant.nlu.query import Query
 from assistant.nlu.scope import find_outside
 from assistant.nlu.topics import find_topics
 from assistant.nlu.typos import correct_typos, expand_shorthand
-from assistant.nlu.workloads import WorkloadMixin
+from assistant.nlu.workloads import LOAD_DECIDED, WorkloadMixin
 from tools.load import concurrent_sequences, traffic_of
 
 _NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
@@ -141,7 +141,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             load = traffic_of(u.concurrency)
             if load and not {"traffic", "low_concurrency"} & set(u.workloads):
                 u.workloads.append(load)  # type: ignore[arg-type]
-        elif u.concurrency and not set(u.workloads) & _LOAD_DECIDED:
+        elif u.concurrency and not set(u.workloads) & LOAD_DECIDED:
             # "wenn ca. 30 Anfragen gleichzeitig reinkommen": that many at once is real traffic
             load = traffic_of(u.concurrency)
             if load:
@@ -224,9 +224,6 @@ _WRAPPED_QUOTE_RX = re.compile(r"(?m)(?<=[^\s.!?:;])(?<![ \t]{2})[ \t]*\n[ \t]*>
 
 # workloads that already decide what a number at once means (image jobs take a card each,
 # training sizes gradients, not sequences)
-_LOAD_DECIDED = frozenset(
-    {"traffic", "low_concurrency", "diffusion", "rendering", "training", "fine_tuning"}
-)
 
 
 # keyword intents the neighbours may overrule: the catch-alls and a bare link fact

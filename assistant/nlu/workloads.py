@@ -135,6 +135,10 @@ _FEW_AT_ONCE_RX = re.compile(
 _NOT_MUCH_RX = re.compile(
     r"\b(?:not|no|nicht|kein\w*)\s+(?:\w+\s+){0,2}?(?:traffic|load|last|verkehr)\b"
 )
+#: workloads that settle the load: a count at once adds no traffic / low-concurrency guess to them
+LOAD_DECIDED = frozenset(
+    {"traffic", "low_concurrency", "diffusion", "rendering", "training", "fine_tuning"}
+)
 _QLORA_RX = re.compile(r"\bqlora\b")
 _BOTH_ADAPTERS_RX = re.compile(
     # "mit lora und wie viel mit qlora, jeweils?": up to four words before the second

@@ -11,23 +11,17 @@ it over every eval question): the planner sees nothing the reading does not hold
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
+from assistant.nlu.claims import states_active_memory
 from assistant.nlu.constraints import GGUF_OF
+from assistant.nlu.lexicon import _fold
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
+from assistant.nlu.workloads import LOAD_DECIDED
 from assistant.reading.model import Reading, Task
 from tools.load import concurrent_sequences, traffic_of
-
-#: words about a mixture-of-experts model's active parameters or experts
-ACTIVE_ARGUED = (
-    r"\bactive param|\baktive\w* param|\ball (?:its |the )?experts|\balle\w* experten|"
-    r"experts? .{0,30}(?:activ|per token|pro token)|(?:activ|aktiv)\w* .{0,20}expert|"
-    r"\b\d+(?:\.\d+)?\s?b (?:params? |parameters? )?(?:are |is |sind )?(?:active|aktiv)"
-)
-_ACTIVE_RX = re.compile(ACTIVE_ARGUED)
 
 #: reading field -> query field, where the names differ
 RENAMED: dict[str, str] = {
@@ -99,7 +93,7 @@ def to_query(r: Reading) -> Query:
         data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
         data["adapter"] = None
     data.update(_load_of(r, data["workloads"]))
-    if r.claim == "fits" and r.model and _ACTIVE_RX.search((r.text or "").lower()):
+    if r.claim == "fits" and r.model and states_active_memory(_fold(r.text or "")):
         # "only 3B params are active, so it fits on one 4090, right?": a fit claim argued from
         # the active parameters is the mechanism claim, however the reader filed it
         data["claim"] = "active_sets_memory"
@@ -159,8 +153,7 @@ def _load_of(r: Reading, workloads: list[str]) -> dict[str, Any]:
     if r.users and at_once is None:
         at_once = concurrent_sequences(r.users)
         out.update(concurrency=at_once, assumed=[*r.assumed, "concurrent_sequences"])
-    decided = {"traffic", "low_concurrency", "diffusion", "rendering", "training", "fine_tuning"}
-    if at_once and not decided & set(workloads):
+    if at_once and not LOAD_DECIDED & set(workloads):
         load = traffic_of(at_once)
         if load:
             out["workloads"] = [*workloads, load]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from assistant.nlu.asks import find_asks
+from assistant.nlu.asks import BARE_K_RX, find_asks
 from assistant.nlu.constraints import find_users_factor
 from assistant.nlu.lexicon import _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
@@ -113,15 +113,6 @@ def _sessions_family(u: Any, prev: Slots, catalog: Any) -> Any:
     return u.model_copy(update={"model": hits[0], "params_b": None, "follow_up": True})
 
 
-#: "und bei 32k?", "and 128k?": a bare size in thousands, not a budget, a count of people or
-#: a speed
-_BARE_CONTEXT_RX = re.compile(
-    r"(?<![\w$€.,])(\d{1,4})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|pro\b|a month|im monat|"
-    r"monat|month|budget|users?|nutzer\w*|leute|people|requests|anfragen|mitarbeiter\w*|"
-    r"employees|staff|tok\w*/s|tokens? (?:per|pro|/)))"
-)
-
-
 def _bare_context(u: Any, prev: Slots) -> Any:
     """A follow-up that names a bare size in thousands ("und wenns 32k sein sollen?") about a
     session with a model: the context asked (1k to 2M tokens)."""
@@ -129,7 +120,7 @@ def _bare_context(u: Any, prev: Slots) -> Any:
         return u
     if u.model or u.params_b:
         return u
-    m = _BARE_CONTEXT_RX.search(_fold(u.question))
+    m = BARE_K_RX.search(_fold(u.question))
     if m is None or not 1 <= int(m.group(1)) <= 2048:
         return u
     return u.model_copy(update={"context_tokens": int(m.group(1)) * 1024})
