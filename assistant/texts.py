@@ -375,6 +375,17 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{label} is the fastest of them: about {tps} tokens/s** (single stream).",
         "**{label} ist der schnellste davon: etwa {tps} Token/s** (einzelner Stream).",
     ),
+    "speed_close": (
+        "**{label} is only slightly faster than {other}: about {tps} against {other_tps} "
+        "tokens/s** (single stream).",
+        "**{label} ist nur knapp schneller als {other}: etwa {tps} gegen {other_tps} Token/s** "
+        "(einzelner Stream).",
+    ),
+    "speed_same": (
+        "**{label} and {other} are about as fast: about {tps} tokens/s each** (single stream).",
+        "**{label} und {other} sind etwa gleich schnell: je etwa {tps} Token/s** "
+        "(einzelner Stream).",
+    ),
     "capacity_context_lead": (
         "**{model} in {precision} on {label}: up to {max_ctx} tokens of context "
         "({conc} {conc|sequence|sequences} at once).**",

@@ -61,6 +61,23 @@ def speed_cost(d: Draft, cid: str, tput: dict[str, Any]) -> str:
     return t(d.lang, "speed_cost", price=d.price(cid), cost=cost)
 
 
+#: "is it much faster?": yes from a quarter faster on (a few percent is "only slightly")
+MUCH_FASTER = 1.25
+#: two speeds within this ratio are said to be close ("only slightly faster")
+CLOSE_SPEEDS = 1.1
+
+
+def _fastest_lead(d: Draft, speeds: dict[str, float], best: str, order: list[str]) -> str:
+    """The fastest of the nodes timed; of two close ones, both figures side by side."""
+    tps = tokens(d.lang, speeds[best])
+    other = next((c for c in order if c != best), None)
+    if len(speeds) != 2 or other is None or speeds[best] > CLOSE_SPEEDS * speeds[other]:
+        return t(d.lang, "speed_fastest", label=d.link(best), tps=tps)
+    other_tps = tokens(d.lang, speeds[other])
+    key = "speed_same" if other_tps == tps else "speed_close"
+    return t(d.lang, key, label=d.link(best), other=d.link(other), tps=tps, other_tps=other_tps)
+
+
 class SpeedMixin(ComposerBase):
     """How fast, and how much it holds."""
 
@@ -179,17 +196,15 @@ class SpeedMixin(ComposerBase):
     # ---- capacity: longest context, most sequences
     def _fastest(self, d: Draft, u: Query, speeds: dict[str, float], at: int) -> None:
         """Two or more nodes timed: the fastest first, and the yes/no of "is the first one named
-        faster than the second?"."""
+        faster than the second?" ("much faster?": by at least `MUCH_FASTER`)."""
         if len(speeds) < 2:
             return
         order = list(speeds)
         best = max(order, key=lambda c: (speeds[c], c))
-        d.paras.insert(
-            at,
-            t(d.lang, "speed_fastest", label=d.link(best), tps=tokens(d.lang, speeds[best])),
-        )
+        d.paras.insert(at, _fastest_lead(d, speeds, best, order))
         if u.min_tokens_per_s is None:  # "is the first named faster than the second?"
-            d.verdict = speeds[order[0]] > speeds[order[1]]
+            first, second = speeds[order[0]], speeds[order[1]]
+            d.verdict = first >= MUCH_FASTER * second if u.claim_by_much else first > second
 
     def _capacity(self, d: Draft, u: Query) -> None:
         fit = self._call_fit(d, u)

@@ -69,6 +69,19 @@ _INDIRECT_RX = re.compile(
     re.IGNORECASE,
 )
 
+# "how much VRAM does it need …", "wie viel Speicher braucht …": the memory need asked
+_MEMORY_WH_RX = re.compile(
+    r"^\W*(?:how much (?:gpu |video )?(?:vram|memory|ram)|"
+    r"wie ?viel (?:gpu-?|grafik)?(?:vram|speicher|ram))\b",
+    re.IGNORECASE,
+)
+# "… and is one A100 enough?", "… und reicht dafür eine A100?": a fit yes/no after "and"
+_AND_FIT_RX = re.compile(
+    r"\b(?:and|und)\s+(?:(?:does|will|would|can|could|is)\s+(?:it|that|this|one|a|an|the)\b|"
+    r"(?:reicht|reichen|genügt|langt|passt|passen)\b)",
+    re.IGNORECASE,
+)
+
 _WH_RX = re.compile(
     r"^\W*(?:what|whats|which|how|hows|why|when|where|wheres|who|whose|was|welche\w*|wie|"
     r"warum|wieso|weshalb|wann|wo|wer|wieviel\w*)\b",
@@ -107,6 +120,9 @@ def is_yes_no(question: str) -> bool:
     # ("X on the 4x A100 node - will we get more than 20 tokens/s?": after a dash too)
     clauses = _CLAUSE_RX.split(q)[1:]
     clause = not _WH_RX.search(q) and any(_YES_NO_RX.match(c) for c in clauses)
+    # "wie viel VRAM braucht das und reicht dafür eine A100?": the need is the fit's own figure,
+    # so the fit's yes/no leads (and its lead states the need)
+    clause = clause or bool(_MEMORY_WH_RX.match(q) and _AND_FIT_RX.search(q))
     verb = _YES_NO_RX.search(q)
     if verb and _POLITE_REQUEST_RX.match(q):
         verb = None  # "Could you send me the monthly price …?": a request, answered with it

@@ -730,7 +730,12 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"more than (?:we|i) need|mehr als (?:wir|ich) brauch\w*|mit kanonen auf spatzen)\b",
     ),
     # "is the L40S faster than the RTX 5090?": the first named against the second
-    ("faster", r"\b(?:faster|quicker|schneller)\s+(?:than|als)\b"),
+    # "and on an h100? much faster?": a bare comparison asked of the node named
+    (
+        "faster",
+        r"\b(?:faster|quicker|schneller)\s+(?:than|als)\b|"
+        r"\b(?:faster|quicker|schneller)\s*(?:then|dann|da|there)?\s*\?",
+    ),
     # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?": a price comparison of two things named
     ("costlier", r"\b(?:more expensive|costlier|pricier|teurer)\s+(?:than|als)\b"),
     ("cheaper", r"\b(?:cheaper|less expensive|günstiger|billiger|preiswerter)\s+(?:than|als)\b"),
@@ -840,6 +845,21 @@ def find_claim(folded: str, u: Query) -> None:
             return
 
 
+# "much faster?", "deutlich günstiger als": a comparison asked for a large difference
+_BY_MUCH_RX = re.compile(
+    r"\b(?:much|way|far|a lot|lots|significantly|noticeably|considerably|substantially|viel|"
+    r"deutlich|wesentlich|spürbar|merklich|erheblich|bedeutend|signifikant)\s+"
+    r"(?:faster|quicker|cheaper|more expensive|pricier|costlier|schneller|günstiger|billiger|"
+    r"teurer)\b"
+)
+
+
+def find_by_much(folded: str, u: Query) -> None:
+    """A comparison claim asked for a large difference ("is the H100 much faster?")."""
+    if u.claim in ("faster", "cheaper", "costlier") and _BY_MUCH_RX.search(folded):
+        u.claim_by_much = True
+
+
 # "mehr als 20 Token pro Sekunde?", "at least 30 tokens/s": a speed asked for, not measured
 _SPEED_ASKED_RX = re.compile(
     r"(?:\b(?:more than|over|above|at least|faster than|mehr als|über|mindestens|wenigstens|"
@@ -928,6 +948,7 @@ def find_all(folded: str, u: Query) -> None:
     find_measurements(folded, u)
     find_claim(without_link_exclusion(folded), u)
     find_speed_asked(folded, u)
+    find_by_much(folded, u)
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question

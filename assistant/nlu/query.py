@@ -268,6 +268,11 @@ class Query(BaseModel):
     total_cards: int | None = Field(default=None, description="cards asked for over all nodes")
     measured: Measured = Field(default_factory=Measured)
     claim: Claim | None = Field(default=None, description="the yes/no claim asked about")
+    claim_by_much: bool = Field(
+        default=False,
+        description="a comparison claim asks for a large difference ('much faster?', 'deutlich "
+        "günstiger?'): a few percent answers no",
+    )
     claim_negated: bool = Field(
         default=False,
         description="the question states the converse of `claim` / `concept` ('is FP8 "

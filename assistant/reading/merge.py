@@ -435,8 +435,12 @@ _AT_PRECISION_RX = re.compile(
 )
 
 
-# "und auf einer A100 PCIe?", "and on an H200?": a sentence that names only other hardware
-_ON_HARDWARE_RX = re.compile(r"(?:^|[.?!]\s*)(?:and|und)\s+(?:on|auf|with|mit)\s+[^.?!]{2,30}\?")
+# "und auf einer A100 PCIe?", "and on an H200?", "und die 5090, was kostet die?": a clause that
+# names only other hardware
+_ON_HARDWARE_RX = re.compile(
+    r"(?:^|[.?!]\s*)(?:and|und|what about|how about|und was ist mit|was ist mit)\s+"
+    r"(?:(?:on|auf|with|mit)\s+[^.?!]{2,30}\?|(?:the|die|der|das|den)\s+[^.?!,]{2,30}[,?:-])"
+)
 
 
 def _refit_at_precision(merged: Any, prev: Slots) -> None:

@@ -59,6 +59,11 @@ class Reading(BaseModel):
     claim: Claim | None = Field(
         default=None, description="the yes/no claim asked about; the first word answers it"
     )
+    claim_by_much: bool = Field(
+        default=False,
+        description="a comparison claim (faster, cheaper, costlier) asks for a large "
+        "difference ('much faster?', 'deutlich schneller?'): a few percent answers no",
+    )
     claim_negated: bool = Field(
         default=False,
         description="the question asks the claim the other way round ('is PCIe enough?' for "
