@@ -1232,8 +1232,8 @@ PHRASES: dict[str, tuple[str, str]] = {
         "alles andere ist ein Defekt, den Sie am ersten Tag melden sollten.",
     ),
     "topo_counts": (
-        "{cards} cards, {pairs} pairs: {nv} over NVLink, {pcie} over PCIe.",
-        "{cards} Karten, {pairs} Paare: {nv} über NVLink, {pcie} über PCIe.",
+        "{cards} cards, {pairs} pairs: {nv} over NVLink{nv_labels}, {pcie} over PCIe.",
+        "{cards} Karten, {pairs} Paare: {nv} über NVLink{nv_labels}, {pcie} über PCIe.",
     ),
     "topo_sys_note": (
         "`SYS` pairs talk across the CPU sockets: the worst case for tensor parallelism, "

@@ -103,7 +103,12 @@ _UNIT_ALIASES = UNIT_ALIASES  # evals/schema.py: the units a case may name, chec
 #: an expected tool that another tool runs for the answer: `cheapest_fit` is `fit_check` over
 #: the catalog sorted by price (its result carries the same fit rows), so a case written as
 #: "`sizing fit … --sort price`" is met by it
-TOOLS_THAT_RUN: dict[str, set[str]] = {"fit_check": {"cheapest_fit"}}
+#: an expected tool met by another that does its work: cheapest_fit runs fit_check over the
+#: catalog, and its rows carry each node's catalog price and its source, as price_quote does
+TOOLS_THAT_RUN: dict[str, set[str]] = {
+    "fit_check": {"cheapest_fit"},
+    "price_quote": {"cheapest_fit"},
+}
 
 
 def _registry_names() -> frozenset[str]:

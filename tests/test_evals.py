@@ -709,3 +709,12 @@ def test_a_tool_the_registry_lacks_is_named_as_the_cases_error() -> None:
     )
     (missed,) = [c for c in known.checks if c.kind == "tools"]
     assert not missed.ok and "no registry tool" not in missed.detail
+
+
+def test_a_price_quote_is_met_by_the_cheapest_fit_whose_rows_carry_the_price() -> None:
+    cheapest = ToolCall(name="cheapest_fit", arguments={"model": "llama-3.1-405b"}, result={})
+    met = _check(_answer("x", tool_calls=[cheapest]), {"tools": ["price_quote"]})
+    assert met["tools"] == [True]
+    speed = ToolCall(name="throughput_estimate", arguments={}, result={})
+    missed = _check(_answer("x", tool_calls=[speed]), {"tools": ["price_quote"]})
+    assert missed["tools"] == [False]

@@ -304,3 +304,110 @@ def test_memory_and_a_fit_after_and_lead_with_the_verdict(assistant, question, n
     else:
         holds = served[0]["verdict"] != "does_not_fit"
     assert _first_word(a) in (("ja", "yes") if holds else ("nein", "no"))
+
+
+# ---- blind-56 … blind-59, first run: reader families
+
+
+def test_a_link_refused_or_required_in_passing_filters_the_pick(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "they explicitly don't want nvlink nodes (budget thing). whats the cheapest box that "
+        "holds mistral small 24b for 30 people at the same time?"
+    )
+    assert (a.reading.exclude_link, a.reading.require_link) == ("nvlink", None)
+    rows = _calls(a, "cheapest_fit")[0]["cheapest"]
+    assert rows and all(not r["interconnect"].startswith("nvlink") for r in rows)
+    b = assistant.ask("need nvlink for sure. cheapest box that holds llama 3.1 405b in fp8?")
+    assert b.reading.require_link == "nvlink"
+    linked = _calls(b, "cheapest_fit")[0]["cheapest"]
+    assert linked and all(r["interconnect"].startswith("nvlink") for r in linked)
+
+
+def test_a_hedged_count_after_a_verb_is_the_count_at_once(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand(
+        "wir sind ca 40 leute im team, gleichzeitig am tippen vielleicht 8. reicht dafür 2x h100 "
+        "pcie mit llama 3.3 70b in fp8?"
+    )
+    assert (u.users, u.concurrency) == (40, 8)
+
+
+def test_wieviel_kontext_asks_the_longest_context(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("wieviel kontext packt gemma 3 27b in fp8 auf einer einzelnen l40s maximal?")
+    assert a.reading.intents[0] == "capacity"
+    (cap,) = _calls(a, "capacity_check")
+    assert f"{cap['max_context_capped']:,}".replace(",", ".") in a.answer.split("\n")[0]
+
+
+def test_a_typo_correction_asks_the_same_yes_no_about_the_model_meant(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask("passt llama 3.1 70b auf 4x rtx 4090?")
+    a = assistant.ask(
+        "sorry, vertippt, ich meinte qwen2.5 32b, nicht llama", session_id=first.session_id
+    )
+    assert (a.reading.model, a.reading.yes_no, a.reading.claim) == ("qwen2.5-32b", True, "fits")
+    assert a.reading.configurations == ["4x-rtx-4090"]
+    rows = [r for f in _calls(a, "fit_check") for r in f["rows"]]
+    fits = any(r["configuration"] == "4x-rtx-4090" and r["verdict"] != "does_not_fit" for r in rows)
+    assert _first_word(a) == ("ja" if fits else "nein")
+
+
+def test_the_other_variant_named_by_its_generation_is_a_second_node(nlu, assistant) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand("Reicht euer 4x A100 PCIe oder brauchen wir das SXM4-Modell?")
+    assert u.configurations == ["4x-a100-pcie", "4x-a100-sxm4"]
+    assert nlu.understand("do we need sxm for 70b on 4x a100 pcie?").configurations == [
+        "4x-a100-pcie"
+    ]  # a bare "SXM" asks about the link
+    first = assistant.ask("brauchen wir nvlink für llama 3.3 70b auf 4x a100 pcie? wenig last")
+    a = assistant.ask(
+        "und was kostet die pcie variante im vergleich zur sxm4?", session_id=first.session_id
+    )
+    assert sorted(p.configuration for p in a.prices) == ["4x-a100-pcie", "4x-a100-sxm4"]
+
+
+def test_a_price_waved_aside_is_not_asked(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "they want to full-train llama 3.3 70b and are torn between 8x h100 sxm5 and 8x h100 "
+        "pcie. how long does the gradient sync take per step on each? they said they do not "
+        "care about price for now"
+    )
+    assert a.reading.intents[0] == "allreduce"
+    assert "price" not in [k.kind for k in a.reading.asks]
+    assert _calls(a, "gradient_allreduce_time") and not _calls(a, "price_quote")
+
+
+def test_eight_at_once_is_a_few_parallel_requests(assistant) -> None:  # type: ignore[no-untyped-def]
+    from tools.load import TRAFFIC_AT_ONCE, traffic_of
+
+    assert traffic_of(TRAFFIC_AT_ONCE - 1) == "low_concurrency"
+    assert traffic_of(TRAFFIC_AT_ONCE) == "traffic"
+    a = assistant.ask(
+        "law firm, ~50 staff, realistically 8 at the same time in the chat. they want llama 3.3 "
+        "70b in fp8, max €2,500/month. whats the cheapest node, and do they need nvlink for that?"
+    )
+    assert a.reading.concurrent_sequences == 8
+    advice = {x["recommendation"] for x in _calls(a, "purchase_advice")}
+    assert advice == {"pcie_size_for_memory"}  # rule 3: PCIe at low concurrency, sized for memory
+
+
+def test_a_topology_defect_names_the_nvlink_label_the_pairs_show(assistant) -> None:  # type: ignore[no-untyped-def]
+    names = [f"GPU{i}" for i in range(8)]
+    rows = ["\t" + "\t".join(names)]
+    for i, name in enumerate(names):
+        cells = [" X " if j == i else ("SYS" if {i, j} == {3, 5} else "NV18") for j in range(8)]
+        rows.append(name + "\t" + "\t".join(cells))
+    a = assistant.ask(
+        "customer on 8x h100 sxm5 pasted this, is the box broken?\n\n" + "\n".join(rows)
+    )
+    (res,) = _calls(a, "check_topology_output")
+    assert res["status"] == "defect"
+    nv = {p["label"] for p in res["pairs"] if p["label"].startswith("NV")}
+    assert nv == {"NV18"} and "NV18" in a.answer.split("\n\n")[0]
+
+
+def test_dollars_of_a_goal_outside_the_domain_price_nothing(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("which gaming laptop should i buy for like $1500? mostly for cyberpunk")
+    assert a.reading.outside and not a.tool_calls and not a.prices
+    assert "configuration" not in a.answer.split("\n")[0].lower()
+    b = assistant.ask(
+        "kannst du mir ein bewerbungsschreiben schreiben? und was kostet 4x h100 sxm5?"
+    )
+    assert [p.configuration for p in b.prices] == ["4x-h100-sxm5"]

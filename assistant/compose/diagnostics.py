@@ -81,6 +81,8 @@ class DiagnosticsMixin(ComposerBase):
             cards=len(res["gpus"]),
             pairs=len(pairs),
             nv=len(nv),
+            # "27 over NVLink (NV18)": the labels the NVLink pairs show
+            nv_labels=f" ({', '.join(sorted({p['label'] for p in nv}))})" if nv else "",
             pcie=len(pairs) - len(nv),
         )
         cfg_txt = f" ({d.label(cfg)})" if cfg else ""

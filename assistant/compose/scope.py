@@ -83,10 +83,16 @@ def within_scope(u: Query) -> Query | None:
     rest = u.model_copy(
         update={"outside": [], "intents": intents, "question": text, "injection": False}
     )
-    flow = plan(rest)[0]
-    if flow.name in _NOT_AN_ASK or (flow.name == "general" and not rest.explain):
-        return None
-    return rest
+    return None if _asks_nothing(plan(rest)[0].name, rest) else rest
+
+
+def _asks_nothing(flow: str, rest: Query) -> bool:
+    """The rest asks nothing the assistant answers: it only names hardware or a model, or it
+    prices nothing named ("which gaming laptop for $1500?": the dollars are the goal's)."""
+    named = rest.has_subject or rest.cards or rest.card_families or rest.configurations
+    if flow == "price" and not named:
+        return True
+    return flow in _NOT_AN_ASK or (flow == "general" and not rest.explain)
 
 
 class ScopeMixin(ComposerBase):

@@ -200,7 +200,7 @@ _CONTEXT_ASK_RX = re.compile(
     r"(?:context|kontext)[\s-]*(?:length|window|länge|fenster)|"
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
     r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
-    r"\bwie (?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)|"
+    r"\bwie ?(?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)|"
     # "can i do 32k context", "schafft sie 128k Kontext": the context is the verb's object
     r"\b(?:do|get|handle|support|manage|schaff\w*|krieg\w*|bekomm\w*|unterstütz\w*)\s+"
     r"(?:a\s+|an\s+|einen?\s+)?\d[\d.,]*\s*k\s+(?:tokens?\s+(?:of\s+)?)?(?:context|kontext)"

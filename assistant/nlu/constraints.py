@@ -192,10 +192,11 @@ _AT_ONCE_NUMBER_RX = re.compile(
     r"simultaneously)\s+(?:[a-zäöü]+\s+){0,4}?(\d{1,5})\s+(?:\w+\s+)?(?:anfragen|requests?|"
     r"sequen\w*|nutzer\w*|users?|leute|people|sessions?|chats?|streams?|personen)\b"
 )
-# "… but at the same time maybe 5", "gleichzeitig vielleicht 5": a hedged number after the cue
+# "… but at the same time maybe 5", "gleichzeitig vielleicht 5", "gleichzeitig am tippen
+# vielleicht 8": a hedged number after the cue
 _AT_ONCE_ABOUT_RX = re.compile(
     r"\b(?:gleichzeitig|zeitgleich|at the same time|at once|concurrently|simultaneously)\s+"
-    r"(?:maybe|perhaps|about|around|roughly|approx\.?|usually|typically|vielleicht|etwa|ca\.?|"
+    r"(?:(?!\d)[a-zäöü]+\s+){0,3}?(?:maybe|perhaps|about|around|roughly|approx\.?|usually|typically|vielleicht|etwa|ca\.?|"
     r"so|rund|meist|höchstens|at most|max\.?)\s+(\d{1,5})\b(?!\s*(?:gb|k\b|tokens?|cards?|gpus?|"
     r"karten|x\b|%))"
 )
@@ -374,7 +375,10 @@ _EXCLUDE_LINK = (
     (
         "nvlink",
         r"(?:without|ohne|no|kein\w*|not|nicht|never|avoid\w*|vermeid\w*|skip)\s+(?:the\s+|"
-        r"mit\s+)?(?:nvlink|sxm|nvswitch)|nvlink[\s-]*(?:free|frei|los)\b",
+        r"mit\s+)?(?:nvlink|sxm|nvswitch)|nvlink[\s-]*(?:free|frei|los)\b|"
+        # "they explicitly don't want nvlink nodes (budget thing)"
+        r"(?:don'?t|do not|does not|doesn'?t|won'?t|will not)\s+(?:\w+\s+)?(?:want|like|pay for|"
+        r"buy|rent)\s+(?:any\s+|the\s+)?(?:nvlink|sxm|nvswitch)",
     ),
     ("pcie", r"(?:without|ohne|no|kein\w*|not)\s+(?:the\s+)?pcie"),
 )
@@ -485,7 +489,11 @@ def find_exclusions(folded: str, u: Query) -> None:
 # "kunde braucht zwingend NVLink.", "we definitely need NVLink, cheapest node?": said as a fact
 _FIRM_LINK_RX = re.compile(
     r"\b(?:zwingend|unbedingt|definitiv|definitely|absolutely|strictly|auf jeden fall|"
-    r"in jedem fall|für uns pflicht|really|mandatory)\s+(?:\w+\s+)?(?:nvlink|sxm)"
+    r"in jedem fall|für uns pflicht|really|mandatory)\s+(?:\w+\s+)?(?:nvlink|sxm)|"
+    # "need nvlink for sure.", "brauchen nvlink auf jeden fall"
+    r"\b(?:need|needs|require|requires|brauch\w*|benötig\w*)\s+(?:\w+\s+)?(?:nvlink|sxm)\s+"
+    r"(?:for sure|definitely|absolutely|no matter what|zwingend|unbedingt|auf jeden fall|"
+    r"in jedem fall)\b"
 )
 
 

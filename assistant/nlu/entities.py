@@ -25,6 +25,22 @@ from assistant.nlu.lexicon import (
 from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.typos import DOMAIN_WORDS
 
+#: "SXM4", "das SXM5-Modell" outside a card's name: a variant by its generation
+_VARIANT_GEN_RX = re.compile(r"(?<![\w-])sxm([45])\b")
+
+
+def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Query) -> None:
+    """ "Reicht euer 4x A100 PCIe oder brauchen wir das SXM4-Modell?": the other variant of the
+    card named, by its generation alone (a bare "SXM" asks about the link, not a node)."""
+    for m in _VARIANT_GEN_RX.finditer(folded):
+        if any(s <= m.start() < e for s, e, _ in spans):
+            continue
+        for card in list(u.cards):
+            for sibling in next((f for f in CARD_FAMILIES.values() if card in f), ()):
+                if sibling != card and sibling.endswith(f"sxm{m.group(1)}"):
+                    _add_new(u.cards, [sibling])
+
+
 #: "the big one", "das größte", "the full one": the family's largest model
 _BIGGEST_RX = re.compile(
     r"\b(?:the|die|das|den)\s+(?:big|biggest|largest|huge|full|große|größte|dicke)\s*(?:one|model|"
@@ -361,6 +377,7 @@ class EntityMixin:
         u.card_families = [
             f for f in u.card_families if not any(c in u.cards for c in CARD_FAMILIES[f])
         ]
+        _other_variant_named(folded, spans, u)
         u.subject_cards = _subject_cards(folded, spans)
         if u.count is None:
             _count_and_memory(folded, u)

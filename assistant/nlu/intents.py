@@ -31,7 +31,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r".{0,60}(?:gleichzeitig|parallel|zur (?:gleichen|selben) zeit|auf einmal)|"
         r"max(?:imum|imal)?(?:e|en)? "
         r"(?:context|kontext)|longest context|längste[nr]? kontext|"
-        r"wie (?:viel|lang)\w*\b.{0,24}(?:kontext|context)|how (?:much|long)\b.{0,24}context|"
+        r"wie ?(?:viel|lang)\w*\b.{0,24}(?:kontext|context)|how (?:much|long)\b.{0,24}context|"
         r"kontextlänge|"
         r"context length|kv[\s-]*cache (?:room|platz)",
         "cheapest": r"cheapest|least (?:expensive|money|cost)|lowest (?:price|cost)|"

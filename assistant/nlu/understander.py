@@ -204,7 +204,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         u.outside, rest = find_outside(prose, spans, sizing=u.has_subject)
         if u.outside:
             u.asked_text = rest
-        return rest
+        # "they said they do not care about price for now": the price is not asked
+        return _PRICE_NOT_ASKED_RX.sub(lambda m: " " * len(m.group(0)), rest)
 
     def _ask_neighbours(self, u: Query) -> None:
         """Where the keyword intents fall back to a catch-all, the nearest paraphrases decide."""
@@ -249,6 +250,19 @@ def _iter_models(catalog: Any) -> Iterable[Any]:
     if isinstance(models, dict):
         return list(models.values())
     return list(models)
+
+
+# the price waved aside ("do not care about price", "Preis ist egal", "regardless of cost")
+_PRICE_NOT_ASKED_RX = re.compile(
+    r"\b(?:do not|don'?t|dont|does not|doesn'?t|not)\s+(?:\w+\s+)?(?:care|worry|bother)\w*\s+"
+    r"(?:about\s+|for\s+)?(?:the\s+)?(?:price|pricing|cost|costs|money|budget)\b|"
+    r"\b(?:price|pricing|cost|costs|money|budget|preis|kosten|geld)\s+(?:is|are|ist|sind|spielt|"
+    r"spielen)?\s*(?:(?:no|kein)\s+(?:object|issue|problem|thema)|egal|keine rolle|"
+    r"(?:does not|doesn'?t|do not|don'?t)\s+matter|nicht wichtig|not important|secondary|"
+    r"zweitrangig)\b|"
+    r"\b(?:regardless of|irrespective of|unabhängig vom?|egal was es kostet|whatever it costs)"
+    r"(?:\s+(?:the\s+)?(?:price|cost|preis|kosten))?\b"
+)
 
 
 def _strip_topo(folded: str) -> str:

@@ -146,24 +146,25 @@ _VARIANT_RX = re.compile(r"\b(pcie|sxm)\d?\b(?:[\s-]*(?:variant\w*|version|one|t
 
 def _swap_variant(u: Any, update: dict[str, Any], catalog: Any) -> bool:
     """'und die PCIe-Variante?' after 4x A100 SXM4: the same node with the other link (its twin
-    in the catalog); nothing else changes."""
-    m = _VARIANT_RX.search(u.question.lower())
+    in the catalog); nothing else changes. Both links named ("die PCIe-Variante im Vergleich zur
+    SXM4?"): both twins, in the order named."""
+    wants = list(dict.fromkeys(m.group(1) for m in _VARIANT_RX.finditer(u.question.lower())))
     configs = update.get("configurations")
-    if not m or not configs or u.cards or u.card_families or u.configurations:
+    if not wants or not configs or u.cards or u.card_families or u.configurations:
         return False
-    want = m.group(1)
-    swapped = []
-    for cid in configs:
-        twin = (
-            re.sub(r"-sxm\d?$", "-pcie", cid) if want == "pcie" else re.sub(r"-pcie$", "-sxm", cid)
-        )
-        match = [c for c in catalog.configurations if c == twin or c.startswith(twin)]
-        swapped.append(match[0] if match else cid)
+    swapped = list(dict.fromkeys(_twin(cid, want, catalog) for cid in configs for want in wants))
     if swapped == configs:
         return False
     update["configurations"] = swapped
     update["cards"] = [catalog.configurations[c].gpu for c in swapped]
     return True
+
+
+def _twin(cid: str, want: str, catalog: Any) -> str:
+    """The node's twin with the link wanted (itself when the catalog has none)."""
+    twin = re.sub(r"-sxm\d?$", "-pcie", cid) if want == "pcie" else re.sub(r"-pcie$", "-sxm", cid)
+    match = [c for c in catalog.configurations if c == twin or c.startswith(twin)]
+    return match[0] if match else cid
 
 
 def _same_node(prev: Slots) -> dict[str, Any]:
@@ -292,7 +293,8 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
 
 # a turn that corrects what was said ("sorry, I meant the 70B", "Korrektur: …")
 _CORRECTION_RX = re.compile(
-    r"^\W*(?:(?:oh|ah|ups|oops|sorry|sry|entschuldigung|pardon|my bad|mein fehler)\W+)*"
+    r"^\W*(?:(?:oh|ah|ups|oops|sorry|sry|entschuldigung|pardon|my bad|mein fehler|vertippt|"
+    r"verschrieben|typo|tippfehler)\W+)*"
     r"(?:i meant|i mean|we meant|meant|ich meinte|wir meinten|gemeint war|correction|korrektur|"
     r"typo|tippfehler)\b"
 )
@@ -323,7 +325,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     if u.gen4 and not names_hardware:  # "die günstigere Gen4-Variante davon"
         update.update(_gen4_of(update.get("configurations") or list(prev.configurations), catalog))
     intents = list(u.intents)
-    if swapped and prev.intent:
+    if swapped and prev.intent and intents[:1] not in (["price"], ["speed"], ["capacity"]):
         intents = [str(prev.intent)]  # the same question about the other variant
     if intents[:1] == ["off_topic"] and len(intents) > 1 and _continues(u, prev):
         intents = intents[1:]  # "what does it cost?" in a conversation about a node
@@ -355,6 +357,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             )
     update["intents"] = intents
     update.update(_sizing_again(u, prev, new_subject))
+    update.update(_asked_again(u, prev))
     if not names_hardware and not swapped and not picked:
         update.update(_node_for(u, prev, intents, catalog))
     if update.get("configurations"):  # "the cheaper one" resolved to a node already named
@@ -391,6 +394,14 @@ def _memory_again(merged: Any, u: Any, prev: Slots) -> None:
     same = merged.intents[:1] == [prev.intent]
     if prev.asked_memory and same and not u.asks and not merged.asks:
         merged.asks = [Ask(kind="memory")]
+
+
+def _asked_again(u: Any, prev: Slots) -> dict[str, Any]:
+    """ "sorry, vertippt, ich meinte Qwen2.5 32B" after "passt Llama 3.1 70B auf 4x 4090?": the
+    same yes/no about the corrected model."""
+    if prev.yes_no and not u.yes_no and _CORRECTION_RX.match(_fold(u.question)):
+        return {"yes_no": True, "claim": u.claim or prev.claim}
+    return {}
 
 
 def _sizing_again(u: Any, prev: Slots, new_subject: bool) -> dict[str, Any]:
