@@ -411,3 +411,23 @@ def test_dollars_of_a_goal_outside_the_domain_price_nothing(assistant) -> None: 
         "kannst du mir ein bewerbungsschreiben schreiben? und was kostet 4x h100 sxm5?"
     )
     assert [p.configuration for p in b.prices] == ["4x-h100-sxm5"]
+
+
+def test_the_cheapest_with_only_one_card_is_a_pick_on_one_card(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "kunde meint qwen3 30b a3b läuft locker auf ner einzelnen L4, weil ja nur 3B aktiv sind. "
+        "stimmt das? bf16. falls nein: was wär das günstigste mit nur einer karte?"
+    )
+    assert a.reading.one_card and _first_word(a) == "nein"
+    rows = [r for f in _calls(a, "fit_check") for r in f["rows"]]
+    one = min(
+        (r for r in rows if r["verdict"] == "fits_one_card"), key=lambda r: r["usd_per_month"]
+    )
+    cheaper_split = [
+        r for r in rows if r["verdict"] == "split" and r["usd_per_month"] < one["usd_per_month"]
+    ]
+    assert cheaper_split, "a split node is cheaper: the one-card pick differs from the cheapest"
+    assert one["configuration"] in [p.configuration for p in a.prices]
+    b = assistant.ask("cheapest box for qwen3 30b a3b in bf16, only one card please")
+    (pick,) = _calls(b, "cheapest_fit")
+    assert pick["cheapest"][0]["verdict"] == "fits_one_card"

@@ -406,6 +406,8 @@ class ComposerBase:
             "context_tokens": u.context_tokens,
             "concurrency": u.concurrency,
         }
+        if u.constraints.one_card:
+            args["one_card"] = True  # "das günstigste mit nur einer Karte"
         return d.call("cheapest_fit", **{**args, **extra})
 
     def _speed_lower(self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]) -> None:

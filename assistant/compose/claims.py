@@ -434,7 +434,8 @@ class ClaimsMixin(ComposerBase):
         if row is not None:
             d.add(p(d.lang, "on_hardware"))
             d.bullets([self._row_line(d, row)])
-        cheapest = self._cheapest_row(fit["rows"], ("fits_one_card", "split"))
+        holds = ("fits_one_card",) if u.constraints.one_card else ("fits_one_card", "split")
+        cheapest = self._cheapest_row(fit["rows"], holds)
         if cheapest is not None and (row is None or row["verdict"] == "does_not_fit"):
             d.add(p(d.lang, "cheapest_holder"))
             d.bullets([self._row_line(d, cheapest)])

@@ -862,6 +862,24 @@ _BY_MUCH_RX = re.compile(
 )
 
 
+# "was wär das günstigste mit nur einer karte?", "cheapest single-gpu box": a pick on one card
+_ONE_CARD_PICK_RX = re.compile(
+    r"(?:cheapest|günstigst\w*|billigst\w*|am günstigsten)[^.?!]{0,40}?"
+    r"(?:(?:only|just|nur|with|mit|on|auf)\s+(?:one|a single|1|einer|eine[rmn]?)\s+(?:single\s+|"
+    r"einzigen\s+|einzelnen\s+)?(?:card|gpu|karte|grafikkarte)\b|single[\s-]?(?:gpu|card)|"
+    r"one[\s-]gpu|einzelkarte)|"
+    r"(?:single[\s-]?(?:gpu|card)|one[\s-]gpu|einzelkarten)[\s-]+(?:\w+\s+){0,2}?"
+    r"(?:option|box|server|node|knoten|setup)[^.?!]{0,30}?(?:cheapest|günstigst\w*)"
+)
+
+
+def find_one_card(folded: str, u: Query) -> None:
+    """The cheapest pick asked on one card only ("falls nein: das günstigste mit nur einer
+    Karte?")."""
+    if _ONE_CARD_PICK_RX.search(folded):
+        u.constraints.one_card = True
+
+
 def find_by_much(folded: str, u: Query) -> None:
     """A comparison claim asked for a large difference ("is the H100 much faster?")."""
     if u.claim in ("faster", "cheaper", "costlier") and _BY_MUCH_RX.search(folded):
@@ -957,6 +975,7 @@ def find_all(folded: str, u: Query) -> None:
     find_claim(without_link_exclusion(folded), u)
     find_speed_asked(folded, u)
     find_by_much(folded, u)
+    find_one_card(folded, u)
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question

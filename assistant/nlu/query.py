@@ -165,6 +165,12 @@ class Constraints(BaseModel):
     min_memory_per_card_gb: float | None = Field(
         default=None, description="'at least 48 GB per card', 'Karten mit mindestens 80 GB'"
     )
+    one_card: bool = Field(
+        default=False,
+        description="'das günstigste mit nur einer Karte', 'cheapest single-GPU box': the pick "
+        "holds the model on one card (it depends on the model, so it filters the pick, not the "
+        "configurations considered)",
+    )
 
     def active(self) -> bool:
         return bool(

@@ -41,6 +41,7 @@ CONSTRAINTS: dict[str, str] = {
     "require_fp8": "require_fp8",
     "architectures": "architectures",
     "exclude_architectures": "exclude_architectures",
+    "one_card": "one_card",
 }
 #: reading fields no query holds (the reading's own)
 READING_ONLY = frozenset({"task", "budget_currency", "unread", "reader"})

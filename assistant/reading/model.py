@@ -167,6 +167,11 @@ class Reading(BaseModel):
     require_fp8: bool = False
     architectures: list[Architecture] = Field(default_factory=list)
     exclude_architectures: list[Architecture] = Field(default_factory=list)
+    one_card: bool = Field(
+        default=False,
+        description="the cheapest pick must hold the model on one card ('das günstigste mit nur "
+        "einer Karte', 'cheapest single-GPU option')",
+    )
 
     # ------------------------------------------------------------- measurements, pastes, scope
     measured: Measured = Field(default_factory=Measured)
