@@ -34,10 +34,11 @@ def test_the_load_a_count_implies_is_derived_as_the_rule_reader_does() -> None:
         Reading(task="serve", model="llama-3.3-70b", concurrent_sequences=1, workloads=["traffic"])
     )
     assert said.workloads == ["traffic"]  # what the reader said is kept
-    between = (FEW_AT_ONCE + TRAFFIC_AT_ONCE) // 2
-    if FEW_AT_ONCE < between < TRAFFIC_AT_ONCE:
-        q = to_query(Reading(task="serve", model="llama-3.1-8b", concurrent_sequences=between))
-        assert q.workloads == []  # in between: the load is not decided
+    # one threshold: fewer than TRAFFIC_AT_ONCE at once is a few, that many real traffic
+    for n, load in ((FEW_AT_ONCE, "low_concurrency"), (TRAFFIC_AT_ONCE, "traffic")):
+        q = to_query(Reading(task="serve", model="llama-3.1-8b", concurrent_sequences=n))
+        assert q.workloads == [load]
+    assert FEW_AT_ONCE + 1 == TRAFFIC_AT_ONCE  # no load left undecided in between
 
 
 def test_a_pair_claim_is_compared_with_what_it_refers_back_to() -> None:

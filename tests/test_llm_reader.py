@@ -225,7 +225,7 @@ def test_users_without_requests_at_once_are_sized_as_the_share_at_once(tmp_path:
     """The reader keeps people apart from requests at once; with only people said, the planner
     sizes for the share of them generating at once, marked assumed, as the rule reading does
     (50 staff on an L4: 5 sequences at once of 8k, which the L4's 21.6 GB do not hold)."""
-    from tools.load import concurrent_sequences
+    from tools.load import concurrent_sequences, traffic_of
 
     reading = {
         "task": "serve",
@@ -240,9 +240,10 @@ def test_users_without_requests_at_once_are_sized_as_the_share_at_once(tmp_path:
         answer = _assistant(tmp_path, server).ask(question)
     r = answer.reading
     assert (r.users, r.concurrent_sequences) == (50, concurrent_sequences(50)) == (50, 5)
-    # 5 at once is neither a few (<= 4) nor real traffic (>= 20): tools.load.traffic_of
+    # 5 at once is a few parallel requests (fewer than 10): tools.load.traffic_of
     assert r.assumed == ["concurrent_sequences"]
-    assert not {"traffic", "low_concurrency"} & set(r.workloads)
+    assert [w for w in r.workloads if w in ("traffic", "low_concurrency")] == [traffic_of(5)]
+    assert traffic_of(5) == "low_concurrency"
     fit = next(c for c in answer.tool_calls if c.name == "fit_check")
     assert fit.arguments["concurrency"] == 5
     row = next(x for x in fit.result["rows"] if x["configuration"] == "1x-l4")
