@@ -57,4 +57,20 @@ def errors(*codes: int, **descriptions: str) -> dict[int | str, dict[str, Any]]:
     return out
 
 
-EVENT_STREAM = {"text/event-stream": {"schema": {"type": "string"}}}
+#: one server-sent event, as the OpenAPI media-type registry models `text/event-stream` (each
+#: event an object of its fields; OpenAPI 3.2's `itemSchema`, which 3.0/3.1 tools such as
+#: schemathesis read from `schema`): the stream is a sequence of these, its `data` a JSON chunk
+#: or `[DONE]`
+EVENT_STREAM = {
+    "text/event-stream": {
+        "schema": {
+            "type": "object",
+            "properties": {
+                "event": {"type": "string"},
+                "data": {"type": "string"},
+                "id": {"type": "string"},
+                "retry": {"type": "integer", "minimum": 0},
+            },
+        }
+    }
+}
