@@ -431,3 +431,17 @@ def test_the_cheapest_with_only_one_card_is_a_pick_on_one_card(assistant) -> Non
     b = assistant.ask("cheapest box for qwen3 30b a3b in bf16, only one card please")
     (pick,) = _calls(b, "cheapest_fit")
     assert pick["cheapest"][0]["verdict"] == "fits_one_card"
+
+
+def test_two_of_them_after_a_fit_asks_the_fit_before_the_price(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask("can i run gemma 3 27b in fp8 on a single rtx 5090?")
+    a = assistant.ask(
+        "ok what about two of them, and what would that cost per month?",
+        session_id=first.session_id,
+    )
+    assert a.reading.configurations == ["2x-rtx-5090"]
+    assert [k.kind for k in a.reading.asks][:2] == ["fit", "price"]
+    rows = [r for f in _calls(a, "fit_check") for r in f["rows"]]
+    (row,) = [r for r in rows if r["configuration"] == "2x-rtx-5090"]
+    assert _first_word(a) == ("no" if row["verdict"] == "does_not_fit" else "yes")
+    assert [p.configuration for p in a.prices] == ["2x-rtx-5090"]

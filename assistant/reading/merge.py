@@ -456,14 +456,16 @@ _ON_HARDWARE_RX = re.compile(
 
 def _refit_at_precision(merged: Any, prev: Slots) -> None:
     """ "and in awq? what would the card cost?", "und auf einer A100 PCIe? wie schnell wäre es
-    da?" after a fit: the fit asked again at that precision or on that hardware leads, before
-    the other asks of the follow-up."""
+    da?", "what about two of them, and what would that cost?" after a fit: the fit asked again at
+    that precision or on that hardware leads, before the other asks of the follow-up."""
     if prev.intent != "fit" or any(a.kind == "fit" for a in merged.asks) or not merged.asks:
         return
     text = merged.question.lower()
     hardware = merged.cards or merged.card_families or merged.configurations
     at_precision = merged.precision and _AT_PRECISION_RX.search(text)
-    if not (at_precision or (hardware and _ON_HARDWARE_RX.search(text))):
+    # "ok what about two of them, and what would that cost?": the session's card at a count
+    other = _ON_HARDWARE_RX.search(text) or _N_OF_THEM_RX.search(text)
+    if not (at_precision or (hardware and other)):
         return
     merged.asks = [Ask(kind="fit"), *merged.asks]
     merged.intents = ["fit", *(i for i in merged.intents if i != "fit")]
