@@ -445,3 +445,23 @@ def test_two_of_them_after_a_fit_asks_the_fit_before_the_price(assistant) -> Non
     (row,) = [r for r in rows if r["configuration"] == "2x-rtx-5090"]
     assert _first_word(a) == ("no" if row["verdict"] == "does_not_fit" else "yes")
     assert [p.configuration for p in a.prices] == ["2x-rtx-5090"]
+
+
+def test_a_constraint_dropped_in_a_follow_up_is_not_kept(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask(
+        "whats the cheapest nvlink node that can do a full fine-tune of mistral 7b?"
+    )
+    assert first.reading.require_link == "nvlink"
+    a = assistant.ask(
+        "hm, too pricey. forget the training and the nvlink, only inference then - whats the "
+        "cheapest box that serves it?",
+        session_id=first.session_id,
+    )
+    assert a.reading.require_link is None and "nvlink" not in a.reading.intents
+    (pick,) = _calls(a, "cheapest_fit")
+    assert (
+        "require_link" not in pick.get("constraints", {}) or not pick["constraints"]["require_link"]
+    )
+    cheapest = pick["cheapest"][0]
+    assert cheapest["configuration"] in [p.configuration for p in a.prices]
+    assert not cheapest["interconnect"].startswith("nvlink")

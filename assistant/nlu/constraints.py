@@ -853,6 +853,14 @@ def find_claim(folded: str, u: Query) -> None:
             return
 
 
+# "forget the training and the nvlink", "vergiss das Budget", "never mind the NVLink": a
+# constraint of the session dropped (reading/merge.py), asked about by nothing
+DROPPED_RX = re.compile(
+    r"\b(?:forget|drop|never\s*mind|ignore|scrap|vergiss|vergesst|streich\w*)\b[^.?!]{0,40}?"
+    r"\b(nvlink|sxm|pcie|budget|price limit|preislimit)\b"
+)
+
+
 # "much faster?", "deutlich günstiger als": a comparison asked for a large difference
 _BY_MUCH_RX = re.compile(
     r"\b(?:much|way|far|a lot|lots|significantly|noticeably|considerably|substantially|viel|"

@@ -204,8 +204,10 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         u.outside, rest = find_outside(prose, spans, sizing=u.has_subject)
         if u.outside:
             u.asked_text = rest
-        # "they said they do not care about price for now": the price is not asked
-        return _PRICE_NOT_ASKED_RX.sub(lambda m: " " * len(m.group(0)), rest)
+        # "they said they do not care about price for now": the price is not asked; "forget the
+        # nvlink": the link dropped is not asked about
+        rest = _PRICE_NOT_ASKED_RX.sub(lambda m: " " * len(m.group(0)), rest)
+        return constraints.DROPPED_RX.sub(lambda m: " " * len(m.group(0)), rest)
 
     def _ask_neighbours(self, u: Query) -> None:
         """Where the keyword intents fall back to a catch-all, the nearest paraphrases decide."""

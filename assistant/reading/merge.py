@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from assistant.nlu.asks import BARE_K_RX, find_asks
-from assistant.nlu.constraints import find_users_factor
+from assistant.nlu.constraints import DROPPED_RX, find_users_factor
 from assistant.nlu.lexicon import _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.workloads import serving_only
@@ -535,6 +535,21 @@ def _kept_workload(u: Any, prev: Slots) -> dict[str, Any]:
     return update
 
 
+_DROPPED_FIELD = {"nvlink": "require_link", "sxm": "require_link", "pcie": "require_link"}
+
+
+def _without_dropped(kept: Any, folded: str) -> Any:
+    """The session's constraints less those the follow-up drops ("forget the nvlink, only
+    inference then: the cheapest box?")."""
+    update: dict[str, Any] = {}
+    for m in DROPPED_RX.finditer(folded):
+        field = _DROPPED_FIELD.get(m.group(1), "budget_usd_month")
+        update[field] = None
+        if field == "require_link":
+            update["exclude_link"] = None
+    return kept.model_copy(update=update) if update else kept
+
+
 #: the slots a follow-up keeps from the session when it says nothing of them
 _KEPT_WHEN_UNSAID = (
     "precision",
@@ -554,7 +569,8 @@ def _kept_load(u: Any, prev: Slots) -> dict[str, Any]:
         if getattr(u, name) is None and getattr(prev, name)
     }
     if not u.constraints.active() and prev.constraints:
-        update["constraints"] = type(u.constraints).model_validate(prev.constraints)
+        kept = type(u.constraints).model_validate(prev.constraints)
+        update["constraints"] = _without_dropped(kept, _fold(u.question))
     if u.users is None and prev.users and u.concurrency is None:
         update.update(users=prev.users, concurrency=prev.concurrency)
         factor = find_users_factor(_fold(u.question))
