@@ -606,6 +606,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Every pair shows `{label}`, as this node's NVLink board should.",
         "Jedes Paar zeigt `{label}`, wie es das NVLink-Board dieses Knotens soll.",
     ),
+    "topo_board_split": (
+        "This board has no NVSwitch: each card splits its {links} NVLink links over its {peers} "
+        "peers, {per} per pair (`NV{per}`). `NV{full}` on every pair is what an 8-card NVSwitch "
+        "board shows, where every card reaches the others through the switches.",
+        "Dieses Board hat keinen NVSwitch: Jede Karte teilt ihre {links} NVLink-Links auf ihre "
+        "{peers} Nachbarn auf, {per} pro Paar (`NV{per}`). `NV{full}` auf jedem Paar zeigt ein "
+        "8-Karten-Board mit NVSwitch, auf dem jede Karte die anderen über die Switches erreicht.",
+    ),
     "topo_uniform": (
         "Every pair shows `{label}` where this node's board shows `{expected}`: the same "
         "shortfall on every pair points to another board or the wrong machine rather than a "

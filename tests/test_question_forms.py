@@ -465,3 +465,25 @@ def test_a_constraint_dropped_in_a_follow_up_is_not_kept(assistant) -> None:  # 
     cheapest = pick["cheapest"][0]
     assert cheapest["configuration"] in [p.configuration for p in a.prices]
     assert not cheapest["interconnect"].startswith("nvlink")
+
+
+def test_a_healthy_four_card_board_says_why_it_shows_fewer_links(assistant, deps) -> None:  # type: ignore[no-untyped-def]
+    cat = deps.catalog
+    cfg = next(
+        c
+        for c in cat.configurations.values()
+        if c.count == 4 and c.nvswitch is False and c.topo_label
+    )
+    links = cat.gpus[cfg.gpu].nvlink_links
+    label = cfg.topo_label
+    assert label == f"NV{links // 3}"
+    names = [f"GPU{i}" for i in range(4)]
+    rows = ["\t" + "\t".join(names)]
+    rows += [
+        n + "\t" + "\t".join(" X " if j == i else label for j in range(4))
+        for i, n in enumerate(names)
+    ]
+    a = assistant.ask(f"our {cfg.id} shows this, ok?\n\n" + "\n".join(rows))
+    (res,) = _calls(a, "check_topology_output")
+    assert res["status"] == "ok"
+    assert f"`NV{links}`" in a.answer and f"`{label}`" in a.answer

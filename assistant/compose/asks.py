@@ -15,7 +15,6 @@ quotes, the precisions it timed. Each answer makes its own tool call:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from assistant.compose.base import ComposerBase
@@ -145,7 +144,7 @@ class AsksMixin(ComposerBase):
         quoted = {q["configuration"] for r in quotes for q in r.get("quotes", [])}
         if not all(c in quoted for c in nodes):
             return False
-        if len(nodes) != 2 or not _DIFFERENCE_ASKED_RX.search(u.question.lower()):
+        if len(nodes) != 2 or "difference_asked" not in u.topics:
             return True
         diffs = [
             usd(r["difference_usd_per_month"]) for r in quotes if r.get("difference_usd_per_month")
@@ -307,7 +306,7 @@ class AsksMixin(ComposerBase):
         # ("ist 4x L40S das günstigste für X?" asks whether it is the pick, not whether it fits;
         # "a 4090 would do? if not, what's the cheapest?" asks the fit)
         picks = flow.name in ("cheapest", "constrained_pick") and bool(u.configurations)
-        picks = picks and bool(_IS_THE_CHEAPEST_RX.search(u.question.lower()))
+        picks = picks and "is_the_cheapest" in u.topics
         asked = stated or (flow.claim == "fits" and u.yes_no and u.claim is None and not picks)
         if not (named and asked) or self._training(u) or u.adapter or u.models[1:]:
             return False  # training and several models have verdicts of their own
@@ -469,20 +468,6 @@ class AsksMixin(ComposerBase):
                     )
                 ]
             )
-
-
-# "is 4x L40S the cheapest you have?", "ist das wirklich das günstigste?": the node is the pick
-_IS_THE_CHEAPEST_RX = re.compile(
-    r"\b(?:is|are|ist|sind|wäre|would be)\b[^?.]{0,40}?\b(?:the|das|der|die|den)\s+"
-    r"(?:cheapest|günstigste\w*|billigste\w*|preiswerteste\w*)"
-)
-
-
-# the difference between two prices is asked for itself
-_DIFFERENCE_ASKED_RX = re.compile(
-    r"preisunterschied|price difference|difference in (?:the )?price|unterschied im preis|"
-    r"how much (?:more|less|cheaper)|by how much|um wie ?viel|wie ?viel (?:mehr|teurer|günstiger)"
-)
 
 
 _DIAGNOSES = frozenset(

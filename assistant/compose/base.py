@@ -282,7 +282,7 @@ class ComposerBase:
         about = None
         if model["kind"] != "llm" or model.get("active_params_b"):
             about = sections.about(guide, d.lang, names)  # "### FLUX.1", "### DeepSeek V3"
-        if about is not None and not re.search(r"kv[\s-]*cache", u.question.lower()):
+        if about is not None and "kv_cache" not in u.topics:
             return d.cite_passage(about)
         if model["kind"] != "llm":
             # the guide says "SDXL", the catalog "Stable Diffusion XL 1.0": try the short forms
@@ -292,7 +292,7 @@ class ComposerBase:
                     return d.cite_passage(p)
             return d.cite("short-answer", guide="gpu-for-flux-sdxl")
         if model.get("active_params_b"):
-            if re.search(r"kv[\s-]*cache", u.question.lower()):
+            if "kv_cache" in u.topics:
                 return d.cite("kv-cache", guide="mixture-of-experts")
             name = re.escape(str(model["name"]).split(" ")[0])
             return d.cite_passage(sections.find("mixture-of-experts", d.lang, name))

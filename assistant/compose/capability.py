@@ -71,9 +71,8 @@ class CapabilityMixin(ComposerBase):
 
     def _asked_cards(self, u: Query) -> list[str]:
         cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
-        q = u.question.lower()
         gpus = self.deps.catalog.gpus
-        if re.search(r"\bampere\b", q):  # the catalog's Ampere cards: the ones without FP8
+        if "ampere" in u.topics:  # the catalog's Ampere cards: the ones without FP8
             cards += [g for g, spec in gpus.items() if not spec.fp8_native]
         return list(dict.fromkeys(c for c in cards if c in gpus))
 

@@ -85,7 +85,7 @@ class CardsMixin(ComposerBase):
                 [", ".join(names[:-1]), names[-1]] if len(names) > 1 else names
             )
             d.add(t(d.lang, "cards_with", mem=gb(d.lang, mem), names=joined))
-        if cards and re.search(r"bandwidth|bandbreite", u.question.lower()):
+        if cards and "bandwidth" in u.topics:
             c = res["cards"][0]
             d.add(
                 t(

@@ -25,7 +25,6 @@ from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
 from assistant.compose.guides import _excerpt
 from assistant.nlu import Query
-from assistant.nlu.asks import _WH_RX
 from assistant.texts import follow_up, gb, precision_label, render
 
 FLUX_GUIDE = "gpu-for-flux-sdxl"
@@ -233,8 +232,6 @@ _IMAGE_WORDS = re.compile(
     r"\b(?:image|images|video\w*|bild\w*|diffusion|flux|sdxl|stable diffusion|wan|comfyui|"
     r"render\w*)\b"
 )
-_WHY_RX = re.compile(r"\b(?:why|warum|wieso|weshalb|how come)\b", re.IGNORECASE)
-_DIFFERENCE_RX = re.compile(r"\b(?:difference|differ|unterschied\w*|unterscheid\w*)\b")
 _COUNT_X_GB = re.compile(r"(?<![\d.,])([2-8])\s*(?:x|×|\*)\s*(\d{2,3})\s*gb\b")
 _LLM_WORDS = re.compile(r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?)\b")
 
@@ -265,7 +262,7 @@ class ClaimsMixin(ComposerBase):
         why / what question, which asks for the reason rather than a verdict)."""
         verdict = holds != u.claim_negated
         d.verdict = verdict
-        if _WH_RX.search(u.question) or _WHY_RX.search(u.question):
+        if "wh_question" in u.topics:  # "why …?" asks the reason, not a verdict
             return ""
         return p(d.lang, "yes" if verdict else "no") + " — "
 
@@ -478,7 +475,7 @@ class ClaimsMixin(ComposerBase):
         if not (u.model or u.params_b):
             d.add(p(d.lang, "example_model"))
         d.add(p(d.lang, "size_why") + d.cite("why-smallest-is-not-smallest", guide=QUANT_GUIDE))
-        if u.explain and _DIFFERENCE_RX.search(u.question.lower()):
+        if u.explain and "difference" in u.topics:
             self._general(d, u)  # "what is the difference between …, and why is … bigger?"
         d.suggest(follow_up(d.lang, "fit_example"))
 

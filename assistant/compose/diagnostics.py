@@ -105,6 +105,7 @@ class DiagnosticsMixin(ComposerBase):
             label = labels.pop()
             if label.startswith("NV"):  # "alles ok so?": the label every pair shows, as expected
                 d.add(t(d.lang, "topo_all_as_expected", label=label))
+                self._board_note(d, cfg, label)
         if len(bad) == len(pairs) > 1 and len({p["label"] for p in bad}) == 1:
             # "NV12" on all 28 pairs of an 8x H100 SXM5: another board or machine, likelier
             # than 28 links down one by one
@@ -119,6 +120,20 @@ class DiagnosticsMixin(ComposerBase):
             d.add(t(d.lang, "topo_report"))
         d.add(t(d.lang, "topo_legend"))
         d.suggest(follow_up(d.lang, "topology"))
+
+    def _board_note(self, d: Draft, cfg: str | None, label: str) -> None:
+        """A 4-card board without NVSwitch shows fewer links per pair than an 8-card NVSwitch
+        board (NV6 against NV18 on H100 SXM5): each card splits its links over its peers. Said
+        from the catalog, since the guide names only the NVSwitch label."""
+        cat = self.deps.catalog
+        c = cat.configurations.get(cfg) if cfg else None
+        links = cat.gpus[c.gpu].nvlink_links if c is not None else None
+        if c is None or c.nvswitch or not links or c.count < 2:
+            return
+        per = links // (c.count - 1)
+        if label != f"NV{per}":
+            return
+        d.add(t(d.lang, "topo_board_split", links=links, peers=c.count - 1, per=per, full=links))
 
     def _topology_described(self, d: Draft, u: Query) -> None:
         """A topology described in words: the label between the cards of a named node, judged by

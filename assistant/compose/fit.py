@@ -15,7 +15,6 @@ from assistant.compose.draft import CASE_ANCHORS, Draft
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, smart, t
 
-_QLORA = re.compile(r"\bqlora\b")
 #: "LoRA in 4-bit": a 4-bit base is QLoRA
 _FOUR_BIT = frozenset({"awq", "gptq", "gguf-q4_k_m"})
 
@@ -85,12 +84,7 @@ class FitMixin(ComposerBase):
 
     def _kv_lead(self, d: Draft, u: Query, fit: dict[str, Any], topic: str) -> None:
         """ "How much does the KV cache of X take at full context?": that figure first."""
-        q = u.question.lower()
-        if not (
-            fit.get("kv_bytes_per_token")
-            and re.search(r"kv[\s-]*cache", q)
-            and re.search(r"how much|how big|wie viel|wie groß|take|braucht|belegt|size", q)
-        ):
+        if not (fit.get("kv_bytes_per_token") and "kv_cache_size" in u.topics):
             return
         d.add(
             t(
@@ -404,12 +398,11 @@ class FitMixin(ComposerBase):
         serving fit: the card asked about (or the cheapest one-card node), the breakdown, the
         assumptions and the training rule."""
         model = self._model_name(fit, d.lang)
-        q = u.question.lower()
         # QLoRA means a 4-bit base: "LoRA in 4-bit" is QLoRA, "in BF16" (not naming QLoRA) LoRA
         qlora = u.adapter == "qlora"
         if u.precision in _FOUR_BIT:
             qlora = True
-        elif u.precision in ("bf16", "fp16") and not _QLORA.search(q):
+        elif u.precision in ("bf16", "fp16") and "qlora_named" not in u.topics:
             qlora = False
         method = "qlora" if qlora else "lora"
         rank = u.lora_rank  # said now or earlier in the conversation (nlu, sessions)

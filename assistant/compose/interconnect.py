@@ -5,7 +5,6 @@ pasted all_reduce_perf output judged against the node's rated bandwidth.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from assistant.compose.base import ComposerBase, generic_name
@@ -22,8 +21,7 @@ class InterconnectMixin(ComposerBase):
     def _link_facts(self, d: Draft, u: Query) -> None:
         cfgs = list(u.configurations)
         cat = self.deps.catalog
-        q = u.question.lower()
-        if u.gen4 and re.search(r"gen\s*5|pcie\s*5", q):
+        if u.gen4 and "gen5_named" in u.topics:
             # "... in the Gen4 chassis than a Gen5 node": the same card in both chassis
             for cid in list(cfgs):
                 twin = cid.removesuffix("-gen4")
@@ -66,9 +64,7 @@ class InterconnectMixin(ComposerBase):
                 )
         nodes = facts.get("nodes") or []
         kinds = {str(n["link"]["id"]).startswith("nvlink") for n in nodes}
-        yes_no = re.match(
-            r"\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b", q
-        )
+        yes_no = "verb_first" in u.topics
         d.verdict = _named_link_verdict(u, nodes)
         one_link = len(nodes) >= 2 and len({n["link"]["id"] for n in nodes}) == 1
         if one_link:
@@ -86,7 +82,7 @@ class InterconnectMixin(ComposerBase):
             nodes
             and len(kinds) == 1
             and yes_no
-            and re.search(r"nvlink|sxm", q)
+            and "nvlink_named" in u.topics
             and d.verdict is None  # a named generation ("NVLink 4?") is answered by its verdict
         ):
             # "Do H200s have NVLink?": answer it first
@@ -110,7 +106,7 @@ class InterconnectMixin(ComposerBase):
         )
         if tp is not None:
             model = str(tp["model"]["name"])
-            if re.search(r"\blayers?\b", u.question.lower()) and tp["model"].get("layers"):
+            if "layers" in u.topics and tp["model"].get("layers"):
                 d.add(t(d.lang, "tp_layers", model=model, layers=tp["model"]["layers"]))
             d.add(
                 t(d.lang, "tp_syncs", layers=tp["syncs_per_token"], model=model)

@@ -5,7 +5,6 @@ all-reduce, and the SXM node with its PCIe counterpart for the same job.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -31,11 +30,7 @@ class NvlinkMixin(ComposerBase):
             d.suggest(follow_up(d.lang, "price_example"))
             return
         if {"diffusion", "rendering"} & w and not (model_arg and self._is_llm(model_arg)):
-            either_or = re.search(
-                r"(?:sxm|nvlink)\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\bpcie|"
-                r"pcie\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\b(?:sxm|nvlink)",
-                u.question.lower(),
-            )
+            either_or = "link_either_or" in u.topics  # "SXM or PCIe for FLUX?"
             key = "nvlink_diffusion_pcie" if either_or else "nvlink_diffusion"
             d.add(t(d.lang, key) + d.cite("diffusion-and-rendering"))
             if model_arg:

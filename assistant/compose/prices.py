@@ -133,10 +133,7 @@ class PricesMixin(ComposerBase):
             d.add(f"**{t(d.lang, key, label=d.link(cid), price=d.price(cid))}**")
         else:
             d.add(f"**{d.link(cid)}: {d.price(cid)}**")
-        per_card = re.search(
-            r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)", u.question.lower()
-        )
-        if per_card and q["count"] > 1:
+        if "per_card" in u.topics and q["count"] > 1:
             d.add(t(d.lang, "price_per_card", per=usd(q["usd_per_card_month"])))
         node = next((c.result for c in reversed(d.calls) if c.name == "interconnect_facts"), None)
         if not node:
@@ -495,8 +492,7 @@ class PricesMixin(ComposerBase):
         """'The cheapest node (with NVLink / within my constraints)': no model to size. Within
         constraints, `nodes_within` names the cheapest node meeting all of them and the cheaper
         node each constraint alone excluded."""
-        q = u.question.lower()
-        nvlink = bool(re.search(r"nvlink|\bsxm", q)) and not u.constraints.exclude_link
+        nvlink = "nvlink_named" in u.topics and not u.constraints.exclude_link
         args = constraint_args(u)
         if nvlink and "require_link" not in args:
             args["require_link"] = "nvlink"

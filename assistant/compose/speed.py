@@ -4,23 +4,12 @@ and how many sequences or how long a context fit beside the weights.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
-
-# "what's the max context …", "wie lang darf der Kontext sein": the longest context leads
-_ASKS_CONTEXT = re.compile(
-    r"(?:max\w*|longest|längste\w*|how long|wie lang\w*|how much|wie ?viel)\b.{0,25}"
-    r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
-)
-
-
-#: "how many at once", "wie viele gleichzeitig": the count of sequences is what is asked
-_HOW_MANY_RX = re.compile(r"\bhow many\b|\bwie ?viele\b")
 
 
 def context_unknown(u: Query) -> bool:
@@ -29,12 +18,12 @@ def context_unknown(u: Query) -> bool:
     ("with 32k context each, how many at once?") leaves the count unknown, a count at once
     given ("10 at once: how much context?") the context; with neither or both, a context
     ask leads with the context."""
-    if _ASKS_CONTEXT.search(u.question.lower()):
+    if "longest_context" in u.topics:  # "what's the max context …", "wie lang darf …"
         return True
     given = u.context_tokens is not None or u.full_context
     if given != (u.concurrency is not None):
         return not given  # one of the two given: the other is the unknown
-    if _HOW_MANY_RX.search(u.question.lower()):
+    if "how_many" in u.topics:
         return False  # "and how many at once?": the count
     return any(a.kind == "context" for a in u.asks)
 

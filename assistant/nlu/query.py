@@ -105,6 +105,25 @@ Topic = Literal[
     "spec_has",  # "how much … does it have", "what is", "welche"
     "which_cards",  # "which GPUs …", "welche Karten …"
     "tag_question",  # "…, oder?", "…, right?"
+    # cues for how an answer leads (assistant/nlu/topics.py CUES; derived from the text for any
+    # reader by reading/convert.to_query, so the planner reads no text)
+    "longest_context",  # "what's the max context …", "wie lang darf der Kontext sein"
+    "how_many",  # "how many at once", "wie viele gleichzeitig"
+    "is_the_cheapest",  # "is 4x L40S the cheapest you have?": the node named is the pick asked
+    "difference_asked",  # "Preisunterschied", "by how much": the difference of two prices
+    "kv_cache",  # the KV cache named
+    "kv_cache_size",  # "how much does the KV cache take": its size asked
+    "bandwidth",  # a card's bandwidth asked
+    "layers",  # the model's layers named
+    "wh_question",  # "why …", "what …": a reason or a figure asked, not a yes or no
+    "difference",  # "what is the difference between …": the concept asked beside a claim
+    "ampere",  # the Ampere generation named ("FP8 on Ampere?")
+    "qlora_named",  # "QLoRA" said in this question (a 4-bit base, whatever precision is named)
+    "gen5_named",  # PCIe Gen5 named beside a Gen4 chassis
+    "nvlink_named",  # NVLink or SXM named
+    "link_either_or",  # "SXM or PCIe?", "PCIe vs NVLink"
+    "per_card",  # "per GPU", "pro Karte": a price per card asked
+    "verb_first",  # "Do H200s have NVLink?", "Hat die …": a question opened by its verb
 ]
 
 

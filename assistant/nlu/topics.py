@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.nlu.asks import is_yes_no
+from assistant.nlu.asks import _WH_RX, is_yes_no
 from assistant.nlu.query import Query, Topic
 
 _VERSUS = re.compile(
@@ -122,6 +122,70 @@ _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
 )
 
 
+_KV_CACHE = re.compile(r"kv[\s-]*cache")
+#: cue topics: how the words ask for the answer to lead (read from the text by any reader's
+#: `to_query`, so the planner's choices come from the reading, not the text)
+CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
+    (
+        "longest_context",
+        re.compile(
+            r"(?:max\w*|longest|längste\w*|how long|wie lang\w*|how much|wie ?viel)\b.{0,25}"
+            r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
+        ),
+    ),
+    ("how_many", re.compile(r"\bhow many\b|\bwie ?viele\b")),
+    (
+        "is_the_cheapest",
+        re.compile(
+            r"\b(?:is|are|ist|sind|wäre|would be)\b[^?.]{0,40}?\b(?:the|das|der|die|den)\s+"
+            r"(?:cheapest|günstigste\w*|billigste\w*|preiswerteste\w*)"
+        ),
+    ),
+    (
+        "difference_asked",
+        re.compile(
+            r"preisunterschied|price difference|difference in (?:the )?price|unterschied im "
+            r"preis|how much (?:more|less|cheaper)|by how much|um wie ?viel|"
+            r"wie ?viel (?:mehr|teurer|günstiger)"
+        ),
+    ),
+    ("kv_cache", _KV_CACHE),
+    ("bandwidth", re.compile(r"bandwidth|bandbreite")),
+    ("layers", re.compile(r"\blayers?\b")),
+    ("wh_question", re.compile(_WH_RX.pattern + r"|\b(?:why|warum|wieso|weshalb|how come)\b")),
+    ("difference", re.compile(r"\b(?:difference|differ|unterschied\w*|unterscheid\w*)\b")),
+    ("ampere", re.compile(r"\bampere\b")),
+    ("qlora_named", re.compile(r"\bqlora\b")),
+    ("gen5_named", re.compile(r"gen\s*5|pcie\s*5")),
+    ("nvlink_named", re.compile(r"nvlink|\bsxm")),
+    (
+        "link_either_or",
+        re.compile(
+            r"(?:sxm|nvlink)\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\bpcie|"
+            r"pcie\b.{0,12}\b(?:or|oder|vs\.?|versus)\b.{0,12}\b(?:sxm|nvlink)"
+        ),
+    ),
+    ("per_card", re.compile(r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)")),
+    (
+        "verb_first",
+        re.compile(r"^\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b"),
+    ),
+)
+
+
+_SIZE_WORDS = re.compile(r"how much|how big|wie viel|wie groß|take|braucht|belegt|size")
+
+
+def cue_topics(text: str) -> list[Topic]:
+    """The cue topics the words of `text` carry (`CUES`); "kv_cache_size" when the KV cache is
+    named and its size asked ("how much does the KV cache take?")."""
+    q = text.lower()
+    found: list[Topic] = [name for name, rx in CUES if rx.search(q)]
+    if "kv_cache" in found and _SIZE_WORDS.search(q):
+        found.append("kv_cache_size")
+    return found
+
+
 def described_topo(question: str) -> re.Match[str] | None:
     """'... shows PHB between all cards in topo -m': the label (upper case as printed)."""
     if not _DESCRIBED_TOPO.match(question.lower()):
@@ -148,5 +212,5 @@ def find_topics(u: Query) -> None:
         topics.append("card_spec")
     if _TAG_QUESTION.search(u.question):
         topics.append("tag_question")
-    u.topics = topics
+    u.topics = [*topics, *cue_topics(u.question)]
     u.yes_no = is_yes_no(u.question)

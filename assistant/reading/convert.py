@@ -19,6 +19,7 @@ from assistant.nlu.claims import states_active_memory
 from assistant.nlu.constraints import GGUF_OF
 from assistant.nlu.lexicon import _fold
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
+from assistant.nlu.topics import cue_topics
 from assistant.nlu.workloads import LOAD_DECIDED
 from assistant.reading.model import Reading, Task
 from tools.load import concurrent_sequences, traffic_of
@@ -94,6 +95,9 @@ def to_query(r: Reading) -> Query:
         data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
         data["adapter"] = None
     data.update(_load_of(r, data["workloads"]))
+    # how the words ask the answer to lead ("max context?", "is it the cheapest?"): cue topics
+    # from the text, for a reader that states the asks but not these (nlu/topics.py CUES)
+    data["topics"] = list(dict.fromkeys([*r.topics, *cue_topics(r.text or "")]))
     if r.claim == "fits" and r.model and states_active_memory(_fold(r.text or "")):
         # "only 3B params are active, so it fits on one 4090, right?": a fit claim argued from
         # the active parameters is the mechanism claim, however the reader filed it
