@@ -487,3 +487,56 @@ def test_a_healthy_four_card_board_says_why_it_shows_fewer_links(assistant, deps
     (res,) = _calls(a, "check_topology_output")
     assert res["status"] == "ok"
     assert f"`NV{links}`" in a.answer and f"`{label}`" in a.answer
+
+
+# ---- blind-63/64, first run: reader families
+
+
+def test_und_ohne_nvlink_after_the_cheapest_asks_it_again_without(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask("was ist der günstigste server MIT nvlink für llama 3.3 70b?")
+    a = assistant.ask("und ohne nvlink?", session_id=first.session_id)
+    assert a.reading.intents[0] == "cheapest" and a.reading.exclude_link == "nvlink"
+    (pick,) = _calls(a, "cheapest_fit")
+    assert not pick["cheapest"][0]["interconnect"].startswith("nvlink")
+
+
+def test_still_the_same_asks_whether_the_pick_is_unchanged(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask("whats the cheapest node that runs mistral small 24b?")
+    one = assistant.ask(
+        "hm id rather not split it. cheapest with the whole model on one card?",
+        session_id=first.session_id,
+    )
+    before = _calls(one, "cheapest_fit")[-1]["cheapest"][0]["configuration"]
+    for q in (
+        "still the same if i need 32k context?",
+        "still the same if 20 people use it at the same time with 32k context?",
+    ):
+        a = assistant.ask(q, session_id=one.session_id)
+        now = _calls(a, "cheapest_fit")[-1]["cheapest"][0]["configuration"]
+        assert _first_word(a) == ("yes" if now == before else "no"), q
+        before = now
+
+
+def test_a_reported_question_names_the_model_and_one_of_our_cards(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand(
+        "relaying from a chat: guy asks if Pythia 12B would run on one of our L4s. we dont "
+        "have that one in the catalog right?"
+    )
+    assert (u.unknown_model, u.params_b, u.count) == ("Pythia 12B", 12.0, 1)
+    assert nlu.understand("one of your H100 nodes for llama 70b?").count is None
+
+
+def test_the_variant_said_after_a_card(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand("can we QLoRA Llama 3.3 70B on a single A100 80GB (the PCIe one)?")
+    assert (u.cards, u.card_families, u.intents[0]) == (["a100-pcie"], [], "fit")
+    both = nlu.understand(
+        "We serve Llama 3.3 70B, 30 requests at the same time. Is the 4x A100 PCIe enough for "
+        "that, or do we\nreally need the SXM one?"
+    )
+    assert both.configurations == ["4x-a100-pcie", "4x-a100-sxm4"]
+    assert both.claim == "pcie_enough"  # the first alternative, across the wrapped line
+    family = nlu.understand(
+        "a full fine-tune of Llama 3.1 8B on a 4x A100 node. Is the PCIe version fine or do we "
+        "really need the SXM one?"
+    )
+    assert family.card_families == ["a100"] and "nvlink" in family.intents

@@ -640,7 +640,7 @@ class PricesMixin(ComposerBase):
             u.constraints.exclude_link or ""
         )
         # "the cheapest single card for X": only where it fits on one card
-        one_card = u.count == 1 and not u.configurations and not u.cards
+        one_card = (u.count == 1 and not u.configurations and not u.cards) or u.constraints.one_card
         res = self._call_cheapest(d, u, interconnect=interconnect, one_card=one_card or None)
         if res is None:
             self._general(d, u)

@@ -707,6 +707,9 @@ def find_measurements(folded: str, u: Query) -> None:
 _CLAIMS: tuple[tuple[Claim, str], ...] = (
     (
         "pcie_enough",
+        # "Is the 4x A100 PCIe enough, or do we really need the SXM one?": the first alternative
+        r"\b(?:enough|sufficient|genug|ausreichend|reicht|reichen)\b[^?]{0,40}\b(?:or|oder)\b"
+        r"[^?]{0,30}\b(?:need|brauch\w*|benötig\w*|must|müssen)\b[^?]{0,25}\b(?:sxm|nvlink)|"
         r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,5}?(?<!a100 )(?<!h100 )pcie|"
         r"(?<!a100 )(?<!h100 )pcie\s+(?:\w+\s+){0,4}?(?:enough|sufficient|ok\b|okay|fine|"
         r"good enough|ausreichend|"
@@ -826,6 +829,10 @@ def find_claim(folded: str, u: Query) -> None:
     """The claim a yes/no answers: the first of _CLAIMS that the question states; in an
     alternative question ('is that normal or is something broken?') the one stated first, since
     'yes' answers the first alternative."""
+    from assistant.nlu.asks import _WRAPPED_RX, is_yes_no  # asks reads this module's patterns
+
+    # an e-mail wrapped at 72 characters: "… or do we\nreally need the SXM one?" is one question
+    folded = _WRAPPED_RX.sub(" ", folded)
     # "ok and if it's only inference …", "gut, und …": an opening interjection claims nothing
     folded = _OPENING_RX.sub(lambda m: " " * len(m.group(0)), folded, count=1)
     # "on a single 8x H100 SXM box, or do we need …": a card's name is not the link asked about
@@ -837,7 +844,6 @@ def find_claim(folded: str, u: Query) -> None:
     asked = [
         q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip() and not _VERIFY_RX.match(q)
     ]
-    from assistant.nlu.asks import is_yes_no  # asks reads this module's patterns
 
     # a statement's claim ("FP8 is fine for us") is the question's only when the question is a
     # yes/no one ("… Do we?") or there is no question ("The H200 is just an H100 with more RAM")

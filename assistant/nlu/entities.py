@@ -16,11 +16,13 @@ from assistant.nlu.lexicon import (
     _NUM,
     _PARAMS_RX,
     _PRECISION_RX,
+    VARIANT_PHRASE_RX,
     _find_cards,
     _fold,
     _norm_alias,
     _number,
     _to_int,
+    attached_variant,
 )
 from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.typos import DOMAIN_WORDS
@@ -31,7 +33,19 @@ _VARIANT_GEN_RX = re.compile(r"(?<![\w-])sxm([45])\b")
 
 def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Query) -> None:
     """ "Reicht euer 4x A100 PCIe oder brauchen wir das SXM4-Modell?": the other variant of the
-    card named, by its generation alone (a bare "SXM" asks about the link, not a node)."""
+    card named, by its generation alone (a bare "SXM" asks about the link, not a node); "a
+    single A100 80GB (the PCIe one)": the family's variant said after it."""
+    for _start, end, fam in spans:
+        said = attached_variant(folded, end) if fam in CARD_FAMILIES else None
+        variant = [c for c in CARD_FAMILIES.get(fam, ()) if said and said.group(1)[:3] in c]
+        if len(variant) == 1 and fam in u.card_families:
+            _add_new(u.cards, variant)
+            u.card_families.remove(fam)
+    other = VARIANT_PHRASE_RX.search(folded)
+    kind = other.group(1)[:3] if other and not u.card_families else ""
+    for card in list(u.cards) if kind else []:  # "the 4x A100 PCIe, or the SXM one?": its twin
+        family = next((f for f in CARD_FAMILIES.values() if card in f), ())
+        _add_new(u.cards, [c for c in family if kind in c and c != card])
     for m in _VARIANT_GEN_RX.finditer(folded):
         if any(s <= m.start() < e for s, e, _ in spans):
             continue
@@ -561,7 +575,10 @@ _NOT_NAME_WORDS = frozenset(
         "model models modell modelle llm few many some users people leute nutzer training "
         "inference cards gpus karten context kontext tokens batch only just nur around roughly "
         "approx approximately rund knapp we i you they us it wir ich sie es man try use "
-        "using nutzen betreiben hosten test testen",
+        "using nutzen betreiben hosten test testen "
+        # "guy asks if Pythia 12B would run …", "er fragt, ob Pythia 12B …": a reported question
+        "if whether ob asks ask asked fragt fragen fragte wonders wondering wants wanted know "
+        "wissen says said meint meinte",
     )
 )
 #: one word of a model's name: a letter first ("Pythia", "OLMo", "Mamba-2", "R1")
@@ -680,8 +697,13 @@ def _count_before_card(folded: str, start: int, end: int, u: Query, cid: str = "
         r"\b(?:one|eine[rnm]?)\s+(?:of|von)\s+(?:your|the|our|these|those|ihren|euren|"
         r"den|diesen)\s+(?:nvidia\s+)?$",
         before,
-    ) and re.match(r"\s*(?:cards?|gpus?|karten)", folded[end:]):
-        return 1  # "one of your L4 cards": one card
+    ) and not re.match(
+        r"s?\s*(?:sxm\d?|pcie)?\s*(?:nodes?|servers?|machines?|box(?:es)?|systems?|knoten)\b",
+        folded[end:],
+    ):
+        return (
+            1  # "one of your L4 cards", "one of our L4s": one card (not "one of your H100 nodes")
+        )
     m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
         # "auf rtx4090 möglich?", "70b on 4090?": a card named bare after "on" is one card

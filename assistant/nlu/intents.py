@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.nlu.constraints import without_link_exclusion
-from assistant.nlu.lexicon import _find_cards
+from assistant.nlu.lexicon import _find_cards, attached_variant
 from assistant.nlu.query import Intent, Query
 
 # --------------------------------------------------------------------------- intents
@@ -408,6 +408,9 @@ def _without_card_names(folded: str) -> str:
     """ "8x H100 SXM5" names a card, it doesn't ask about the interconnect: the names blanked."""
     no_cards = folded
     for start, end, _cid in reversed(_find_cards(folded)):
+        # "A100 80GB (the PCIe one)": the variant said of the card is part of its name
+        said = attached_variant(folded, end)
+        end = said.end() if said else end
         no_cards = no_cards[:start] + " gpu " + no_cards[end:]
     return re.sub(r"\b\d+x-[a-z0-9-]+\b", " gpu ", no_cards)
 

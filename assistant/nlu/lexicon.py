@@ -177,6 +177,22 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
 
 # --------------------------------------------------------------------------- models & figures
 
+#: "(the PCIe one)", "die SXM-Variante", "the sxm4 version": which variant of a card family
+VARIANT_PHRASE_RX = re.compile(
+    r"\b(?:the\s+|die\s+|das\s+|der\s+)?(pcie|sxm\d?)[\s-]*(?:one|version|variant\w*|"
+    r"model|modell|ausführung)\b"
+)
+# what may stand between a card and the variant phrase that says which one it is ("A100 80GB
+# (the PCIe one)"): a memory size and a bracket, no alternative and no sentence end
+_ATTACHED_GAP_RX = re.compile(r"[\s,(\-]*(?:\d{2,3}\s*gb)?[\s,(\-]*")
+
+
+def attached_variant(folded: str, end: int) -> re.Match[str] | None:
+    """The variant phrase said right after a card named at `end` ("A100 80GB (the PCIe one)")."""
+    gap = _ATTACHED_GAP_RX.match(folded, end)
+    return VARIANT_PHRASE_RX.match(folded, gap.end() if gap else end)
+
+
 _FAMILY_RX = re.compile(
     r"(?<![a-z0-9])(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|yi|command[\s-]?r|gpt|"
     r"claude|olmo|granite|nemotron|codellama|starcoder|vicuna|flux|sdxl|wan|kimi|glm|internlm|"

@@ -178,10 +178,10 @@ def _same_node(prev: Slots) -> dict[str, Any]:
     }
 
 
-def _answered_node(prev: Slots, catalog: Any) -> dict[str, Any]:
+def _answered_node(prev: Slots, catalog: Any, first: bool = False) -> dict[str, Any]:
     """The hardware slots of the configuration the previous answer chose ("the cheapest single
-    card is Z"), or nothing when it chose none."""
-    configs = [c for c in prev.answered if c in catalog.configurations]
+    card is Z"), or nothing when it chose none; `first`: only the one it led with."""
+    configs = [c for c in prev.answered if c in catalog.configurations][: 1 if first else None]
     if not configs:
         return {}
     chosen = [catalog.configurations[c] for c in configs]
@@ -331,7 +331,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         intents = intents[1:]  # "what does it cost?" in a conversation about a node
     elif _narrows_the_pick(u, prev, intents, new_subject):
         intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
-        update["explain"] = False
+        update.update(explain=False, claim=None)
     elif _continues_previous(u, prev, intents, new_subject, names_hardware):
         intents = [str(prev.intent)]
         update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
@@ -380,7 +380,22 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         _refit_at_precision(merged, prev)
         _memory_again(merged, u, prev)
     _n_of_them(merged, catalog)
+    _same_pick(merged, prev, catalog, new_subject)
     return merged
+
+
+def _same_pick(merged: Any, prev: Slots, catalog: Any, new_subject: bool) -> None:
+    """ "still the same if i need 32k context?" after the cheapest node: whether the node the
+    previous answer led with is still the pick (the cheapest pick with it named, yes or no)."""
+    node = _answered_node(prev, catalog, first=True)
+    asked = prev.intent == "cheapest" and not new_subject and node
+    if not asked or not _SAME_PICK_RX.search(_fold(merged.question)):
+        return
+    for field, value in node.items():
+        setattr(merged, field, value)
+    merged.intents = ["cheapest"]
+    merged.explain, merged.claim, merged.yes_no = False, None, True
+    merged.topics = [*merged.topics, "is_the_cheapest"]
 
 
 _N_OF_THEM_RX = re.compile(
@@ -679,14 +694,24 @@ def _continues(u: Any, prev: Slots) -> bool:
 _PICK_FOLLOW_INTENTS = frozenset({"nvlink", "general", "fit", "off_topic", "cheapest", "price"})
 
 
+# "still the same if i need 32k?", "immer noch derselbe bei 20 Leuten?": the pick asked again
+_SAME_PICK_RX = re.compile(
+    r"\b(?:still the same|still that one|the same one|still (?:the )?cheapest|"
+    r"immer noch (?:der|das|die|dasselbe|derselbe|dieselbe|gleiche|günstigste)\w*|"
+    r"(?:bleibt|ist) (?:es|das|der) (?:dann )?(?:dabei|gleich|derselbe|dasselbe))\b"
+)
+
+
 def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool) -> bool:
     """After the cheapest node, a follow-up that only adds a constraint ("und wenn es NVLink
     haben soll?", "and without the A6000?", "under $2,000?") asks for the cheapest again, within
     it; a yes/no ("do I need NVLink then?") or a new model asks something else."""
+    # "und ohne nvlink?": the link refused is the constraint, not the claim "PCIe is enough"
+    refused = u.claim == "pcie_enough" and u.constraints.exclude_link == "nvlink"
     return (
         prev.intent == "cheapest"
         and not new_subject
-        and u.claim is None
+        and (u.claim is None or refused)
         and not u.yes_no
         and u.constraints.active()
         and set(intents) <= _PICK_FOLLOW_INTENTS
