@@ -381,22 +381,30 @@ def test_a_cheapest_question_asks_the_fit_and_the_price_only_when_said(  # type:
 
 #: flows whose wording still needs the words themselves: guide search and its excerpts (general,
 #: explain, and the format-size claim's guide paragraph), named link generations (link_facts,
-#: allreduce), "the 4 x 32 GB" said as a count of a card memory, and an out-of-scope rest
+#: allreduce), "the 4 x 32 GB" said as a count of a card memory, a card memory said as a bare
+#: figure ("Which GPUs have 48 GB?"), and an out-of-scope rest
 TEXT_FLOWS = frozenset(
     {"general", "explain", "claim_format_size", "link_facts", "allreduce",
-     "claim_memory_adds_up", "out_of_scope"}
+     "claim_memory_adds_up", "card_facts", "out_of_scope"}
 )  # fmt: skip
 
 
 def test_the_answer_is_written_from_the_reading_not_the_text(assistant, nlu) -> None:  # type: ignore[no-untyped-def]
     """Blank the words of a rule reading (its topics kept): every answer outside TEXT_FLOWS is
-    the same, word for word, with the same tool calls."""
+    the same, word for word, with the same tool calls. (A third of the questions, the same third
+    whatever the sets hold; a figure the user measured is left out, since the grounding check
+    accepts it because the question says it.)"""
+    import zlib
+
     from assistant.compose.table import select
 
     changed, compared = [], 0
-    for q in QUESTIONS[::3]:
+    for q in QUESTIONS:
+        if zlib.crc32(q.encode()) % 3:
+            continue
         r = from_query(nlu.understand(q))
-        if select(to_query(r)).name in TEXT_FLOWS or r.topo_text or r.nccl_text:
+        measured = any(v is not None for v in r.measured.model_dump().values())
+        if select(to_query(r)).name in TEXT_FLOWS or r.topo_text or r.nccl_text or measured:
             continue
         blank = r.model_copy(update={"text": "", "asked_text": ""})
         a = assistant.answer_reading(r, store=False)
