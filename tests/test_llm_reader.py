@@ -482,3 +482,33 @@ def test_configurations_compared_without_a_model_compare_prices(tmp_path: Path) 
     sized = {**reading, "model": "llama-3.3-70b", "precision": "fp8"}
     answer = _planned(tmp_path / "m", "Compare them for Llama 3.3 70B in FP8.", sized)
     assert answer.reading.intents[0] == "cheapest", "with a model: the nodes compared for it"
+
+
+def test_the_llm_reader_states_a_one_card_pick_and_a_large_difference(tmp_path: Path) -> None:
+    """The reader schema holds the one-card pick and "much faster?": the planner picks among
+    one-card nodes and needs a quarter's difference for a yes."""
+    one = {
+        "task": "serve",
+        "asks": [{"kind": "cheapest"}],
+        "model": "qwen3-30b-a3b",
+        "precision": "bf16",
+        "one_card": True,
+    }
+    much = {
+        "task": "compare",
+        "asks": [{"kind": "speed", "claim": "faster"}],
+        "model": "deepseek-r1-distill-qwen-32b",
+        "configurations": ["1x-h100-pcie", "1x-a100-pcie"],
+        "by_much": True,
+    }
+    with ScriptedLLMServer([text(json.dumps(one)), text(json.dumps(much))]) as server:
+        assistant = _assistant(tmp_path, server)
+        a = assistant.ask("cheapest box for qwen3 30b a3b in bf16, only one card please")
+        b = assistant.ask("is the h100 pcie much faster than the a100 pcie for r1 distill 32b?")
+    assert a.reading.reader == "llm" and a.reading.one_card
+    (pick,) = [c.result for c in a.tool_calls if c.name == "cheapest_fit"]
+    assert pick["cheapest"][0]["verdict"] == "fits_one_card"
+    assert b.reading.reader == "llm" and b.reading.claim_by_much
+    speeds = [c.result["tokens_per_s"] for c in b.tool_calls if c.name == "throughput_estimate"]
+    assert len(speeds) == 2 and speeds[0] < 1.25 * speeds[1]
+    assert b.answer.lstrip("*").lower().startswith("no")

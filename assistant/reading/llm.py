@@ -129,6 +129,8 @@ class LLMReading(BaseModel):
     require_link: Literal["nvlink", "pcie"] | None = None
     exclude_link: Literal["nvlink", "pcie"] | None = None
     min_total_memory_gb: float | None = Field(default=None, gt=0)
+    one_card: bool = Field(default=False, description="the pick must hold it on one card")
+    by_much: bool = Field(default=False, description="'much faster?': a large difference asked")
     refers_to: list[str] = Field(
         default_factory=list, description="configuration ids 'that' / 'the cheaper one' means"
     )
@@ -177,6 +179,8 @@ with a speed ask and claim faster).
 to cards (card ids, or a100 / h100 when the variant is not said), with count when said \
 ("one H100": cards [h100], count 1).
 - budget: the amount per month and its currency as said (€ = EUR).
+- one_card: true for "the cheapest with only one card"; by_much: true for "much faster?", \
+"deutlich günstiger?".
 - refers_to: for "that", "it", "the cheaper one", "da drauf": the configuration ids of the \
 previous answer it points at.
 - unread: any part of the question none of these fields holds (a second question about \
@@ -354,6 +358,8 @@ def to_reading(out: LLMReading, rules: Reading, catalog: Any) -> tuple[Reading, 
         "require_link": out.require_link,
         "exclude_link": out.exclude_link,
         "min_total_memory_gb": out.min_total_memory_gb,
+        "one_card": out.one_card,
+        "claim_by_much": out.by_much,
         "unread": list(out.unread),
     }
     data.update(_asks(out))
