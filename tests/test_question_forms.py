@@ -540,3 +540,20 @@ def test_the_variant_said_after_a_card(nlu) -> None:  # type: ignore[no-untyped-
         "really need the SXM one?"
     )
     assert family.card_families == ["a100"] and "nvlink" in family.intents
+
+
+def test_a_fallback_adapter_is_compared_and_the_first_asked_leads(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "Wir möchten Qwen2.5 32B feintunen. Geht LoRA-Finetuning auf einer einzelnen L40S? "
+        "Falls nicht, reicht QLoRA?"
+    )
+    assert (a.reading.adapter, a.reading.adapters_compared) == ("lora", True)
+    needs = {c.arguments["adapter"]: c.result["total_gb"] for c in a.tool_calls
+             if c.name == "memory_need" and c.arguments.get("adapter")}  # fmt: skip
+    assert set(needs) == {"lora", "qlora"}
+    usable = next(
+        r for f in _calls(a, "fit_check") for r in f["rows"] if r["configuration"] == "1x-l40s"
+    )
+    lora_fits = needs["lora"] <= usable["usable_gb_per_card"]
+    assert _first_word(a) == ("ja" if lora_fits else "nein")
+    assert "QLoRA" in a.answer

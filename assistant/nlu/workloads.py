@@ -143,7 +143,10 @@ _QLORA_RX = re.compile(r"\bqlora\b")
 _BOTH_ADAPTERS_RX = re.compile(
     # "mit lora und wie viel mit qlora, jeweils?": up to four words before the second
     r"\b(q?lora)\b\s*(?:oder|or|vs\.?|versus|und|and|/|,)\s*(?:[a-zäöü]+\s+){0,4}?"
-    r"(?:mit\s+|with\s+)?(?!\1\b)q?lora\b"
+    r"(?:mit\s+|with\s+)?(?!\1\b)q?lora\b|"
+    # "Geht LoRA auf einer L40S? Falls nicht, reicht QLoRA?": the second as the fallback
+    r"\b(q?lora)\b[^?]{0,80}\?\s*(?:falls nicht|wenn nicht|if not|otherwise|sonst|ansonsten|"
+    r"and if not|und wenn nicht)\b[^?]{0,60}\b(?!\2\b)q?lora\b"
 )
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
@@ -224,7 +227,7 @@ def _find_adapter(folded: str, u: Any) -> None:
     both = _BOTH_ADAPTERS_RX.search(folded)
     if both:
         u.adapters_compared = True
-        u.adapter = "qlora" if both.group(1) == "qlora" else "lora"
+        u.adapter = "qlora" if (both.group(1) or both.group(2)) == "qlora" else "lora"
 
 
 def serving_only(folded: str) -> bool:
