@@ -83,6 +83,10 @@ FALLBACK_TEXT = {
 }
 
 
+#: a citation marker ("[7]") inside the user's own words, quoted back
+_CITE_MARK_RX = re.compile(r"\[(\d+)\]")
+
+
 class Assistant:
     def __init__(self, deps: Deps) -> None:
         if deps.guides is None:
@@ -405,7 +409,9 @@ class Assistant:
             ask = f"**{t(u.language, 'ask_model')}** {t(u.language, 'starting_point_lead')}"
             text = f"{ask}\n\n{lead}\n\n{assumed}" + (f"\n\n{rest}" if rest else "")
         if unread:  # say what this answer does not cover rather than pass over it
-            parts = "; ".join(f"“{part}”" for part in unread)
+            # (a "[7]" the user typed is no citation marker of this answer: quoted as "(7)")
+            quoted = [_CITE_MARK_RX.sub(r"(\1)", part) for part in unread]
+            parts = "; ".join(f"“{part}”" for part in quoted)
             text += "\n\n" + t(u.language, "not_covered", parts=parts)
         answer = Answer(
             question=u.question,

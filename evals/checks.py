@@ -190,7 +190,9 @@ VERDICT_TEXT: dict[str, dict[str, str]] = {
     "fits_one_card": {
         "en": r"\bfits (?:on|in(?:to)?) (?:one|a single|an?) (?:\w+ )?(?:card|GPU)|fits on one\b|"
         r"\bfits\b(?![^.]*\bnot\b)",
-        "de": r"passt (?:auf|in) (?:eine|einer|die) (?:einzelne |einzige )?(?:\S+ )?Karte|"
+        # ("passt hier auf eine Karte": a word or two between, never "nicht")
+        "de": r"passt (?:(?!nicht\b)[\w-]+ ){0,2}?(?:auf|in) (?:eine|einer|die) "
+        r"(?:einzelne |einzige )?(?:\S+ )?Karte|"
         r"passt (?:auf|in)\b(?![^.]*\bnicht\b)",
     },
     "split": {

@@ -718,3 +718,15 @@ def test_a_price_quote_is_met_by_the_cheapest_fit_whose_rows_carry_the_price() -
     speed = ToolCall(name="throughput_estimate", arguments={}, result={})
     missed = _check(_answer("x", tool_calls=[speed]), {"tools": ["price_quote"]})
     assert missed["tools"] == [False]
+
+
+def test_a_german_fit_with_a_word_before_auf_states_the_verdict() -> None:
+    import re
+
+    from evals.checks import VERDICT_TEXT
+
+    fits, no = VERDICT_TEXT["fits_one_card"]["de"], VERDICT_TEXT["does_not_fit"]["de"]
+    said = "**Ja — QLoRA-Fine-Tuning von Mistral Small 24B passt hier auf eine Karte: 15,6 GB.**"
+    assert re.search(fits, said) and not re.search(no, said)
+    wrong = "**Nein — Llama 3.3 70B passt in BF16 nicht auf eine Karte.**"
+    assert not re.search(fits, wrong) and re.search(no, wrong)

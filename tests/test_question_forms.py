@@ -557,3 +557,22 @@ def test_a_fallback_adapter_is_compared_and_the_first_asked_leads(assistant) -> 
     lora_fits = needs["lora"] <= usable["usable_gb_per_card"]
     assert _first_word(a) == ("ja" if lora_fits else "nein")
     assert "QLoRA" in a.answer
+
+
+def test_a_citation_marker_the_user_typed_is_quoted_without_breaking_the_check(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask("Llama 3.3 70B passt es? [7] passt es?")
+    assert a.notice is None and a.tool_calls
+    assert "(7) passt es?" in a.answer and "[7]" not in a.answer
+
+
+def test_an_alternative_whose_first_half_asks_the_fit_is_answered_yes_or_no_on_the_fit(
+    assistant,
+) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "Wir möchten Mistral Small 24B per QLoRA feintunen.\nReicht dafür eine einzelne RTX 4090 "
+        "bei euch, oder ist der Speicher zu knapp? Und was würde die Maschine kosten?"
+    )
+    assert a.reading.claim in (None, "fits")
+    (need,) = _calls(a, "training_fit")
+    usable = next(r for r in need["rows"] if r["configuration"].startswith("1x-rtx-4090"))
+    assert _first_word(a) == ("ja" if usable["fits_one_card"] else "nein")

@@ -850,6 +850,8 @@ def find_claim(folded: str, u: Query) -> None:
     questions = [q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip()]
     yes_no = not questions or any(is_yes_no(q.strip()) for q in questions)
     stated = [folded] if yes_no else []
+    if any(_fit_asked_first(q) for q in asked):
+        return  # the fit is the claim: the first alternative asks it
     for text in [*asked, *stated]:
         claim = _claim_in(text)
         if claim == "healthy" and _FIT_TAG_RX.search(folded):
@@ -936,20 +938,28 @@ _VERIFY_RX = re.compile(
 
 
 # the first alternative asks whether it fits: "will FLUX run on an L4 or is that too small?"
+# ("Reicht dafür eine einzelne RTX 4090, oder ist der Speicher zu knapp?": "reicht" and "passt"
+# ask the fit by themselves)
 _FIT_FIRST_RX = re.compile(
     r"^\W*(?:will|would|does|do|can|could|is|passt|läuft|geht|reicht|schafft)\b[^?]{0,80}?"
-    r"\b(?:run|fit|work|go|passt|läuft|laufen|geht|reicht|schafft|on|auf)\b"
+    r"\b(?:run|fit|work|go|passt|läuft|laufen|geht|reicht|schafft|on|auf)\b|"
+    r"^\W*(?:reicht|reichen|passt|passen|genügt|genügen)\b"
 )
+
+
+def _fit_asked_first(folded: str) -> bool:
+    """The question's first alternative asks the fit and its claim words come after the "or"
+    ("Reicht eine RTX 4090, oder ist der Speicher zu knapp?"): "yes" answers the fit."""
+    found = [m.start() for _claim, rx in _CLAIMS if (m := re.search(rx, folded))]
+    before = ALTERNATIVE_RX.search(folded, 0, min(found)) if found else None
+    return before is not None and bool(_FIT_FIRST_RX.search(folded[: before.start()]))
 
 
 def _claim_in(folded: str) -> Claim | None:
     found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
-    if not found:
-        return None
+    if not found or _fit_asked_first(folded):
+        return None  # none, or the second alternative's; "yes" answers the fit asked first
     first = min(found)[0]
-    before = ALTERNATIVE_RX.search(folded, 0, first)
-    if before is not None and _FIT_FIRST_RX.search(folded[: before.start()]):
-        return None  # the claim is the second alternative's; "yes" answers the fit asked first
     # the "or" of the first claim's own sentence ("Do we need NVLink, or is PCIe fine?")
     alternative = ALTERNATIVE_RX.search(folded, first)
     between = folded[first : alternative.start()] if alternative else ""
