@@ -576,3 +576,10 @@ def test_an_alternative_whose_first_half_asks_the_fit_is_answered_yes_or_no_on_t
     (need,) = _calls(a, "training_fit")
     usable = next(r for r in need["rows"] if r["configuration"].startswith("1x-rtx-4090"))
     assert _first_word(a) == ("ja" if usable["fits_one_card"] else "nein")
+
+
+@pytest.mark.parametrize("name", ["jamba large", "falcon mini"])
+def test_a_family_and_a_tier_the_catalog_lacks_is_an_unknown_model(assistant, name: str) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(f"can u guys host {name} for us? whats the server for it")
+    assert a.reading.model is None and a.reading.model_name == name
+    assert not a.prices and name in a.answer.split("\n")[0]

@@ -101,7 +101,8 @@ def _other_variant(tokens: list[str], start: int, end: int) -> bool:
 
 
 _TIERED_RX = re.compile(
-    r"\b(mistral|gemini|claude|gpt|llama|qwen|phi|gemma|grok|deepseek|command)[\s-]+("
+    r"\b(mistral|gemini|claude|gpt|llama|qwen|phi|gemma|grok|deepseek|command|jamba|falcon|dbrx|"
+    r"granite|nemotron|olmo|ernie|aya|glm|kimi|minimax|hunyuan|internlm|baichuan|exaone|yi)[\s-]+("
     + "|".join(sorted(_TIER_WORDS))
     + r")(?:[\s-]+v?\d+(?:\.\d+)?)?\b",
     re.IGNORECASE,
