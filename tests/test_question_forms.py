@@ -583,3 +583,14 @@ def test_a_family_and_a_tier_the_catalog_lacks_is_an_unknown_model(assistant, na
     a = assistant.ask(f"can u guys host {name} for us? whats the server for it")
     assert a.reading.model is None and a.reading.model_name == name
     assert not a.prices and name in a.answer.split("\n")[0]
+
+
+def test_squeeze_in_right_is_the_fit_on_the_named_card_before_the_cheapest(assistant) -> None:  # type: ignore[no-untyped-def]
+    a = assistant.ask(
+        "would llama 3.1 8b run on a single L4? 24gb so it should just squeeze in right? 32k "
+        "context. if not whats the cheapest box that does"
+    )
+    assert a.reading.claim == "fits"
+    rows = [r for f in _calls(a, "fit_check") for r in f["rows"] if r["configuration"] == "1x-l4"]
+    assert rows
+    assert _first_word(a) == ("no" if rows[0]["verdict"] == "does_not_fit" else "yes")

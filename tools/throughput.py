@@ -14,8 +14,16 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.fit import CardVerdict, Requirement, card_verdict, need_on
-from tools.memory import GB, Runtime, kv_bytes_per_token, precision_of, weight_bytes
+from tools.fit import CardVerdict, Requirement, card_verdict, need_on, split_candidates
+from tools.memory import (
+    GB,
+    Runtime,
+    kv_bytes_per_token,
+    layer_split,
+    precision_of,
+    runtime_of,
+    weight_bytes,
+)
 from tools.money import USD
 from tools.specs import Gpu, KvPrecision, ModelSpec, Precision
 
@@ -106,9 +114,19 @@ def decode_throughput(inp: DecodeInput) -> DecodeResult:
     )
     required, usable = need_on(req, inp.gpu, inp.cards)
     verdict = card_verdict(req, inp.gpu, inp.node_cards or inp.cards)
-    fits = required <= usable
+    # a split the engine refuses (heads not divisible by the cards) is no fit, as fit's rule
+    # says; llama.cpp and Ollama split by layers, any count
+    layers = layer_split(runtime_of(precision, inp.runtime))
+    splittable = layers or inp.cards in split_candidates(model, inp.cards)
+    fits = required <= usable and splittable
     notes = [FLOOR_NOTE]
-    if not fits:
+    if not splittable:
+        notes.insert(
+            0,
+            f"An engine cannot split {model.name} over {inp.cards} cards (its attention heads "
+            "do not divide evenly); this speed is not reachable.",
+        )
+    elif not fits:
         notes.insert(
             0,
             f"Does not fit on {inp.cards} card(s): {required:.1f} GB per card needed, "

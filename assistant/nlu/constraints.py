@@ -814,7 +814,7 @@ _PREFERENCE_RX = re.compile(
 # a fit said and a tag after it: "X won't fit on one L4, right?", "passt nicht, oder?"
 _FIT_TAG_RX = re.compile(
     r"\b(?:fit|fits|passt|passen|run|runs|läuft|laufen|reicht|reichen|enough|plenty|genug|"
-    r"ausreichend)\b[^.?!]{0,60}?,?\s*"
+    r"ausreichend|squeeze|squeezes)\b[^.?!]{0,60}?,?\s*"
     r"\b(?:right|correct|richtig|oder|stimmt'?s?|ne|isn'?t it|does it|doesn'?t it)\s*\?"
 )
 
