@@ -594,3 +594,8 @@ def test_squeeze_in_right_is_the_fit_on_the_named_card_before_the_cheapest(assis
     rows = [r for f in _calls(a, "fit_check") for r in f["rows"] if r["configuration"] == "1x-l4"]
     assert rows
     assert _first_word(a) == ("no" if rows[0]["verdict"] == "does_not_fit" else "yes")
+
+
+def test_a_word_that_drops_nothing_keeps_the_link_asked(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand("will the throughput drop without nvlink for llama 3.3 70b on 4x a100?")
+    assert "nvlink" in u.intents

@@ -864,7 +864,7 @@ def find_claim(folded: str, u: Query) -> None:
 # "forget the training and the nvlink", "vergiss das Budget", "never mind the NVLink": a
 # constraint of the session dropped (reading/merge.py), asked about by nothing
 DROPPED_RX = re.compile(
-    r"\b(?:forget|drop|never\s*mind|ignore|scrap|vergiss|vergesst|streich\w*)\b[^.?!]{0,40}?"
+    r"\b(?:forget|never\s*mind|ignore|scrap|vergiss|vergesst|streich\w*)\b[^.?!]{0,40}?"
     r"\b(nvlink|sxm|pcie|budget|price limit|preislimit)\b"
 )
 
