@@ -380,12 +380,12 @@ def test_a_cheapest_question_asks_the_fit_and_the_price_only_when_said(  # type:
 
 
 #: flows whose wording still needs the words themselves: guide search and its excerpts (general,
-#: explain, and the format-size claim's guide paragraph), named link generations (link_facts,
-#: allreduce), "the 4 x 32 GB" said as a count of a card memory, a card memory said as a bare
-#: figure ("Which GPUs have 48 GB?"), and an out-of-scope rest
+#: explain, and the format-size claim's guide paragraph), "the 4 x 32 GB" said as a count of a
+#: card memory, a card memory said as a bare figure ("Which GPUs have 48 GB?"), and an
+#: out-of-scope rest
 TEXT_FLOWS = frozenset(
-    {"general", "explain", "claim_format_size", "link_facts", "allreduce",
-     "claim_memory_adds_up", "card_facts", "out_of_scope"}
+    {"general", "explain", "claim_format_size", "claim_memory_adds_up", "card_facts",
+     "out_of_scope"}
 )  # fmt: skip
 
 

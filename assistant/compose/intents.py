@@ -109,15 +109,6 @@ def _topic_guide(question: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-_LINK_MENTIONS = (
-    ("pcie-gen4-x16", r"(?:pcie|pci-e|pci express)?\s*gen\s*4|pcie\s*4(?:\.0)?\b"),
-    ("pcie-gen5-x16", r"(?:pcie|pci-e|pci express)?\s*gen\s*5|pcie\s*5(?:\.0)?\b"),
-    ("nvlink-3", r"nvlink\s*3"),
-    ("nvlink-4", r"nvlink\s*4"),
-    ("nvlink-5", r"nvlink\s*5"),
-)
-
-
 def _asks_card_facts(u: Query) -> bool:
     """A question about a card's own specs (memory, bandwidth), no model: "How much VRAM does
     the H200 have?", "Which GPUs have 48 GB?"."""
@@ -127,14 +118,3 @@ def _asks_card_facts(u: Query) -> bool:
         return False
     names_card = bool(u.cards or u.card_families)
     return ("spec_has" if names_card else "which_cards") in u.topics
-
-
-def _named_links(question: str) -> list[str]:
-    """Link ids a question names outright ('over PCIe Gen4', 'NVLink 4'), in question order."""
-    q = question.lower()
-    hits = []
-    for lid, rx in _LINK_MENTIONS:
-        m = re.search(rx, q)
-        if m:
-            hits.append((m.start(), lid))
-    return [lid for _, lid in sorted(hits)]

@@ -9,7 +9,6 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase, generic_name
 from assistant.compose.draft import Draft
-from assistant.compose.intents import _named_links
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, smart, t
 
@@ -185,7 +184,7 @@ class InterconnectMixin(ComposerBase):
                 lid = node["nodes"][0]["link"]["id"]
                 if lid not in links:
                     links.append(lid)
-        for lid in _named_links(u.question):
+        for lid in u.links:
             if lid not in links:
                 links.append(lid)
         if len(links) < 2:
@@ -239,7 +238,7 @@ class InterconnectMixin(ComposerBase):
 def _named_link_verdict(u: Query, nodes: list[dict[str, Any]]) -> bool | None:
     """'Is the H100 PCIe a Gen5 card?', 'A100 SXM4 mit NVLink 4?': is the link named the one the
     node's cards really run at (None when no link is named)."""
-    named = _named_links(u.question)
+    named = list(u.links)
     if not nodes or not named:
         return None
     return all(n["link"]["id"] == named[0] for n in nodes)

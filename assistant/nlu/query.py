@@ -292,6 +292,10 @@ class Query(BaseModel):
     )
     total_cards: int | None = Field(default=None, description="cards asked for over all nodes")
     measured: Measured = Field(default_factory=Measured)
+    links: list[str] = Field(
+        default_factory=list,
+        description="link ids named outright ('over PCIe Gen4', 'NVLink 4'), in question order",
+    )
     claim: Claim | None = Field(default=None, description="the yes/no claim asked about")
     claim_by_much: bool = Field(
         default=False,

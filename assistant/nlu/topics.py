@@ -186,6 +186,23 @@ def cue_topics(text: str) -> list[Topic]:
     return found
 
 
+#: link ids a question names outright ("over PCIe Gen4", "NVLink 4")
+LINK_MENTIONS = (
+    ("pcie-gen4-x16", re.compile(r"(?:pcie|pci-e|pci express)?\s*gen\s*4|pcie\s*4(?:\.0)?\b")),
+    ("pcie-gen5-x16", re.compile(r"(?:pcie|pci-e|pci express)?\s*gen\s*5|pcie\s*5(?:\.0)?\b")),
+    ("nvlink-3", re.compile(r"nvlink\s*3")),
+    ("nvlink-4", re.compile(r"nvlink\s*4")),
+    ("nvlink-5", re.compile(r"nvlink\s*5")),
+)
+
+
+def named_links(text: str) -> list[str]:
+    """Link ids the text names outright ("over PCIe Gen4", "NVLink 4"), in the order said."""
+    q = text.lower()
+    hits = [(m.start(), lid) for lid, rx in LINK_MENTIONS if (m := rx.search(q))]
+    return [lid for _, lid in sorted(hits)]
+
+
 def described_topo(question: str) -> re.Match[str] | None:
     """'... shows PHB between all cards in topo -m': the label (upper case as printed)."""
     if not _DESCRIBED_TOPO.match(question.lower()):
@@ -213,4 +230,5 @@ def find_topics(u: Query) -> None:
     if _TAG_QUESTION.search(u.question):
         topics.append("tag_question")
     u.topics = [*topics, *cue_topics(u.question)]
+    u.links = named_links(u.question)
     u.yes_no = is_yes_no(u.question)

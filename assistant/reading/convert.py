@@ -19,7 +19,7 @@ from assistant.nlu.claims import states_active_memory
 from assistant.nlu.constraints import GGUF_OF
 from assistant.nlu.lexicon import _fold
 from assistant.nlu.query import AskKind, Constraints, Intent, Query
-from assistant.nlu.topics import cue_topics
+from assistant.nlu.topics import cue_topics, named_links
 from assistant.nlu.workloads import LOAD_DECIDED
 from assistant.reading.model import Reading, Task
 from tools.load import concurrent_sequences, traffic_of
@@ -98,6 +98,7 @@ def to_query(r: Reading) -> Query:
     # how the words ask the answer to lead ("max context?", "is it the cheapest?"): cue topics
     # from the text, for a reader that states the asks but not these (nlu/topics.py CUES)
     data["topics"] = list(dict.fromkeys([*r.topics, *cue_topics(r.text or "")]))
+    data["links"] = list(r.links) or named_links(r.text or "")
     if r.claim == "fits" and r.model and states_active_memory(_fold(r.text or "")):
         # "only 3B params are active, so it fits on one 4090, right?": a fit claim argued from
         # the active parameters is the mechanism claim, however the reader filed it

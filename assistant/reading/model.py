@@ -133,6 +133,11 @@ class Reading(BaseModel):
     cards: list[str] = Field(default_factory=list, description="card ids named, in order")
     card_families: list[str] = Field(default_factory=list, description="'A100' without SXM / PCIe")
     subject_cards: list[str] = Field(default_factory=list)
+    links: list[str] = Field(
+        default_factory=list,
+        description="link ids named outright ('over PCIe Gen4': pcie-gen4-x16, 'NVLink 4': "
+        "nvlink-4), in question order",
+    )
 
     @field_validator("configurations", "cards", "card_families", "subject_cards", mode="before")
     @classmethod
