@@ -415,3 +415,12 @@ def test_the_answer_is_written_from_the_reading_not_the_text(assistant, nlu) -> 
             changed.append(f"{select(to_query(r)).name}: {q[:60]}")
     assert compared > 100
     assert not changed, changed[:5]
+
+
+def test_link_generations_named_are_the_readings_links(nlu) -> None:  # type: ignore[no-untyped-def]
+    u = nlu.understand("how much faster is NVLink 4 than PCIe Gen5 for the all-reduce?")
+    assert u.links == ["nvlink-4", "pcie-gen5-x16"]
+    r = from_query(u)
+    assert r.links == u.links
+    # a reader that leaves them out (an LLM's, a gold reading) gets them from its text
+    assert to_query(r.model_copy(update={"links": []})).links == u.links
