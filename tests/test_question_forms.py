@@ -599,3 +599,15 @@ def test_squeeze_in_right_is_the_fit_on_the_named_card_before_the_cheapest(assis
 def test_a_word_that_drops_nothing_keeps_the_link_asked(nlu) -> None:  # type: ignore[no-untyped-def]
     u = nlu.understand("will the throughput drop without nvlink for llama 3.3 70b on 4x a100?")
     assert "nvlink" in u.intents
+
+
+def test_how_much_vram_after_a_fit_on_a_node_is_the_models_own_need(assistant) -> None:  # type: ignore[no-untyped-def]
+    first = assistant.ask("can i do wan 2.1 14b video gen on an l40s?")
+    a = assistant.ask("how much vram does it need then?", session_id=first.session_id)
+    (need,) = _calls(a, "memory_need")
+    assert a.reading.configurations == [] and f"{need['vram_gb']:g} GB" in a.answer.split("\n")[0]
+    tuned = assistant.ask("geht llama 3.1 8b mit lora finetunen auf einer rtx 4090?")
+    b = assistant.ask(
+        "und mit qlora, wie viel speicher braucht das dann?", session_id=tuned.session_id
+    )
+    assert b.reading.cards == ["rtx-4090"]  # a fine-tune's memory stays on the card talked about

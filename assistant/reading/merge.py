@@ -381,7 +381,21 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         _memory_again(merged, u, prev)
     _n_of_them(merged, catalog)
     _same_pick(merged, prev, catalog, new_subject)
+    _need_of_the_model(merged, names_hardware)
     return merged
+
+
+def _need_of_the_model(merged: Any, names_hardware: bool) -> None:
+    """ "how much vram does it need then?" after a fit on a node: the model's own need (the
+    memory flow), not the node's fit again; "… on that node?" keeps the node, and so does a
+    fine-tune's memory, sized against the card talked about."""
+    asks_memory = merged.asks[:1] and merged.asks[0].kind == "memory"
+    tuning = {"training", "fine_tuning"} & set(merged.workloads)
+    kept = names_hardware or tuning or _REFERS_TO_NODE.search(merged.question.lower())
+    if not asks_memory or kept:
+        return
+    merged.configurations, merged.cards, merged.card_families = [], [], []
+    merged.count, merged.refers_to, merged.yes_no, merged.claim = None, [], False, None
 
 
 def _same_pick(merged: Any, prev: Slots, catalog: Any, new_subject: bool) -> None:
