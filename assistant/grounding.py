@@ -561,6 +561,14 @@ class Sentence:
 
 
 _MARKER_RX = re.compile(r"\[(\d+)\](?!\()")
+
+
+def unmarked(words: str) -> str:
+    """Words quoted back (the user's) with what would read as a citation marker written "(7)":
+    "[7]" is a marker only of the answer's own citations."""
+    return _MARKER_RX.sub(r"(\1)", words)
+
+
 _SENTENCE_END_RX = re.compile(r"(?<=[^\W\d_]|[)\]*%\"'`])[.!?]\**(?=\s+|$)")
 _TABLE_SEP_RX = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 

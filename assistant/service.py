@@ -83,10 +83,6 @@ FALLBACK_TEXT = {
 }
 
 
-#: a citation marker ("[7]") inside the user's own words, quoted back
-_CITE_MARK_RX = re.compile(r"\[(\d+)\]")
-
-
 class Assistant:
     def __init__(self, deps: Deps) -> None:
         if deps.guides is None:
@@ -400,7 +396,7 @@ class Assistant:
     def _offline(
         self, u: Any, session_id: str, unread: Sequence[str] = (), assumed: str = ""
     ) -> Answer:
-        from assistant.grounding import catalog_prices, check_answer
+        from assistant.grounding import catalog_prices, check_answer, unmarked
 
         composed = self.composer.compose(u)
         text = composed.text
@@ -410,8 +406,7 @@ class Assistant:
             text = f"{ask}\n\n{lead}\n\n{assumed}" + (f"\n\n{rest}" if rest else "")
         if unread:  # say what this answer does not cover rather than pass over it
             # (a "[7]" the user typed is no citation marker of this answer: quoted as "(7)")
-            quoted = [_CITE_MARK_RX.sub(r"(\1)", part) for part in unread]
-            parts = "; ".join(f"“{part}”" for part in quoted)
+            parts = "; ".join(f"“{unmarked(part)}”" for part in unread)
             text += "\n\n" + t(u.language, "not_covered", parts=parts)
         answer = Answer(
             question=u.question,

@@ -105,7 +105,7 @@ class DiagnosticsMixin(ComposerBase):
             label = labels.pop()
             if label.startswith("NV"):  # "alles ok so?": the label every pair shows, as expected
                 d.add(t(d.lang, "topo_all_as_expected", label=label))
-                self._board_note(d, cfg, label)
+                self._board_note(d, res, label)
         if len(bad) == len(pairs) > 1 and len({p["label"] for p in bad}) == 1:
             # "NV12" on all 28 pairs of an 8x H100 SXM5: another board or machine, likelier
             # than 28 links down one by one
@@ -121,19 +121,24 @@ class DiagnosticsMixin(ComposerBase):
         d.add(t(d.lang, "topo_legend"))
         d.suggest(follow_up(d.lang, "topology"))
 
-    def _board_note(self, d: Draft, cfg: str | None, label: str) -> None:
+    def _board_note(self, d: Draft, res: dict[str, Any], label: str) -> None:
         """A 4-card board without NVSwitch shows fewer links per pair than an 8-card NVSwitch
         board (NV6 against NV18 on H100 SXM5): each card splits its links over its peers. Said
-        from the catalog, since the guide names only the NVSwitch label."""
-        cat = self.deps.catalog
-        c = cat.configurations.get(cfg) if cfg else None
-        links = cat.gpus[c.gpu].nvlink_links if c is not None else None
-        if c is None or c.nvswitch or not links or c.count < 2:
+        from the check's labels (the board's, and the NVSwitch one it also accepts), since the
+        guide names only the NVSwitch label."""
+        full = next(iter(res.get("accepted_labels") or []), "")
+        if res.get("expected_label") != label or not full.startswith("NV") or len(res["gpus"]) < 2:
             return
-        per = links // (c.count - 1)
-        if label != f"NV{per}":
-            return
-        d.add(t(d.lang, "topo_board_split", links=links, peers=c.count - 1, per=per, full=links))
+        d.add(
+            t(
+                d.lang,
+                "topo_board_split",
+                links=full[2:],
+                peers=len(res["gpus"]) - 1,
+                per=label[2:],
+                full=full[2:],
+            )
+        )
 
     def _topology_described(self, d: Draft, u: Query) -> None:
         """A topology described in words: the label between the cards of a named node, judged by

@@ -639,9 +639,11 @@ class PricesMixin(ComposerBase):
         interconnect = u.constraints.require_link or {"nvlink": "pcie", "pcie": "nvlink"}.get(
             u.constraints.exclude_link or ""
         )
-        # "the cheapest single card for X": only where it fits on one card
+        # "the cheapest single card for X" or a one-card pick the reading requires: only where it
+        # fits on one card (never `one_card=None`, which would lift the reading's requirement)
         one_card = (u.count == 1 and not u.configurations and not u.cards) or u.constraints.one_card
-        res = self._call_cheapest(d, u, interconnect=interconnect, one_card=one_card or None)
+        only_one = {"one_card": True} if one_card else {}
+        res = self._call_cheapest(d, u, interconnect=interconnect, **only_one)
         if res is None:
             self._general(d, u)
             return

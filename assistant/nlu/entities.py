@@ -41,18 +41,19 @@ def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Quer
         if len(variant) == 1 and fam in u.card_families:
             _add_new(u.cards, variant)
             u.card_families.remove(fam)
+    # the twin asked beside a card named: "the 4x A100 PCIe, or the SXM one?" (by the phrase),
+    # "… oder das SXM4-Modell?" (by the generation, outside a card's own name)
     other = VARIANT_PHRASE_RX.search(folded)
-    kind = other.group(1)[:3] if other and not u.card_families else ""
-    for card in list(u.cards) if kind else []:  # "the 4x A100 PCIe, or the SXM one?": its twin
-        family = next((f for f in CARD_FAMILIES.values() if card in f), ())
-        _add_new(u.cards, [c for c in family if kind in c and c != card])
-    for m in _VARIANT_GEN_RX.finditer(folded):
-        if any(s <= m.start() < e for s, e, _ in spans):
-            continue
+    kinds = [other.group(1)[:3]] if other and not u.card_families else []
+    kinds += [
+        f"sxm{m.group(1)}"
+        for m in _VARIANT_GEN_RX.finditer(folded)
+        if not any(s <= m.start() < e for s, e, _ in spans)
+    ]
+    for kind in kinds:
         for card in list(u.cards):
-            for sibling in next((f for f in CARD_FAMILIES.values() if card in f), ()):
-                if sibling != card and sibling.endswith(f"sxm{m.group(1)}"):
-                    _add_new(u.cards, [sibling])
+            family = next((f for f in CARD_FAMILIES.values() if card in f), ())
+            _add_new(u.cards, [c for c in family if kind in c and c != card])
 
 
 #: "the big one", "das größte", "the full one": the family's largest model
