@@ -37,6 +37,12 @@ def advice_cmd(
     training: Annotated[
         bool, typer.Option("--training", metavar="", help="training, not serving")
     ] = False,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method", help="with --training: full, lora or qlora (default: full fine-tuning)"
+        ),
+    ] = "full",
     independent: Annotated[
         bool, typer.Option("--independent", metavar="", help="several independent models or jobs")
     ] = False,
@@ -69,6 +75,10 @@ def advice_cmd(
         traffic = "high" if traffic_of(concurrency) == "traffic" else "low"
     if traffic not in ("low", "high"):
         _fail("--traffic must be low or high", as_json)
+    if method not in ("full", "lora", "qlora"):
+        _fail("--method must be full, lora or qlora", as_json)
+    if method != "full" and not training:
+        _fail("--method is for fine-tuning: add --training", as_json)
     from tools.advice import AdviceInput, purchase_advice
 
     workload = "training" if training else ("image_video" if m.kind != "llm" else "llm_serving")
@@ -76,9 +86,10 @@ def advice_cmd(
         config = _config(cat, config, as_json).id  # "4x H100 SXM5", or a readable error
     # the registry's decision, the one `sizing ask` and the LLM get (against the configuration's
     # card when one is given: serving by the fit check, training by the fine-tuning memory)
-    fits_one, cards_needed = _registry_case(
-        cat, m.id, prec, context, concurrency, workload, config, _runtime(runtime)
+    case = _registry_case(
+        cat, m.id, prec, context, concurrency, workload, config, _runtime(runtime), method
     )
+    fits_one, cards_needed = bool(case["fits_one_card"]), case["cards_needed"]
     if m.kind != "llm":
         cards_needed = None  # image and video jobs are not split
     res = purchase_advice(
@@ -93,9 +104,15 @@ def advice_cmd(
         )
     )
     short = _short_node(cat, config, fits_one, cards_needed)
+    no_pcie = _no_pcie_node(res, case)
     if as_json:
         data = res.model_dump(mode="json")
         data["model"] = m.id
+        if method != "full":
+            data["method"] = method
+        if "pcie_holds" in case:
+            data["pcie_holds"] = case["pcie_holds"]
+            data["holding_configurations"] = case["holding_configurations"]
         if config:
             data["configuration"] = config
             data["configuration_holds"] = short is None
@@ -113,8 +130,24 @@ def advice_cmd(
     for item in res.also:
         con.print(f"- {getattr(item, text)} ({item.url(language)})")
     con.print("why: " + "; ".join(res.reasons))
-    if short is not None:
-        con.print(short)
+    for note in (short, no_pcie):
+        if note is not None:
+            con.print(note)
+
+
+def _no_pcie_node(res: Any, case: dict[str, Any]) -> str | None:
+    """Rule 3 says PCIe works, but no PCIe node of the catalog holds one copy (DeepSeek R1 in
+    FP8): the note naming the nodes that do, so nobody looks for a PCIe node that cannot run
+    it. None otherwise."""
+    if res.rule is None or res.rule.number != 3 or case.get("pcie_holds", True):
+        return None
+    holding = case.get("holding_configurations") or []
+    if not holding:
+        return None
+    return (
+        "note: no PCIe node in the catalog holds one copy; the nodes that do have NVLink: "
+        + ", ".join(holding)
+    )
 
 
 def _short_node(
@@ -142,9 +175,11 @@ def _registry_case(
     workload: str,
     configuration: str | None = None,
     runtime: str | None = None,
-) -> tuple[bool, int | None]:
-    """(fits on one card, cards one job needs) as the registry's purchase_advice decides it: a
-    one-card node must hold the model ("fits on one card" is something you can rent)."""
+    method: str = "full",
+) -> dict[str, Any]:
+    """The registry's purchase_advice result: fits_one_card and cards_needed as it decides them
+    (a one-card node must hold the model: "fits on one card" is something you can rent), and
+    for serving whether a PCIe node holds one copy (pcie_holds, holding_configurations)."""
     from assistant.deps import Deps
     from assistant.registry import call_tool
     from assistant.settings import Settings
@@ -158,6 +193,7 @@ def _registry_case(
         "workload": workload,
         "configuration": configuration,
         "runtime": runtime,
+        "method": method if workload == "training" else None,
     }
     res = call_tool(deps, "purchase_advice", {k: v for k, v in args.items() if v is not None})
-    return bool(res.result["fits_one_card"]), res.result["cards_needed"]
+    return dict(res.result)

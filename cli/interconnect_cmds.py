@@ -212,6 +212,7 @@ def topo_cmd(
             "node_kind": kind,
             "expected_label": expected,
             "accepted_labels": accepted,
+            "healthy_labels": [x for x in (expected, *accepted) if x],
             "expected_cards": count,
         }
         _emit(data)

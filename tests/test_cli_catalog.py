@@ -230,6 +230,9 @@ def test_a_4_card_node_on_an_nvswitch_board_is_healthy_too(run: Any) -> None:
     # NV12 on H100 cards is neither board's layout (NV6 direct, NV18 through NVSwitch)
     bad = run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=_matrix(4, "NV12"))
     assert bad.exit_code == 1 and json.loads(bad.stdout)["status"] == "defect"
+    # the board's label and the NVSwitch one are both listed as healthy
+    h100 = run("topo", "-", "--config", "4x-h100-sxm5", "--json", stdin=_matrix(4, "NV6"))
+    assert json.loads(h100.stdout)["inputs"]["healthy_labels"] == ["NV6", "NV18"]
 
 
 def test_every_nvlink_node_says_its_board() -> None:
@@ -358,6 +361,29 @@ def test_models_and_advice(run: Any) -> None:
         ]
         == 3
     )
+
+
+def test_advice_says_when_no_pcie_node_holds_what_rule_3_allows(run: Any) -> None:
+    # DeepSeek R1 in FP8 at low load: rule 3 (PCIe works), but only NVLink nodes hold it
+    r1 = _json(run("advice", "deepseek-r1", "--json"))
+    assert r1["rule"]["number"] == 3 and r1["pcie_holds"] is False
+    assert set(r1["holding_configurations"]) == {"8x-h200", "8x-b200"}
+    assert "note: no PCIe node in the catalog holds one copy" in run("advice", "deepseek-r1").output
+    # Llama 3.3 70B: PCIe nodes hold it, no note
+    llama = _json(run("advice", "Llama 3.3 70B", "--json"))
+    assert llama["pcie_holds"] is True
+    assert "no PCIe node" not in run("advice", "Llama 3.3 70B").output
+
+
+def test_advice_for_a_fine_tune_takes_its_method(run: Any) -> None:
+    full = _json(run("advice", "Llama 3.3 70B", "--training", "--json"))
+    assert full["rule"]["number"] == 4  # 18 bytes per parameter: split, all-reduce each step
+    qlora = _json(run("advice", "Llama 3.3 70B", "--training", "--method", "qlora", "--json"))
+    assert qlora["rule"]["number"] == 1 and qlora["method"] == "qlora"  # ~43 GB: one card
+    lora = _json(run("advice", "Llama 3.3 70B", "--training", "--method", "lora", "--json"))
+    assert lora["rule"]["number"] == 4  # the BF16 base alone is ~141 GB
+    bad = run("advice", "Llama 3.3 70B", "--method", "qlora")
+    assert bad.exit_code == 2 and "--training" in bad.output
 
 
 def test_broken_catalog_exit_2_one_line(run: Any, tmp_path: Path) -> None:

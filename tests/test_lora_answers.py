@@ -209,3 +209,24 @@ def test_follow_up_keeps_the_rank_and_targets(assistant: Assistant, deps: Deps) 
     nxt = assistant.ask("and on an RTX 4090?", session_id=attn.session_id)
     args = _call(nxt, "memory_need").arguments
     assert (args["lora_rank"], args["lora_targets"]) == (8, "attention")
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "lead"),
+    [
+        ("Do I need NVLink to QLoRA fine-tune Llama 3.3 70B?", "en", "**No"),
+        ("Reicht PCIe für QLoRA von Llama 3.3 70B?", "de", "**Ja"),
+        ("Do I need NVLink for LoRA on Llama 3.3 70B?", "en", "**Yes"),
+    ],
+)
+def test_the_link_question_for_an_adapter_fine_tune_is_answered_first(
+    question: str, lang: str, lead: str, assistant: Assistant
+) -> None:
+    # the adapter memory decides one card or a split, and the purchase rule the link: the
+    # yes/no comes first, in the asker's polarity (QLoRA 70B ~43 GB: one card, no NVLink;
+    # LoRA 70B: a BF16 base over one card, split, NVLink)
+    a = assistant.ask(question)
+    text = _ok(a, lang)
+    advice = _call(a, "purchase_advice").result
+    assert text.startswith(lead), text[:200]
+    assert advice["needs_nvlink"] is (lead in ("**Yes", "**Nein"))

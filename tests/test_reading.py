@@ -380,13 +380,9 @@ def test_a_cheapest_question_asks_the_fit_and_the_price_only_when_said(  # type:
 
 
 #: flows whose wording still needs the words themselves: guide search and its excerpts (general,
-#: explain, and the format-size claim's guide paragraph), "the 4 x 32 GB" said as a count of a
-#: card memory, a card memory said as a bare figure ("Which GPUs have 48 GB?"), and an
-#: out-of-scope rest
-TEXT_FLOWS = frozenset(
-    {"general", "explain", "claim_format_size", "claim_memory_adds_up", "card_facts",
-     "out_of_scope"}
-)  # fmt: skip
+#: explain, and the format-size claim's guide paragraph) and an out-of-scope rest ("the 4 x 32 GB"
+#: and "Which GPUs have 48 GB?" are the reading's count and memory_gb now)
+TEXT_FLOWS = frozenset({"general", "explain", "claim_format_size", "out_of_scope"})
 
 
 def test_the_answer_is_written_from_the_reading_not_the_text(assistant, nlu) -> None:  # type: ignore[no-untyped-def]
@@ -424,3 +420,23 @@ def test_link_generations_named_are_the_readings_links(nlu) -> None:  # type: ig
     assert r.links == u.links
     # a reader that leaves them out (an LLM's, a gold reading) gets them from its text
     assert to_query(r.model_copy(update={"links": []})).links == u.links
+
+
+@pytest.mark.parametrize(
+    ("question", "count", "memory_gb"),
+    [
+        ("Which GPUs have 48 GB?", None, 48.0),
+        ("Do the 4 x 32 GB add up to 128 GB for Wan 2.1 14B?", 4, 32.0),
+    ],
+)
+def test_a_card_said_by_its_memory_is_in_the_reading(  # type: ignore[no-untyped-def]
+    assistant, nlu, question: str, count: int | None, memory_gb: float
+) -> None:
+    """A card said by its memory ("48 GB", "the 4 x 32 GB") is the reading's memory_gb (and
+    count): the answer is the same with the words blanked, so the planner reads the reading."""
+    r = from_query(nlu.understand(question))
+    assert (r.count, r.memory_gb) == (count, memory_gb)
+    a = assistant.answer_reading(r, store=False)
+    b = assistant.answer_reading(r.model_copy(update={"text": "", "asked_text": ""}), store=False)
+    assert a.answer == b.answer
+    assert any(c.name in ("card_facts", "fit_check") for c in a.tool_calls)

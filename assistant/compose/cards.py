@@ -4,8 +4,6 @@ cards with a given memory, and the node with the most VRAM.
 
 from __future__ import annotations
 
-import re
-
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
@@ -68,9 +66,6 @@ class CardsMixin(ComposerBase):
     def _card_facts(self, d: Draft, u: Query) -> None:
         cards = list(u.cards) + [c for f in u.card_families for c in CARD_FAMILIES[f]]
         mem = u.memory_gb
-        if mem is None and not cards:
-            m = re.search(r"(\d{2,4})\s*-?\s*gb", u.question.lower())
-            mem = float(m.group(1)) if m else None
         res = d.call("card_facts", cards=cards or None, memory_gb=None if cards else mem)
         if res is None or not res["cards"]:
             if mem is not None:

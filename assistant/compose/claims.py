@@ -18,7 +18,6 @@ Trigger rows: `assistant.compose.table`; the claims are read by `assistant.nlu.c
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from assistant.compose.base import ComposerBase
@@ -228,14 +227,6 @@ def p(lang: str, key: str, **kw: Any) -> str:
     return render(PHRASES, lang, key, **kw)
 
 
-_IMAGE_WORDS = re.compile(
-    r"\b(?:image|images|video\w*|bild\w*|diffusion|flux|sdxl|stable diffusion|wan|comfyui|"
-    r"render\w*)\b"
-)
-_COUNT_X_GB = re.compile(r"(?<![\d.,])([2-8])\s*(?:x|×|\*)\s*(\d{2,3})\s*gb\b")
-_LLM_WORDS = re.compile(r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?)\b")
-
-
 def states_claim(u: Query) -> bool:
     """A claim about a mechanism the question states (assistant/nlu/claims.py)."""
     return u.claim in ("memory_adds_up", "active_sets_memory", "same_size", "larger")
@@ -277,28 +268,18 @@ class ClaimsMixin(ComposerBase):
         model = self.deps.catalog.models.get(u.model) if u.model else None
         if model is not None:
             return "llm" if model.kind == "llm" else "image"
-        q = u.question.lower()
-        if {"diffusion", "rendering"} & set(u.workloads) or _IMAGE_WORDS.search(q):
+        if {"diffusion", "rendering"} & set(u.workloads) or "image_job" in u.topics:
             return "image"
-        if u.params_b or u.unknown_model or _LLM_WORDS.search(q):
+        if u.params_b or u.unknown_model or "llm_job" in u.topics:
             return "llm"
         return None
 
     def _first_target(self, u: Query, fit: dict[str, Any] | None) -> dict[str, Any] | None:
-        """The node asked about: named, or said as 'the 4 x 32 GB' (count x card memory)."""
+        """The node asked about: named, or said as 'the 4 x 32 GB' (the reading's count and
+        memory per card)."""
         if fit is None:
             return None
         targets = self._targets(u, fit)
-        m = _COUNT_X_GB.search(u.question.lower())
-        if not targets and m:
-            n, mem = int(m.group(1)), float(m.group(2))
-            targets = [
-                r
-                for r in fit["rows"]
-                if r["count"] == n
-                and r["memory_gb_per_card"] == mem
-                and not r["configuration"].endswith("-gen4")
-            ]
         return targets[0] if targets else None
 
     # ------------------------------------------------------------------ memory of several cards

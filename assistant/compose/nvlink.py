@@ -230,8 +230,12 @@ class NvlinkMixin(ComposerBase):
     def _nvlink_training(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """Training or full fine-tuning: weights, gradients, master weights and Adam moments."""
         if u.adapter is not None and not self._is_image(fit):
-            # LoRA / QLoRA: the adapter memory decides one card or a split (and so the link)
+            # LoRA / QLoRA: the adapter memory decides one card or a split (and so the link);
+            # "Do I need NVLink to QLoRA 70B?" gets its no (or yes) from that purchase rule
             self._adapter_memory(d, u, fit)
+            rules = [c.result for c in d.calls if c.name == "purchase_advice"]
+            if rules and isinstance(rules[-1], dict):
+                d.verdict = bool(rules[-1].get("needs_nvlink"))
             return
         model = self._model_name(fit, d.lang)
         mem = d.call("memory_need", model=self._model_arg(u), training=True)

@@ -405,6 +405,8 @@ class EntityMixin:
             m = m or _MEMORY_ASKED_RX.search(folded)
             if m:
                 u.memory_gb = float(next(g for g in m.groups() if g))
+        if not (spans or u.memory_gb):
+            _count_times_memory(folded, u)
         if u.count is not None and u.count <= 0:
             u.count = None
         u.one_node = bool(
@@ -491,7 +493,10 @@ _CONTEXT_K_RX = re.compile(
 _MEMORY_ASKED_RX = re.compile(
     r"(?<![\d.,])(\d{2,3})\s*gb\s+(?:of\s+)?(?:v?ram|gpu memory|grafikspeicher)\b(?!\s+(?:in total|"
     r"insgesamt))|\b(?:is|are|ist|sind|reicht|reichen)\s+(\d{2,3})\s*gb\s+(?:\w+\s+)?(?:enough|"
-    r"genug|zu wenig|too little|zu knapp|ausreichend)\b"
+    r"genug|zu wenig|too little|zu knapp|ausreichend)\b|"
+    # "Which GPUs have 48 GB?", "welche Karten haben 96 GB": the card memory asked for
+    r"\b(?:which|what|welche)\s+(?:gpus?|cards?|karten|grafikkarten)\s+(?:have|has|haben|hat|"
+    r"come with|kommen mit|with|mit)\s+(\d{2,3})\s*gb\b"
 )
 
 
@@ -727,6 +732,19 @@ def _count_before_card(folded: str, start: int, end: int, u: Query, cid: str = "
         and not re.match(r"\s*(?:sxm\d?|pcie)?\s*(?:node|server|machine|box|system)", folded[end:])
     )
     return 1 if one_card else None
+
+
+#: "the 4 x 32 GB", "2x48GB": a node said as its card count times the memory per card
+_COUNT_X_GB_RX = re.compile(r"(?<![\d.,])([2-8])\s*(?:x|×|\*)\s*(\d{2,3})\s*gb\b")
+
+
+def _count_times_memory(folded: str, u: Query) -> None:
+    """ "Do the 4 x 32 GB add up to 128 GB?": no card named, the node said as its count times
+    its memory per card (the planner takes the nodes with that card memory and count)."""
+    m = _COUNT_X_GB_RX.search(folded)
+    if m:
+        u.count = u.count or int(m.group(1))
+        u.memory_gb = float(m.group(2))
 
 
 def _count_and_memory(folded: str, u: Query) -> None:

@@ -124,6 +124,8 @@ Topic = Literal[
     "link_either_or",  # "SXM or PCIe?", "PCIe vs NVLink"
     "per_card",  # "per GPU", "pro Karte": a price per card asked
     "verb_first",  # "Do H200s have NVLink?", "Hat die …": a question opened by its verb
+    "image_job",  # "images", "video", "diffusion", "render": the job is image or video work
+    "llm_job",  # "LLM", "chat", "tokens": the job is a language model
 ]
 
 

@@ -170,6 +170,14 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         "verb_first",
         re.compile(r"^\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b"),
     ),
+    (
+        "image_job",
+        re.compile(
+            r"\b(?:image|images|video\w*|bild\w*|diffusion|flux|sdxl|stable diffusion|wan|"
+            r"comfyui|render\w*)\b"
+        ),
+    ),
+    ("llm_job", re.compile(r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?)\b")),
 )
 
 

@@ -122,6 +122,9 @@ class LLMReading(BaseModel):
     configurations: list[str] = Field(default_factory=list, description="configuration ids")
     cards: list[str] = Field(default_factory=list, description="card ids or a100 / h100")
     count: int | None = Field(default=None, ge=1, le=64, description="cards in one node")
+    memory_gb: float | None = Field(
+        default=None, gt=0, description="memory per card said instead of a card ('4 x 32 GB')"
+    )
     workloads: list[Workload] = Field(default_factory=list)
     adapter: Literal["lora", "qlora"] | None = None
     budget: Budget | None = None
@@ -358,6 +361,7 @@ def to_reading(out: LLMReading, rules: Reading, catalog: Any) -> tuple[Reading, 
         "require_link": out.require_link,
         "exclude_link": out.exclude_link,
         "min_total_memory_gb": out.min_total_memory_gb,
+        "memory_gb": out.memory_gb,
         "one_card": out.one_card,
         "claim_by_much": out.by_much,
         "unread": list(out.unread),

@@ -42,6 +42,11 @@ class AdviceArgs(_Args):
     independent_jobs: bool = Field(
         default=False, description="several independent models or jobs (one per card)"
     )
+    method: Literal["full", "lora", "qlora"] = Field(
+        default="full",
+        description="training only: full fine-tuning, LoRA or QLoRA (its memory decides one card "
+        "or a split)",
+    )
     cards_needed: int | None = Field(default=None, ge=1, le=1024, description="cards one job needs")
     planned_tensor_parallel: int | None = Field(
         default=None, ge=1, le=64, description="tensor-parallel size the user plans"
@@ -71,6 +76,8 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
     fits = args.fits_one_card
     cards_needed = args.cards_needed
     info = None
+    holding: list[str] | None = None
+    pcie: set[str] = set()
     if args.model is not None:
         m = _model(deps, args.model)
         info = _model_info(m)
@@ -97,6 +104,8 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
             splits = [r.cards_needed for r in rows if r.verdict == "split" and r.cards_needed]
             one_card = [r for r in rows if r.verdict == "fits_one_card"]
             fits = any(r.count == 1 for r in one_card) or (bool(one_card) and not splits)
+            holding = [r.configuration for r in rows if r.verdict != "does_not_fit"]
+            pcie = {r.configuration for r in rows if r.interconnect.startswith("pcie")}
             if not fits and cards_needed is None:
                 cards_needed = min(splits) if splits else _cards_elsewhere(deps, args)
     if fits is None:
@@ -117,6 +126,11 @@ def purchase_advice(deps: Any, args: AdviceArgs) -> dict[str, Any]:
     out["model"] = info
     out["fits_one_card"] = fits
     out["cards_needed"] = cards_needed
+    if holding is not None:
+        # rule 3 says PCIe works; whether a PCIe node of the catalog holds one copy at all
+        # (DeepSeek R1 in FP8: only 8x H200 and 8x B200 do, both NVLink)
+        out["pcie_holds"] = any(c in pcie for c in holding)
+        out["holding_configurations"] = holding
     return out
 
 
@@ -149,11 +163,15 @@ def _cards_elsewhere(deps: Any, args: AdviceArgs) -> int:
 
 
 def _training_case(deps: Any, args: AdviceArgs) -> tuple[bool, int | None]:
-    """(one card holds the full fine-tune, cards one job needs) for training: the 18 bytes per
-    parameter of `memory_need(training=true)` against 90 % of each card's memory — of the
-    configuration's card when one is given, else of every card ("fits on one card" means a
-    one-card node holds it, as for serving; the cards needed are counted on the biggest)."""
-    mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
+    """(one card holds the fine-tune, cards one job needs) for training: the 18 bytes per
+    parameter of `memory_need(training=true)` (or the LoRA/QLoRA memory, `method`) against 90 %
+    of each card's memory — of the configuration's card when one is given, else of every card
+    ("fits on one card" means a one-card node holds it, as for serving; the cards needed are
+    counted on the biggest)."""
+    if args.method == "full":
+        mem = memory_need(deps, MemoryArgs(model=args.model, training=True))
+    else:
+        mem = memory_need(deps, MemoryArgs(model=args.model, adapter=args.method))
     cat = deps.catalog
     if args.configuration:
         if args.configuration not in cat.configurations:

@@ -60,5 +60,8 @@ def check_topology_output(deps: Any, args: TopologyArgs) -> dict[str, Any]:
     out["node_kind"] = kind
     out["expected_label"] = expected_label
     out["accepted_labels"] = accepted
+    # every label that is healthy on this node, the board's first (NV6 and NV18 on 4x H100 SXM5):
+    # `accepted_labels` alone reads as if the board's own label were not accepted
+    out["healthy_labels"] = [x for x in (expected_label, *accepted) if x]
     out["board"] = board
     return out
