@@ -436,6 +436,20 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**The cheapest PCIe node for {model} in {precision} is {label}** ({verdict}).",
         "**Der günstigste PCIe-Knoten für {model} in {precision} ist {label}** ({verdict}).",
     ),
+    "cheapest_no_single_card": (
+        "**No single card holds {model} in {precision}: it needs {need} on one card.**",
+        "**Keine einzelne Karte fasst {model} in {precision}: es braucht {need} auf einer Karte.**",
+    ),
+    "cheapest_no_single_card_within": (
+        "**No single card within your constraints holds {model} in {precision}: it needs "
+        "{need} on one card.**",
+        "**Keine einzelne Karte innerhalb Ihrer Vorgaben fasst {model} in {precision}: es "
+        "braucht {need} auf einer Karte.**",
+    ),
+    "cheapest_split_instead": (
+        "The cheapest node that holds it, split across its cards: {label} ({verdict}).",
+        "Der günstigste Knoten, der es fasst, auf seine Karten verteilt: {label} ({verdict}).",
+    ),
     "cheapest_none": (
         "**No configuration in the catalog holds {model} in {precision}.**",
         "**Keine Konfiguration im Katalog fasst {model} in {precision}.**",

@@ -108,11 +108,16 @@ class AsksMixin(ComposerBase):
 
     def _other_asks(self, d: Draft, u: Query, flow: Flow) -> None:
         # the NVLink flow answers the yes/no of "Is PCIe enough …? And what does it cost?" and
-        # leaves every ask open; other flows without asks of their own answer none
-        if not u.asks or not (flow.answers or flow.claim == "nvlink_needed"):
+        # leaves every ask open; other flows without asks of their own (a paste's check, an
+        # explanation) answer only a price asked of the node named ("ist das so ok? und was
+        # zahlt er im Monat für die Kiste?")
+        asks = u.asks
+        if not (flow.answers or flow.claim == "nvlink_needed"):
+            asks = [a for a in asks if a.kind == "price"] if u.configurations else []
+        if not asks:
             return
         start = len(d.paras)
-        for ask in u.asks:
+        for ask in asks:
             if not self._answered(d, u, ask, flow):
                 getattr(self, ASKS[ask.kind])(d, u, ask)
         _after_lead(d, start)
@@ -344,7 +349,14 @@ class AsksMixin(ComposerBase):
         timed = [
             c.arguments.get("configuration") for c in d.calls if c.name == "throughput_estimate"
         ]
-        rows = [r for r in fit["rows"] if r["configuration"] in timed] or self._targets(q, fit)
+        # the nodes timed already, else those named, else the answer's pick ("was ist der
+        # günstigste Server dafür und wie viele Token/s schafft der?")
+        picked = [r for r in fit["rows"] if r["configuration"] in (d.result or [])]
+        rows = (
+            [r for r in fit["rows"] if r["configuration"] in timed]
+            or self._targets(q, fit)
+            or picked
+        )
         model, prec = self._model_name(fit, d.lang), precision_label(fit["precision"])
         for r in rows[:2]:
             label = d.link(r["configuration"])

@@ -23,6 +23,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
 from assistant.compose.guides import _excerpt
+from assistant.compose.polarity import asks_the_negation
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, precision_label, render
 
@@ -251,7 +252,7 @@ class ClaimsMixin(ComposerBase):
     def _yes_no(self, d: Draft, u: Query, holds: bool) -> str:
         """'**Yes** — ' / '**No** — ' for the claim as the user put it (nothing for a
         why / what question, which asks for the reason rather than a verdict)."""
-        verdict = holds != u.claim_negated
+        verdict = holds != asks_the_negation(u)
         d.verdict = verdict
         if "wh_question" in u.topics:  # "why …?" asks the reason, not a verdict
             return ""

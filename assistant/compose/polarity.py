@@ -18,7 +18,7 @@ from assistant.nlu import CARD_FAMILIES, Query
 from assistant.nlu.asks import is_yes_no
 from assistant.nlu.query import Claim
 
-__all__ = ["answer_in_polarity", "fit_verdict", "is_yes_no", "lead_polarity"]
+__all__ = ["answer_in_polarity", "asks_the_negation", "fit_verdict", "is_yes_no", "lead_polarity"]
 
 # claims that are each other's negation
 CONVERSE: dict[tuple[str, str], bool] = {
@@ -36,6 +36,21 @@ _FLIP = {"Yes": "No", "No": "Yes", "Ja": "Nein", "Nein": "Ja"}
 _STATED_CLAIMS = ("memory_adds_up", "active_sets_memory", "same_size", "larger")
 
 
+#: claims whose negative is grammatical ("passt das nicht …?"), not a converse of its own
+_STATED_NEGATABLE = ("fits", "memory_adds_up", "active_sets_memory", "same_size", "larger")
+
+
+def asks_the_negation(u: Query) -> bool:
+    """Whether "yes" answers the negation of the claim ("so that does not fit on one 4090,
+    right?", "is one L40S not enough?"). A negative that hopes for the plain claim ("passt das
+    dann nicht locker auf eine L40S?", "Reicht da nicht eine Karte?", the cue topic
+    rhetorical_negative) is answered as the plain claim, whatever reader marked it negated; a
+    concept's converse ("Is FP8 practically worthless on an A6000?") always is the negation."""
+    if not u.claim_negated:
+        return False
+    return u.claim not in _STATED_NEGATABLE or "rhetorical_negative" not in u.topics
+
+
 def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     """The lead's yes/no answers the claim as the user asked it: flipped when the question asked
     the converse of the flow's claim, and given first (from the flow's verdict, or the fit rows)
@@ -46,7 +61,7 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     if lead is None or flow_claim is None:
         return
     converse = u.claim is not None and CONVERSE.get((flow_claim, u.claim), False)
-    negated = u.claim == "fits" and u.claim_negated and flow_claim == "fits"
+    negated = u.claim == "fits" and asks_the_negation(u) and flow_claim == "fits"
     if negated:
         converse = not converse  # "stimmt es, dass es NICHT passt?": "Ja" when it does not
     m = _LEAD_RX.match(d.paras[lead])

@@ -611,6 +611,45 @@ class PricesMixin(ComposerBase):
         d.result = [top["configuration"]]
         return True
 
+    def _cheapest_none(
+        self, d: Draft, u: Query, model: str, prec: str, interconnect: str | None, one_card: bool
+    ) -> None:
+        """Nothing the pick may take holds the job: no single card (and the split instead), an
+        image job's one copy, or no configuration at all."""
+        if one_card and self._no_single_card(d, u, model, prec, interconnect):
+            return
+        if not self._image_one_copy(d, u, model, prec, interconnect):
+            d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
+
+    def _no_single_card(
+        self, d: Draft, u: Query, model: str, prec: str, interconnect: str | None
+    ) -> bool:
+        """A one-card pick that nothing gives ("reicht da nicht eine Karte?" with a budget): no
+        single card (within the constraints) holds it, with the need on one card
+        (memory_need), and the cheapest node that holds it split across its cards. False when
+        nothing holds it at all."""
+        split = self._call_cheapest(d, u, interconnect=interconnect, one_card=False)
+        rows = split["cheapest"] if split else []
+        if not rows:
+            return False
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=u.context_tokens,
+            concurrency=u.concurrency,
+        )
+        need = gb(d.lang, mem["required_gb_per_card"]) if mem else "?"
+        d.verdict = False
+        key = "cheapest_no_single_card_within" if d.filters else "cheapest_no_single_card"
+        d.add(t(d.lang, key, model=model, precision=prec, need=need))
+        cid = rows[0]["configuration"]
+        d.result = [cid]
+        verdict = self._verdict_with_need(d, rows[0])
+        line = t(d.lang, "cheapest_split_instead", label=d.link(cid), verdict=verdict)
+        d.add(line + " " + d.price(cid))
+        return True
+
     def _cheapest_room(self, d: Draft, u: Query, res: dict[str, Any], top: dict[str, Any]) -> None:
         """After the pick: an image job's card per person at once and its room to spare, or a
         tight LLM pick's cheapest with room."""
@@ -655,8 +694,7 @@ class PricesMixin(ComposerBase):
             # "ist 4x L40S das günstigste für Mixtral?": yes when the node named is the pick
             d.verdict = rows[0]["configuration"] in u.configurations
         if not rows:
-            if not self._image_one_copy(d, u, model, prec, interconnect):
-                d.add(t(d.lang, "cheapest_none", model=model, precision=prec))
+            self._cheapest_none(d, u, model, prec, interconnect, one_card)
             return
         top = rows[0]
         d.result = [top["configuration"]]

@@ -59,6 +59,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "web hosting (websites, WordPress, e-mail, domains)",
         "Webhosting (Websites, WordPress, E-Mail, Domains)",
     ),
+    "logistics": (
+        "shipping hardware and attached storage",
+        "Versand von Hardware und angeschlossenem Speicher",
+    ),
 }
 
 # flows that answer no ask of their own: a clause that only names hardware or a model gets none

@@ -54,7 +54,8 @@ _NEED_RX = re.compile(
 
 # "Does it fit on a 4090, or do I need something bigger?": the alternative is the "no"
 _CONVERSE_OR_RX = re.compile(
-    r"\b(?:or|oder)\s+(?:(?:do|would|will|should|must)\s+(?:i|we)\s+(?:need|have to)|"
+    r"\b(?:or|oder)\s+(?:(?:do|would|will|should|must)\s+(?:i|we)\s+(?:really\s+|actually\s+|"
+    r"definitely\s+|absolutely\s+)?(?:need|have to)|"
     r"(?:brauche|brauchen|benötige|benötigen)\s+(?:ich|wir)|(?:muss|müssen)\s+(?:ich|wir)|"
     r"(?:is|ist)\s+(?:it|that|das|es)\s+(?:too|zu)\b|not\b|nicht\b)",
     re.IGNORECASE,
@@ -228,6 +229,12 @@ def find_asks(folded: str, u: Query) -> None:
     """Every ask of the question about a model (fit, price, speed, context), in the order the
     question makes them. In a yes/no question the fit is what the question's verb asks: it
     leads."""
+    if (u.topo_text or u.nccl_text) and u.configurations:
+        # a paste's check answers it; a price asked of the node beside it ("ist das so ok? und
+        # was zahlt er im Monat für die Kiste?") is the one ask
+        money = _MONEY_RX.search(folded)
+        u.asks = [Ask(kind="price", at=money.start())] if money else []
+        return
     if not u.has_subject or u.explain or u.topo_text or u.nccl_text:
         return
     folded = _CHOICE_RX.sub(" ", folded)  # "nehmen wir den, der passt" picks, it asks nothing

@@ -256,7 +256,11 @@ _NEGATED_FIT_RX = re.compile(
 
 
 def negates_fit(question: str) -> bool:
-    """The yes/no fit is asked in its negative ("… NICHT auf eine 4090 passt?"): 'yes' says it
-    does not fit. A negative question that expects a fit ("passt das nicht doch?") reads the
-    same; its answer names the fit either way."""
-    return bool(_NEGATED_FIT_RX.search(question.lower()))
+    """The yes/no fit is asked in its negative ("Stimmt es, dass es NICHT auf eine 4090
+    passt?", "so that does not fit on one 4090, right?", "is one L40S not enough?"): 'yes'
+    says it does not fit. A negative that hopes for the fit ("Reicht da nicht eine Karte?",
+    `topics.RHETORICAL_NEGATIVE_RX`) is answered as the plain fit."""
+    from assistant.nlu.topics import RHETORICAL_NEGATIVE_RX
+
+    q = question.lower().strip()
+    return bool(_NEGATED_FIT_RX.search(q)) and not RHETORICAL_NEGATIVE_RX.search(q)

@@ -773,6 +773,9 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         # "passt das?" of a paste, never "passt das auf …" nor "passt das dann noch?" (a fit)
         r"passt das(?!\s+(?:\w+\s+)?(?:auf|in|für|bei|mit)\b)(?!\s+(?:dann\s+)?(?:noch|immer))|"
         r"gesund|plausibel|plausible|as advertised|as promised|wie versprochen|wie beworben|"
+        # "bei uns läuft doch alles über nvlink, oder?": every pair on NVLink, as it should be
+        r"(?:alles|everything|all (?:cards|gpus|pairs|karten|paare))\s+(?:\w+\s+)?(?:über|"
+        r"over|via|on|auf|per|mit|with)\s+nvlink|"
         r"what (?:they|we|i|he|she|you)(?:'re| are)? (?:pay|paying|paid) for|"
         r"(?:wofür|was) (?:er|sie|wir|ich) (?:\w+ )?(?:zahl|bezahl)\w*)\b",
     ),
@@ -814,7 +817,8 @@ _PREFERENCE_RX = re.compile(
 # a fit said and a tag after it: "X won't fit on one L4, right?", "passt nicht, oder?"
 _FIT_TAG_RX = re.compile(
     r"\b(?:fit|fits|passt|passen|run|runs|läuft|laufen|reicht|reichen|enough|plenty|genug|"
-    r"ausreichend|squeeze|squeezes)\b[^.?!]{0,60}?,?\s*"
+    # (not "läuft alles über nvlink, oder?": the link is the claim there)
+    r"ausreichend|squeeze|squeezes)\b(?:(?!nvlink)[^.?!]){0,60}?,?\s*"
     r"\b(?:right|correct|richtig|oder|stimmt'?s?|ne|isn'?t it|does it|doesn'?t it)\s*\?"
 )
 
@@ -829,7 +833,11 @@ def find_claim(folded: str, u: Query) -> None:
     """The claim a yes/no answers: the first of _CLAIMS that the question states; in an
     alternative question ('is that normal or is something broken?') the one stated first, since
     'yes' answers the first alternative."""
-    from assistant.nlu.asks import _WRAPPED_RX, is_yes_no  # asks reads this module's patterns
+    from assistant.nlu.asks import (  # asks reads this module's patterns
+        _INDIRECT_RX,
+        _WRAPPED_RX,
+        is_yes_no,
+    )
 
     # an e-mail wrapped at 72 characters: "… or do we\nreally need the SXM one?" is one question
     folded = _WRAPPED_RX.sub(" ", folded)
@@ -844,6 +852,8 @@ def find_claim(folded: str, u: Query) -> None:
     asked = [
         q for q in _QUESTION_SENTENCE_RX.findall(folded) if q.strip() and not _VERIFY_RX.match(q)
     ]
+    # "cust asks if this is normal for the node …. what do i tell her?": the reported yes/no
+    asked += [folded[m.end() :].split(".")[0] for m in _INDIRECT_RX.finditer(folded)]
 
     # a statement's claim ("FP8 is fine for us") is the question's only when the question is a
     # yes/no one ("… Do we?") or there is no question ("The H200 is just an H100 with more RAM")

@@ -12,6 +12,12 @@ from assistant.nlu.query import Intent, Query
 
 # --------------------------------------------------------------------------- intents
 
+#: "was zahlt er eigentlich im Monat für die Kiste?", "what do they pay a month for it?"
+_PAYS = (
+    r"\b(?:zahl|bezahl)\w*\b[^.?!]{0,40}\b(?:im|pro|je|jeden|per) monat|"
+    r"\bpay\w*\b[^.?!]{0,30}\b(?:a|per|each|every) month"
+)
+
 _INTENT_RX: dict[str, re.Pattern[str]] = {
     k: re.compile(v)
     for k, v in {
@@ -41,7 +47,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
         r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
-        r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|\brent\b|\bmieten|\bmiete\b",
+        r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|\brent\b|\bmieten|\bmiete\b|"
+        + _PAYS,
         "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
         r"trainingsschritt\w*[\s-]*abgleich|(?:schritt|step)\w*[\s-]*(?:abgleich|sync)|"
         r"gradienten[\s-]*abgleich|"
@@ -85,6 +92,10 @@ _RUNS_RX = re.compile(r"\b(?:läuft|laufen|runs?|geht)\b")
 
 _EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
+    # "eli5 tensor parallel? why does everyone say it needs a fast link"
+    r"\beli5\b|\bexplain like i'?m (?:five|5)\b|"
+    r"[.?!;:]\s*(?:why|warum|wieso|weshalb)\s+(?:does|do|is|are|would|should|sagen|sagt|"
+    r"braucht|brauchen|ist|sind|soll)\b|"
     # "if mixtral only uses 13b per token why do i need vram for all 47b??"
     # (a "why does it blow up?" under a log asks for the diagnosis: not this)
     r"\bwhy (?:do|does|would|must) (?:i|we|you|they|one)\b[^?.]{0,20}\bneed\b|"
@@ -112,6 +123,11 @@ _EXPLAIN_RX = re.compile(
 # the cheapest card or a bandwidth
 _STRONG_EXPLAIN_RX = re.compile(
     r"^\W*(?:why|warum|wieso|weshalb)\b|\bwhat happens\b|\bwas passiert\b|"
+    r"\beli5\b|\bexplain like i'?m (?:five|5)\b|"
+    # "eli5 tensor parallel? why does everyone say it needs a fast link"
+    r"\beli5\b|\bexplain like i'?m (?:five|5)\b|"
+    r"[.?!;:]\s*(?:why|warum|wieso|weshalb)\s+(?:does|do|is|are|would|should|sagen|sagt|"
+    r"braucht|brauchen|ist|sind|soll)\b|"
     # "was ist eigentlich tensor parallel? und wieso soll das mit nvlink schneller sein?"
     r"(?:^|[,;:]\s*)(?:what even is|what exactly is|was genau ist|was ist eigentlich)\b|"
     r"(?<!price )(?<!cost )\bdifference between\b|(?<!preis)\bunterschied(?:e)? zwischen\b|"
@@ -140,7 +156,7 @@ _LITERAL_INTENTS = ("price", "cheapest", "capacity", "allreduce", "tp_sync", "sp
 # price words other than "rent"/"mieten" (which also mean "which one should I take?")
 _MONEY_RX = re.compile(
     r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|pro monat|"
-    r"/month|/monat|monthly|monatlich|\$|usd|euro|€"
+    r"/month|/monat|monthly|monatlich|\$|usd|euro|€|" + _PAYS
 )
 
 _DOMAIN_RX = re.compile(

@@ -126,6 +126,7 @@ Topic = Literal[
     "verb_first",  # "Do H200s have NVLink?", "Hat die …": a question opened by its verb
     "image_job",  # "images", "video", "diffusion", "render": the job is image or video work
     "llm_job",  # "LLM", "chat", "tokens": the job is a language model
+    "rhetorical_negative",  # "Reicht da nicht eine Karte?": a negative hoping for the claim
 ]
 
 

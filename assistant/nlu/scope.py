@@ -32,7 +32,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 OutsideGoal = Literal[
-    "mining", "gaming", "electricity", "investment", "hardware_trade", "legal", "web_hosting"
+    "mining",
+    "gaming",
+    "electricity",
+    "investment",
+    "hardware_trade",
+    "legal",
+    "web_hosting",
+    "logistics",
 ]
 
 
@@ -182,6 +189,21 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:web[\s-]?hosting|webspace|wordpress|shared hosting|managed hosting|"
             r"domain\w*\s+(?:registr\w*|kaufen|buy)|e-?mail[\s-]?(?:hosting|postf\w*)|"
             r"homepage[\s-]?(?:paket\w*|hosting)|website hosting|hosting[\s-]?paket\w*)\b"
+        ),
+    ),
+    Goal(
+        "logistics",
+        # "can you ship one of the servers to our office?", "20 TB NVMe dazu?": delivery and
+        # attached storage, which the catalog does not describe (card memory is said in GB)
+        re.compile(
+            r"\b(?:ship|shipp\w*|deliver\w*|send|versend\w*|versand|liefer\w*|anliefer\w*|"
+            r"zustell\w*)\b[^.?!]{0,60}\b(?:to|an|nach|in|zu|into)\s+(?:our|my|the|your|unser\w*|"
+            r"mein\w*|ihr\w*|euer\w*)\s+(?:office|site|premises|building|data ?cent(?:er|re)|"
+            r"büro|standort|firma|rechenzentrum|gebäude|lager)\b|"
+            r"\bon[\s-]?prem(?:ise)?s?\b|"
+            r"\b\d+\s*(?:tb|terabytes?)\b[^.?!]{0,40}\b(?:storage|nvme|ssd|speicher\w*|"
+            r"festplatt\w*|disks?|drives?)\b|"
+            r"\b(?:storage|nvme|ssd|speicher\w*|festplatt\w*)\b[^.?!]{0,20}\b\d+\s*(?:tb|terabytes?)\b"
         ),
     ),
 )

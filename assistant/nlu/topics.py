@@ -123,6 +123,11 @@ _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
 
 
 _KV_CACHE = re.compile(r"kv[\s-]*cache")
+RHETORICAL_NEGATIVE_RX = re.compile(
+    r"(?:^|[.?!,;:]\s*)(?:(?:reicht|reichen|passt|passen|läuft|laufen|geht|gehen|genügt|"
+    r"genügen)\s+(?:\S+\s+){0,5}?nicht\b|(?:doesn'?t|don'?t|won'?t|wouldn'?t|isn'?t|aren'?t|"
+    r"can'?t|couldn'?t)\s)"
+)
 #: cue topics: how the words ask for the answer to lead (read from the text by any reader's
 #: `to_query`, so the planner's choices come from the reading, not the text)
 CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
@@ -178,6 +183,11 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         ),
     ),
     ("llm_job", re.compile(r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?)\b")),
+    # a negative question that hopes for the plain claim ("Reicht da nicht eine Karte?",
+    # "passt das dann nicht locker auf eine L40S?", "doesn't it fit on one L4?"): answered as
+    # the plain claim; a predicative negative ("is one L40S not enough?") or one put up for
+    # confirmation ("… does not fit, right?") asks the negation
+    ("rhetorical_negative", RHETORICAL_NEGATIVE_RX),
 )
 
 

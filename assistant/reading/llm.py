@@ -170,7 +170,8 @@ configuration), compare (two or more options side by side), nvlink (is NVLink ne
 PCIe), explain (how or why something works), diagnose (what is wrong in a paste), other. A \
 yes/no question states its claim (fits, nvlink_needed, pcie_enough, too_small, oversized, faster, \
 worth_it, costlier / cheaper: 'is A pricier than B?' on A's price ask) and negated=true when \
-asked the other way round.
+asked the other way round ('it does not fit, right?', 'is one L40S not enough?'; not a \
+negative that hopes for the claim, 'doesn't it fit?').
 - model: a model id from the list below; a model not in it goes to model_name; 'a 34B model' \
 is params_b=34.
 - users = people who use it; concurrent_sequences = requests at the same time, only when said \

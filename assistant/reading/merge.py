@@ -478,8 +478,11 @@ _AT_PRECISION_RX = re.compile(
 # "und auf einer A100 PCIe?", "and on an H200?", "und die 5090, was kostet die?": a clause that
 # names only other hardware
 _ON_HARDWARE_RX = re.compile(
-    r"(?:^|[.?!]\s*)(?:and|und|what about|how about|und was ist mit|was ist mit)\s+"
-    r"(?:(?:on|auf|with|mit)\s+[^.?!]{2,30}\?|(?:the|die|der|das|den)\s+[^.?!,]{2,30}[,?:-])"
+    r"(?:^|[.?!]\s*)(?:(?:hm+|ok(?:ay)?|so|well|achso|gut|na)\W+)?"
+    r"(?:(?:and|und|what about|how about|und was ist mit|was ist mit)\s+"
+    r"(?:(?:on|auf|with|mit)\s+[^.?!]{2,30}\?|(?:the|die|der|das|den)\s+[^.?!,]{2,30}[,?:-])|"
+    # "hm what about 2x 5090 then, and what would that cost": the hardware itself
+    r"(?:what about|how about|und was ist mit|was ist mit)\s+[^.?!,]{2,30}[,?])"
 )
 
 

@@ -1,0 +1,160 @@
+"""Answers for the families blind-72 … blind-75 found, in other words than theirs: a paste with
+the customer's "it all runs over NVLink, right?" or a reported "asks if this is normal" answers
+that claim; a price asked beside a paste is quoted; "or do we really need NVLink?" is the link's
+yes/no; "what about <other node> then, and what would that cost?" after a fit asks the fit
+there too; a rhetorical "reicht nicht eine Karte?" is answered as the plain fit, and a one-card
+pick that no one-card node gives says so with the need and the cheapest split; shipping and
+attached storage are out of scope; "eli5 …? why does everyone say …" asks for an explanation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assistant.reading.model import Ask, Reading
+from assistant.service import Assistant
+from tests.answers import last_call
+from tests.answers import ok as _ok
+
+_TOPO_SYS = """
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity
+GPU0     X      NV6     NV6     NV6     0-47            0
+GPU1    NV6      X      NV6     NV6     0-47            0
+GPU2    NV6     NV6      X      SYS     48-95           1
+GPU3    NV6     NV6     SYS      X      48-95           1
+"""
+
+
+def _called(a: Any) -> list[str]:
+    return [c.name for c in a.tool_calls]
+
+
+def test_a_paste_answers_the_customers_all_over_nvlink_claim(assistant: Assistant) -> None:
+    q = (
+        'kunde mit 4x H100 SXM5 meint "es geht doch alles über nvlink, oder?" und schickt '
+        "das hier. hat er recht?\n" + _TOPO_SYS
+    )
+    a = assistant.ask(q)
+    text = _ok(a, "de")
+    assert a.reading.claim == "healthy"
+    assert last_call(a, "check_topology_output").result["status"] == "defect"
+    assert text.startswith("**Nein")
+
+
+def test_a_reported_yes_no_beside_a_paste_is_the_claim(assistant: Assistant) -> None:
+    q = (
+        "customer wants to know if this looks normal for their 4x h100 sxm5 box. "
+        "what should i reply?\n" + _TOPO_SYS
+    )
+    a = assistant.ask(q)
+    _ok(a, "en")
+    assert a.reading.claim == "healthy"
+    assert a.answer.startswith("**No")
+
+
+def test_a_price_asked_beside_a_paste_is_quoted(assistant: Assistant) -> None:
+    q = (
+        "kunde hat 4x h100 sxm5, passt das so? und was bezahlt er eigentlich pro monat "
+        "dafür?\n" + _TOPO_SYS
+    )
+    a = assistant.ask(q)
+    text = _ok(a, "de")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert quote["configuration"] == "4x-h100-sxm5"
+    assert "check_topology_output" in _called(a)
+    assert f"{quote['usd_per_month']:,}" in text.replace(".", ",")
+
+
+def test_or_do_we_really_need_nvlink_is_the_links_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "is pcie fine for qwen2.5 72b on 4x l40s or do we actually need nvlink? and the price?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.yes_no and a.reading.claim == "pcie_enough"
+    advice = last_call(a, "purchase_advice").result
+    assert text.startswith("**Yes" if not advice["needs_nvlink"] else "**No")
+    assert "price_quote" in _called(a)
+
+
+def test_what_about_another_node_then_asks_the_fit_there_too(assistant: Assistant) -> None:
+    first = assistant.ask("does qwen2.5 32b fit on 1x l4?")
+    a = assistant.ask("ok what about 1x l40s then, and what would that cost", first.session_id)
+    _ok(a, "en")
+    assert [x.kind for x in a.reading.asks] == ["fit", "price"]
+    fit = last_call(a, "fit_check").result
+    assert "1x-l40s" in {r["configuration"] for r in fit["rows"]}
+    assert "price_quote" in _called(a)
+
+
+def test_a_rhetorical_negative_is_answered_as_the_plain_fit(assistant: Assistant) -> None:
+    a = assistant.ask("läuft llama 3.1 8b nicht einfach auf einer L4?")
+    assert not a.reading.claim_negated
+    rows = last_call(a, "fit_check").result["rows"]
+    fits = any(r["verdict"] == "fits_one_card" for r in rows if r["configuration"] == "1x-l4")
+    assert _ok(a, "de").startswith("**Ja" if fits else "**Nein")
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("so llama 3.3 70b does not fit on one rtx 4090, right?", "**Right"),
+        ("is one rtx 4090 not enough for llama 3.3 70b?", "**Right"),
+    ],
+)
+def test_a_negative_that_is_asked_is_still_the_negation(
+    assistant: Assistant, question: str, lead: str
+) -> None:
+    a = assistant.ask(question)
+    assert a.reading.claim_negated
+    assert _ok(a, "en").startswith(lead)
+
+
+def test_a_reader_marking_a_rhetorical_negative_negated_gets_the_plain_answer(
+    assistant: Assistant,
+) -> None:
+    """An LLM or gold reading may mark "passt das nicht locker auf eine L40S?" negated; the
+    words put no negative up for confirmation, so the answer is the plain fit's no."""
+    reading = Reading(
+        language="de",
+        text="passt mixtral 8x7b dann nicht locker auf eine einzelne l40s?",
+        task="serve",
+        model="mixtral-8x7b",
+        configurations=["1x-l40s"],
+        cards=["l40s"],
+        count=1,
+        asks=[Ask(kind="fit")],
+        claim="fits",
+        claim_negated=True,
+        yes_no=True,
+    )
+    a = assistant.answer_reading(reading, store=False)
+    assert _ok(a, "de").startswith("**Nein")
+
+
+def test_one_card_asked_that_no_one_card_node_gives(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "wir sind 20 leute, 3 gleichzeitig, qwen3 32b, budget 1200 euro im monat. "
+        "reicht da nicht eine karte?"
+    )
+    text = _ok(a, "de")
+    need = last_call(a, "memory_need").result["required_gb_per_card"]
+    split = [
+        c.result for c in a.tool_calls if c.name == "cheapest_fit" and c.result.get("cheapest")
+    ]
+    assert text.startswith("**Nein")
+    assert f"{need:.1f}".replace(".", ",") in text
+    assert split and split[-1]["cheapest"][0]["count"] > 1
+    assert split[-1]["cheapest"][0]["configuration"] in {p.configuration for p in a.prices}
+
+
+def test_shipping_and_storage_are_out_of_scope(assistant: Assistant) -> None:
+    a = assistant.ask("könnt ihr den server an unser büro in köln liefern, mit 10 tb nvme dazu?")
+    assert a.reading.outside == ["logistics"]
+    assert not a.prices
+
+
+def test_eli5_with_a_why_asks_for_an_explanation(assistant: Assistant) -> None:
+    a = assistant.ask("eli5 pipeline parallel? why do people say it doesnt need nvlink")
+    assert a.reading.explain
+    assert "purchase_advice" not in _called(a)
