@@ -820,6 +820,11 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Einen Knoten mit {count} {card}-Karten gibt es im Katalog nicht; hier der nächste, der "
         "es fasst:",
     ),
+    "serve_after_cheapest": (
+        "The cheapest node to serve {model} afterwards, in {precision}: {label} ({verdict}).",
+        "Der günstigste Knoten, um {model} danach in {precision} auszuliefern: {label} "
+        "({verdict}).",
+    ),
     "adapter_then_serve": (
         "Serving {model} afterwards, in {precision}, on the same hardware:",
         "{model} danach in {precision} auf derselben Hardware ausliefern:",

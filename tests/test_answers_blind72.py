@@ -158,3 +158,29 @@ def test_eli5_with_a_why_asks_for_an_explanation(assistant: Assistant) -> None:
     a = assistant.ask("eli5 pipeline parallel? why do people say it doesnt need nvlink")
     assert a.reading.explain
     assert "purchase_advice" not in _called(a)
+
+
+def test_if_it_has_to_be_nvlink_after_a_pick_is_the_cheapest_nvlink_node(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask("cheapest way to serve qwen2.5 72b in fp8?")
+    a = assistant.ask("ok and what if it has to be nvlink?", first.session_id)
+    _ok(a, "en")
+    assert a.reading.require_link == "nvlink" and not a.reading.yes_no
+    pick = last_call(a, "cheapest_fit")
+    assert pick.arguments.get("interconnect") == "nvlink"
+    top = pick.result["cheapest"][0]["configuration"]
+    assert top in {p.configuration for p in a.prices}
+
+
+def test_the_cheapest_server_to_serve_a_fine_tune_afterwards(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "wir wollen llama 3.1 8b mit qlora auf einer l4 feintunen. danach soll es mit 20 "
+        "anfragen gleichzeitig laufen, was wäre dafür der günstigste server?"
+    )
+    _ok(a, "de")
+    serve = [c for c in a.tool_calls if c.name == "cheapest_fit"]
+    assert serve and serve[-1].arguments.get("concurrency") == 20
+    top = serve[-1].result["cheapest"][0]["configuration"]
+    assert top in {p.configuration for p in a.prices}
+    assert "training_fit" in _called(a) or "memory_need" in _called(a)

@@ -440,3 +440,13 @@ def test_a_card_said_by_its_memory_is_in_the_reading(  # type: ignore[no-untyped
     b = assistant.answer_reading(r.model_copy(update={"text": "", "asked_text": ""}), store=False)
     assert a.answer == b.answer
     assert any(c.name in ("card_facts", "fit_check") for c in a.tool_calls)
+
+
+def test_the_line_names_the_fine_tuning_method_and_the_link() -> None:
+    from assistant.reading.line import understood_line
+
+    r = Reading(language="en", task="fine_tune", model="llama-3.3-70b", adapter="qlora")
+    assert understood_line(r).startswith("Sized for: QLoRA fine-tuning")
+    de = r.model_copy(update={"language": "de", "require_link": "nvlink", "task": "serve"})
+    line = understood_line(de)
+    assert "NVLink nötig" in line and "Fine-Tuning" not in line

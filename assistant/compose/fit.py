@@ -521,18 +521,41 @@ class FitMixin(ComposerBase):
         """A fine-tune whose model is then served on the hardware named ("danach auf derselben
         Maschine ausliefern"): the serving need there, from the fit rows."""
         serving = {"traffic", "low_concurrency"} & set(u.workloads) or "serve_after" in u.topics
-        if not asked or not serving:
+        if not serving:
             return
-        lines = [f"{d.link(r['configuration'])}: {self._verdict_with_need(d, r)}" for r in asked]
-        d.add(
-            t(
-                d.lang,
-                "adapter_then_serve",
-                model=self._model_name(fit, d.lang),
-                precision=precision_label(fit["precision"]),
+        if asked:
+            lines = [
+                f"{d.link(r['configuration'])}: {self._verdict_with_need(d, r)}" for r in asked
+            ]
+            d.add(
+                t(
+                    d.lang,
+                    "adapter_then_serve",
+                    model=self._model_name(fit, d.lang),
+                    precision=precision_label(fit["precision"]),
+                )
             )
+            d.bullets(lines)
+        if "cheapest" in u.intents:
+            self._served_after_cheapest(d, u, fit)
+
+    def _served_after_cheapest(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
+        """ "Danach soll es in FP8 laufen, 10 Anfragen gleichzeitig: was wäre der günstigste
+        Server?": the cheapest node that serves it at the precision and load asked."""
+        res = self._call_cheapest(d, u)
+        if not res or not res["cheapest"]:
+            return
+        top = res["cheapest"][0]
+        cid = top["configuration"]
+        line = t(
+            d.lang,
+            "serve_after_cheapest",
+            model=self._model_name(fit, d.lang),
+            precision=precision_label(res["precision"]),
+            label=d.link(cid),
+            verdict=self._verdict_with_need(d, top),
         )
-        d.bullets(lines)
+        d.add(line + " " + d.price(cid))
 
     def _training_holders(self, d: Draft, u: Query, method: str) -> tuple[list[Any], Any]:
         """The cards whose usable memory holds the training memory, and the cheapest one-card

@@ -92,7 +92,10 @@ _WH_RX = re.compile(
 # "und 8x?", "what about FP8?", "price of 8x-h100-sxm5?": a follow-up or a figure asked, not a
 # yes/no question
 _NOT_ELLIPTICAL_RX = re.compile(
-    r"^\W*(?:and|und|what about|how about|also|oder|or)\b|\b(?:cost|costs|price|prices|preis\w*|"
+    r"^\W*(?:and|und|what about|how about|also|oder|or)\b|"
+    # "ok and if it has to be nvlink?", "und falls es 32k sein sollen?": a condition, not a claim
+    r"^\W*(?:(?:ok(?:ay)?|so|hm+|gut|na|and|und)\W+)*(?:if|wenn|falls)\b|"
+    r"\b(?:cost|costs|price|prices|preis\w*|"
     r"kost\w*|much|many|viel\w*|fast|schnell|speed|tempo|tokens?/s|token/s|cheapest|best|most|"
     r"günstigst\w*|billigst\w*|beste\w*|meiste\w*|what|which|how|welche\w*|wie|was)\b",
     re.IGNORECASE,

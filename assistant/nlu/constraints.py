@@ -534,7 +534,11 @@ _STATED_NVLINK_RX = re.compile(
     r"required|a requirement|erforderlich|gesetzt|voraussetzung)|"
     r"(?:^|[,.;:]\s*)\W*(?:must|has to|needs to|muss)\s+(?:have|haben)\s+(?:an?\s+)?(?:nvlink|sxm)|"
     r"\b(?:bestehen|besteht|bestehe|insist|insists|insisting)\s+(?:\w+\s+)?(?:auf|on)\s+"
-    r"(?:nvlink|sxm)"
+    r"(?:nvlink|sxm)|"
+    # "ok and if it has to be nvlink?", "und wenn es NVLink sein muss?": a requirement posed
+    r"\b(?:if|when|falls|wenn)\s+(?:it|that|es|das|der|die)\s+(?:has to|must|needs to|should|"
+    r"muss|soll|sollte)\s+(?:be\s+|have\s+|haben\s+)?(?:an?\s+)?(?:nvlink|sxm)|"
+    r"\b(?:if|when|falls|wenn)\s+(?:it|es|das)\s+(?:nvlink|sxm)\s+(?:sein|haben)\s+(?:muss|soll)"
 )
 # FP8 as a capability of the card, not a precision: "FP8 tensor cores", "needs FP8 support",
 # "native FP8", "FP8-fähig", "mit FP8-Unterstützung"

@@ -102,7 +102,9 @@ _CATALOG_ASK = re.compile(
 _SERVE_AFTER = re.compile(
     r"\b(?:then|afterwards|after that|later|danach|anschließend|dann|später)\b[^.?!]{0,40}"
     r"\b(?:serve|serving|host|deploy|run it|inference|ausliefern|betreiben|hosten|bereitstellen|"
-    r"inferenz|laufen lassen|produktiv)"
+    r"inferenz|laufen lassen|produktiv)|"
+    # "danach soll es mit 20 Anfragen gleichzeitig laufen", "afterwards it should run …"
+    r"\b(?:afterwards|after that|danach|anschließend)\b[^.?!]{0,50}\b(?:laufen|run|running)\b"
 )
 
 

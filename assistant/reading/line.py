@@ -124,12 +124,30 @@ def _marked(text: str | None, field: str, r: Reading, lang: Language) -> str | N
     return text
 
 
-def _parts(r: Reading, catalog: Any, lang: Language) -> list[str | None]:
+def _task(r: Reading, lang: Language) -> str | None:
+    """The task said ("fine-tuning"), with its method when an adapter is read ("QLoRA
+    fine-tuning"); nothing for a price or a comparison (their parts say it)."""
     task = _TASK.get(r.task)
+    if r.adapter and r.task in ("fine_tune", "train"):
+        method = "QLoRA" if r.adapter == "qlora" else "LoRA"
+        return f"{method}-Fine-Tuning" if lang == "de" else f"{method} fine-tuning"
+    return _pick(task, lang) if task and r.task not in ("price", "compare") else None
+
+
+_LINKS = {"nvlink": "NVLink", "pcie": "PCIe"}
+
+
+def _required_link(r: Reading, lang: Language) -> str | None:
+    if not r.require_link:
+        return None
+    return f"{_LINKS.get(r.require_link, r.require_link)} {'nötig' if lang == 'de' else 'required'}"
+
+
+def _parts(r: Reading, catalog: Any, lang: Language) -> list[str | None]:
     ctx = r.context_tokens
     context = f"{_tokens(ctx)} {'Kontext' if lang == 'de' else 'context'}" if ctx else None
     builders: list[Callable[[], str | None]] = [
-        lambda: _pick(task, lang) if task and r.task not in ("price", "compare") else None,
+        lambda: _task(r, lang),
         lambda: _marked(_model(r, catalog, lang), "model", r, lang),
         lambda: _marked((r.precision or "").upper() or None, "precision", r, lang),
         lambda: r.runtime,
@@ -138,11 +156,7 @@ def _parts(r: Reading, catalog: Any, lang: Language) -> list[str | None]:
         lambda: _hardware(r, catalog, lang),
         lambda: _budget(r, lang),
         lambda: _exclusions(r, catalog, lang),
-        lambda: (
-            f"{r.require_link} {'nötig' if lang == 'de' else 'required'}"
-            if r.require_link
-            else None
-        ),
+        lambda: _required_link(r, lang),
         lambda: (
             f"≥ {r.min_memory_per_card_gb:g} GB/{'Karte' if lang == 'de' else 'card'}"
             if r.min_memory_per_card_gb
