@@ -184,3 +184,113 @@ def test_the_cheapest_server_to_serve_a_fine_tune_afterwards(assistant: Assistan
     top = serve[-1].result["cheapest"][0]["configuration"]
     assert top in {p.configuration for p in a.prices}
     assert "training_fit" in _called(a) or "memory_need" in _called(a)
+
+
+def test_a_reading_that_states_the_fine_tune_task_sizes_the_training(
+    assistant: Assistant,
+) -> None:
+    """A reader may say task fine_tune and no workload: the answer is the fine-tune's memory,
+    not the serving fit."""
+    reading = Reading(
+        language="en",
+        text="how much gpu memory to fully fine-tune llama 3.1 8b?",
+        task="fine_tune",
+        model="llama-3.1-8b",
+        asks=[Ask(kind="memory")],
+    )
+    a = assistant.answer_reading(reading, store=False)
+    mem = last_call(a, "memory_need")
+    assert mem.arguments.get("training") is True
+    assert f"{mem.result['total_gb']:.1f}" in a.answer
+
+
+def test_a_paste_yes_no_without_a_claim_asks_whether_it_is_healthy(
+    assistant: Assistant,
+) -> None:
+    reading = Reading(
+        language="de",
+        text="kunde fragt was damit ist\n" + _TOPO_SYS,
+        task="diagnose",
+        configurations=["4x-h100-sxm5"],
+        intents=["topology_paste"],
+        yes_no=True,
+        topo_text=_TOPO_SYS,
+    )
+    a = assistant.answer_reading(reading, store=False)
+    assert last_call(a, "check_topology_output").result["status"] == "defect"
+    assert a.answer.startswith("**Nein")
+
+
+def test_todays_single_card_is_no_one_card_constraint_on_the_pick(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "we run qwen2.5 72b awq on a single a100 today and it is maxed out, 10 at once. "
+        "cheapest option without nvlink?"
+    )
+    _ok(a, "en")
+    pick = last_call(a, "cheapest_fit")
+    assert not pick.arguments.get("one_card")
+    assert pick.result["cheapest"][0]["configuration"] in {p.configuration for p in a.prices}
+
+
+def test_todays_inference_only_is_not_the_plan(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "bisher läuft bei uns nur inferenz auf einer 4090. jetzt wollen wir llama 3.1 8b "
+        "voll finetunen, wieviel speicher braucht das training?"
+    )
+    assert a.reading.task == "fine_tune"
+    assert last_call(a, "memory_need").arguments.get("training") is True
+
+
+def test_lora_instead_of_qlora_is_lora(assistant: Assistant) -> None:
+    first = assistant.ask("wieviel vram brauch ich um qwen2.5 14b mit qlora zu finetunen?")
+    a = assistant.ask("und mit lora statt qlora?", first.session_id)
+    assert a.reading.adapter == "lora"
+    assert last_call(a, "memory_need").arguments.get("adapter") == "lora"
+
+
+def test_the_other_variants_price_without_a_model(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "customer has 4x a100 pcie with us and thinks about the sxm4 variant. what does that "
+        "cost per month and how much more is it?"
+    )
+    quoted = {q["configuration"] for q in last_call(a, "price_quote").result["quotes"]}
+    assert {"4x-a100-pcie", "4x-a100-sxm4"} <= quoted
+    assert "interconnect_facts" not in _called(a)[:1]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can you size a regular server for us? how many cpu cores for a mysql database?",
+        "könnt ihr uns ein grafana dashboard json für die gpu temperaturen schreiben?",
+    ],
+)
+def test_other_it_work_is_out_of_scope(assistant: Assistant, question: str) -> None:
+    a = assistant.ask(question)
+    assert a.reading.outside == ["other_it"]
+    assert not a.prices
+
+
+_TOPO_PCIE = """
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity
+GPU0     X      NODE    SYS     SYS     0-23            0
+GPU1    NODE     X      SYS     SYS     0-23            0
+GPU2    SYS     SYS      X      NODE    24-47           1
+GPU3    SYS     SYS     NODE     X      24-47           1
+"""
+
+
+def test_bad_node_is_the_defect_claim(assistant: Assistant) -> None:
+    a = assistant.ask("cust on 4x h100 sxm5, is this a bad node??\n" + _TOPO_SYS)
+    assert a.reading.claim == "defect"
+    assert _ok(a, "en").startswith("**Yes")
+
+
+def test_connected_over_nvlink_asked_of_a_pcie_paste_is_no(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "kunde auf 4x l40s will wissen, ob die karten über nvlink verbunden sind:\n" + _TOPO_PCIE
+    )
+    assert a.reading.claim == "link_is"
+    assert _ok(a, "de").startswith("**Nein")

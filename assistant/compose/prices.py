@@ -680,7 +680,10 @@ class PricesMixin(ComposerBase):
         )
         # "the cheapest single card for X" or a one-card pick the reading requires: only where it
         # fits on one card (never `one_card=None`, which would lift the reading's requirement)
-        one_card = (u.count == 1 and not u.configurations and not u.cards) or u.constraints.one_card
+        # (not "we run it on a single A100 today": a card named with its count is a setup)
+        one_card = (
+            u.count == 1 and not (u.configurations or u.cards or u.card_families)
+        ) or u.constraints.one_card
         only_one = {"one_card": True} if one_card else {}
         res = self._call_cheapest(d, u, interconnect=interconnect, **only_one)
         if res is None:

@@ -63,6 +63,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "shipping hardware and attached storage",
         "Versand von Hardware und angeschlossenem Speicher",
     ),
+    "other_it": (
+        "other IT work (CPU servers, databases, dashboards)",
+        "anderer IT-Arbeit (CPU-Server, Datenbanken, Dashboards)",
+    ),
 }
 
 # flows that answer no ask of their own: a clause that only names hardware or a model gets none

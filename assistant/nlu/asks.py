@@ -238,6 +238,12 @@ def find_asks(folded: str, u: Query) -> None:
         money = _MONEY_RX.search(folded)
         u.asks = [Ask(kind="price", at=money.start())] if money else []
         return
+    if not u.has_subject and not u.explain and u.configurations:
+        # no model, a node named and its price asked ("überlegt auf die SXM4-Variante zu
+        # wechseln: was kostet die im Monat?"): the price is the ask
+        money = _PRICE_WORD_RX.search(folded)
+        u.asks = [Ask(kind="price", at=money.start())] if money else []
+        return
     if not u.has_subject or u.explain or u.topo_text or u.nccl_text:
         return
     folded = _CHOICE_RX.sub(" ", folded)  # "nehmen wir den, der passt" picks, it asks nothing

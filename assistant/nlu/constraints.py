@@ -626,6 +626,10 @@ _NOT_ADAPTER_RX = re.compile(
 
 def find_adapter_negation(folded: str, u: Query) -> None:
     """'full fine-tune (not LoRA)': the full training job, not adapters."""
+    from assistant.nlu.workloads import INSTEAD_ADAPTER_RX
+
+    if INSTEAD_ADAPTER_RX.search(folded):
+        return  # "LoRA statt QLoRA": one adapter for the other, not a full fine-tune
     if u.adapter is not None and _NOT_ADAPTER_RX.search(folded):
         u.adapter = None
         u.lora_rank = None
@@ -760,8 +764,16 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"\bnot (?:big|large) enough\b|\bnicht groß genug\b",
     ),
     (
+        # "will wissen, ob die Karten da über NVLink verbunden sind": the link the pairs run
+        "link_is",
+        r"\b(?:über|via|over|through|mit|per)\s+nvlink\s+(?:verbunden|angebunden|gekoppelt|"
+        r"connected|linked)|\b(?:verbunden|angebunden|connected|linked)\s+(?:über|via|over|"
+        r"through|with|mit|per)\s+nvlink\b",
+    ),
+    (
         "defect",
         r"\b(?:broken|defect\w*|faulty|wrong|a problem|an issue|kaputt|defekt\w*|fehlerhaft|"
+        r"bad|schlecht|"
         r"falsch|ein problem|kaputt|nicht in ordnung|something (?:is )?(?:off|wrong)|"
         r"stimmt\s+(?:da\s+|hier\s+|damit\s+)?(?:was|etwas)\s+nicht|"
         r"(?:ist|is)\s+(?:da\s+)?(?:was|etwas)\s+(?:faul|kaputt)|"

@@ -40,6 +40,7 @@ OutsideGoal = Literal[
     "legal",
     "web_hosting",
     "logistics",
+    "other_it",
 ]
 
 
@@ -189,6 +190,26 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:web[\s-]?hosting|webspace|wordpress|shared hosting|managed hosting|"
             r"domain\w*\s+(?:registr\w*|kaufen|buy)|e-?mail[\s-]?(?:hosting|postf\w*)|"
             r"homepage[\s-]?(?:paket\w*|hosting)|website hosting|hosting[\s-]?paket\w*)\b"
+        ),
+    ),
+    Goal(
+        "other_it",
+        # "do you guys also size normal servers? cpu cores and ram for a postgres db", "write us
+        # a grafana dashboard json": IT work other than sizing GPU servers for models
+        re.compile(
+            r"\b(?:normal\w*|regular|plain|ordinary|cpu[\s-]?only|non[\s-]?gpu|klassisch\w*|"
+            r"gewöhnlich\w*)\s+(?:servers?|vms?|maschinen|rechner)\b|"
+            r"\b(?:cpu[\s-]?cores?|vcpus?|cpu[\s-]?kerne|prozessorkerne)\b[^.?!]{0,60}"
+            r"\b(?:postgres\w*|mysql|mariadb|mongo\w*|database|datenbank\w*|db|webserver|"
+            r"web server)\b|"
+            r"\b(?:postgres\w*|mysql|mariadb|mongo\w*|database|datenbank\w*)\b[^.?!]{0,60}"
+            r"\b(?:cpu[\s-]?cores?|vcpus?|cpu[\s-]?kerne|prozessorkerne)\b|"
+            r"\bgrafana\b|\bdashboards?\b[^.?!]{0,30}\bjson\b|"
+            r"\b(?:write|build|schreib\w*|bau\w*)\s+(?:us|me|uns|mir)\s+(?:a|an|ein\w*)\s+"
+            r"(?:dashboard|script|skript|terraform|ansible|helm)"
+        ),
+        topic=re.compile(
+            r"\b(?:postgres\w*|mysql|mariadb|mongodb|datenbankserver|database server)\b"
         ),
     ),
     Goal(

@@ -218,22 +218,50 @@ def _tuning_only_later(folded: str) -> bool:
     )
 
 
+#: "mit normalem LoRA statt QLoRA", "LoRA instead of QLoRA": the first one, the other refused
+INSTEAD_ADAPTER_RX = re.compile(
+    r"\b(q?lora)\b[^.?!]{0,20}?\b(?:statt|anstatt|anstelle von|instead of|rather than)\s+"
+    r"(?:\w+\s+)?(?!\1\b)q?lora\b"
+)
+
+
 def _find_adapter(folded: str, u: Any) -> None:
-    """LoRA or QLoRA named; "LoRA oder QLoRA?", "LoRA vs. QLoRA": both, the first named leads."""
-    if _QLORA_RX.search(folded):
+    """LoRA or QLoRA named; "LoRA oder QLoRA?", "LoRA vs. QLoRA": both, the first named leads;
+    "LoRA statt QLoRA": the first."""
+    instead = INSTEAD_ADAPTER_RX.search(folded)
+    if instead:
+        u.adapter = instead.group(1)
+    elif _QLORA_RX.search(folded):
         u.adapter = "qlora"
     elif _LORA_RX.search(folded):
         u.adapter = "lora"
-    both = _BOTH_ADAPTERS_RX.search(folded)
+    both = None if instead else _BOTH_ADAPTERS_RX.search(folded)
     if both:
         u.adapters_compared = True
         u.adapter = "qlora" if (both.group(1) or both.group(2)) == "qlora" else "lora"
 
 
+#: "bisher nur Inferenz auf einer 4090", "so far we only run inference": today's setup, not the
+#: plan ("jetzt wollen wir voll finetunen")
+_SO_FAR_RX = re.compile(
+    r"\b(?:bisher|bis jetzt|bislang|so far|until now|up to now|currently|today|heute|aktuell|"
+    r"momentan|derzeit|right now|at the moment)\b"
+)
+
+
+def _inference_only(folded: str) -> bool:
+    """ "only inference, no training" said of the job asked about (not of today's setup)."""
+    for m in _INFERENCE_ONLY_RX.finditer(folded):
+        around = folded[max(0, m.start() - 50) : m.end() + 30]
+        if not _SO_FAR_RX.search(around):
+            return True
+    return False
+
+
 def serving_only(folded: str) -> bool:
     """The question serves a model and trains none: "only inference, no training", a model
     already fine-tuned that is now to be served, or a fine-tune only planned for later."""
-    if _INFERENCE_ONLY_RX.search(folded) or _tuning_only_later(folded):
+    if _inference_only(folded) or _tuning_only_later(folded):
         return True
     tuned = _TUNED_RX.search(folded) and (
         _SERVE_RX.search(folded) or _INFERENCE_FORMAT_RX.search(folded)

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from assistant.nlu.claims import states_active_memory
 from assistant.nlu.constraints import GGUF_OF
 from assistant.nlu.lexicon import _fold
-from assistant.nlu.query import AskKind, Constraints, Intent, Query
+from assistant.nlu.query import AskKind, Constraints, Intent, Query, Workload
 from assistant.nlu.topics import cue_topics, named_links
 from assistant.nlu.workloads import LOAD_DECIDED
 from assistant.reading.model import Reading, Task
@@ -94,6 +94,18 @@ def to_query(r: Reading) -> Query:
         # the task decides: a fine-tuned model to serve is sized for serving, not training
         data["workloads"] = [w for w in r.workloads if w not in ("training", "fine_tuning")]
         data["adapter"] = None
+    elif r.task in TASK_WORKLOAD and not {"training", "fine_tuning"} & set(r.workloads):
+        # a reader that states the task and not its workload ("fine_tune" alone) sizes the job
+        # the task names: a fine-tune's memory, not the serving fit
+        data["workloads"] = [*r.workloads, TASK_WORKLOAD[r.task]]
+    if (
+        r.claim is None
+        and r.yes_no
+        and data["intents"][:1] in (["topology_paste"], ["allreduce_paste"])
+    ):
+        # a yes/no about a paste that states no claim ("er will wissen, ob das so normal ist",
+        # "kann das sein?") asks whether the node is healthy
+        data["claim"] = "healthy"
     data.update(_load_of(r, data["workloads"]))
     # how the words ask the answer to lead ("max context?", "is it the cheapest?"): cue topics
     # from the text, for a reader that states the asks but not these (nlu/topics.py CUES)
@@ -113,6 +125,9 @@ def to_query(r: Reading) -> Query:
         data["precision"] = GGUF_OF[data["precision"]]
     return Query.model_validate(_copied(data))
 
+
+#: the workload a training task names (a reader may state the task alone)
+TASK_WORKLOAD: dict[str, Workload] = {"fine_tune": "fine_tuning", "train": "training"}
 
 #: `Ask.at` of an ask the rule reader states from the question's intent (not said in words)
 IMPLIED_AT = -2
