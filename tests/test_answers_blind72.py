@@ -294,3 +294,13 @@ def test_connected_over_nvlink_asked_of_a_pcie_paste_is_no(assistant: Assistant)
     )
     assert a.reading.claim == "link_is"
     assert _ok(a, "de").startswith("**Nein")
+
+
+def test_asking_the_team_is_no_yes_no() -> None:
+    from assistant.nlu.asks import is_yes_no
+
+    assert not is_yes_no(
+        "kunde hat den 4x a100 pcie knoten und will wissen, was die sxm4-variante im monat "
+        "kostet. weiß das jemand?"
+    )
+    assert is_yes_no("passt llama 3.3 70b auf 2x l40s? weiß das jemand?")

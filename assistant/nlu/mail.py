@@ -46,7 +46,12 @@ RELAY_RX = re.compile(
     # "can someone help with this request?", "kann jemand bei dieser Anfrage helfen?"
     r"(?:can|could) (?:someone|somebody|anyone|you) help|help (?:me )?with (?:this|the) "
     r"(?:request|inquiry|one|mail|e-mail|email|ticket)|"
-    r"(?:kann|könnte) (?:mir )?(?:jemand|einer|wer|ihr) (?:\w+ ){0,4}helfen)\b",
+    r"(?:kann|könnte) (?:mir )?(?:jemand|einer|wer|ihr) (?:\w+ ){0,4}helfen|"
+    # "… was die SXM4-Variante kostet. weiß das jemand?": asks the team, not a yes/no
+    r"wei(?:ß|ss) (?:das|es) (?:jemand|wer|einer|einer von euch)|"
+    r"(?:does|do) (?:anyone|anybody|someone|somebody|you guys) know|anyone know|"
+    r"(?:kann|könnte) (?:mir )?(?:jemand|wer|einer) sagen|"
+    r"(?:can|could) (?:someone|anyone|somebody) tell)\b",
     re.I,
 )
 
