@@ -825,6 +825,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Der günstigste Knoten, um {model} danach in {precision} auszuliefern: {label} "
         "({verdict}).",
     ),
+    "capacity_count": (
+        "At {ctx} tokens each: {n} sequences at once.",
+        "Bei je {ctx} Token: {n} Sequenzen gleichzeitig.",
+    ),
     "adapter_then_serve": (
         "Serving {model} afterwards, in {precision}, on the same hardware:",
         "{model} danach in {precision} auf derselben Hardware ausliefern:",

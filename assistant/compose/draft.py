@@ -150,6 +150,7 @@ class Draft:
             self.paras.append(text)
 
     def bullets(self, lines: list[str]) -> None:
+        lines = [line for line in lines if line]  # a bullet a flow leaves out is ""
         if lines:
             self.paras.append("\n".join(f"- {line}" for line in lines))
 

@@ -100,6 +100,8 @@ def _asks_nothing(flow: str, rest: Query) -> bool:
     named = rest.has_subject or rest.cards or rest.card_families or rest.configurations
     if flow == "price" and not named:
         return True
+    if rest.intents == ["general"] and not (named or rest.explain):
+        return True  # "… für unsere 12 Mitarbeiter": a head count beside the goal asks nothing
     return flow in _NOT_AN_ASK or (flow == "general" and not rest.explain)
 
 

@@ -302,5 +302,9 @@ class SpeedMixin(ComposerBase):
                     max_ctx=num(d.lang, cap["max_context_capped"]),
                     model_max=num(d.lang, cap["model_max_context"] or cap["max_context_capped"]),
                 ),
+                # "the longest context for one chat? and how many 8k convos at once?": both
+                t(d.lang, "capacity_count", n=cap["max_concurrency"], ctx=num(d.lang, ctx))
+                if context_lead and "how_many" in u.topics
+                else "",
             ]
         )

@@ -238,9 +238,9 @@ def find_asks(folded: str, u: Query) -> None:
         money = _MONEY_RX.search(folded)
         u.asks = [Ask(kind="price", at=money.start())] if money else []
         return
-    if not u.has_subject and not u.explain and u.configurations:
-        # no model, a node named and its price asked ("überlegt auf die SXM4-Variante zu
-        # wechseln: was kostet die im Monat?"): the price is the ask
+    if not u.has_subject and not u.explain and u.configurations and u.intents[:1] != ["price"]:
+        # no model, a node named and its price asked beside another ask ("überlegt auf die
+        # SXM4-Variante zu wechseln: was kostet die im Monat?"): the price is an ask of its own
         money = _PRICE_WORD_RX.search(folded)
         u.asks = [Ask(kind="price", at=money.start())] if money else []
         return

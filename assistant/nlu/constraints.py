@@ -261,7 +261,11 @@ def find_people_at_once(folded: str) -> int | None:
 _GROUP_OF_RX = re.compile(
     r"\b(?:team|group|staff|company|firm|office|department|class|gruppe|firma|abteilung|"
     r"büro|klasse)\s+(?:of|von|mit)\s+(?:about\s+|around\s+|ca\.?\s+|etwa\s+|rund\s+)?"
-    r"(\d{1,6})\b(?!\s*(?:gb|tb|k\b|tokens?|cards?|gpus?|karten))"
+    r"(\d{1,6})\b(?!\s*(?:gb|tb|k\b|tokens?|cards?|gpus?|karten))|"
+    # "we're a 50-person agency", "ein 12-köpfiges Team", "20-Mann-Firma"
+    r"\b(\d{1,6})[\s-]*(?:person|people|persons|man|köpfig\w*|mann|personen)[\s-]+"
+    r"(?:agency|company|team|firm|startup|shop|office|business|studio|agentur|firma|team|"
+    r"unternehmen|büro|kanzlei|praxis)\b"
 )
 
 
@@ -294,8 +298,9 @@ def find_users(folded: str) -> int | None:
     """'for 200 users', '~1.5k Nutzer', 'a team of 10', 'just me': people, not simultaneous
     sequences."""
     group = _GROUP_OF_RX.search(folded)
-    if group and int(group.group(1)) >= 2:
-        return int(group.group(1))
+    size = int(group.group(1) or group.group(2)) if group else 0
+    if size >= 2:
+        return size
     for m in _USERS_RX.finditer(folded):
         if _at_once(folded, m):
             continue
@@ -878,13 +883,41 @@ def find_claim(folded: str, u: Query) -> None:
     stated = [folded] if yes_no else []
     if any(_fit_asked_first(q) for q in asked):
         return  # the fit is the claim: the first alternative asks it
+    if asked and _claim_in(asked[0]) is None and _FIT_QUESTION_RX.search(asked[0]):
+        # "does it fit on 2x L40S? what would it cost, do we need nvlink …?": the first
+        # question is the fit, whose claim the reading states ("fits"), not a later one's
+        return
     for text in [*asked, *stated]:
         claim = _claim_in(text)
         if claim == "healthy" and _FIT_TAG_RX.search(folded):
             return  # "… wont fit on a single L4, right?": the fit is the claim, not "right"
+        if claim == "healthy" and _fit_not_health(u) and not _PLAN_RX.search(text):
+            claim = "fits"  # "qwen3 32b in fp8 on ONE l40s — ok or not?": the fit is asked
         if claim is not None:
             u.claim = claim
             return
+
+
+#: a yes/no opened by a fit verb: "does it fit on …?", "passt das auf …?", "läuft X auf …?"
+_FIT_QUESTION_RX = re.compile(
+    r"^\W*(?:(?:does|do|will|would|can|could)\s+(?:it|this|that|they|\S+(?:\s+\S+){0,4}?)\s+"
+    r"(?:fit|run)|(?:passt|passen|läuft|laufen|reicht|reichen)\b)"
+)
+
+
+#: "… with --tensor-parallel-size 4. Good idea?": a plan judged, not a fit
+_PLAN_RX = re.compile(
+    r"\b(?:good|bad|smart|wise)\s+(?:idea|plan|choice)|\b(?:gute|schlechte)\s+(?:idee|wahl)|"
+    r"\bsinnvoll|\bworth it|tensor[\s-]*parallel"
+)
+
+
+def _fit_not_health(u: Query) -> bool:
+    """ "ok?", "fine?" said of a model on hardware, with no paste nor measurement: whether it
+    fits, not whether a node is healthy."""
+    measured = any(v is not None for v in u.measured.model_dump().values())
+    hardware = u.cards or u.card_families or u.configurations
+    return bool(u.has_subject and hardware and not (u.topo_text or u.nccl_text or measured))
 
 
 # "forget the training and the nvlink", "vergiss das Budget", "never mind the NVLink": a

@@ -56,6 +56,12 @@ def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Quer
             _add_new(u.cards, [c for c in family if kind in c and c != card])
 
 
+#: "… oh wait sorry, i meant 70B not 8B", "korrektur: ich meinte …": the message corrects itself
+_IN_MESSAGE_CORRECTION_RX = re.compile(
+    r"\b(?:i meant|i mean|we meant|ich meinte|wir meinten|gemeint war|correction|korrektur)\b"
+    r"\s*:?"
+)
+
 #: "the big one", "das größte", "the full one": the family's largest model
 _BIGGEST_RX = re.compile(
     r"\b(?:the|die|das|den)\s+(?:big|biggest|largest|huge|full|große|größte|dicke)\s*(?:one|model|"
@@ -161,6 +167,33 @@ class EntityMixin:
             self._sized_only(original, params[0], u)
             return
         self._unsized_name(original, folded, u)
+
+    def _corrected_model(self, folded: str, u: Query) -> None:
+        """ "does llama 3.1 8b run on one h100?? oh wait sorry, i meant 70B not 8B": the model
+        the message corrects itself to, named after the correction or said by its size in the
+        first model's family."""
+        m = _IN_MESSAGE_CORRECTION_RX.search(folded)
+        if m is None or u.model is None:
+            return
+        after = folded[m.end() :]
+        best, _found, _spans = self._alias_matches(re.findall(r"\S+", after))
+        if best is not None and best[1] != u.model:
+            u.model, u.model_mention, u.models = best[1], best[2], []
+            return
+        size = _PARAMS_RX.search(after)
+        models = getattr(self.catalog, "models", {}) or {}
+        spec = models.get(u.model)
+        if size is None or spec is None:
+            return
+        family = str(spec.name).rsplit(" ", 1)[0]
+        want = _number(size.group(1))
+        same = [
+            k
+            for k, v in models.items()
+            if str(v.name).rsplit(" ", 1)[0] == family and abs(v.params_b - want) <= 0.1 * want
+        ]
+        if len(same) == 1 and same[0] != u.model:
+            u.model, u.model_mention, u.models = same[0], str(models[same[0]].name), []
 
     def _one_per_size(
         self, found: list[str], best: tuple[int, str, str], spans: dict[str, int]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.nlu.constraints import without_link_exclusion
-from assistant.nlu.lexicon import VARIANT_PHRASE_RX, _find_cards, attached_variant
+from assistant.nlu.lexicon import _find_cards, attached_variant
 from assistant.nlu.query import Intent, Query
 
 # --------------------------------------------------------------------------- intents
@@ -428,9 +428,6 @@ def _without_card_names(folded: str) -> str:
         said = attached_variant(folded, end)
         end = said.end() if said else end
         no_cards = no_cards[:start] + " gpu " + no_cards[end:]
-    if no_cards != folded:
-        # "4x A100 PCIe … auf die SXM4-Variante wechseln": the other variant of a card named
-        no_cards = VARIANT_PHRASE_RX.sub(" gpu ", no_cards)
     return re.sub(r"\b\d+x-[a-z0-9-]+\b", " gpu ", no_cards)
 
 

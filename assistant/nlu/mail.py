@@ -99,7 +99,20 @@ def drop_signatures(text: str) -> str:
     notices = [p for p in paragraphs if len(p) <= _DISCLAIMER_MAX and _DISCLAIMER_RX.search(p)]
     if len(kept) == len(lines) and not notices:
         return text  # nothing to drop: the text as it came (a paste stays byte for byte)
-    return "\n\n".join(p for p in paragraphs if p not in notices)
+    return "\n\n".join(
+        _before_notice(p) if p in notices else p
+        for p in paragraphs
+        if p not in notices or _before_notice(p)
+    )
+
+
+def _before_notice(paragraph: str) -> str:
+    """A paragraph that ends in a notice with no blank line before it ("> Passt das auf eine
+    H100?\n> Viele Grüße\n> Diese E-Mail kann vertrauliche Informationen enthalten …"): the
+    lines before the notice's first line ("" when the notice is the whole paragraph)."""
+    lines = paragraph.split("\n")
+    first = next((i for i, line in enumerate(lines) if _DISCLAIMER_RX.search(line)), 0)
+    return "\n".join(lines[:first]).strip()
 
 
 def what_is_asked(text: str) -> str:

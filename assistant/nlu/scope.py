@@ -189,7 +189,10 @@ GOALS: tuple[Goal, ...] = (
         topic=re.compile(
             r"\b(?:web[\s-]?hosting|webspace|wordpress|shared hosting|managed hosting|"
             r"domain\w*\s+(?:registr\w*|kaufen|buy)|e-?mail[\s-]?(?:hosting|postf\w*)|"
-            r"homepage[\s-]?(?:paket\w*|hosting)|website hosting|hosting[\s-]?paket\w*)\b"
+            r"homepage[\s-]?(?:paket\w*|hosting)|website hosting|hosting[\s-]?paket\w*|"
+            # "Domainregistrierung und Exchange-Postfächer für unsere 12 Mitarbeiter"
+            r"domain[\s-]?registr\w*|exchange[\s-]?(?:postf\w*|mailbox\w*|server|online)|"
+            r"postfächer|mailboxes)\b"
         ),
     ),
     Goal(

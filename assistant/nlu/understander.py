@@ -128,6 +128,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             )
 
         self._find_model(text, prose, u)
+        self._corrected_model(prose, u)
         self._find_precision(prose, u)
         self._find_cards_and_counts(prose, u)
         self._find_workloads(prose, u)
@@ -189,6 +190,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.intents = ["general"]
         find_asks(prose, u)
         find_topics(u)
+        if u.claim is None and u.yes_no and (u.topo_text or u.nccl_text):
+            u.claim = "healthy"  # "er will wissen, ob das so normal ist": is the node healthy?
         return u
 
     def _asked_text(self, prose: str, u: Query) -> str:

@@ -146,7 +146,10 @@ _BOTH_ADAPTERS_RX = re.compile(
     r"(?:mit\s+|with\s+)?(?!\1\b)q?lora\b|"
     # "Geht LoRA auf einer L40S? Falls nicht, reicht QLoRA?": the second as the fallback
     r"\b(q?lora)\b[^?]{0,80}\?\s*(?:falls nicht|wenn nicht|if not|otherwise|sonst|ansonsten|"
-    r"and if not|und wenn nicht)\b[^?]{0,60}\b(?!\2\b)q?lora\b"
+    r"and if not|und wenn nicht)\b[^?]{0,60}\b(?!\2\b)q?lora\b|"
+    # "mit QLoRA … – und zum Vergleich normales LoRA, wie viel jeweils?": the other one compared
+    r"\b(q?lora)\b.{0,200}?\b(?:zum vergleich|im vergleich|vergleichsweise|for comparison|"
+    r"compared (?:to|with)|as a comparison)\b\s*(?:\w+\s+){0,2}?(?!\3\b)q?lora\b"
 )
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
@@ -238,7 +241,8 @@ def _find_adapter(folded: str, u: Any) -> None:
     both = None if instead else _BOTH_ADAPTERS_RX.search(folded)
     if both:
         u.adapters_compared = True
-        u.adapter = "qlora" if (both.group(1) or both.group(2)) == "qlora" else "lora"
+        first = both.group(1) or both.group(2) or both.group(3)
+        u.adapter = "qlora" if first == "qlora" else "lora"
 
 
 #: "bisher nur Inferenz auf einer 4090", "so far we only run inference": today's setup, not the

@@ -72,7 +72,8 @@ def _load(r: Reading, lang: Language) -> str | None:
             return f"{_num(at_once, lang)} gleichzeitig von {_num(r.users, lang)} Nutzern"
         return f"{_num(at_once, lang)} at once of {_num(r.users, lang)} users"
     if r.users:
-        return f"{_num(r.users, lang)} {'Nutzer' if lang == 'de' else 'users'}"
+        word = "Nutzer" if lang == "de" else ("user" if r.users == 1 else "users")
+        return f"{_num(r.users, lang)} {word}"
     if at_once:
         return f"{_num(at_once, lang)} {'gleichzeitig' if lang == 'de' else 'at once'}"
     return None

@@ -333,12 +333,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
         update.update(explain=False, claim=None)
     elif _continues_previous(u, prev, intents, new_subject, names_hardware):
-        intents = [str(prev.intent)]
-        update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
-        figure = any(a.kind != "fit" for a in u.asks)  # "und mit qlora, wie viel Speicher?"
-        if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit and not figure:
-            # "and a full fine-tune?" after "Can I QLoRA it on one A100?": the same yes/no
-            update.update(yes_no=True, claim=prev.claim)
+        intents = _continued(u, prev, update)
     picked = {} if names_hardware else _one_of_them(u, prev, catalog)
     if picked:  # "the cheaper one - how many chats can it take?": a reference, not an ask
         # ("die mit nvlink?": the link names the node, it asks nothing about NVLink)
@@ -733,6 +728,28 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
         and u.constraints.active()
         and set(intents) <= _PICK_FOLLOW_INTENTS
     )
+
+
+def _continued(u: Any, prev: Slots, update: dict[str, Any]) -> list[str]:
+    """The intents of a follow-up that continues the previous question (and what it keeps)."""
+    intents = [str(prev.intent)]
+    if intents == ["price"] and _load_only(u):
+        # "ok and if 4 people use it at the same time?" after a price: the load changes the
+        # fit, not the price
+        intents = ["fit"]
+        update["asks"] = [Ask(kind="fit")]
+    update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
+    figure = any(a.kind != "fit" for a in u.asks)  # "und mit qlora, wie viel Speicher?"
+    if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit and not figure:
+        # "and a full fine-tune?" after "Can I QLoRA it on one A100?": the same yes/no
+        update.update(yes_no=True, claim=prev.claim)
+    return intents
+
+
+def _load_only(u: Any) -> bool:
+    """The follow-up says a load (people at once, users, a context) and asks no price."""
+    load = u.concurrency or u.users or u.context_tokens
+    return bool(load) and not any(a.kind == "price" for a in u.asks) and "price" not in u.intents
 
 
 def _continues_previous(
