@@ -382,3 +382,51 @@ def test_the_other_adapter_asked_for_comparison(assistant: Assistant) -> None:
     )
     adapters = {c.arguments.get("adapter") for c in a.tool_calls if c.name == "memory_need"}
     assert {"qlora", "lora"} <= adapters
+
+
+@pytest.mark.parametrize(
+    ("question", "configurations"),
+    [
+        (
+            "was kostet 2x A100 PCIe und was 4x A100 PCIe pro Monat?",
+            ["2x-a100-pcie", "4x-a100-pcie"],
+        ),
+        (
+            "does llama 3.3 70b fit on 2x h100 pcie or 4x h100 pcie?",
+            ["2x-h100-pcie", "4x-h100-pcie"],
+        ),
+    ],
+)
+def test_one_card_named_twice_with_two_counts_is_two_nodes(
+    nlu: Any, question: str, configurations: list[str]
+) -> None:
+    assert nlu.understand(question).configurations == configurations
+
+
+def test_a_node_named_after_a_required_link_is_asked_about(assistant: Assistant) -> None:
+    first = assistant.ask("qwen2.5 72b with 10 people at once, it has to be nvlink. cheapest?")
+    a = assistant.ask("what would 4x l40s cost instead, would that even work?", first.session_id)
+    assert a.reading.require_link is None
+    rows = [c.result for c in a.tool_calls if c.name == "fit_check"][-1]["rows"]
+    assert "4x-l40s" in {r["configuration"] for r in rows}
+    assert "4x-l40s" in {p.configuration for p in a.prices}
+
+
+def test_a_bare_fit_follow_up_continues_the_session(assistant: Assistant) -> None:
+    first = assistant.ask("passt qwen2.5 72b in fp8 auf eine einzelne h100 pcie?")
+    a = assistant.ask("ok schade. passt es dann auf zwei davon?", first.session_id)
+    assert a.reading.intents == ["fit"] and a.reading.task == "serve"
+    assert "2x-h100-pcie" in a.reading.configurations
+
+
+def test_is_my_budget_enough_is_the_cheapest_within_it(assistant: Assistant) -> None:
+    a = assistant.ask("hab so 900 dollar im monat, reicht das für qwen2.5 32b?")
+    assert a.reading.budget_usd_per_month == 900
+    pick = last_call(a, "cheapest_fit").result["cheapest"]
+    assert _ok(a, "de").startswith("**Ja" if pick else "**Nein")
+
+
+def test_how_many_ppl_at_once_asks_the_capacity(nlu: Any) -> None:
+    assert (
+        "capacity" in nlu.understand("how many ppl can use it at the same time, each 8k?").intents
+    )

@@ -25,6 +25,8 @@ _BUDGET_CUE = (
     r"budget|max(?:imum|imal)?\.?|höchstens|hoechstens|at most|up to|bis (?:zu )?|under|unter|"
     r"below|less than|weniger als|no more than|nicht mehr als|limit|spend|ausgeben|afford|"
     r"within|innerhalb|i have|we have|ich habe|ich hab|wir haben|i've got|we've got|we got|"
+    # "hab so 1000 dollar im monat": the subject left out
+    r"hab(?:e|en)?\s+(?:so|nur|etwa|ca\.?|rund|um die|maximal)|"
     # "nichts über 400 €", "nothing above $500", "not over 2k"
     r"(?:nichts|nicht|kein\w*)\s+(?:über|ueber|teurer als|mehr als)|"
     r"(?:nothing|not|none)\s+(?:over|above|more than|pricier than)"
@@ -883,7 +885,7 @@ def find_claim(folded: str, u: Query) -> None:
     stated = [folded] if yes_no else []
     if any(_fit_asked_first(q) for q in asked):
         return  # the fit is the claim: the first alternative asks it
-    if asked and _claim_in(asked[0]) is None and _FIT_QUESTION_RX.search(asked[0]):
+    if asked and _claim_in(asked[0]) is None and FIT_QUESTION_RX.search(asked[0]):
         # "does it fit on 2x L40S? what would it cost, do we need nvlink …?": the first
         # question is the fit, whose claim the reading states ("fits"), not a later one's
         return
@@ -899,7 +901,7 @@ def find_claim(folded: str, u: Query) -> None:
 
 
 #: a yes/no opened by a fit verb: "does it fit on …?", "passt das auf …?", "läuft X auf …?"
-_FIT_QUESTION_RX = re.compile(
+FIT_QUESTION_RX = re.compile(
     r"^\W*(?:(?:does|do|will|would|can|could)\s+(?:it|this|that|they|\S+(?:\s+\S+){0,4}?)\s+"
     r"(?:fit|run)|(?:passt|passen|läuft|laufen|reicht|reichen)\b)"
 )

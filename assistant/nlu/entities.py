@@ -58,8 +58,8 @@ def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Quer
 
 #: "… oh wait sorry, i meant 70B not 8B", "korrektur: ich meinte …": the message corrects itself
 _IN_MESSAGE_CORRECTION_RX = re.compile(
-    r"\b(?:i meant|i mean|we meant|ich meinte|wir meinten|gemeint war|correction|korrektur)\b"
-    r"\s*:?"
+    r"\b(?:i meant|i mean|we meant|ich meinte|ich mein(?:e)?|wir meinten|gemeint war|"
+    r"correction|korrektur)\b(?:\s+(?:natürlich|eigentlich|of course|actually))?\s*:?"
 )
 
 #: "the big one", "das größte", "the full one": the family's largest model
@@ -410,17 +410,7 @@ class EntityMixin:
                 folded,
             )
         )
-        own_count: dict[str, int] = {}  # "2x H100 PCIe or 4x L40S": each card its own count
-        for start, end, cid in spans:
-            n = _count_before_card(folded, start, end, u, cid)
-            if n is not None:
-                u.count = u.count or n
-                own_count.setdefault(cid, n)
-            if cid in CARD_FAMILIES:
-                if cid not in u.card_families:
-                    u.card_families.append(cid)
-            elif cid not in u.cards:
-                u.cards.append(cid)
+        own_count, again = _cards_in_order(folded, spans, u)
         # "Anfrage 8x H100 … euren Server mit 8x H100 SXM5": the family named again as one of
         # its variants is that variant
         u.card_families = [
@@ -451,6 +441,9 @@ class EntityMixin:
             )
         )
         self._find_configurations(folded, u, own_count)
+        if u.configurations:
+            for n, cid in again:
+                _add_new(u.configurations, self._config_ids(n, cid, u.gen4))
 
     def _find_configurations(self, folded: str, u: Query, own_count: dict[str, int]) -> None:
         """Configuration ids named outright ("4x-a100-sxm4") or resolvable from card + count."""
@@ -778,6 +771,27 @@ def _count_times_memory(folded: str, u: Query) -> None:
     if m:
         u.count = u.count or int(m.group(1))
         u.memory_gb = float(m.group(2))
+
+
+def _cards_in_order(
+    folded: str, spans: list[tuple[int, int, str]], u: Query
+) -> tuple[dict[str, int], list[tuple[int, str]]]:
+    """The cards and families named, in order, with each card's own count ("2x H100 PCIe or 4x
+    L40S") and the counts of a card named again ("2x A100 PCIe und was 4x A100 PCIe")."""
+    own_count: dict[str, int] = {}
+    again: list[tuple[int, str]] = []
+    for start, end, cid in spans:
+        n = _count_before_card(folded, start, end, u, cid)
+        if n is not None:
+            u.count = u.count or n
+            if own_count.setdefault(cid, n) != n:
+                again.append((n, cid))
+        if cid in CARD_FAMILIES:
+            if cid not in u.card_families:
+                u.card_families.append(cid)
+        elif cid not in u.cards:
+            u.cards.append(cid)
+    return own_count, again
 
 
 def _count_and_memory(folded: str, u: Query) -> None:

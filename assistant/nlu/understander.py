@@ -55,6 +55,19 @@ UNDERSTOOD_CACHE_SIZE = 1024
 _RESULT_ROW_RX = re.compile(r"\s*\d+\s+\d+\s+[a-z]\w*\s+[a-z]\w*\s+-?\d")
 
 
+def _budget_enough(u: Query) -> bool:
+    """A model, a budget, no hardware, and only whether it fits asked ("reicht das für …?"):
+    whether anything within the budget holds it, the cheapest pick's question."""
+    hardware = u.cards or u.card_families or u.configurations
+    return bool(
+        u.intents == ["fit"]
+        and u.constraints.budget_usd_month
+        and u.has_subject
+        and not hardware
+        and not {"training", "fine_tuning"} & set(u.workloads)
+    )
+
+
 class Understander(EntityMixin, WorkloadMixin, IntentMixin):
     """Deterministic NLU over one catalog (model aliases indexed once)."""
 
@@ -157,6 +170,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             )
         )
         u.intents = self._intents(prose, u) if prose.strip() else []
+        if _budget_enough(u):
+            u.intents = ["cheapest"]  # "hab so 1000 dollar im monat, reicht das für qwen 32b?"
         if u.outside:
             u.intents = ["off_topic", *(i for i in u.intents if i != "off_topic")]
         two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2

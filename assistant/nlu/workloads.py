@@ -149,7 +149,10 @@ _BOTH_ADAPTERS_RX = re.compile(
     r"and if not|und wenn nicht)\b[^?]{0,60}\b(?!\2\b)q?lora\b|"
     # "mit QLoRA … – und zum Vergleich normales LoRA, wie viel jeweils?": the other one compared
     r"\b(q?lora)\b.{0,200}?\b(?:zum vergleich|im vergleich|vergleichsweise|for comparison|"
-    r"compared (?:to|with)|as a comparison)\b\s*(?:\w+\s+){0,2}?(?!\3\b)q?lora\b"
+    r"compared (?:to|with)|as a comparison)\b\s*(?:\w+\s+){0,2}?(?!\3\b)q?lora\b|"
+    # "… to qlora finetune it? and plain lora for comparison pls"
+    r"\b(q?lora)\b.{0,200}?\b(?!\4\b)q?lora\s+(?:\w+\s+){0,2}?(?:for comparison|to compare|"
+    r"zum vergleich|als vergleich|im vergleich)\b"
 )
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")
 
@@ -241,7 +244,7 @@ def _find_adapter(folded: str, u: Any) -> None:
     both = None if instead else _BOTH_ADAPTERS_RX.search(folded)
     if both:
         u.adapters_compared = True
-        first = both.group(1) or both.group(2) or both.group(3)
+        first = both.group(1) or both.group(2) or both.group(3) or both.group(4)
         u.adapter = "qlora" if first == "qlora" else "lora"
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from assistant.nlu.asks import BARE_K_RX, find_asks
-from assistant.nlu.constraints import DROPPED_RX, find_users_factor
+from assistant.nlu.asks import BARE_K_RX, _first_question, find_asks
+from assistant.nlu.constraints import DROPPED_RX, FIT_QUESTION_RX, find_users_factor
 from assistant.nlu.lexicon import _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.workloads import serving_only
@@ -327,8 +327,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     intents = list(u.intents)
     if swapped and prev.intent and intents[:1] not in (["price"], ["speed"], ["capacity"]):
         intents = [str(prev.intent)]  # the same question about the other variant
-    if intents[:1] == ["off_topic"] and len(intents) > 1 and _continues(u, prev):
-        intents = intents[1:]  # "what does it cost?" in a conversation about a node
+    on_topic = _on_topic(u, prev, intents)
+    if on_topic is not None:
+        intents = on_topic
     elif _narrows_the_pick(u, prev, intents, new_subject):
         intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
         update.update(explain=False, claim=None)
@@ -350,6 +351,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             update["constraints"] = kept.model_copy(
                 update={"require_link": None, "exclude_link": None}
             )
+    if names_hardware:
+        _named_link_wins(update, u, catalog)
     update["intents"] = intents
     update.update(_sizing_again(u, prev, new_subject))
     update.update(_asked_again(u, prev))
@@ -728,6 +731,43 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
         and u.constraints.active()
         and set(intents) <= _PICK_FOLLOW_INTENTS
     )
+
+
+def _on_topic(u: Any, prev: Slots, intents: list[str]) -> list[str] | None:
+    """A follow-up read as off topic that continues the conversation: "what does it cost?" about
+    the node, or "ok schade. passt es dann auf zwei davon?" (the session's question again)."""
+    if intents[:1] != ["off_topic"]:
+        return None
+    if len(intents) > 1 and _continues(u, prev):
+        return intents[1:]
+    if len(intents) == 1 and _asks_a_fit(u) and prev.intent not in (None, "off_topic"):
+        return [str(prev.intent)]
+    return None
+
+
+def _asks_a_fit(u: Any) -> bool:
+    """ "ok schade. passt es dann auf zwei davon?": a fit yes/no with no domain word of its own."""
+    return bool(u.yes_no and FIT_QUESTION_RX.search(_fold(_first_question(u.question))))
+
+
+def _named_link_wins(update: dict[str, Any], u: Any, catalog: Any) -> None:
+    """ "it has to be nvlink", then "what would 4x L40S cost instead, would that work?": the node
+    named now is the one asked about, so a kept link requirement it contradicts is dropped."""
+    kept = update.get("constraints")
+    if kept is None or not (kept.require_link or kept.exclude_link):
+        return
+    configs = getattr(catalog, "configurations", {}) or {}
+    links = getattr(catalog, "links", {}) or {}
+    kinds = {
+        links[configs[c].interconnect].kind
+        for c in u.configurations
+        if c in configs and configs[c].interconnect in links
+    }
+    if kinds and (
+        (kept.require_link and kept.require_link not in kinds)
+        or (kept.exclude_link and kept.exclude_link in kinds)
+    ):
+        update["constraints"] = kept.model_copy(update={"require_link": None, "exclude_link": None})
 
 
 def _continued(u: Any, prev: Slots, update: dict[str, Any]) -> list[str]:
