@@ -946,7 +946,10 @@ _ONE_CARD_PICK_RX = re.compile(
     r"einzigen\s+|einzelnen\s+)?(?:card|gpu|karte|grafikkarte)\b|single[\s-]?(?:gpu|card)|"
     r"one[\s-]gpu|einzelkarte)|"
     r"(?:single[\s-]?(?:gpu|card)|one[\s-]gpu|einzelkarten)[\s-]+(?:\w+\s+){0,2}?"
-    r"(?:option|box|server|node|knoten|setup)[^.?!]{0,30}?(?:cheapest|günstigst\w*)"
+    r"(?:option|box|server|node|knoten|setup)[^.?!]{0,30}?(?:cheapest|günstigst\w*)|"
+    # "welche einzelne Karte wäre die günstigste?", "which single card is the cheapest?"
+    r"\b(?:welche|which|what)\s+(?:einzelne|single|one)\s+(?:karte|grafikkarte|card|gpu)\b"
+    r"[^.?!]{0,30}?(?:cheapest|günstigst\w*|billigst\w*)"
 )
 
 
