@@ -430,3 +430,43 @@ def test_how_many_ppl_at_once_asks_the_capacity(nlu: Any) -> None:
     assert (
         "capacity" in nlu.understand("how many ppl can use it at the same time, each 8k?").intents
     )
+
+
+def test_two_counts_of_one_card_in_one_phrase(nlu: Any) -> None:
+    u = nlu.understand("wir überlegen zwischen 2 und 4 L40S, was kosten die pro monat?")
+    assert set(u.configurations) == {"2x-l40s", "4x-l40s"}
+
+
+def test_got_about_dollars_to_spend_is_a_budget(assistant: Assistant) -> None:
+    a = assistant.ask("got about $400 a month to spend, is that enough to run llama 3.1 8b?")
+    assert a.reading.budget_usd_per_month == 400
+    assert "cheapest_fit" in _called(a)
+
+
+def test_a_node_taken_instead_after_a_pick_is_answered_with_the_link(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask("we need nvlink, no pcie boxes. cheapest node for llama 3.3 70b?")
+    a = assistant.ask(
+        "ok and if we took the 4x a100 pcie instead? what does that one cost and would it even "
+        "work without nvlink",
+        first.session_id,
+    )
+    assert a.reading.claim == "pcie_enough"
+    assert "4x-a100-pcie" in {p.configuration for p in a.prices}
+    assert "purchase_advice" in _called(a)
+
+
+def test_the_server_named_above_the_budget_is_timed_after(assistant: Assistant) -> None:
+    first = assistant.ask(
+        "wir wollen qwen2.5 32b für 40 mitarbeiter, davon 8 gleichzeitig. geht das unter 1500 € "
+        "im monat?"
+    )
+    a = assistant.ask("ok und wie schnell wäre das dann auf dem server?", first.session_id)
+    over = [c for c in first.tool_calls if c.name == "cheapest_fit"][-1].result["cheapest"][0]
+    assert a.reading.budget_usd_per_month is None
+    assert last_call(a, "throughput_estimate").arguments["configuration"] == over["configuration"]
+
+
+def test_how_many_seqs_asks_the_capacity(nlu: Any) -> None:
+    assert "capacity" in nlu.understand("llama 3.1 8b on 1x l40s with 32k, how many seqs?").intents

@@ -209,6 +209,7 @@ class NodesMixin(ComposerBase):
         if not res or not res["cheapest"]:
             return
         top = res["cheapest"][0]
+        d.result = d.result or [top["configuration"]]  # "und wie schnell wäre das auf dem server?"
         d.add(p(d.lang, "constraints_over_budget", precision=precision_label(fit["precision"])))
         d.bullets(
             [

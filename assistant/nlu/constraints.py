@@ -27,6 +27,8 @@ _BUDGET_CUE = (
     r"within|innerhalb|i have|we have|ich habe|ich hab|wir haben|i've got|we've got|we got|"
     # "hab so 1000 dollar im monat": the subject left out
     r"hab(?:e|en)?\s+(?:so|nur|etwa|ca\.?|rund|um die|maximal)|"
+    # "got about $400 a month to spend"
+    r"(?<![a-z])got\s+(?:about|around|roughly|like|maybe|only|just)|"
     # "nichts über 400 €", "nothing above $500", "not over 2k"
     r"(?:nichts|nicht|kein\w*)\s+(?:über|ueber|teurer als|mehr als)|"
     r"(?:nothing|not|none)\s+(?:over|above|more than|pricier than)"
@@ -877,6 +879,11 @@ def find_claim(folded: str, u: Query) -> None:
     ]
     # "cust asks if this is normal for the node …. what do i tell her?": the reported yes/no
     asked += [folded[m.end() :].split(".")[0] for m in _INDIRECT_RX.finditer(folded)]
+    # "… what does that one cost and would it even work without nvlink": a last question
+    # typed without its question mark
+    tail = re.split(r"[.?!]\s", folded.rstrip())[-1]
+    if tail and not tail.rstrip().endswith((".", "?", "!")) and _UNMARKED_Q_RX.search(tail):
+        asked.append(tail)
 
     # a statement's claim ("FP8 is fine for us") is the question's only when the question is a
     # yes/no one ("… Do we?") or there is no question ("The H200 is just an H100 with more RAM")
@@ -899,6 +906,12 @@ def find_claim(folded: str, u: Query) -> None:
             u.claim = claim
             return
 
+
+#: a question asked without its question mark: "… and would it even work without nvlink"
+_UNMARKED_Q_RX = re.compile(
+    r"(?:^|\b(?:and|und)\s+)(?:would|will|does|do|is|are|can|could|würde|wird|geht|läuft|reicht|"
+    r"passt|brauch\w*)\b"
+)
 
 #: a yes/no opened by a fit verb: "does it fit on …?", "passt das auf …?", "läuft X auf …?"
 FIT_QUESTION_RX = re.compile(

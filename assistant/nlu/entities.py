@@ -773,6 +773,12 @@ def _count_times_memory(folded: str, u: Query) -> None:
         u.memory_gb = float(m.group(2))
 
 
+_OTHER_COUNT_RX = re.compile(
+    r"(?<![\d.,])(\d{1,2})\s*x?\s*(?:und|oder|or|and|vs\.?|versus)\s+\d{1,2}\s*(?:x|×)?\s*"
+    r"(?:nvidia\s+)?$"
+)
+
+
 def _cards_in_order(
     folded: str, spans: list[tuple[int, int, str]], u: Query
 ) -> tuple[dict[str, int], list[tuple[int, str]]]:
@@ -786,6 +792,10 @@ def _cards_in_order(
             u.count = u.count or n
             if own_count.setdefault(cid, n) != n:
                 again.append((n, cid))
+            # "zwischen 2 und 4 L40S", "2 or 4 H100s": the other count of the same card
+            other = _OTHER_COUNT_RX.search(folded[max(0, start - 30) : start])
+            if other and int(other.group(1)) != n:
+                again.append((int(other.group(1)), cid))
         if cid in CARD_FAMILIES:
             if cid not in u.card_families:
                 u.card_families.append(cid)

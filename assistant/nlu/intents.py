@@ -24,7 +24,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "capacity": r"how many (?:of (?:those|these|them) |such )?"
         r"(?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
         r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations|chats|"
-        r"people|persons|clients|customers|ppl|convos|folks)|"
+        r"people|persons|clients|customers|ppl|convos|folks|seqs)|"
         r"wie ?viele (?:(?:von )?(?:diesen|solchen|solcher|dieser|davon) )?"
         r"(?:gleichzeitige[n]? |parallele[n]? )?"
         r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"

@@ -60,7 +60,8 @@ def _budget_enough(u: Query) -> bool:
     whether anything within the budget holds it, the cheapest pick's question."""
     hardware = u.cards or u.card_families or u.configurations
     return bool(
-        u.intents == ["fit"]
+        set(u.intents) <= {"fit", "price"}
+        and "fit" in u.intents
         and u.constraints.budget_usd_month
         and u.has_subject
         and not hardware

@@ -151,7 +151,7 @@ _BOTH_ADAPTERS_RX = re.compile(
     r"\b(q?lora)\b.{0,200}?\b(?:zum vergleich|im vergleich|vergleichsweise|for comparison|"
     r"compared (?:to|with)|as a comparison)\b\s*(?:\w+\s+){0,2}?(?!\3\b)q?lora\b|"
     # "… to qlora finetune it? and plain lora for comparison pls"
-    r"\b(q?lora)\b.{0,200}?\b(?!\4\b)q?lora\s+(?:\w+\s+){0,2}?(?:for comparison|to compare|"
+    r"\b(q?lora)\b.{0,200}?\b(?!\4\b)q?lora\s+(?:\w+\s+){0,2}?(?:for compar\w*|to compare|"
     r"zum vergleich|als vergleich|im vergleich)\b"
 )
 _LORA_RX = re.compile(r"\blora\b|\bpeft\b|\badapter")

@@ -351,8 +351,6 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
             update["constraints"] = kept.model_copy(
                 update={"require_link": None, "exclude_link": None}
             )
-    if names_hardware:
-        _named_link_wins(update, u, catalog)
     update["intents"] = intents
     update.update(_sizing_again(u, prev, new_subject))
     update.update(_asked_again(u, prev))
@@ -360,6 +358,10 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update.update(_node_for(u, prev, intents, catalog))
     if update.get("configurations"):  # "the cheaper one" resolved to a node already named
         update["configurations"] = list(dict.fromkeys(update["configurations"]))
+    if names_hardware or picked or update.get("configurations"):
+        _named_link_wins(
+            update, list(u.configurations or update.get("configurations") or []), catalog
+        )
     merged = u.model_copy(update=update)
     if (
         merged.intents
@@ -726,6 +728,7 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
     return (
         prev.intent == "cheapest"
         and not new_subject
+        and not u.configurations  # "what if we took the 4x A100 PCIe instead?": that node
         and (u.claim is None or refused)
         and not u.yes_no
         and u.constraints.active()
@@ -750,19 +753,23 @@ def _asks_a_fit(u: Any) -> bool:
     return bool(u.yes_no and FIT_QUESTION_RX.search(_fold(_first_question(u.question))))
 
 
-def _named_link_wins(update: dict[str, Any], u: Any, catalog: Any) -> None:
+def _named_link_wins(update: dict[str, Any], named_ids: list[str], catalog: Any) -> None:
     """ "it has to be nvlink", then "what would 4x L40S cost instead, would that work?": the node
-    named now is the one asked about, so a kept link requirement it contradicts is dropped."""
+    named now is the one asked about, so a kept link requirement it contradicts is dropped (and
+    a kept budget it is priced above: "und wie schnell wäre das auf dem Server?")."""
     kept = update.get("constraints")
-    if kept is None or not (kept.require_link or kept.exclude_link):
+    if kept is None:
         return
     configs = getattr(catalog, "configurations", {}) or {}
+    budget = kept.budget_usd_month
+    named = [configs[c] for c in named_ids if c in configs]
+    if budget is not None and named and all(float(c.usd_per_month) > budget for c in named):
+        kept = kept.model_copy(update={"budget_usd_month": None})
+        update["constraints"] = kept
+    if not (kept.require_link or kept.exclude_link):
+        return
     links = getattr(catalog, "links", {}) or {}
-    kinds = {
-        links[configs[c].interconnect].kind
-        for c in u.configurations
-        if c in configs and configs[c].interconnect in links
-    }
+    kinds = {links[c.interconnect].kind for c in named if c.interconnect in links}
     if kinds and (
         (kept.require_link and kept.require_link not in kinds)
         or (kept.exclude_link and kept.exclude_link in kinds)
