@@ -470,3 +470,25 @@ def test_the_server_named_above_the_budget_is_timed_after(assistant: Assistant) 
 
 def test_how_many_seqs_asks_the_capacity(nlu: Any) -> None:
     assert "capacity" in nlu.understand("llama 3.1 8b on 1x l40s with 32k, how many seqs?").intents
+
+
+def test_is_a_load_still_ok_after_a_capacity_answer_is_a_yes_no(assistant: Assistant) -> None:
+    first = assistant.ask("longest context for gemma 3 27b on a single a100 pcie?")
+    a = assistant.ask("and if 3 people use it at once, is 16k each still ok?", first.session_id)
+    rows = [c.result for c in a.tool_calls if c.name == "fit_check"][-1]["rows"]
+    holds = any(
+        r["verdict"] != "does_not_fit" for r in rows if r["configuration"] == "1x-a100-pcie"
+    )
+    assert _ok(a, "en").startswith("**Yes" if holds else "**No")
+
+
+def test_the_smallest_machine_that_holds_it_is_the_cheapest_pick(nlu: Any) -> None:
+    assert nlu.understand("which machines can hold deepseek v3? the smallest one pls").intents[
+        :1
+    ] == ["cheapest"]
+
+
+def test_the_cheapest_for_a_moe_argued_from_its_active_params(assistant: Assistant) -> None:
+    a = assistant.ask("cheapest server for qwen3 30b a3b? only 3b active so tiny right")
+    pick = last_call(a, "cheapest_fit").result["cheapest"][0]["configuration"]
+    assert pick in {p.configuration for p in a.prices}

@@ -415,6 +415,11 @@ class ClaimsMixin(ComposerBase):
             d.bullets([self._row_line(d, row)])
         holds = ("fits_one_card",) if u.constraints.one_card else ("fits_one_card", "split")
         cheapest = self._cheapest_row(fit["rows"], holds)
+        if "cheapest" in u.intents and cheapest is not None:
+            # "the cheapest server for mixtral? only 13b active…": the pick the price tool gives
+            res = self._call_cheapest(d, u)
+            top = res["cheapest"][0]["configuration"] if res and res["cheapest"] else None
+            cheapest = next((r for r in fit["rows"] if r["configuration"] == top), cheapest)
         if cheapest is not None and (row is None or row["verdict"] == "does_not_fit"):
             d.add(p(d.lang, "cheapest_holder"))
             d.bullets([self._row_line(d, cheapest)])

@@ -180,6 +180,7 @@ TABLE: tuple[Flow, ...] = (
         "capacity",
         lambda u: u.intent == "capacity" and u.has_subject,
         "_capacity",
+        "fits",  # "is 32k each for 4 people still ok?": the load asked holds, or not
         filtered=True,
         answers=CONTEXT,
     ),

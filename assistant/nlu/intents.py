@@ -43,6 +43,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"context length|kv[\s-]*cache (?:room|platz)",
         "cheapest": r"cheapest|least (?:expensive|money|cost)|lowest (?:price|cost)|"
         r"most affordable|"
+        # "which of your machines can hold it? the smallest one pls"
+        r"\bsmallest (?:one|node|machine|server|box|setup|option|config\w*)\b|"
+        r"\b(?:der|die|das|den) kleinste[nr]? (?:knoten|server|maschine|konfiguration)?\b|"
         r"(?:for|with) (?:the )?(?:little|less|least) money|am wenigsten (?:geld|kosten)|"
         r"(?:für|mit) (?:möglichst )?wenig geld|möglichst (?:günstig|billig)|günstigste|"
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"

@@ -111,6 +111,9 @@ def to_query(r: Reading) -> Query:
     # from the text, for a reader that states the asks but not these (nlu/topics.py CUES)
     data["topics"] = list(dict.fromkeys([*r.topics, *cue_topics(r.text or "")]))
     data["links"] = list(r.links) or named_links(r.text or "")
+    if r.claim == "healthy" and _fit_said_healthy(r):
+        # "and if 4 people use it at once, is 32k each still ok?" of a model on a node: its fit
+        data["claim"] = "fits"
     if r.claim == "fits" and r.model and states_active_memory(_fold(r.text or "")):
         # "only 3B params are active, so it fits on one 4090, right?": a fit claim argued from
         # the active parameters is the mechanism claim, however the reader filed it
@@ -124,6 +127,15 @@ def to_query(r: Reading) -> Query:
         # the file llama.cpp / Ollama run for a format they do not (any reader; issue 24)
         data["precision"] = GGUF_OF[data["precision"]]
     return Query.model_validate(_copied(data))
+
+
+def _fit_said_healthy(r: Reading) -> bool:
+    """ "ok?" of a model on hardware with no paste nor measurement: the fit, not a node's
+    health."""
+    measured = any(v is not None for v in r.measured.model_dump().values())
+    hardware = r.cards or r.card_families or r.configurations
+    pasted = r.topo_text or r.nccl_text
+    return bool((r.model or r.params_b) and hardware and not (pasted or measured))
 
 
 #: the workload a training task names (a reader may state the task alone)
