@@ -900,7 +900,7 @@ def find_claim(folded: str, u: Query) -> None:
         claim = _claim_in(text)
         if claim == "healthy" and _FIT_TAG_RX.search(folded):
             return  # "… wont fit on a single L4, right?": the fit is the claim, not "right"
-        if claim == "healthy" and _fit_not_health(u) and not _PLAN_RX.search(text):
+        if claim == "healthy" and _fit_not_health(u) and not PLAN_RX.search(text):
             claim = "fits"  # "qwen3 32b in fp8 on ONE l40s — ok or not?": the fit is asked
         if claim is not None:
             u.claim = claim
@@ -921,7 +921,7 @@ FIT_QUESTION_RX = re.compile(
 
 
 #: "… with --tensor-parallel-size 4. Good idea?": a plan judged, not a fit
-_PLAN_RX = re.compile(
+PLAN_RX = re.compile(
     r"\b(?:good|bad|smart|wise)\s+(?:idea|plan|choice)|\b(?:gute|schlechte)\s+(?:idee|wahl)|"
     r"\bsinnvoll|\bworth it|tensor[\s-]*parallel"
 )

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assistant.nlu.claims import states_active_memory
-from assistant.nlu.constraints import GGUF_OF
+from assistant.nlu.constraints import GGUF_OF, PLAN_RX
 from assistant.nlu.lexicon import _fold
 from assistant.nlu.query import AskKind, Constraints, Intent, Query, Workload
 from assistant.nlu.topics import cue_topics, named_links
@@ -135,7 +135,8 @@ def _fit_said_healthy(r: Reading) -> bool:
     measured = any(v is not None for v in r.measured.model_dump().values())
     hardware = r.cards or r.card_families or r.configurations
     pasted = r.topo_text or r.nccl_text
-    return bool((r.model or r.params_b) and hardware and not (pasted or measured))
+    plan = PLAN_RX.search(_fold(r.text or ""))  # "… --tensor-parallel-size 4. Good idea?"
+    return bool((r.model or r.params_b) and hardware and not (pasted or measured or plan))
 
 
 #: the workload a training task names (a reader may state the task alone)
