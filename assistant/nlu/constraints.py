@@ -9,6 +9,7 @@ figure for an answer (the tools do).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.nlu.claims import find_stated_claim
 from assistant.nlu.lexicon import _NUM, _NUMBER_WORDS, _find_cards, _to_int
@@ -900,7 +901,7 @@ def find_claim(folded: str, u: Query) -> None:
         claim = _claim_in(text)
         if claim == "healthy" and _FIT_TAG_RX.search(folded):
             return  # "… wont fit on a single L4, right?": the fit is the claim, not "right"
-        if claim == "healthy" and _fit_not_health(u) and not PLAN_RX.search(text):
+        if claim == "healthy" and ok_is_the_fit(u, text):
             claim = "fits"  # "qwen3 32b in fp8 on ONE l40s — ok or not?": the fit is asked
         if claim is not None:
             u.claim = claim
@@ -927,12 +928,15 @@ PLAN_RX = re.compile(
 )
 
 
-def _fit_not_health(u: Query) -> bool:
-    """ "ok?", "fine?" said of a model on hardware, with no paste nor measurement: whether it
-    fits, not whether a node is healthy."""
-    measured = any(v is not None for v in u.measured.model_dump().values())
-    hardware = u.cards or u.card_families or u.configurations
-    return bool(u.has_subject and hardware and not (u.topo_text or u.nccl_text or measured))
+def ok_is_the_fit(said: Any, text: str) -> bool:
+    """ "ok?", "fine?" said of a model on hardware, with no paste nor measurement and no plan
+    judged in `text`: whether it fits, not whether a node is healthy (the parse's `Query` or any
+    reader's `Reading`: both carry these fields)."""
+    measured = any(v is not None for v in said.measured.model_dump().values())
+    hardware = said.cards or said.card_families or said.configurations
+    pasted = said.topo_text or said.nccl_text
+    plan = PLAN_RX.search(text)
+    return bool(said.has_subject and hardware and not (pasted or measured or plan))
 
 
 # "forget the training and the nvlink", "vergiss das Budget", "never mind the NVLink": a

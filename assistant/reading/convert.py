@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assistant.nlu.claims import states_active_memory
-from assistant.nlu.constraints import GGUF_OF, PLAN_RX
+from assistant.nlu.constraints import GGUF_OF, ok_is_the_fit
 from assistant.nlu.lexicon import _fold
 from assistant.nlu.query import AskKind, Constraints, Intent, Query, Workload
 from assistant.nlu.topics import cue_topics, named_links
@@ -111,7 +111,7 @@ def to_query(r: Reading) -> Query:
     # from the text, for a reader that states the asks but not these (nlu/topics.py CUES)
     data["topics"] = list(dict.fromkeys([*r.topics, *cue_topics(r.text or "")]))
     data["links"] = list(r.links) or named_links(r.text or "")
-    if r.claim == "healthy" and _fit_said_healthy(r):
+    if r.claim == "healthy" and ok_is_the_fit(r, _fold(r.text or "")):
         # "and if 4 people use it at once, is 32k each still ok?" of a model on a node: its fit
         data["claim"] = "fits"
     if r.claim == "fits" and r.model and states_active_memory(_fold(r.text or "")):
@@ -127,16 +127,6 @@ def to_query(r: Reading) -> Query:
         # the file llama.cpp / Ollama run for a format they do not (any reader; issue 24)
         data["precision"] = GGUF_OF[data["precision"]]
     return Query.model_validate(_copied(data))
-
-
-def _fit_said_healthy(r: Reading) -> bool:
-    """ "ok?" of a model on hardware with no paste nor measurement: the fit, not a node's
-    health."""
-    measured = any(v is not None for v in r.measured.model_dump().values())
-    hardware = r.cards or r.card_families or r.configurations
-    pasted = r.topo_text or r.nccl_text
-    plan = PLAN_RX.search(_fold(r.text or ""))  # "… --tensor-parallel-size 4. Good idea?"
-    return bool((r.model or r.params_b) and hardware and not (pasted or measured or plan))
 
 
 #: the workload a training task names (a reader may state the task alone)
