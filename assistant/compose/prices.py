@@ -630,16 +630,20 @@ class PricesMixin(ComposerBase):
         nothing holds it at all."""
         split = self._call_cheapest(d, u, interconnect=interconnect, one_card=False)
         rows = split["cheapest"] if split else []
-        if not rows:
-            return False
-        mem = d.call(
-            "memory_need",
-            model=self._model_arg(u),
-            precision=u.precision,
-            context_tokens=u.context_tokens,
-            concurrency=u.concurrency,
+        mem = (
+            d.call(
+                "memory_need",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=u.context_tokens,
+                concurrency=u.concurrency,
+            )
+            if rows
+            else None
         )
-        need = gb(d.lang, mem["required_gb_per_card"]) if mem else "?"
+        if not rows or not mem:
+            return False  # nothing holds it, or no figure for the need: "no configuration"
+        need = gb(d.lang, mem["required_gb_per_card"])
         d.verdict = False
         key = "cheapest_no_single_card_within" if d.filters else "cheapest_no_single_card"
         d.add(t(d.lang, key, model=model, precision=prec, need=need))

@@ -232,16 +232,13 @@ def find_asks(folded: str, u: Query) -> None:
     """Every ask of the question about a model (fit, price, speed, context), in the order the
     question makes them. In a yes/no question the fit is what the question's verb asks: it
     leads."""
-    if (u.topo_text or u.nccl_text) and u.configurations:
-        # a paste's check answers it; a price asked of the node beside it ("ist das so ok? und
-        # was zahlt er im Monat für die Kiste?") is the one ask
-        money = _MONEY_RX.search(folded)
-        u.asks = [Ask(kind="price", at=money.start())] if money else []
-        return
-    if not u.has_subject and not u.explain and u.configurations and u.intents[:1] != ["price"]:
-        # no model, a node named and its price asked beside another ask ("überlegt auf die
-        # SXM4-Variante zu wechseln: was kostet die im Monat?"): the price is an ask of its own
-        money = _PRICE_WORD_RX.search(folded)
+    # the price of a node named beside an answer that sizes nothing is its one ask: beside a
+    # paste's check ("ist das so ok? und was zahlt er im Monat für die Kiste?"), or with no
+    # model beside another ask ("überlegt auf die SXM4-Variante zu wechseln: was kostet die?")
+    pasted = bool(u.topo_text or u.nccl_text)
+    unsized = not (u.has_subject or u.explain) and u.intents[:1] != ["price"]
+    if u.configurations and (pasted or unsized):
+        money = (_MONEY_RX if pasted else _PRICE_WORD_RX).search(folded)
         u.asks = [Ask(kind="price", at=money.start())] if money else []
         return
     if not u.has_subject or u.explain or u.topo_text or u.nccl_text:

@@ -9,6 +9,7 @@ figure for an answer (the tools do).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from assistant.nlu.claims import find_stated_claim
@@ -926,6 +927,14 @@ PLAN_RX = re.compile(
     r"\b(?:good|bad|smart|wise)\s+(?:idea|plan|choice)|\b(?:gute|schlechte)\s+(?:idee|wahl)|"
     r"\bsinnvoll|\bworth it|tensor[\s-]*parallel"
 )
+
+
+def asks_if_healthy(said: Any, intents: Sequence[str]) -> bool:
+    """A yes/no about a paste that states no claim ("er will wissen, ob das so normal ist",
+    "kann das sein?"): whether the node is healthy (the parse's `Query` or any reader's
+    `Reading`, with the intents it plans by)."""
+    paste = intents[:1] in (["topology_paste"], ["allreduce_paste"])
+    return bool(said.claim is None and said.yes_no and (said.topo_text or said.nccl_text or paste))
 
 
 def ok_is_the_fit(said: Any, text: str) -> bool:

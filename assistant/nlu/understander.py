@@ -206,7 +206,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.intents = ["general"]
         find_asks(prose, u)
         find_topics(u)
-        if u.claim is None and u.yes_no and (u.topo_text or u.nccl_text):
+        if constraints.asks_if_healthy(u, u.intents):
             u.claim = "healthy"  # "er will wissen, ob das so normal ist": is the node healthy?
         return u
 

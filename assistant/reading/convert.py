@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assistant.nlu.claims import states_active_memory
-from assistant.nlu.constraints import GGUF_OF, ok_is_the_fit
+from assistant.nlu.constraints import GGUF_OF, asks_if_healthy, ok_is_the_fit
 from assistant.nlu.lexicon import _fold
 from assistant.nlu.query import AskKind, Constraints, Intent, Query, Workload
 from assistant.nlu.topics import cue_topics, named_links
@@ -98,13 +98,8 @@ def to_query(r: Reading) -> Query:
         # a reader that states the task and not its workload ("fine_tune" alone) sizes the job
         # the task names: a fine-tune's memory, not the serving fit
         data["workloads"] = [*r.workloads, TASK_WORKLOAD[r.task]]
-    if (
-        r.claim is None
-        and r.yes_no
-        and data["intents"][:1] in (["topology_paste"], ["allreduce_paste"])
-    ):
-        # a yes/no about a paste that states no claim ("er will wissen, ob das so normal ist",
-        # "kann das sein?") asks whether the node is healthy
+    if asks_if_healthy(r, data["intents"]):
+        # a yes/no about a paste that states no claim asks whether the node is healthy
         data["claim"] = "healthy"
     data.update(_load_of(r, data["workloads"]))
     # how the words ask the answer to lead ("max context?", "is it the cheapest?"): cue topics

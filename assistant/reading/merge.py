@@ -358,10 +358,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update.update(_node_for(u, prev, intents, catalog))
     if update.get("configurations"):  # "the cheaper one" resolved to a node already named
         update["configurations"] = list(dict.fromkeys(update["configurations"]))
-    if names_hardware or picked or update.get("configurations"):
-        _named_link_wins(
-            update, list(u.configurations or update.get("configurations") or []), catalog
-        )
+    _named_node_wins(update, list(u.configurations or update.get("configurations") or []), catalog)
     merged = u.model_copy(update=update)
     if (
         merged.intents
@@ -753,7 +750,7 @@ def _asks_a_fit(u: Any) -> bool:
     return bool(u.yes_no and FIT_QUESTION_RX.search(_fold(_first_question(u.question))))
 
 
-def _named_link_wins(update: dict[str, Any], named_ids: list[str], catalog: Any) -> None:
+def _named_node_wins(update: dict[str, Any], named_ids: list[str], catalog: Any) -> None:
     """ "it has to be nvlink", then "what would 4x L40S cost instead, would that work?": the node
     named now is the one asked about, so a kept link requirement it contradicts is dropped (and
     a kept budget it is priced above: "und wie schnell wäre das auf dem Server?")."""
