@@ -829,6 +829,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "At {ctx} tokens each: {n} sequences at once.",
         "Bei je {ctx} Token: {n} Sequenzen gleichzeitig.",
     ),
+    "serve_named_after": (
+        "To serve {model} afterwards, in {precision}, on the hardware you named:",
+        "Zum Ausliefern von {model} danach, in {precision}, auf der genannten Hardware:",
+    ),
     "adapter_then_serve": (
         "Serving {model} afterwards, in {precision}, on the same hardware:",
         "{model} danach in {precision} auf derselben Hardware ausliefern:",

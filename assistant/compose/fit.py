@@ -12,6 +12,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import CASE_ANCHORS, Draft
+from assistant.compose.polarity import yes_no_word
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, smart, t
 
@@ -362,6 +363,7 @@ class FitMixin(ComposerBase):
             return
         util = fit["constants"]["gpu_memory_utilization"]
         holders, cheapest = self._training_holders(d, u, "full")
+        serve_named = self._served_on_named(d, u, fit)
         d.add(
             t(
                 d.lang,
@@ -371,7 +373,10 @@ class FitMixin(ComposerBase):
                 bpp=smart(d.lang, mem["bytes_per_param"]),
             )
         )
-        self._training_named(d, u, fit, mem["total_gb"])
+        if not serve_named:
+            self._training_named(d, u, fit, mem["total_gb"])
+            if "serve_after" in u.topics:  # "… und danach auf derselben Maschine ausliefern"
+                self._served_after(d, u, fit, self._named_fit_rows(u, fit))
         if cheapest is not None:
             d.add(
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
@@ -422,9 +427,8 @@ class FitMixin(ComposerBase):
         util = fit["constants"]["gpu_memory_utilization"]
         total = mem["total_gb"]
         holders, cheapest = self._training_holders(d, u, method)
-        asked = self._targets(u, fit)
-        if u.count is not None:  # "on one A100": the one-card nodes of that card
-            asked = [r for r in asked if r["count"] == u.count] or asked
+        serve_named = self._served_on_named(d, u, fit)
+        asked = [] if serve_named else self._named_fit_rows(u, fit)
         need = gb(d.lang, total)
         holds = {r["configuration"]: r["memory_gb_per_card"] * util >= total for r in asked}
         bridge = ""
@@ -514,6 +518,35 @@ class FitMixin(ComposerBase):
         self._add_advice(d, advice, lead=bridge)
         d.suggest(follow_up(d.lang, "lora" if qlora else "qlora", model=model))
         d.suggest(follow_up(d.lang, "full_fine_tune", model=model))
+
+    def _named_fit_rows(self, u: Query, fit: dict[str, Any]) -> list[dict[str, Any]]:
+        """The fit rows of the hardware named; "on one A100": the one-card nodes of that card."""
+        asked = self._targets(u, fit)
+        if u.count is not None:
+            asked = [r for r in asked if r["count"] == u.count] or asked
+        return asked
+
+    def _served_on_named(self, d: Draft, u: Query, fit: dict[str, Any]) -> bool:
+        """ "… und reicht zum Ausliefern danach eine L4?" (topic serve_on_named): the hardware
+        named is for serving the tuned model, so its serving fit answers the yes/no, first; the
+        training is sized on its own. False when the question names no hardware for that."""
+        if "serve_on_named" not in u.topics:
+            return False
+        asked = self._named_fit_rows(u, fit)
+        if not asked:
+            return False
+        d.verdict = any(r["verdict"] != "does_not_fit" for r in asked)
+        line = t(
+            d.lang,
+            "serve_named_after",
+            model=self._model_name(fit, d.lang),
+            precision=precision_label(fit["precision"]),
+        )
+        if not u.yes_no:  # "How much …, and can we then serve it on one 4090?": its word here
+            line = f"**{yes_no_word(d.lang, d.verdict)}** — {line}"
+        d.add(line)
+        d.bullets([f"{d.link(r['configuration'])}: {self._verdict_with_need(d, r)}" for r in asked])
+        return True
 
     def _served_after(
         self, d: Draft, u: Query, fit: dict[str, Any], asked: list[dict[str, Any]]
@@ -606,8 +639,7 @@ class FitMixin(ComposerBase):
                 n=r["cards_needed"] or r["count"],
             )
             if second:
-                word = {("de", True): "Ja", ("de", False): "Nein"}.get((d.lang, holds))
-                line = f"**{word or ('Yes' if holds else 'No')}** — {line}"
+                line = f"**{yes_no_word(d.lang, holds)}** — {line}"
             d.add(line)
         d.verdict = any(r["fits_one_card"] if one_card else r["fits_node"] for r in rows)
 

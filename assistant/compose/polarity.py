@@ -40,6 +40,11 @@ _STATED_CLAIMS = ("memory_adds_up", "active_sets_memory", "same_size", "larger")
 _STATED_NEGATABLE = ("fits", "memory_adds_up", "active_sets_memory", "same_size", "larger")
 
 
+def yes_no_word(lang: str, verdict: bool) -> str:
+    """The word a verdict is said with: Yes / No, Ja / Nein."""
+    return ("Ja" if verdict else "Nein") if lang == "de" else ("Yes" if verdict else "No")
+
+
 def asks_the_negation(u: Query) -> bool:
     """Whether "yes" answers the negation of the claim ("so that does not fit on one 4090,
     right?", "is one L40S not enough?"). A negative that hopes for the plain claim ("passt das
@@ -87,7 +92,7 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         return
     if converse:
         verdict = not verdict
-    word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
+    word = yes_no_word(d.lang, verdict)
     d.paras[lead] = f"**{word}.** " + d.paras[lead]
     if negated:
         _negated_lead(d, lead)

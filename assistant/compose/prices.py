@@ -11,6 +11,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
 from assistant.compose.nodes import ARCH_NAMES, constraint_args
+from assistant.compose.polarity import yes_no_word
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 from tools.load import concurrent_sequences
@@ -201,7 +202,7 @@ class PricesMixin(ComposerBase):
             return False
         first_costs_more = prices[named[0]] > prices[named[1]]
         d.verdict = first_costs_more if u.claim == "costlier" else not first_costs_more
-        word = ("Ja" if d.verdict else "Nein") if d.lang == "de" else ("Yes" if d.verdict else "No")
+        word = yes_no_word(d.lang, bool(d.verdict))
         lead = next(i for i, para in enumerate(d.paras) if not para.startswith("_"))
         d.paras.insert(lead, f"**{word} — {d.price_difference(pq)}**")
         return True

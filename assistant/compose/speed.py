@@ -8,6 +8,7 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
+from assistant.compose.polarity import yes_no_word
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
@@ -166,7 +167,7 @@ class SpeedMixin(ComposerBase):
         ((cid, estimate),) = speeds.items()
         below = measured < estimate
         verdict = below if u.claim == "defect" else not below  # "too slow?" / "normal?"
-        word = ("Ja" if verdict else "Nein") if d.lang == "de" else ("Yes" if verdict else "No")
+        word = yes_no_word(d.lang, verdict)
         lead = t(
             d.lang,
             "speed_measured_low" if below else "speed_measured_ok",

@@ -451,8 +451,10 @@ class EntityMixin:
             if cid in self._configs and cid not in u.configurations:
                 u.configurations.append(cid)
         if u.count is not None:
+            single = _named_before_a_count(folded, u.cards, own_count)
             for card in u.cards:
-                ids = self._config_ids(own_count.get(card, u.count), card, u.gen4)
+                ids = self._config_ids(1, card, u.gen4) if card in single else []
+                ids = ids or self._config_ids(own_count.get(card, u.count), card, u.gen4)
                 _add_new(u.configurations, ids)
                 if not ids and self._configs and card in own_count:
                     u.absent_nodes.append((own_count[card], card))  # "2x H200": no such node
@@ -802,6 +804,19 @@ def _cards_in_order(
         elif cid not in u.cards:
             u.cards.append(cid)
     return own_count, again
+
+
+_EACH_RX = re.compile(r"\b(?:each|both|je|jeweils|beide[n]?)\b")
+
+
+def _named_before_a_count(folded: str, cards: list[str], own_count: dict[str, int]) -> set[str]:
+    """ "h100 pcie vs 4x h100 sxm5": a card named with no count before the first card said with
+    its own count is one card ("4x A100 PCIe or SXM4" shares the count forward; "A100 or H100,
+    4x each" shares it back)."""
+    first = next((i for i, c in enumerate(cards) if c in own_count), None)
+    if not first or _EACH_RX.search(folded):
+        return set()
+    return set(cards[:first])
 
 
 def _count_and_memory(folded: str, u: Query) -> None:

@@ -101,6 +101,7 @@ Topic = Literal[
     "what_runs",  # "what can I run on 2x L40S?"
     "catalog_ask",  # "can you guys run DeepSeek?", "könnt ihr Llama 70B betreiben?": on any node
     "serve_after",  # "fine-tune it, then serve it on the same box": served after the training
+    "serve_on_named",  # "… und reicht zum Ausliefern danach eine L4?": the card named serves it
     "card_spec",  # asks about memory or bandwidth, not a link or a price
     "spec_has",  # "how much … does it have", "what is", "welche"
     "which_cards",  # "which GPUs …", "welche Karten …"

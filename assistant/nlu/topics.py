@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu.asks import _WH_RX, is_yes_no
+from assistant.nlu.lexicon import _cards_in, _fold
 from assistant.nlu.query import Query, Topic
 
 _VERSUS = re.compile(
@@ -106,6 +107,24 @@ _SERVE_AFTER = re.compile(
     # "danach soll es mit 20 Anfragen gleichzeitig laufen", "afterwards it should run …"
     r"\b(?:afterwards|after that|danach|anschließend)\b[^.?!]{0,50}\b(?:laufen|run|running)\b"
 )
+
+
+_SERVE_WORDS = re.compile(
+    r"\b(?:serve|serving|served|host|hosting|deploy\w*|inference|ausliefer\w*|auszuliefern|"
+    r"betreiben|hosten|bereitstell\w*|inferenz)\b"
+)
+_TRAIN_WORDS = re.compile(r"train|tun(?:e|ing|en)\b|tunen|lora\b|feintun|finetun")
+_CLAUSE_SPLIT = re.compile(r"[.?!;,\n]|\b(?:und|and|aber|but|then|dann)\b")
+
+
+def serves_on_named(q: str) -> bool:
+    """ "Full fine-tune Mistral 7B … und reicht zum Ausliefern danach eine L4?": every card named
+    is named in a clause about serving, none in one about the training (the training's own
+    hardware is then the planner's pick)."""
+    clauses = [c for c in _CLAUSE_SPLIT.split(_fold(q)) if _cards_in(c)]
+    return bool(clauses) and all(
+        _SERVE_WORDS.search(c) and not _TRAIN_WORDS.search(c) for c in clauses
+    )
 
 
 _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
@@ -249,6 +268,8 @@ def find_topics(u: Query) -> None:
         topics.append("card_spec")
     if _TAG_QUESTION.search(u.question):
         topics.append("tag_question")
+    if "serve_after" in topics and serves_on_named(u.question):
+        topics.append("serve_on_named")
     u.topics = [*topics, *cue_topics(u.question)]
     u.links = named_links(u.question)
     u.yes_no = is_yes_no(u.question)
