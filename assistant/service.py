@@ -153,7 +153,9 @@ class Assistant:
             reading = apply_edits(reading, edits, self.deps.catalog)
         answer, slots = self._planned(reading, sid)
         if session is not None:
-            slots.answered_before = list(session.slots.answered)
+            # (a price or fit answer about a node named chose no other: that node)
+            prev = session.slots
+            slots.answered_before = list(prev.answered or prev.configurations)
         if self.deps.llm is not None and not reading.outside:
             # a goal outside the domain is declined by the offline answer, not by a model; the
             # LLM reader chooses the path (assistant/reading/paths.py)

@@ -80,8 +80,9 @@ class Slots(BaseModel):
     # the configuration(s) the last answer chose as its result ("the cheapest single card is
     # Z"): a follow-up asking something new about "it" / "da" runs on it
     answered: list[str] = Field(default_factory=list)
-    # the configuration(s) the answer before that chose: "the cheaper of the two" after "the
-    # cheapest node?" and "and the cheapest with NVLink?" is one of both answers' picks
+    # the configuration(s) the answer before that chose (else the ones it was asked about): "the
+    # cheaper of the two" after "the cheapest node?" and "and the cheapest with NVLink?" is one
+    # of both answers' picks; "wie viel spar ich mit PCIe?" after two prices is their difference
     answered_before: list[str] = Field(default_factory=list)
     # the previous question was a yes/no ("Can I QLoRA it on one A100?"), and its claim: a
     # follow-up that continues it ("and a full fine-tune?") is the same yes/no question

@@ -5,6 +5,7 @@ Phrases hold no figures of their own: every number is a placeholder filled from 
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 from typing import Any
@@ -363,6 +364,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "conservative lower bound of about {tps} tokens/s** (single stream).",
         "**{word} — {measured} Token/s sind, was {label} liefern sollte: auf oder über der "
         "vorsichtigen Untergrenze von etwa {tps} Token/s** (ein Stream).",
+    ),
+    "speed_measured_near": (
+        "**{word} — {measured} tokens/s is about what {label} should give: the conservative "
+        "estimate is about {tps} tokens/s**, within a tenth of it (single stream).",
+        "**{word} — {measured} Token/s sind etwa, was {label} liefern sollte: die vorsichtige "
+        "Schätzung liegt bei etwa {tps} Token/s**, weniger als ein Zehntel darüber (ein Stream).",
     ),
     "speed_measured_check": (
         "Check the node as the guide does on day one: the topology (`nvidia-smi topo -m`) and "
@@ -829,6 +836,11 @@ PHRASES: dict[str, tuple[str, str]] = {
         "At {ctx} tokens each: {n} sequences at once.",
         "Bei je {ctx} Token: {n} Sequenzen gleichzeitig.",
     ),
+    "train_none_within": (
+        "**No — nothing within your constraints ({what}) holds this training job**; without them:",
+        "**Nein — innerhalb Ihrer Vorgaben ({what}) hält keine Konfiguration diesen "
+        "Trainingsjob**; ohne sie:",
+    ),
     "serve_named_after": (
         "To serve {model} afterwards, in {precision}, on the hardware you named:",
         "Zum Ausliefern von {model} danach, in {precision}, auf der genannten Hardware:",
@@ -842,6 +854,27 @@ PHRASES: dict[str, tuple[str, str]] = {
         "or DeepSpeed ZeRO-3).",
         "{label} fasst es: {usable} nutzbar über seine Karten, auf {n} Karten verteilt (z. B. "
         "FSDP oder DeepSpeed ZeRO-3).",
+    ),
+    "train_count_holds": (
+        "Of the {n}-card nodes, these hold the {total} together (sharded):",
+        "Von den Knoten mit {n} Karten fassen diese die {total} zusammen (verteilt):",
+    ),
+    "train_count_holds_nvlink": (
+        "Of the {n}-card NVLink (SXM) nodes, these hold the {total}:",
+        "Von den NVLink-Knoten (SXM) mit {n} Karten fassen diese die {total}:",
+    ),
+    "train_count_none_nvlink": (
+        "None of the {n}-card NVLink (SXM) nodes holds the {total}, even with its cards together.",
+        "Keiner der NVLink-Knoten (SXM) mit {n} Karten fasst die {total}, auch nicht mit allen "
+        "Karten zusammen.",
+    ),
+    "train_holds_on_one": (
+        "{label} holds it on one of its cards alone ({usable} usable per card).",
+        "{label} fasst es schon auf einer seiner Karten ({usable} nutzbar pro Karte).",
+    ),
+    "train_count_none": (
+        "None of the {n}-card nodes holds the {total}, even with its cards together.",
+        "Keiner der Knoten mit {n} Karten fasst die {total}, auch nicht mit allen Karten zusammen.",
     ),
     "train_named_short": (
         "{label} does not hold it: {usable} usable across all its cards, short of {total}.",
@@ -1420,6 +1453,8 @@ def smart(lang: Language, value: float) -> str:
         return num(lang, value, 1).rstrip("0").rstrip(",.") if value % 1 else num(lang, value, 0)
     if a >= 1:
         return num(lang, value, 1)
+    if 0 < a < 0.1:  # two significant digits: 0.0658 s -> '0.066', not '0.07'; 0.04 stays
+        return num(lang, value, 1 - math.floor(math.log10(a))).rstrip("0")
     return num(lang, value, 2)
 
 
@@ -1431,10 +1466,16 @@ def tokens(lang: Language, value: float) -> str:
 def gb(lang: Language, value: float) -> str:
     """Memory keeps the tools' one decimal at every size (123.5 GB of 126.9, as `sizing fit`
     prints it), dropping only a trailing .0 (141 GB); under 10 GB `smart` applies (0.16 GB)."""
+    return f"{one_decimal(lang, value)} GB"
+
+
+def one_decimal(lang: Language, value: float) -> str:
+    """A figure as a tool prints it: one decimal from 100 up, dropping only a trailing .0 (133.4,
+    141); below 100 `smart` applies."""
     if abs(value) >= 100:
         whole = round(value, 1) % 1 == 0
-        return f"{num(lang, value, 0 if whole else 1)} GB"
-    return f"{smart(lang, value)} GB"
+        return num(lang, value, 0 if whole else 1)
+    return smart(lang, value)
 
 
 def usd(value: Any) -> str:

@@ -526,6 +526,12 @@ class ComposerBase:
         """LoRA / QLoRA fine-tuning memory and the rule (fit.FitMixin)."""
         raise NotImplementedError
 
+    def _training_at_count(
+        self, d: Draft, u: Query, total_gb: float, nvlink_only: bool = False
+    ) -> None:
+        """The nodes of a count said alone that hold a full fine-tune (fit.FitMixin)."""
+        raise NotImplementedError
+
     def _price(self, d: Draft, u: Query) -> None:
         """Prices and facts of the named nodes (prices.PricesMixin)."""
         raise NotImplementedError

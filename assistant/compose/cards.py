@@ -4,8 +4,11 @@ cards with a given memory, and the node with the most VRAM.
 
 from __future__ import annotations
 
+from typing import Any
+
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
+from assistant.compose.nodes import constraint_args
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t
 
@@ -116,12 +119,18 @@ class CardsMixin(ComposerBase):
         d.suggest(follow_up(d.lang, "fit_example"))
 
     def _most_vram(self, d: Draft, u: Query) -> None:
-        ids = d.filters.get("configurations") or list(self.deps.catalog.configurations)
-        pq = d.call("price_quote", configurations=ids)
-        if not pq:
-            self._price(d, u)
-            return
-        top = max(pq["quotes"], key=lambda q: (q["total_memory_gb"], -q["usd_per_month"]))
+        """The node with the most memory: within the constraints ("for $1000 a month"), the
+        first of nodes_within's `most_memory`; else of every node's quote."""
+        top = self._most_memory_within(d, u)
+        if top is None:
+            pq = d.call("price_quote", configurations=list(self.deps.catalog.configurations))
+            if not pq:
+                self._price(d, u)
+                return
+            top = max(pq["quotes"], key=lambda q: (q["total_memory_gb"], -q["usd_per_month"]))
+        else:
+            d.call("price_quote", configurations=[top["configuration"]])
+        d.result = [top["configuration"]]  # "would llama 3.1 8b fit on that?"
         card = d.call("card_facts", cards=[top["gpu"]])
         d.add(
             t(
@@ -145,6 +154,13 @@ class CardsMixin(ComposerBase):
                 )
             )
         d.suggest(follow_up(d.lang, "fit_example"))
+
+    @staticmethod
+    def _most_memory_within(d: Draft, u: Query) -> dict[str, Any] | None:
+        if not d.filters.get("configurations"):
+            return None
+        res = d.call("nodes_within", **constraint_args(u))
+        return res["most_memory"][0] if res and res["most_memory"] else None
 
 
 def asks_node_models(u: Query) -> bool:

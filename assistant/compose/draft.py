@@ -72,6 +72,7 @@ class Draft:
     # the question's constraints as tool filters (budget, minimum memory, exclusions): every
     # fit_check / cheapest_fit call of a filtered flow carries them
     filters: dict[str, Any] = field(default_factory=dict)
+    within: str = ""  # those constraints in words ("your budget, without H100") while filtered
     sizing: dict[str, Any] = field(default_factory=dict)  # runtime, kv_precision as asked
     result: list[str] = field(default_factory=list)  # the configuration(s) the answer chose
 

@@ -375,8 +375,11 @@ class FitMixin(ComposerBase):
         )
         if not serve_named:
             self._training_named(d, u, fit, mem["total_gb"])
+            self._training_at_count(d, u, mem["total_gb"])
             if "serve_after" in u.topics:  # "… und danach auf derselben Maschine ausliefern"
                 self._served_after(d, u, fit, self._named_fit_rows(u, fit))
+        if u.count == 1 and d.verdict is None:  # "reicht eine Karte?" with no card named
+            d.verdict = bool(holders)  # a card holds it alone (a B200 in its 4/8-card node)
         if cheapest is not None:
             d.add(
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
@@ -472,6 +475,8 @@ class FitMixin(ComposerBase):
         else:
             d.add(t(d.lang, "adapter_need", method=name, model=model, total=need))
             fits_one = cheapest is not None
+            if u.count == 1 and d.verdict is None:  # "reicht da eine einzelne Karte?"
+                d.verdict = bool(holders)  # a card holds it alone (a B200 in its 4/8-card node)
             if cheapest is not None:
                 d.add(
                     t(d.lang, "train_one_card", label=d.link(cheapest.id))
@@ -594,18 +599,31 @@ class FitMixin(ComposerBase):
         """The cards whose usable memory holds the training memory, and the cheapest one-card
         node among them (None: no one-card node does), from the training_fit tool."""
         cat = self.deps.catalog
-        tf = d.call(
-            "training_fit",
-            model=self._model_arg(u),
-            method=method,
-            lora_rank=u.lora_rank if method != "full" else None,
-            lora_targets="attention" if u.lora_attention_only and method != "full" else None,
-        )
+        allowed = d.filters.get("configurations")  # "budget so 1500 € im Monat": within it
+        tf = self._call_training_fit(d, u, method, allowed)
+        if allowed and tf and not (tf["cheapest_one_card"] or tf["cheapest_split_nvlink"]):
+            # nothing within the constraints holds it: say so, then size it without them
+            d.add(t(d.lang, "train_none_within", what=d.within))
+            d.verdict = False
+            d.filters = {}
+            tf = self._call_training_fit(d, u, method, None)
         if tf is None:
             return [], None
         holders = [g for g in cat.gpus.values() if g.short_name in set(tf["holders"])]
         one = tf.get("cheapest_one_card")
         return holders, cat.configurations[one["configuration"]] if one else None
+
+    def _call_training_fit(
+        self, d: Draft, u: Query, method: str, configurations: list[str] | None
+    ) -> dict[str, Any] | None:
+        return d.call(
+            "training_fit",
+            model=self._model_arg(u),
+            method=method,
+            lora_rank=u.lora_rank if method != "full" else None,
+            lora_targets="attention" if u.lora_attention_only and method != "full" else None,
+            **({"configurations": configurations} if configurations else {}),
+        )
 
     def _training_named(self, d: Draft, u: Query, fit: dict[str, Any], total_gb: float) -> None:
         """The nodes the question names, judged by the training_fit rows ("Will a full fine-tune
@@ -643,6 +661,49 @@ class FitMixin(ComposerBase):
             d.add(line)
         d.verdict = any(r["fits_one_card"] if one_card else r["fits_node"] for r in rows)
 
+    def _training_at_count(
+        self, d: Draft, u: Query, total_gb: float, nvlink_only: bool = False
+    ) -> None:
+        """ "on one of your 8-gpu nodes": no card named, only a count; the nodes of that count
+        whose cards together hold the training memory (training_fit over them, the cheapest
+        four; `nvlink_only`: the SXM ones, as the NVLink answer recommends), or none."""
+        cat = self.deps.catalog
+        if u.configurations or u.cards or u.card_families or (u.count or 0) < 2:
+            return
+        ids = [
+            c.id
+            for c in cat.configurations.values()
+            if c.count == u.count
+            and (not nvlink_only or cat.links[c.interconnect].kind == "nvlink")
+        ]
+        tf = d.call("training_fit", model=self._model_arg(u), method="full", configurations=ids)
+        if not tf or not tf["rows"]:
+            return
+        holding = sorted(
+            (r for r in tf["rows"] if r["fits_node"]),
+            key=lambda r: (Decimal(str(r["usd_per_month"])), r["configuration"]),
+        )
+        key = "train_count_holds_nvlink" if nvlink_only else "train_count_holds"
+        if not holding:
+            key = "train_count_none_nvlink" if nvlink_only else "train_count_none"
+        d.add(t(d.lang, key, n=u.count, total=gb(d.lang, total_gb)))
+        d.bullets([self._holds_line(d, r) for r in holding[:4]])
+
+    def _holds_line(self, d: Draft, r: dict[str, Any]) -> str:
+        """ "8 × B200 holds it: one of its cards alone (162 GB usable)", or sharded over n."""
+        if r["fits_one_card"]:
+            line = t(d.lang, "train_holds_on_one", label=d.link(r["configuration"]),
+                     usable=gb(d.lang, r["usable_gb_per_card"]))  # fmt: skip
+        else:
+            line = t(
+                d.lang,
+                "train_named_holds",
+                label=d.link(r["configuration"]),
+                usable=gb(d.lang, r["usable_gb_node"]),
+                n=r["cards_needed"] or r["count"],
+            )
+        return line + " " + d.price(r["configuration"])
+
     def _no_single_card_node(
         self,
         d: Draft,
@@ -667,16 +728,20 @@ class FitMixin(ComposerBase):
         if split_gb is None:
             return
         cat = self.deps.catalog
+        allowed = d.filters.get("configurations")  # within the constraints, when any
         ids = [
             c.id
             for c in cat.configurations.values()
             if c.count > 1
             and cat.links[c.interconnect].kind == "nvlink"
             and c.count * cat.gpus[c.gpu].memory_gb * util >= split_gb
+            and (allowed is None or c.id in allowed)
         ]
         pq = d.call("price_quote", configurations=ids) if ids else None
-        if pq and pq.get("cheapest"):
-            cid = pq["cheapest"]
+        if pq and pq["quotes"]:
+            cid = (
+                pq.get("cheapest") or pq["quotes"][0]["configuration"]
+            )  # (one quote: no "cheapest")
             d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
 
     @staticmethod

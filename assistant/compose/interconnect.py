@@ -10,7 +10,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase, generic_name
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.texts import follow_up, gb, num, smart, t
+from assistant.texts import follow_up, gb, num, one_decimal, smart, t
 
 
 class InterconnectMixin(ComposerBase):
@@ -161,7 +161,7 @@ class InterconnectMixin(ComposerBase):
                 d.lang,
                 key,
                 label=d.link(cfg),
-                peak=f"{smart(d.lang, res['peak_busbw_gb_s'])} GB/s",
+                peak=f"{one_decimal(d.lang, res['peak_busbw_gb_s'])} GB/s",
                 link=res["link"]["name"],
                 rated=f"{smart(d.lang, res['rated_gb_s'])} GB/s",
                 pct=f"{num(d.lang, res['ratio_to_rated_percent'])} %",

@@ -145,19 +145,22 @@ class NodesMixin(ComposerBase):
         if allowed is None:
             getattr(self, method)(d, u)
             return
-        words = self._constraint_words(d, u)
+        words = d.within = self._constraint_words(d, u)
         if not allowed:
             d.filters = {}
             d.add(p(d.lang, "constraints_none", what=words))
             getattr(self, method)(d, u)
             d.verdict = False  # "Under $200, is there anything that runs it?": no
             return
-        if u.has_subject and not self._holds_any(d, u, allowed):
+        # a training job is judged by its training memory (the flow's training_fit, within the
+        # constraints), not by the serving fit this probe runs
+        if u.has_subject and not self._training(u) and not self._holds_any(d, u, allowed):
             self._nothing_within(d, u, allowed, words)
             d.verdict = False
             return
         getattr(self, method)(d, u)
-        d.add(p(d.lang, "constraints_considered", what=words))
+        if d.filters:  # (a flow that found nothing within them said so and looked outside)
+            d.add(p(d.lang, "constraints_considered", what=words))
 
     def _holds_any(self, d: Draft, u: Query, allowed: list[str]) -> bool:
         fit = self._call_fit(d, u, configurations=allowed)
@@ -177,13 +180,12 @@ class NodesMixin(ComposerBase):
             )
         )
         self._numbers(d, fit)
-        lower = self._lower_precision_within(d, u, allowed)
-        # a lower precision within answers a yes/no; otherwise the answer also names the cheapest
-        # node above the budget (the budget is what gives way, exclusions stay)
+        self._lower_precision_within(d, u, allowed)
+        # then the cheapest node that holds it at the precision asked: above the budget (the
+        # budget is what gives way, exclusions stay), else outside the constraints ("kein
+        # NVLink" for DeepSeek R1: only the 8x H200 and 8x B200 hold it in FP8)
         if u.constraints.budget_usd_month is not None:
             self._over_budget(d, u, fit)
-            return
-        if lower:
             return
         d.filters = {}
         res = self._call_fit(d, u, sort="price")

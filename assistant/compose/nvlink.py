@@ -259,6 +259,8 @@ class NvlinkMixin(ComposerBase):
                 bpp=smart(d.lang, mem["bytes_per_param"]),
             )
         )
+        # "on one of your 8-GPU nodes": the SXM nodes of that count that hold it
+        self._training_at_count(d, u, mem["total_gb"], nvlink_only=True)
         ar = d.call("gradient_allreduce_time", model=self._model_arg(u))
         if ar:
             lines = [

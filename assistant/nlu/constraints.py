@@ -71,14 +71,33 @@ def _amount(raw: str, scale: str | None) -> float | None:
 _MONEY_RX = re.compile(rf"{_CURRENCY}\s*{_AMOUNT}|{_AMOUNT}\s*{_CURRENCY}")
 _CUE_BEFORE_RX = re.compile(
     rf"(?:{_BUDGET_CUE}|pay|zahlen|bezahlen|kosten darf|may cost|can cost|cap|obergrenze|"
-    r"rahmen|ceiling)\b(?:\W+\w+){0,4}\W*$"
+    r"rahmen|ceiling|"
+    # "the most vram i can get for $1000", "was bekomme ich für 500 €?"
+    r"(?:get|rent|buy|bekomm\w*|krieg\w*|miete\w*)\s+(?:\w+\s+){0,2}?(?:for|für))"
+    r"\b(?:\W+\w+){0,4}\W*$"
+)
+
+
+# "das meiste VRAM, das ich für 2.000 € im Monat bekomme": the verb after the money
+_FOR_BEFORE_RX = re.compile(r"\b(?:für|for)\s*$")
+_GET_AFTER_RX = re.compile(
+    r"^\W*(?:(?:im|pro|je|a|per|each)\s+(?:monat|month)\W+)?(?:bekomm\w*|krieg\w*|get|rent|"
+    r"miete\w*)\b"
+)
+
+# "is 900 dollars a month enough for …?", "sind 1.000 € im Monat genug?": a budget put to the test
+_ENOUGH_AFTER_RX = re.compile(
+    r"^\s*(?:(?:im|pro|je|a|per|each)\s+(?:monat|month)\s+)?(?:enough|genug|ausreichend|"
+    r"sufficient)\b"
 )
 
 
 def _cued_money(folded: str) -> float | None:
     for m in _MONEY_RX.finditer(folded):
         before = re.split(r"[.;!?\n]", folded[max(0, m.start() - 60) : m.start()])[-1]
-        if not _CUE_BEFORE_RX.search(before):
+        after = folded[m.end() : m.end() + 40]
+        got = _FOR_BEFORE_RX.search(before) and _GET_AFTER_RX.search(after)
+        if not (_CUE_BEFORE_RX.search(before) or got or _ENOUGH_AFTER_RX.search(after)):
             continue
         raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         value = _amount(raw, scale)
@@ -398,8 +417,9 @@ _REQUIRE_LINK = (
         "nvlink",
         r"(?:nvlink|sxm)[\s-]*(?:nodes?|knoten|server|only|pflicht)|(?<!connected )"
         r"(?<!linked )(?<!verbunden )(?<!not )(?<!nicht )(?:only|nur|with|mit)\s+"
+        # "it has to be an nvlink machine", "muss eine NVLink-Maschine sein"
         r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|soll|sollte)\s+(?:have\s+|haben\s+|"
-        r"be\s+|sein\s+|use\s+)?(?:nvlink|sxm)|"
+        r"be\s+|sein\s+|use\s+)?(?:an?\s+|ein\w*\s+)?(?:nvlink|sxm)|"
         # "wenn es NVLink haben soll", "falls es SXM sein muss"
         r"(?:nvlink|sxm)\s+(?:haben|sein|nutzen|verwenden)\s+(?:soll|sollte|muss|müsste)",
     ),
@@ -904,9 +924,22 @@ def find_claim(folded: str, u: Query) -> None:
             return  # "… wont fit on a single L4, right?": the fit is the claim, not "right"
         if claim == "healthy" and ok_is_the_fit(u, text):
             claim = "fits"  # "qwen3 32b in fp8 on ONE l40s — ok or not?": the fit is asked
+        if claim == "pcie_enough" and _RUNS_WITHOUT_LINK_RX.search(text):
+            claim = "fits"  # "kann man R1 bei euch auch ohne nvlink betreiben?": under it
         if claim is not None:
             u.claim = claim
             return
+
+
+#: whether the job runs with the link refused ("kann man DeepSeek R1 bei euch auch ohne NVLink
+#: betreiben?", "can we run it without nvlink?"): a fit within that exclusion, not the guide's
+#: rule ("reicht PCIe?", "do we need NVLink?")
+_RUNS_WITHOUT_LINK_RX = re.compile(
+    r"^\W*(?:(?:und|and|also|so|ok)\W+)?(?:kann man|können wir|kann ich|könnt ihr|geht|läuft|"
+    r"lässt sich|can (?:i|we|you|one)|could (?:i|we|you)|does it (?:run|work)|will it (?:run|work)"
+    r")\b(?:(?!reicht|enough|need|brauch|genug)[^?])*\b(?:without|ohne)\s+(?:\w+\s+)?"
+    r"(?:nvlink|sxm)"
+)
 
 
 #: a question asked without its question mark: "… and would it even work without nvlink"

@@ -172,7 +172,9 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         re.compile(
             r"preisunterschied|price difference|difference in (?:the )?price|unterschied im "
             r"preis|how much (?:more|less|cheaper)|by how much|um wie ?viel|"
-            r"wie ?viel (?:mehr|teurer|günstiger)"
+            r"wie ?viel (?:mehr|teurer|günstiger)|"
+            # "wie viel spar ich mit pcie?", "how much would we save?"
+            r"wie ?viel\w* (?:\w+ ){0,2}?(?:spar|ersparnis)\w*|how much (?:\w+ ){0,3}?sav(?:e|ing)"
         ),
     ),
     ("kv_cache", _KV_CACHE),

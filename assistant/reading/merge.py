@@ -226,7 +226,7 @@ def _node_for(u: Any, prev: Slots, intents: list[str], catalog: Any) -> dict[str
     configuration is about that configuration, with or without a referring word; a question
     continuing the previous one ("and in FP8?" after "the cheapest?") keeps the session's
     hardware. The cheapest asked anew searches every node (the count the question gives)."""
-    own = intents[:1] != [prev.intent]
+    own = intents[:1] != [prev.intent] and not _same_yes_no(u, prev)
     if len(prev.configurations) > 1 and _SEVERAL.search(u.question.lower()):
         return {}  # "and on each of them?", "auf beiden?": every node named before
     if (
@@ -377,9 +377,22 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         _refit_at_precision(merged, prev)
         _memory_again(merged, u, prev)
     _n_of_them(merged, catalog)
+    _the_other_of_two(merged, prev)
     _same_pick(merged, prev, catalog, new_subject)
     _need_of_the_model(merged, names_hardware)
     return merged
+
+
+def _the_other_of_two(merged: Any, prev: Slots) -> None:
+    """ "also wie viel spar ich mit pcie pro monat?" after the SXM4 node's price and then the
+    PCIe variant's: a price difference asked of one node is against the other node the
+    conversation priced."""
+    if "difference_asked" not in merged.topics or len(merged.configurations) != 1:
+        return
+    talked = [*prev.answered, *prev.answered_before, *prev.configurations]
+    other = next((c for c in talked if c not in merged.configurations), None)
+    if other is not None:
+        merged.configurations = [*merged.configurations, other]
 
 
 def _need_of_the_model(merged: Any, names_hardware: bool) -> None:
@@ -817,6 +830,18 @@ def _continues_previous(
     )
     if not (u.follow_up or supplies_slot):
         return False
-    # "und wenn 4 Leute gleichzeitig chatten, passt das dann noch?": a fit asked yes/no
+    # "und wenn 4 Leute gleichzeitig chatten, passt das dann noch?": a fit asked yes/no (not
+    # the previous yes/no asked again of another slot)
     fit_asked = new_subject or u.yes_no or _refers_to_answer(u, prev)
+    if not new_subject and _same_yes_no(u, prev) and not _refers_to_answer(u, prev):
+        return True
     return not (intents == ["fit"] and u.asks_fit and fit_asked)
+
+
+def _same_yes_no(u: Any, prev: Slots) -> bool:
+    """ "Reicht ein Budget von 1000 € für Qwen 72B?" then "und wenn ich FP8 nehme, reicht es
+    dann?": the previous yes/no asked again with a slot changed, not a new question about the
+    node the answer named (above the budget)."""
+    return bool(
+        u.yes_no and prev.yes_no and prev.claim is not None and u.claim in (None, prev.claim)
+    )

@@ -187,6 +187,7 @@ class WithinRow(ToolResult):
     configuration: str
     label: str
     gpu: str
+    count: int
     memory_gb_per_card: float
     total_memory_gb: float
     fp8_native: bool
@@ -207,6 +208,9 @@ class NodesWithinResult(ToolResult):
     applied: dict[str, str]
     within: int
     cheapest: list[WithinRow]
+    most_memory: list[WithinRow] = Field(
+        default=[], description="up to three with the most memory in the node, cheaper first"
+    )
     excluded_by_one: list[ExcludedRow]
 
 
@@ -218,6 +222,7 @@ def _within_row(deps: Any, cid: str, **extra: Any) -> dict[str, Any]:
         "configuration": cid,
         "label": c.label,
         "gpu": g.id,
+        "count": c.count,
         "memory_gb_per_card": g.memory_gb,
         "total_memory_gb": g.memory_gb * c.count,
         "fp8_native": g.fp8_native,
@@ -233,7 +238,8 @@ def _within_row(deps: Any, cid: str, **extra: Any) -> dict[str, Any]:
 def nodes_within(deps: Any, args: WithinArgs) -> NodesWithinResult:
     """The configurations that meet every constraint, without a model: budget, node memory,
     memory per card, excluded cards, link kind, FP8 tensor cores, card generation (ampere, ada,
-    hopper, blackwell). Up to five, the cheapest first, with exact prices; and for each
+    hopper, blackwell). Up to five, the cheapest first, with exact prices; the three with the
+    most memory in the node ("the most VRAM I can get for $1,000"); and for each
     constraint the runner-up it excluded (of the cheaper configurations only that constraint
     leaves out, the dearest), e.g. 'NVLink, >= 300 GB, FP8' -> 4x H100 SXM5; 4x A100 SXM4 is
     cheaper but has no FP8 tensor cores."""
@@ -259,10 +265,13 @@ def nodes_within(deps: Any, args: WithinArgs) -> NodesWithinResult:
         exclude_architectures=args.exclude_architectures or [],
     )
     res = within(cat.configurations.values(), cat.gpus, cat.links, c)
+    rows = [WithinRow(**_within_row(deps, cid)) for cid in res.kept]  # cheapest first
+    most = sorted(rows, key=lambda r: -r.total_memory_gb)[:3]  # (a stable sort: cheaper first)
     return NodesWithinResult(
         applied={name: c.value(name) for name in c.active()},
         within=len(res.kept),
-        cheapest=[WithinRow(**_within_row(deps, cid)) for cid in res.kept[:5]],
+        cheapest=rows[:5],
+        most_memory=most,
         excluded_by_one=[
             ExcludedRow(
                 **_within_row(deps, e.configuration, constraint=e.constraint, same_as=e.same_as)
