@@ -1234,6 +1234,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Most VRAM: {label} with {mem} in all:**",
         "**Am meisten VRAM: {label} mit zusammen {mem}:**",
     ),
+    "most_vram_one_card": (
+        "One card with {per} ({usable} usable at 90 %, as vLLM).",
+        "Eine Karte mit {per} ({usable} nutzbar bei 90 %, wie vLLM).",
+    ),
     "most_vram_card": (
         "{count} cards with {per} each ({usable} usable per card at 90 %, as vLLM).",
         "{count} Karten mit je {per} ({usable} nutzbar pro Karte bei 90 %, wie vLLM).",

@@ -147,7 +147,7 @@ class CardsMixin(ComposerBase):
             d.add(
                 t(
                     d.lang,
-                    "most_vram_card",
+                    "most_vram_one_card" if top["count"] == 1 else "most_vram_card",
                     count=top["count"],
                     per=gb(d.lang, c["memory_gb"]),
                     usable=gb(d.lang, c["usable_gb"]),

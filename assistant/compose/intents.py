@@ -117,4 +117,6 @@ def _asks_card_facts(u: Query) -> bool:
     if "card_spec" not in u.topics:
         return False
     names_card = bool(u.cards or u.card_families)
+    if "most_vram" in u.topics and not names_card:
+        return False  # "welche GPU mit dem meisten Speicher bekomm ich dafür?": one pick
     return ("spec_has" if names_card else "which_cards") in u.topics

@@ -193,6 +193,17 @@ class NodesMixin(ComposerBase):
         if best is not None:
             d.add(p(d.lang, "constraints_outside"))
             d.bullets([self._row_line(d, best)])
+        if u.constraints.exclude_link or u.constraints.require_link:
+            # "ohne NVLink?": the guide's rule for the job, with what the catalog holds it on
+            w = set(u.workloads)
+            advice = self._advice(
+                d,
+                model=self._model_arg(u),
+                precision=fit["precision"],
+                workload="llm_serving",
+                traffic="high" if "traffic" in w else "low" if "low_concurrency" in w else None,
+            )
+            self._add_advice(d, advice, with_also=False)
 
     def _over_budget(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         """Nothing within the budget holds it: the cheapest node above the budget that does, at

@@ -86,9 +86,10 @@ _GET_AFTER_RX = re.compile(
 )
 
 # "is 900 dollars a month enough for …?", "sind 1.000 € im Monat genug?": a budget put to the test
+_ENOUGH_BEFORE_RX = re.compile(r"(?<![a-z])(?:reich\w*|genüg\w*)\s*$")  # "reichen 1500 €"
 _ENOUGH_AFTER_RX = re.compile(
-    r"^\s*(?:(?:im|pro|je|a|per|each)\s+(?:monat|month)\s+)?(?:enough|genug|ausreichend|"
-    r"sufficient)\b"
+    r"^\s*(?:(?:im|pro|je|a|per|each)\s+(?:monat|month)\s+)?(?:be\s+)?(?:enough|genug|"
+    r"ausreichend|sufficient)\b"
 )
 
 
@@ -97,7 +98,8 @@ def _cued_money(folded: str) -> float | None:
         before = re.split(r"[.;!?\n]", folded[max(0, m.start() - 60) : m.start()])[-1]
         after = folded[m.end() : m.end() + 40]
         got = _FOR_BEFORE_RX.search(before) and _GET_AFTER_RX.search(after)
-        if not (_CUE_BEFORE_RX.search(before) or got or _ENOUGH_AFTER_RX.search(after)):
+        enough = _ENOUGH_BEFORE_RX.search(before) or _ENOUGH_AFTER_RX.search(after)
+        if not (_CUE_BEFORE_RX.search(before) or got or enough):
             continue
         raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         value = _amount(raw, scale)
@@ -709,9 +711,9 @@ _BUSBW_RX = re.compile(
     r"|(\d+(?:[.,]\d+)?)\s*gb/?s\s*(?:\w+\s+){0,2}(?:busbw|bus[\s-]?bandwidth|bus[\s-]?bandbreite)"
 )
 _TPS_RX = re.compile(
-    r"(?:i get|i'm getting|getting|we get|we're getting|we are getting|only|nur|measured|"
-    r"we measure|we see|gemessen|messen|ich bekomme|wir bekommen|wir haben|"
-    r"komme auf|kommen auf|sehe|see|schaffe|schaffen)\D{0,20}?(\d+(?:[.,]\d+)?)\s*"
+    r"(?:\bget|\bgets|getting|only|nur|measured|measure|\bsee|\bsees|seeing|reach\w*|"
+    r"gemessen|messen|bekomm\w*|wir haben|komme auf|kommen auf|kommt auf|\bseh\w*|schaff\w*|"
+    r"erreich\w*)\D{0,20}?(\d+(?:[.,]\d+)?)\s*"
     r"(?:tok(?:ens?)?/s|tokens? (?:per|a|/) ?s(?:ec(?:ond)?)?|token pro sekunde|t/s)"
 )
 _PAIR_RX = re.compile(r"gpu\s*(\d)\s*(?:<->|↔|<>|-|–|to|and|und|zu|/|&)\s*(?:gpu\s*)?(\d)\b(?!\d)")
@@ -935,7 +937,8 @@ def find_claim(folded: str, u: Query) -> None:
 #: betreiben?", "can we run it without nvlink?"): a fit within that exclusion, not the guide's
 #: rule ("reicht PCIe?", "do we need NVLink?")
 _RUNS_WITHOUT_LINK_RX = re.compile(
-    r"^\W*(?:(?:und|and|also|so|ok)\W+)?(?:kann man|können wir|kann ich|könnt ihr|geht|läuft|"
+    r"(?:^|[.,;:!?]\s*)\W*(?:(?:und|and|also|so|ok)\W+)?(?:kann man|können wir|kann ich|"
+    r"könnt ihr|geht|läuft|"
     r"lässt sich|can (?:i|we|you|one)|could (?:i|we|you)|does it (?:run|work)|will it (?:run|work)"
     r")\b(?:(?!reicht|enough|need|brauch|genug)[^?])*\b(?:without|ohne)\s+(?:\w+\s+)?"
     r"(?:nvlink|sxm)"

@@ -101,9 +101,14 @@ _CATALOG_ASK = re.compile(
 
 # "fine-tune it first and then serve it on the same box", "danach ausliefern": served after
 _SERVE_AFTER = re.compile(
-    r"\b(?:then|afterwards|after that|later|danach|anschließend|dann|später)\b[^.?!]{0,40}"
+    r"\b(?:then|afterwards|after that|later|danach|anschließend|dann|später|"
+    r"after (?:the )?(?:training|fine[\s-]?tun\w*)|nach dem (?:training|feintuning|fine-tuning))"
+    r"\b[^.?!]{0,40}"
     r"\b(?:serve|serving|host|deploy|run it|inference|ausliefern|betreiben|hosten|bereitstellen|"
     r"inferenz|laufen lassen|produktiv)|"
+    # "… for serving it afterwards", "reicht zum Ausliefern danach eine L4?"
+    r"\b(?:serv(?:e|ing)|ausliefern|hosten|deploy\w*)\b[^.?!]{0,20}\b(?:afterwards|after that|"
+    r"danach|anschließend|later|später)\b|"
     # "danach soll es mit 20 Anfragen gleichzeitig laufen", "afterwards it should run …"
     r"\b(?:afterwards|after that|danach|anschließend)\b[^.?!]{0,50}\b(?:laufen|run|running)\b"
 )
@@ -118,13 +123,22 @@ _CLAUSE_SPLIT = re.compile(r"[.?!;,\n]|\b(?:und|and|aber|but|then|dann)\b")
 
 
 def serves_on_named(q: str) -> bool:
-    """ "Full fine-tune Mistral 7B … und reicht zum Ausliefern danach eine L4?": every card named
-    is named in a clause about serving, none in one about the training (the training's own
-    hardware is then the planner's pick)."""
+    """ "Full fine-tune Mistral 7B … und reicht zum Ausliefern danach eine L4?", "After training
+    we'd serve the result on a single L4": every card named is named for the serving (in its
+    clause, the nearest job word before the card serves, else the nearest after it); the
+    training's own hardware is then the planner's pick."""
     clauses = [c for c in _CLAUSE_SPLIT.split(_fold(q)) if _cards_in(c)]
-    return bool(clauses) and all(
-        _SERVE_WORDS.search(c) and not _TRAIN_WORDS.search(c) for c in clauses
-    )
+    return bool(clauses) and all(_card_serves(c) for c in clauses)
+
+
+def _card_serves(clause: str) -> bool:
+    start = _cards_in(clause)[0][0]
+    words = [(m.start(), "serve") for m in _SERVE_WORDS.finditer(clause)]
+    words += [(m.start(), "train") for m in _TRAIN_WORDS.finditer(clause)]
+    before = [w for w in words if w[0] < start]
+    after = [w for w in words if w[0] > start]
+    nearest = max(before) if before else min(after) if after else None
+    return nearest is not None and nearest[1] == "serve"
 
 
 _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (

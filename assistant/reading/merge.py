@@ -268,8 +268,9 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     text = u.question.lower()
     cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
     named = list(prev.configurations) or _nodes_of(prev, catalog)  # "your two 4x A100 nodes"
-    if len(named) < 2:  # the picks of the last two answers ("… and the cheapest with NVLink?")
-        named = list(dict.fromkeys([*prev.answered, *prev.answered_before]))
+    if len(named) < 2:  # the picks of the last two answers ("… and the cheapest with NVLink?"),
+        # or the nodes two turns priced one by one ("8x A100 SXM4?", "and the PCIe variant?")
+        named = list(dict.fromkeys([*prev.answered, *named, *prev.answered_before]))
     nodes = [catalog.configurations[c] for c in named if c in catalog.configurations]
     link = _LINKED_ONE_RX.search(text)
     if len(nodes) < 2 or not (cheaper or dearer or link):
