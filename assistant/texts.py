@@ -393,6 +393,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{label} und {other} sind etwa gleich schnell: je etwa {tps} Token/s** "
         "(einzelner Stream).",
     ),
+    "capacity_none_at_context": (
+        "**{model} in {precision} on {label}: even one sequence of {ctx} tokens does not fit; "
+        "the longest context it holds is {max_ctx} tokens.**",
+        "**{model} in {precision} auf {label}: schon eine Sequenz mit {ctx} Token passt nicht; "
+        "der längste Kontext, den es fasst, sind {max_ctx} Token.**",
+    ),
     "capacity_context_lead": (
         "**{model} in {precision} on {label}: up to {max_ctx} tokens of context "
         "({conc} {conc|sequence|sequences} at once).**",

@@ -177,3 +177,94 @@ def test_can_it_run_without_nvlink_is_a_fit_within_that_exclusion(assistant: Ass
 
 def test_is_pcie_enough_without_nvlink_stays_the_rule(nlu: Any) -> None:
     assert nlu.understand("reicht pcie, oder geht es ohne nvlink nicht?").claim == "pcie_enough"
+
+
+# ---- blind-96 … blind-99: today's setup, then a change
+
+
+def test_the_context_after_a_setup_is_the_one_asked(nlu: Any) -> None:
+    u = nlu.understand(
+        "our mistral 7b runs on one l40s with 4k context. we'd like to go to 16k, still ok?"
+    )
+    assert u.context_tokens == 16384
+
+
+def test_the_precision_and_card_after_a_setup_are_the_ones_asked(nlu: Any) -> None:
+    u = nlu.understand(
+        "wir betreiben llama 3.3 70b in bf16 auf 4x l40s. wenn wir auf awq umstellen, reicht "
+        "dann eine einzige l40s?"
+    )
+    assert u.precision == "awq" and u.configurations == ["1x-l40s"]
+
+
+def test_the_load_after_a_setup_is_the_one_asked(nlu: Any) -> None:
+    u = nlu.understand(
+        "we run qwen3 8b on a single l4 for 3 people at once. next month it will be 12 at the "
+        "same time, does the l4 still do?"
+    )
+    assert u.concurrency == 12 and "traffic" in u.workloads
+
+
+def test_what_a_move_leaves_behind_is_not_asked_about(nlu: Any) -> None:
+    u = nlu.understand("we're moving our bot from llama 3.1 8b to qwen3 14b, fits on our l40s?")
+    assert u.model == "qwen3-14b"
+    v = nlu.understand("kunde zieht von 2x l40s auf unseren 4x a100 sxm4 um, passt llama 70b?")
+    assert v.configurations == ["4x-a100-sxm4"]
+    w = nlu.understand("a quote from our cto to the board: we need llama 70b on 2x h100 pcie")
+    assert w.model == "llama-3.3-70b" or w.model is not None
+
+
+def test_lora_with_qlora_refused_is_lora(nlu: Any) -> None:
+    assert nlu.understand("LoRA (not QLoRA) for qwen3 8b on one l4?").adapter == "lora"
+
+
+def test_a_training_refused_is_no_training(nlu: Any) -> None:
+    u = nlu.understand("we don't do any training, just serve llama 3.1 8b. cheapest box?")
+    assert not {"training", "fine_tuning"} & set(u.workloads)
+
+
+def test_only_80_gb_cards_is_a_memory_per_card(nlu: Any) -> None:
+    u = nlu.understand("cheapest for qwen 72b, only 80 GB cards please")
+    assert u.constraints.min_memory_per_card_gb == 80
+
+
+def test_much_faster_asked_before_a_price_is_the_claim(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Kunde hat Llama 3.1 8B auf einer L4 und findet's zu langsam. Er überlegt, auf eine "
+        "RTX 4090 zu wechseln: ist die deutlich schneller, und was kostet die?"
+    )
+    assert a.reading is not None and a.reading.claim == "faster" and a.reading.claim_by_much
+    assert set(a.reading.configurations) == {"1x-rtx-4090", "1x-l4"}
+    speeds = {
+        c.arguments["configuration"]: c.result["tokens_per_s"]
+        for c in a.tool_calls
+        if c.name == "throughput_estimate"
+    }
+    much = speeds["1x-rtx-4090"] >= 1.25 * speeds["1x-l4"]
+    assert _ok(a, "de").startswith("**Ja" if much else "**Nein")
+
+
+def test_not_one_sequence_at_the_context_says_so(assistant: Assistant) -> None:
+    a = assistant.ask("how many 64k sequences of llama 3.1 8b fit on one l4?")
+    cap = last_call(a, "capacity_check").result
+    assert cap["max_concurrency"] == 0
+    assert "does not fit" in _ok(a, "en").split("\n")[0]
+
+
+def test_reichts_is_a_yes_no(nlu: Any) -> None:
+    assert nlu.understand("und mit fp8, reichts dann für qwen 32b auf der l40s?").yes_no
+
+
+def test_a_measured_speed_they_get_is_read(nlu: Any) -> None:
+    u = nlu.understand("they get about 14.5 tokens/s with qwen3 14b on one l40s, normal?")
+    assert u.measured.tokens_per_s == 14.5
+
+
+def test_the_cheaper_of_two_nodes_priced_turn_by_turn(assistant: Assistant) -> None:
+    first = assistant.ask("what does 4x h100 sxm5 cost a month?")
+    second = assistant.ask("and the pcie one?", first.session_id)
+    a = assistant.ask("how much do i save going with the cheaper one?", second.session_id)
+    assert a.reading is not None
+    assert set(a.reading.configurations) == {"4x-h100-sxm5", "4x-h100-pcie"}
+    diff = last_call(a, "price_quote").result["difference_usd_per_month"]
+    assert f"${diff:,}" in _ok(a, "en")

@@ -544,7 +544,7 @@ NCCL_4X_H100 = "\n".join(
         (
             "Is this OK for my 4x H100 SXM5?\n" + NCCL_4X_H100,
             "en",
-            [r"Healthy", r"398 GB/s", r"NVLink 4"],
+            [r"Healthy", r"397\.6 GB/s", r"NVLink 4"],
         ),
         (
             "Passt das so?\n" + NCCL_4X_H100,

@@ -59,7 +59,8 @@ def assert_allreduce_answer(answer: dict[str, Any], language: str) -> None:
     assert answer["language"] == language
     result = call_of(answer, "check_allreduce_output")["result"]
     assert result["status"] == "ok" and round(result["peak_busbw_gb_s"]) == 360
-    assert "360 GB/s" in answer["summary"]
+    shown = f"{result['peak_busbw_gb_s']:.1f}"  # the figure as pasted, one decimal
+    assert f"{shown.replace('.', ',') if language == 'de' else shown} GB/s" in answer["summary"]
     assert answer["summary"].startswith("**Ja**" if language == "de" else "**Yes**")
 
 
@@ -92,7 +93,7 @@ def test_api_chat_streams_the_answer_to_a_paste(live_api: LiveServer) -> None:
     assert r.status_code == 200, r.text
     done = [e["data"]["answer"] for e in parse_sse(r.text) if e["event"] == "done"]
     assert len(done) == 1 and done[0]["language"] == "de"
-    assert "360 GB/s" in done[0]["summary"] and done[0]["summary"].startswith("**Ja**")
+    assert "359,7 GB/s" in done[0]["summary"] and done[0]["summary"].startswith("**Ja**")
 
 
 @pytest.mark.server
@@ -149,6 +150,6 @@ def test_cli_answers_an_all_reduce_paste_from_stdin_and_from_a_file(
     res = runner.invoke(app, ["ask", NCCL_DE, "--paste", str(out)], env=env)
     assert res.exit_code == 0, res.output
     first = " ".join(res.output.strip().split("\n\n")[0].split())  # wrapped by the console
-    assert first.startswith("Ja.") and "360 GB/s" in first
+    assert first.startswith("Ja.") and "359,7 GB/s" in first
     missing = runner.invoke(app, ["ask", NCCL_DE, "--paste", str(tmp_path / "nope.txt")], env=env)
     assert missing.exit_code == 2 and "--paste" in missing.output

@@ -60,7 +60,7 @@ def test_pasted_outputs_are_sent_whole_and_answered_in_the_prose_s_language(
     for n, (message, (tool, said)) in enumerate(
         [
             (topo_message(), ("check_topology_output", ["**Nein**", "`GPU2`–`GPU5`", "`NV12`"])),
-            (nccl_message(), ("check_allreduce_output", ["**Ja**", "360 GB/s"])),
+            (nccl_message(), ("check_allreduce_output", ["**Ja**", "359,7 GB/s"])),
         ]
     ):
         before = page.locator(".sw-bot:not(.sw-intro)").count()

@@ -12,6 +12,7 @@ from assistant.compose.base import ComposerBase
 from assistant.compose.draft import EXAMPLE_MODEL, Draft
 from assistant.compose.nodes import ARCH_NAMES, constraint_args
 from assistant.compose.polarity import yes_no_word
+from assistant.compose.speed import MUCH_FASTER
 from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 from tools.load import concurrent_sequences
@@ -266,6 +267,9 @@ class PricesMixin(ComposerBase):
         faster = _speed_lead(d, u, speeds, model, prec)
         if faster:  # "… and how many tok/s vs a single H100?": the speed asked, not the price
             d.paras[lead_at] = faster
+            if u.claim == "faster" and len(cids) == 2 and all(c in speeds for c in cids):
+                first, second = speeds[cids[0]], speeds[cids[1]]
+                d.verdict = first >= MUCH_FASTER * second if u.claim_by_much else first > second
         d.paras[lead_at] += topic
         key = "weights_only" if not self._is_image(fit) else "image_need"
         d.add(
@@ -821,8 +825,10 @@ def _speed_lead(d: Draft, u: Query, speeds: dict[str, float], model: str, prec: 
     """The lead of a comparison that asks the speed and not the price: the faster of two nodes
     that hold the model, with both figures (None otherwise)."""
     kinds = {a.kind for a in u.asks}
-    if "speed" not in kinds or "price" in kinds or len(speeds) != 2:
+    if "speed" not in kinds or len(speeds) != 2:
         return None
+    if "price" in kinds and u.claim != "faster":  # ("ist die deutlich schneller, und was
+        return None  # kostet sie?": the speed's yes/no leads, the prices follow)
     fast, slow = sorted(speeds, key=lambda c: (-speeds[c], c))
     return t(
         d.lang,

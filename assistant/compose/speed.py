@@ -276,7 +276,11 @@ class SpeedMixin(ComposerBase):
         lead = (
             t(
                 d.lang,
-                "capacity_context_lead",
+                # "how many 32k sequences on a 4090?": not one; the longest context instead
+                "capacity_none_at_context"
+                if cap["max_concurrency"] == 0 and u.context_tokens
+                else "capacity_context_lead",
+                ctx=num(d.lang, ctx),
                 model=model,
                 precision=prec,
                 label=label,

@@ -591,6 +591,9 @@ _PER_CARD = r"(?:per card|per gpu|pro karte|pro gpu|je karte|je gpu|each|on each
 _MIN_PER_CARD_RX = re.compile(
     rf"(?:at least|mindestens|min(?:imum)?\.?|>=|≥)\s*(\d{{2,3}})\s*gb\s*(?:vram\s*)?{_PER_CARD}"
     rf"|(?:cards?|gpus?|karten)\s+(?:with|mit)\s+(?:at least|mindestens)\s*(\d{{2,3}})\s*gb"
+    # "only 80 GB cards please", "nur 80-GB-Karten", "80gb cards only"
+    r"|(?:only|nur|ausschließlich)\s+(\d{2,3})\s*-?\s*gb[\s-]*(?:cards?|gpus?|karten)\b"
+    r"|(\d{2,3})\s*-?\s*gb[\s-]*(?:cards?|gpus?|karten)\s+(?:only|nur)\b"
 )
 
 
@@ -647,7 +650,7 @@ def find_capabilities(folded: str, u: Query) -> None:
         u.constraints.require_fp8 = True
     m = _MIN_PER_CARD_RX.search(folded)
     if m:
-        u.constraints.min_memory_per_card_gb = float(m.group(1) or m.group(2))
+        u.constraints.min_memory_per_card_gb = float(next(g for g in m.groups() if g))
 
 
 _NOT_ADAPTER_RX = re.compile(
@@ -786,7 +789,10 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
     (
         "faster",
         r"\b(?:faster|quicker|schneller)\s+(?:than|als)\b|"
-        r"\b(?:faster|quicker|schneller)\s*(?:then|dann|da|there)?\s*\?",
+        r"\b(?:faster|quicker|schneller)\s*(?:then|dann|da|there)?\s*\?|"
+        # "ist die deutlich schneller, und was kostet die?": a yes/no whose clause ends there
+        r"(?:^\W*|[:;,]\s*)(?:is|are|would|ist|sind|wäre|wären)\s+(?:\w+\s+){0,3}?"
+        r"(?:faster|quicker|schneller)\s*,",
     ),
     # "Ist ein 2x H100 PCIe teurer als ein 4x L40S?": a price comparison of two things named
     ("costlier", r"\b(?:more expensive|costlier|pricier|teurer)\s+(?:than|als)\b"),

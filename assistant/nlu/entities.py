@@ -883,8 +883,8 @@ def _trailing_count(folded: str, spans: list[tuple[int, int, str]], u: Query) ->
     )
     if not m or m.group(1) in ("a", "an", "single"):
         return None
-    if re.search(r"\b(?:that|this|same|which|the|other)\s*$", folded[: m.start(1)]):
-        return None
+    if re.search(r"\b(?:that|this|same|which|the|other)(?:\s+[a-z]\w*)?\s*$", folded[: m.start(1)]):
+        return None  # "on that one?", "and the pcie one?", "the cheaper one?": no count
     n = _to_int(m.group(1))
     return n if n is not None and 1 <= n <= 8 else None
 

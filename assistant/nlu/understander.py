@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from assistant.language import Language
 from assistant.nlu import constraints
-from assistant.nlu.asks import find_asks
+from assistant.nlu.asks import BARE_K_RX, find_asks
 from assistant.nlu.entities import EntityMixin
 from assistant.nlu.intents import (
     _CONCEPT_RX,
@@ -26,7 +26,7 @@ from assistant.nlu.language import detect_language
 from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias, spell_sizes
 from assistant.nlu.mail import what_is_asked
 from assistant.nlu.neighbours import Neighbours
-from assistant.nlu.query import Query
+from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.scope import find_outside
 from assistant.nlu.topics import find_topics
 from assistant.nlu.typos import correct_typos, expand_shorthand
@@ -132,6 +132,13 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         u.injection = bool(_INJECTION_RX.search(folded))
         u.follow_up = bool(_FOLLOW_UP_RX.search(folded)) and len(folded) < 80
 
+        # "moved from 4x A100 PCIe to our 8x A100 SXM4", "switching our Mistral 7B bot to OLMo 2
+        # 13B": what is left behind is not what is asked about
+        folded = old_side_blanked(folded)
+        if len(text) == len(folded):
+            text = "".join(
+                c if f != " " or c == "\n" else " " for c, f in zip(text, folded, strict=True)
+            )
         # the topology matrix is not prose: don't mine it for cards or models
         prose = folded if u.topo_text is None else _strip_topo(folded)
         if u.nccl_text is not None:
@@ -148,6 +155,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
         constraints.find_all(prose, u)
+        self._changed_setup(prose, u)
         if u.users and u.concurrency is None:
             # 200 users are not 200 simultaneous sequences: size for those generating at once
             u.concurrency = concurrent_sequences(u.users)
@@ -205,10 +213,48 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
             u.intents = ["general"]
         find_asks(prose, u)
+        _setup_asks_nothing(prose, u)
         find_topics(u)
         if constraints.asks_if_healthy(u, u.intents):
             u.claim = "healthy"  # "er will wissen, ob das so normal ist": is the node healthy?
         return u
+
+    def _changed_setup(self, prose: str, u: Query) -> None:
+        """ "We run Llama 3.1 8B on one L4 (8k context). Want to bump it to 32k, does it still
+        fit?", "wir haben Qwen 32B in BF16 auf 2x L40S laufen. Wenn wir auf FP8 umstellen,
+        reicht dann eine L40S?": the setup said first is today's; what the rest says of the
+        precision, the context, the load and the hardware is what is asked about (what it leaves
+        out, "auf derselben Karte", stays today's)."""
+        change = after_setup(prose)
+        if change is None:
+            return
+        v = Query(question=u.question, language=u.language)
+        self._find_precision(change, v)
+        self._find_cards_and_counts(change, v)
+        self._find_context_and_concurrency(change, v)
+        v.concurrency = v.concurrency or constraints.find_people_at_once(change)
+        bare = BARE_K_RX.search(change) if u.context_tokens and not v.context_tokens else None
+        if bare:  # "… (8k context). we'd like to go to 16k": the context, said bare
+            v.context_tokens = int(bare.group(1)) * 1024
+        if v.precision is not None:
+            u.precision, u.precisions = v.precision, list(v.precisions)
+        if v.context_tokens is not None:
+            u.context_tokens = v.context_tokens
+        if v.concurrency is not None and v.concurrency != u.concurrency:
+            u.concurrency = v.concurrency
+            u.workloads = [w for w in u.workloads if w not in ("traffic", "low_concurrency")]
+            load = traffic_of(v.concurrency)
+            if load:
+                u.workloads.append(load)  # type: ignore[arg-type]
+        kept = [c for c in u.configurations if c not in v.configurations]
+        if u.claim in ("faster", "cheaper", "costlier") and v.configurations and kept:
+            # "… auf eine H100 PCIe wechseln: ist die deutlich schneller?": the new against today's
+            u.configurations = [*v.configurations, *kept]
+            return
+        if not _other_hardware(v, u):
+            return
+        u.cards, u.card_families = list(v.cards), list(v.card_families)
+        u.configurations, u.count = list(v.configurations), v.count
 
     def _asked_text(self, prose: str, u: Query) -> str:
         """What the question asks within the domain: the prose without the clauses that ask
@@ -241,6 +287,134 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
 
 # a quoted e-mail wrapped mid-sentence ("Reicht dafür eine einzelne\n> A100 80GB (PCIe)?"): one
 # line of prose (no tabs or column gaps, as a pasted table has)
+# today's setup, said as a statement first: "we run X on one L4", "X runs fine on our A100",
+# "wir haben X auf 2x L40S laufen", "wir serven X auf einer L40S", "currently …", "bisher …"
+_SETUP_RX = re.compile(
+    r"\b(?:we|wir|they|sie|er|kunde|der kunde|customer|the customer|client)\s+(?:currently\s+|"
+    r"aktuell\s+|derzeit\s+|gerade\s+)?(?:run|runs|are running|'re running|have|has|haben|hat|"
+    r"nutzen|nutzt|betreiben|betreibt|serven|serve|serves|hosten|host|hosts|use|uses|are using|"
+    r"'re using|fahren|lassen)\b|\bruns?\b[^.?!\n]{0,40}\b(?:on our|on my)\b|"
+    r"\bläuft\b[^.?!\n]{0,40}\b(?:bei uns|auf unsere[rmn]?)\b|"
+    r"\b(?:our|my|unser\w*)\b[^.?!\n]{0,40}\b(?:runs|läuft)\b|"
+    r"\b(?:currently|aktuell|derzeit|bisher|today|heute|right now|im moment|so far)\b"
+)
+# what the rest asks is a change: "bump it to", "now it's going to be", "wenn wir … umstellen"
+_CHANGE_RX = re.compile(
+    r"\b(?:bump|increase|raise|erhöh\w*|going to be|will be|is becoming|switch\w*|move|moving|"
+    r"umstell\w*|umsteig\w*|wechsel\w*|instead|statt\w*|now|jetzt|nun|künftig|soon|"
+    r"demnächst|bald|next|want to|wollen|möchten|would like|'d like|like to|go to|going to|"
+    r"if we|wenn wir|falls wir|add|more|mehr|need|brauchen|bräuchten|should|sollen|soll)\b"
+)
+# (a change said in the setup's own sentence: "they run X in FP8 today and want to go back to
+# BF16", "wir haben X laufen und wollen auf FP8 umstellen")
+_SENTENCE_RX = re.compile(
+    r"(?:(?!\s+(?:and|but|und|aber)\s+(?:now\s+|jetzt\s+)?(?:want|wants|would like|plan|plans|"
+    r"need|needs|wollen|will|möchten|planen|müssen)\b)[^\n.!?]|\.(?=\d))+[.!?]*"
+)
+
+
+# a move from something to something else, in one sentence: the "from" side is left behind
+_MOVE_RX = re.compile(
+    r"\b(?:mov\w*|switch\w*|migrat\w*|upgrad\w*|downgrad\w*|"
+    r"umgezogen|umzieh\w*|zieh\w*|wechsel\w*|gewechselt|umsteig\w*|umgestiegen|umstell\w*|"
+    r"umgestellt|runter|hoch|replac\w*|ersetz\w*)\b|"
+    # ("wir gehen von …", "go from …": right before it; "geht LoRA von X auf Y?" moves nothing)
+    r"\b(?:go|going|gehen|gegangen)\s+(?:\w+\s+)?$"
+)
+# said after the new side: "von 4x A100 PCIe auf unseren 8x A100 SXM4 umgezogen", "… zieht um"
+# (not "geht das?": "LoRA von Mistral 7B auf einer 4090, geht das?" moves nothing)
+_MOVED_AFTER_RX = re.compile(
+    r"\b(?:umgezogen|umziehen|zieht\w* um|gewechselt|wechseln|umgestiegen|umsteigen|umgestellt|"
+    r"umstellen|migrier\w*|moved|switched|migrated|upgraded|downgraded|runter|hoch)\b"
+)
+_FROM_TO_RX = re.compile(
+    r"\b(?:from|von)\s+(?P<old>(?:[^.?!:;\n]|\.(?=\d)){2,40}?)\s+(?:to|onto|auf|zu|nach)\s+\S"
+)
+# "switching our mistral 7b bot to OLMo 2 13B": the own thing switched, then "to"
+_SWITCH_TO_RX = re.compile(
+    r"\b(?:switch\w*|mov\w*|migrat\w*|upgrad\w*)\s+(?P<old>(?:our|my|the|unser\w*)\s"
+    r"(?:[^.?!:;\n]|\.(?=\d)){2,40}?)\s+(?:to|onto)\s+\S"
+)
+# "von Llama 3.3 70B auf 2x A100 PCIe runter auf Qwen3 30B": the setup left is both
+_FURTHER_RX = re.compile(
+    r"^(?:[^.?!\n]|\.(?=\d)){0,40}?\b(?:runter|hoch|down|rüber)\s+(?:auf|to|onto|zu)\s+"
+)
+
+
+def old_side_blanked(folded: str) -> str:
+    """The question with the side a move leaves behind blanked out (spaces, so positions hold):
+    "from a 4x A100 PCIe box to our 4x H100 SXM5 node", "von 8k auf 32k", "switching our
+    Mistral 7B bot to OLMo 2 13B"."""
+    out = folded
+    for sentence in re.finditer(r"(?:[^.?!\n]|\.(?=\d))+", folded):
+        text = sentence.group(0)
+        m = _FROM_TO_RX.search(text) or _SWITCH_TO_RX.search(text)
+        if m is None or not (
+            _MOVE_RX.search(text[max(0, m.start() - 40) : m.start("old")])
+            or _MOVED_AFTER_RX.search(text[m.end("old") : m.end("old") + 60])
+        ):
+            continue
+        start, end = m.start("old"), m.end("old")
+        further = _FURTHER_RX.match(text[end:])
+        if further:
+            end += further.end() - len(further.group(0).split()[-1]) - 1
+        a, b = sentence.start() + start, sentence.start() + end
+        out = out[:a] + " " * (b - a) + out[b:]
+    return out
+
+
+def _other_hardware(v: Query, u: Query) -> bool:
+    """The change names hardware other than today's ("… reicht dann eine einzige L40S?" after
+    2x L40S), not the same again ("does one a100 still hold that?" after a single A100 PCIe)."""
+    if not (v.cards or v.card_families or v.configurations):
+        return False
+    same_cards = set(v.cards) <= set(u.cards) and all(
+        any(c in CARD_FAMILIES[f] for c in u.cards) or f in u.card_families for f in v.card_families
+    )
+    return not (same_cards and v.count in (None, u.count))
+
+
+def _setup_asks_nothing(prose: str, u: Query) -> None:
+    """ "Kunde betreibt gpt-oss-120b auf unserem 4x L40S … ist die H100 deutlich schneller?":
+    the model placed on today's node is no fit asked; the asks are the change's."""
+    end = setup_end(prose)
+    kept = [a for a in u.asks if not (a.kind == "fit" and 0 <= a.at < end)]
+    if end and kept:
+        u.asks = kept
+
+
+def after_setup(prose: str) -> str | None:
+    """The text after today's setup when the question states it and the rest states a change
+    (None otherwise)."""
+    end = setup_end(prose)
+    return prose[end:] if end else None
+
+
+_PARAMS_SAID_RX = re.compile(r"\b\d+(?:\.\d+)?\s*b\b")
+
+
+def _states_setup(sentence: str) -> bool:
+    """A statement of what runs today, on what ("we run Llama 3.1 8B on one L4"; not "wir
+    haben ca. 12.000 Support-Tickets")."""
+    if sentence.rstrip().endswith("?") or not _SETUP_RX.search(sentence):
+        return False
+    return bool(_find_cards(sentence) or _PARAMS_SAID_RX.search(sentence))
+
+
+def setup_end(prose: str) -> int:
+    """Where today's setup, said as statements ("we run X on one L4 (8k context)."), ends when
+    what follows it states a change; 0 when the question says no such setup."""
+    parts = [m for m in _SENTENCE_RX.finditer(prose) if m.group(0).strip()]
+    said = [_states_setup(m.group(0)) for m in parts]
+    if True not in said[:-1]:
+        return 0
+    end = said.index(True)  # (a relay's own opening line before the customer's setup)
+    while end < len(parts) - 1 and said[end]:
+        end += 1
+    start = parts[end].start()
+    return start if _CHANGE_RX.search(prose[start:]) else 0
+
+
 _WRAPPED_QUOTE_RX = re.compile(r"(?m)(?<=[^\s.!?:;])(?<![ \t]{2})[ \t]*\n[ \t]*>[ \t]?(?=[^\W\d_])")
 
 

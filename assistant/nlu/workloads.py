@@ -169,7 +169,10 @@ _ATTENTION_ONLY = re.compile(
 # "only inference, no training", "nur Inferenz, kein Training": the model is served, not trained
 _INFERENCE_ONLY_RX = re.compile(
     r"\b(?:no|not|without|kein\w*|ohne|nicht)\s+(?:more\s+|mehr\s+|any\s+)?(?:training|"
-    r"trainieren|fine[\s-]*tun\w*|finetun\w*)\b|\b(?:only|just|nur|reine?s?)\s+(?:\w+\s+)?"
+    r"trainieren|fine[\s-]*tun\w*|finetun\w*)\b|"
+    # "(we don't do tensor parallel training)", "wir machen kein verteiltes Training"
+    r"\b(?:don'?t|do not|doesn'?t|does not|never|machen kein\w*|betreiben kein\w*)\s+"
+    r"(?:do\s+|run\s+)?(?:\w+\s+){0,2}?(?:training|fine[\s-]*tun\w*)\b|\b(?:only|just|nur|reine?s?)\s+(?:\w+\s+)?"
     r"(?:inference|inferenz|serving|serve|ausliefern|betreiben|hosten|deployen)\b|"
     r"\binference[\s-]*only\b|"
     # "actually forget the training, we'd just serve it", "vergiss das Training"
@@ -226,8 +229,9 @@ def _tuning_only_later(folded: str) -> bool:
 
 #: "mit normalem LoRA statt QLoRA", "LoRA instead of QLoRA": the first one, the other refused
 INSTEAD_ADAPTER_RX = re.compile(
-    r"\b(q?lora)\b[^.?!]{0,20}?\b(?:statt|anstatt|anstelle von|instead of|rather than)\s+"
-    r"(?:\w+\s+)?(?!\1\b)q?lora\b"
+    r"\b(q?lora)\b[^.?!]{0,20}?\b(?:statt|anstatt|anstelle von|instead of|rather than|"
+    # "mit LoRA finetunen (kein QLoRA)", "LoRA, not QLoRA": the other adapter refused
+    r"not|no|kein\w*|nicht)\s+(?:\w+\s+)?(?!\1\b)q?lora\b"
 )
 
 
