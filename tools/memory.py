@@ -686,7 +686,10 @@ def training_memory(inp: TrainingInput) -> TrainingResult:
         master_weights_gb=p * TRAIN_MASTER_BYTES / GB,
         optimizer_gb=p * TRAIN_ADAM_BYTES / GB,
         total_gb=p * per_param / GB,
-        formula="total_gb = params * (bf16 weights 2 + gradients + fp32 master 4 + Adam 8) / 1e9",
+        formula=(
+            f"total_gb = params * (bf16 weights 2 + {inp.gradient_precision} gradients {grad:g} "
+            "+ fp32 master 4 + Adam 8) / 1e9"
+        ),
         constants={
             "weights_bytes": TRAIN_WEIGHTS_BYTES,
             "gradient_bytes": grad,
