@@ -861,6 +861,16 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{label} fasst es: {usable} nutzbar über seine Karten, auf {n} Karten verteilt (z. B. "
         "FSDP oder DeepSpeed ZeRO-3).",
     ),
+    "full_fine_tune_word": ("full fine-tune", "volles Fine-Tuning"),
+    "compare_train_pick": (
+        "**For this training job ({job}, {total} before activations): {label}.**",
+        "**Für diesen Trainingsjob ({job}, {total} vor Aktivierungen): {label}.**",
+    ),
+    "compare_train_none": (
+        "**Neither node holds this training job ({job}, {total} before activations).**",
+        "**Keiner der beiden Knoten fasst diesen Trainingsjob ({job}, {total} vor "
+        "Aktivierungen).**",
+    ),
     "train_count_holds": (
         "Of the {n}-card nodes, these hold the {total} together (sharded):",
         "Von den Knoten mit {n} Karten fassen diese die {total} zusammen (verteilt):",

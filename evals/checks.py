@@ -204,7 +204,7 @@ VERDICT_TEXT: dict[str, dict[str, str]] = {
         r"no (?:node|configuration) (?:in the catalog )?(?:holds|fits)|not fit|too (?:big|large)",
         # German puts "nicht" after what it negates: "passt in BF16 nicht auf 2 × L40S"
         "de": r"passt (?:[\w-]+ ){0,3}?nicht(?! nur)|passt auf kein|passt in kein|"
-        r"fasst (?:ihn|es|das Modell) nicht|"
+        r"fasst (?:ihn|es|das|das Modell) nicht|"
         r"kein(?:e|en)? (?:Knoten|Konfiguration)|zu groß|"
         r"\breicht\b(?:[^.;]|\.(?=\d)){0,60}?\bnicht\b",
     },

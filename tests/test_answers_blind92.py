@@ -268,3 +268,54 @@ def test_the_cheaper_of_two_nodes_priced_turn_by_turn(assistant: Assistant) -> N
     assert set(a.reading.configurations) == {"4x-h100-sxm5", "4x-h100-pcie"}
     diff = last_call(a, "price_quote").result["difference_usd_per_month"]
     assert f"${diff:,}" in _ok(a, "en")
+
+
+# ---- blind-100 … blind-103
+
+
+def test_a_condition_after_a_yes_no_asks_it_again(assistant: Assistant) -> None:
+    first = assistant.ask("reichen 600 € im monat für mistral small 24b?")
+    a = assistant.ask("und wenn wir awq nehmen?", first.session_id)
+    assert a.reading is not None and a.reading.yes_no and a.reading.claim == "fits"
+    b = assistant.ask("und wenn wir awq nehmen, wie viel vram braucht es dann?", first.session_id)
+    assert b.reading is not None and not b.reading.yes_no
+
+
+def test_ausdruecklich_asks_no_price(nlu: Any) -> None:
+    assert "price" not in nlu.understand("ausdrücklich kein qlora, nur lora bitte").intents
+
+
+def test_fits_on_both_is_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask("qwen3 14b on an l40s or an a6000 - does it fit on both?")
+    rows = [
+        r
+        for r in last_call(a, "fit_check").result["rows"]
+        if r["configuration"] in ("1x-l40s", "1x-rtx-a6000")
+    ]
+    both = len(rows) == 2 and all(r["verdict"] != "does_not_fit" for r in rows)
+    assert _ok(a, "en").startswith("**Yes" if both else "**No")
+
+
+def test_the_model_a_setup_steps_up_to_is_asked(nlu: Any) -> None:
+    u = nlu.understand("we run sdxl on an l4 today. want to move up to flux dev, fits the l4?")
+    assert u.model == "flux.1-dev"
+
+
+def test_a_setup_on_gguf_then_bf16_drops_the_runtime(nlu: Any) -> None:
+    u = nlu.understand(
+        "wir nutzen gerade mistral 7b als gguf q4 mit ollama auf dem laptop und wollen auf eine "
+        "gemietete karte, dann in bf16. passt das auf eine l4?"
+    )
+    assert u.precision == "bf16" and u.runtime is None
+
+
+def test_two_nodes_for_a_fine_tune_are_judged_for_the_training(assistant: Assistant) -> None:
+    a = assistant.ask("for a full fine-tune of qwen2.5 7b: 4x l40s or 4x a100 sxm4, which one?")
+    tf = last_call(a, "training_fit")
+    assert set(tf.arguments["configurations"]) == {"4x-l40s", "4x-a100-sxm4"}
+    advice = last_call(a, "purchase_advice").result
+    holding = [r for r in tf.result["rows"] if r["fits_node"]]
+    linked = [r["configuration"] for r in holding if r["link_kind"] == "nvlink"]
+    assert advice["needs_nvlink"] and linked  # a split training job: the SXM node holds it
+    assert linked == ["4x-a100-sxm4"] and "4x-a100-sxm4" in {p.configuration for p in a.prices}
+    assert "A100 SXM4" in _ok(a, "en").split("\n")[0]

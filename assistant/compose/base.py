@@ -526,6 +526,10 @@ class ComposerBase:
         """LoRA / QLoRA fine-tuning memory and the rule (fit.FitMixin)."""
         raise NotImplementedError
 
+    def _holds_line(self, d: Draft, r: dict[str, Any]) -> str:
+        """A training_fit row that holds the job, with its price (fit.FitMixin)."""
+        raise NotImplementedError
+
     def _training_at_count(
         self, d: Draft, u: Query, total_gb: float, nvlink_only: bool = False
     ) -> None:

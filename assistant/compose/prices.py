@@ -6,6 +6,7 @@ asked together.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from assistant.compose.base import ComposerBase
@@ -208,10 +209,46 @@ class PricesMixin(ComposerBase):
         d.paras.insert(lead, f"**{word} — {d.price_difference(pq)}**")
         return True
 
+    # ---- two named nodes for a training job
+    def _compare_training(self, d: Draft, u: Query, cids: list[str]) -> bool:
+        """ "Full fine-tune of Llama 3.1 8B: would you go 4x A100 PCIe or 4x A100 SXM4, and
+        what's the price difference?": both nodes judged for the training memory
+        (training_fit), the one the guide's training rule picks (NVLink for a job split across
+        cards), and the price difference. False when the tools cannot size it."""
+        method = u.adapter or "full"
+        tf = d.call("training_fit", model=self._model_arg(u), method=method, configurations=cids)
+        pq = d.call("price_quote", configurations=cids)
+        advice = self._advice(d, model=self._model_arg(u), workload="training", method=method)
+        if not tf or not pq or not advice:
+            return False
+        rows = {r["configuration"]: r for r in tf["rows"]}
+        holding = [c for c in cids if rows.get(c, {}).get("fits_node")]
+        linked = [c for c in holding if rows[c]["link_kind"] == "nvlink"]
+        pick: str | None = None
+        if advice.get("needs_nvlink") and (linked or holding):
+            pick = (linked or holding)[0]
+        elif holding:
+            pick = min(holding, key=lambda c: Decimal(str(rows[c]["usd_per_month"])))
+        total = gb(d.lang, tf["total_gb"])
+        key = "compare_train_pick" if pick else "compare_train_none"
+        job = {"lora": "LoRA", "qlora": "QLoRA"}.get(method) or t(d.lang, "full_fine_tune_word")
+        d.add(t(d.lang, key, label=d.link(pick) if pick else "", total=total, job=job))
+        d.bullets([self._holds_line(d, rows[c]) if rows[c]["fits_node"] else
+                   t(d.lang, "train_named_short", label=d.link(c), total=total,
+                     usable=gb(d.lang, rows[c]["usable_gb_node"])) + " " + d.price(c)
+                   for c in cids if c in rows])  # fmt: skip
+        if pq.get("cheapest"):
+            d.add(d.price_difference(pq))
+        self._add_advice(d, advice, with_also=False)
+        d.result = [pick] if pick else []
+        return True
+
     # ---- two named nodes for one model
     def _compare_nodes(self, d: Draft, u: Query) -> None:
         """Which of the named nodes is cheaper for the model: prices, fit and speed side by side."""
         cids = [c for c in u.configurations if c in self.deps.catalog.configurations][:4]
+        if self._training(u) and len(cids) == 2 and self._compare_training(d, u, cids):
+            return
         if len(cids) < 2:
             # cards without counts ("H200 or H100?"): the smallest node of each that holds it
             full = self._call_fit(d, u)

@@ -104,6 +104,14 @@ _NOT_ELLIPTICAL_RX = re.compile(
 )
 
 
+#: "auf ner L40S oder ner A6000, passt das auf beide?": the yes/no asked of all the
+#: alternatives named, not a choice between them
+_OF_ALL_RX = re.compile(
+    r"[,;:–-]\s*(?:and\s+|und\s+)?(?:passt|passen|läuft|laufen|reicht|reichen|geht|does|do|"
+    r"will|would|can|is|are)\b[^,?]{0,30}\b(?:beide[n]?|both|each|jede[rnm]?|alle[n]?|all)\b[^,]*\?"
+)
+
+
 def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
@@ -112,7 +120,7 @@ def is_yes_no(question: str) -> bool:
     tag = _TAG_END_RX.search(q)  # "passt nicht auf eine L4, oder?": a tag, not an alternative
     if tag:
         return True
-    if ALTERNATIVE_RX.search(q) and not _CONVERSE_OR_RX.search(q):
+    if ALTERNATIVE_RX.search(q) and not _CONVERSE_OR_RX.search(q) and not _OF_ALL_RX.search(q):
         return False
     elliptical = (
         q.endswith("?")

@@ -56,8 +56,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
         r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
-        r"pro monat|/month|/monat|monthly|monatlich|\$|usd|euro|€|\brent\b|\bmieten|\bmiete\b|"
-        + _PAYS,
+        r"pro monat|/month|/monat|monthly|monatlich|\$|\busd\b|\beuros?\b|€|\brent\b|\bmieten|"
+        r"\bmiete\b|" + _PAYS,
         "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
         r"trainingsschritt\w*[\s-]*abgleich|(?:schritt|step)\w*[\s-]*(?:abgleich|sync)|"
         r"gradienten[\s-]*abgleich|"

@@ -23,7 +23,7 @@ from assistant.nlu.intents import (
     IntentMixin,
 )
 from assistant.nlu.language import detect_language
-from assistant.nlu.lexicon import _find_cards, _fold, _norm_alias, spell_sizes
+from assistant.nlu.lexicon import _FAMILY_RX, _find_cards, _fold, _norm_alias, spell_sizes
 from assistant.nlu.mail import what_is_asked
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import CARD_FAMILIES, Query
@@ -229,6 +229,10 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         if change is None:
             return
         v = Query(question=u.question, language=u.language)
+        self._find_model(change, change, v)
+        if v.model is not None and v.model != u.model:
+            # "… wan 2.1 1.3b on a 4090 right now. want to step up to wan 2.1 14b": the new one
+            u.model, u.model_mention, u.models = v.model, v.model_mention, [v.model]
         self._find_precision(change, v)
         self._find_cards_and_counts(change, v)
         self._find_context_and_concurrency(change, v)
@@ -238,6 +242,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             v.context_tokens = int(bare.group(1)) * 1024
         if v.precision is not None:
             u.precision, u.precisions = v.precision, list(v.precisions)
+            if u.runtime == "llama.cpp" and not _LLAMA_CPP_RX.search(change):
+                u.runtime = None  # "… als GGUF Q4 lokal … dann in BF16": today's runtime
         if v.context_tokens is not None:
             u.context_tokens = v.context_tokens
         if v.concurrency is not None and v.concurrency != u.concurrency:
@@ -391,6 +397,7 @@ def after_setup(prose: str) -> str | None:
 
 
 _PARAMS_SAID_RX = re.compile(r"\b\d+(?:\.\d+)?\s*b\b")
+_LLAMA_CPP_RX = re.compile(r"llama[\s.-]?cpp|ollama|\bgguf\b|lm[\s-]?studio|\bq[458]")
 
 
 def _states_setup(sentence: str) -> bool:
@@ -398,7 +405,8 @@ def _states_setup(sentence: str) -> bool:
     haben ca. 12.000 Support-Tickets")."""
     if sentence.rstrip().endswith("?") or not _SETUP_RX.search(sentence):
         return False
-    return bool(_find_cards(sentence) or _PARAMS_SAID_RX.search(sentence))
+    named = _find_cards(sentence) or _PARAMS_SAID_RX.search(sentence)
+    return bool(named or _FAMILY_RX.search(sentence))
 
 
 def setup_end(prose: str) -> int:

@@ -798,10 +798,25 @@ def _continued(u: Any, prev: Slots, update: dict[str, Any]) -> list[str]:
         update["asks"] = [Ask(kind="fit")]
     update["explain"] = False  # "in FP8?" after a sizing answer: the same sizing, in FP8
     figure = any(a.kind != "fit" for a in u.asks)  # "und mit qlora, wie viel Speicher?"
-    if prev.yes_no and not u.yes_no and u.claim is None and not u.asks_fit and not figure:
+    # "und wenn ichs in FP8 laufen lasse?" after "reichen 750 € für Qwen3 32B?": the condition
+    # changes a slot, the yes/no is the one asked before
+    q = _fold(u.question)
+    condition = bool(_IF_RX.match(q)) and not (figure or _WH_ANY_RX.search(q))
+    if (
+        prev.yes_no
+        and not u.yes_no
+        and u.claim is None
+        and (condition or not (u.asks_fit or figure))
+    ):
         # "and a full fine-tune?" after "Can I QLoRA it on one A100?": the same yes/no
         update.update(yes_no=True, claim=prev.claim)
     return intents
+
+
+_WH_ANY_RX = re.compile(
+    r"\b(?:what|which|how much|how many|how fast|wie ?viel\w*|welche\w*|was|wie schnell)\b"
+)
+_IF_RX = re.compile(r"^\W*(?:(?:ok(?:ay)?|gut|and|und|also|so|hm+)\W+)*(?:if|wenn|falls|what if)\b")
 
 
 def _load_only(u: Any) -> bool:
