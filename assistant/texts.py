@@ -741,6 +741,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Ja — {method}-Fine-Tuning von {model} passt hier auf eine Karte: etwa {total} vor "
         "Aktivierungen.**",
     ),
+    "adapter_yes_sharded": (
+        "**Yes — {method} fine-tuning of {model} fits here across the node's cards: about "
+        "{total} before activations, sharded (e.g. FSDP or DeepSpeed ZeRO-3).**",
+        "**Ja — {method}-Fine-Tuning von {model} passt hier über die Karten des Knotens: etwa "
+        "{total} vor Aktivierungen, verteilt (z. B. FSDP oder DeepSpeed ZeRO-3).**",
+    ),
     "adapter_no": (
         "**No — {method} fine-tuning of {model} needs about {total} before activations; one "
         "card here does not hold that.**",

@@ -319,3 +319,59 @@ def test_two_nodes_for_a_fine_tune_are_judged_for_the_training(assistant: Assist
     assert advice["needs_nvlink"] and linked  # a split training job: the SXM node holds it
     assert linked == ["4x-a100-sxm4"] and "4x-a100-sxm4" in {p.configuration for p in a.prices}
     assert "A100 SXM4" in _ok(a, "en").split("\n")[0]
+
+
+# ---- blind-104 … blind-106
+
+
+def test_reichen_uns_reads_the_budget(nlu: Any) -> None:
+    u = nlu.understand("reichen uns 900 € im monat für mistral small 24b?")
+    assert u.constraints.budget_usd_month == 900
+
+
+def test_what_i_run_locally_then_rent_is_a_setup_then_a_change(nlu: Any) -> None:
+    u = nlu.understand(
+        "i run gemma 3 12b as a q4 gguf on my laptop. if i rent an l4, can i run it in bf16?"
+    )
+    assert u.precision == "bf16" and u.runtime is None and u.configurations == ["1x-l4"]
+
+
+def test_a_complaint_beside_a_paste_asks_whether_it_is_broken(nlu: Any) -> None:
+    from tests.pastes import allreduce_perf_8x_h100
+
+    u = nlu.understand(
+        "kd sagt, das training läuft viel langsamer als vorher. all_reduce_perf:\n"
+        + allreduce_perf_8x_h100(peak_busbw=40.0)
+    )
+    assert u.yes_no and u.claim == "defect"
+
+
+def test_renting_asks_no_price_and_geht_das_asks_the_fit(nlu: Any) -> None:
+    u = nlu.understand("wir würden euren 2x l40s mieten für qwen3 32b. geht das?")
+    assert "price" not in u.intents
+    assert [a.kind for a in u.asks] == ["fit"]
+
+
+def test_a_lora_across_a_named_nodes_cards(assistant: Assistant) -> None:
+    a = assistant.ask("lora fine-tune of llama 3.3 70b on your 4x a100 pcie, does that work?")
+    need = last_call(a, "memory_need").result["total_gb"]
+    assert need > 72 and need < 4 * 72  # more than one card, less than the node
+    assert _ok(a, "en").startswith("**Yes")
+
+
+def test_mining_a_coin_and_selling_cards_are_out_of_scope(nlu: Any) -> None:
+    assert nlu.understand("how much btc could i mine per day on 4x l40s?").outside == ["mining"]
+    u = nlu.understand("would you sell us two of the l40s cards outright instead of renting?")
+    assert "hardware_trade" in u.outside
+
+
+def test_gradient_sync_of_a_fine_tune_is_the_allreduce(nlu: Any) -> None:
+    u = nlu.understand(
+        "full fine-tune of llama 3.1 8b on 4x l40s or 4x h100 sxm5: how long is the gradient "
+        "sync per step on each?"
+    )
+    assert "allreduce" in u.intents
+
+
+def test_can_i_rent_a_model_asks_the_catalog(nlu: Any) -> None:
+    assert "catalog_ask" in nlu.understand("kann ich deepseek v3 bei euch mieten?").topics

@@ -433,34 +433,20 @@ class FitMixin(ComposerBase):
         serve_named = self._served_on_named(d, u, fit)
         asked = [] if serve_named else self._named_fit_rows(u, fit)
         need = gb(d.lang, total)
-        holds = {r["configuration"]: r["memory_gb_per_card"] * util >= total for r in asked}
+        holds, sharded = _adapter_holds(u, asked, total, util)
         bridge = ""
         if asked:
             if not (u.yes_no or u.claim) and any(a.kind == "memory" for a in u.asks):
                 key = "adapter_need"  # "und mit QLoRA, wie viel Speicher braucht das?": a figure
             elif all(holds.values()):
-                key = "adapter_yes"
+                key = "adapter_yes_sharded" if sharded else "adapter_yes"
             elif not any(holds.values()):
                 key = "adapter_no"
             else:
                 key = "adapter_depends"
             d.add(t(d.lang, key, method=name, model=model, total=need))
-            lines = []
-            for r in asked:
-                line_key = "adapter_cfg_fits" if holds[r["configuration"]] else "adapter_cfg_no"
-                lines.append(
-                    t(
-                        d.lang,
-                        line_key,
-                        label=d.link(r["configuration"]),
-                        need=need,
-                        usable=gb(d.lang, r["usable_gb_per_card"]),
-                    )
-                    + " "
-                    + d.price(r["configuration"])
-                )
-            d.bullets(lines)
-            fits_one = any(holds.values())
+            d.bullets([self._adapter_line(d, r, holds, sharded, need, total) for r in asked])
+            fits_one = any(h and c not in sharded for c, h in holds.items())  # (not sharded)
             if not fits_one:
                 if cheapest is not None:
                     d.add(
@@ -552,6 +538,36 @@ class FitMixin(ComposerBase):
         d.add(line)
         d.bullets([f"{d.link(r['configuration'])}: {self._verdict_with_need(d, r)}" for r in asked])
         return True
+
+    def _adapter_line(
+        self,
+        d: Draft,
+        r: dict[str, Any],
+        holds: dict[str, bool],
+        sharded: set[str],
+        need: str,
+        total: float,
+    ) -> str:
+        """A named node's line for an adapter fine-tune: on one card, across its cards, or not."""
+        cid = r["configuration"]
+        if cid in sharded:
+            line = t(
+                d.lang,
+                "train_named_holds",
+                label=d.link(cid),
+                usable=gb(d.lang, r["usable_gb_per_card"] * r["count"]),
+                n=math.ceil(total / r["usable_gb_per_card"] - 1e-9),
+            )
+        else:
+            key = "adapter_cfg_fits" if holds[cid] else "adapter_cfg_no"
+            line = t(
+                d.lang,
+                key,
+                label=d.link(cid),
+                need=need,
+                usable=gb(d.lang, r["usable_gb_per_card"]),
+            )
+        return line + " " + d.price(cid)
 
     def _served_after(
         self, d: Draft, u: Query, fit: dict[str, Any], asked: list[dict[str, Any]]
@@ -859,3 +875,20 @@ class FitMixin(ComposerBase):
             and (count is None or r["count"] == count)
         ]
         return self._cheapest_row(cands, ("fits_one_card", "split"))
+
+
+def _adapter_holds(
+    u: Query, asked: list[dict[str, Any]], total: float, util: float
+) -> tuple[dict[str, bool], set[str]]:
+    """Whether each named node holds an adapter fine-tune: on one card, or (a node of several
+    cards, no single card asked) across its cards, sharded; and the nodes held only so."""
+    holds: dict[str, bool] = {}
+    sharded: set[str] = set()
+    for r in asked:
+        per_card = r["memory_gb_per_card"] * util
+        one = per_card >= total
+        across = r["count"] > 1 and u.count != 1 and r["count"] * per_card >= total
+        holds[r["configuration"]] = one or across
+        if across and not one:
+            sharded.add(r["configuration"])
+    return holds, sharded

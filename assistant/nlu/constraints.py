@@ -86,7 +86,10 @@ _GET_AFTER_RX = re.compile(
 )
 
 # "is 900 dollars a month enough for …?", "sind 1.000 € im Monat genug?": a budget put to the test
-_ENOUGH_BEFORE_RX = re.compile(r"(?<![a-z])(?:reich\w*|genüg\w*)\s*$")  # "reichen 1500 €"
+# "reichen 1500 €", "reichen uns 1500 €"
+_ENOUGH_BEFORE_RX = re.compile(
+    r"(?<![a-z])(?:reich\w*|genüg\w*)(?:\s+(?:uns|mir|euch|dann|denn|wohl|auch|da))*\s*$"
+)
 _ENOUGH_AFTER_RX = re.compile(
     r"^\s*(?:(?:im|pro|je|a|per|each)\s+(?:monat|month)\s+)?(?:be\s+)?(?:enough|genug|"
     r"ausreichend|sufficient)\b"

@@ -56,8 +56,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
         r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
-        r"pro monat|/month|/monat|monthly|monatlich|\$|\busd\b|\beuros?\b|€|\brent\b|\bmieten|"
-        r"\bmiete\b|" + _PAYS,
+        # ("würden euren 4x H100 mieten. Geht das?": renting asks no price; "die Miete" does)
+        r"pro monat|/month|/monat|monthly|monatlich|\$|\busd\b|\beuros?\b|€|\bmiete\b|" + _PAYS,
         "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
         r"trainingsschritt\w*[\s-]*abgleich|(?:schritt|step)\w*[\s-]*(?:abgleich|sync)|"
         r"gradienten[\s-]*abgleich|"
@@ -460,8 +460,10 @@ def _drop_unasked(intents: list[Intent], folded: str, u: Query) -> list[Intent]:
         intents.remove("topology_howto")
     if (
         "allreduce" in intents
-        and "training" not in u.workloads
-        and not re.search(r"all[\s-]*reduce|allreduce|nccl|busbw|abgleich|trainingsschritt", folded)
+        and not {"training", "fine_tuning"} & set(u.workloads)
+        and not re.search(
+            r"all[\s-]*reduce|allreduce|nccl|busbw|abgleich|trainingsschritt|gradient", folded
+        )
     ):
         intents.remove("allreduce")
     return intents

@@ -87,7 +87,9 @@ GOALS: tuple[Goal, ...] = (
             + _COINS
             + r")|schürf\w*|hash[\s-]?rate\w*|"
             r"hashes|mining[\s-]?rigs?|proof[\s-]of[\s-]work|nicehash)\b|"
-            r"\b(?:" + _COINS + r")\b.{0,60}\b(?:" + _EARN + r")|"
+            r"\b(?:" + _COINS + r")\b.{0,80}\b(?:" + _EARN + r")|"
+            # "how much eth or whatever coin could i mine per day": the verb after the coin
+            r"\b(?:" + _COINS + r")\b.{0,30}\bmine\b|"
             r"\b(?:" + _EARN + r")\b.{0,60}\b(?:" + _COINS + r")\b"
         ),
         # data / text / process mining, and the mining industry's own data
@@ -155,7 +157,10 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:euch|ihnen|dir)\s+(?:meine|unsere)\w*\b.{0,40}\bverkauf\w*|"
             r"\b(?:kauft|kaufen)\s+(?:ihr|sie)\b.{0,60}\ban\b|\bankauf\w*|\btrade[\s-]?ins?\b|"
             r"\bin zahlung\b|\bresell\w*|\bweiterverkauf\w*|\bwiederverkauf\w*|"
-            r"\b(?:buy|sell|kaufen|verkaufen)\w*\s+(?:used|second[\s-]hand|gebraucht\w*)"
+            r"\b(?:buy|sell|kaufen|verkaufen)\w*\s+(?:used|second[\s-]hand|gebraucht\w*)|"
+            # "would we sell them 4 of the used rtx a6000 cards outright … instead of renting"
+            r"\b(?:sell|buy|kaufen|verkaufen)\w*\b.{0,60}\b(?:outright|instead of renting|"
+            r"statt (?:zu )?mieten|statt miete|zum kauf|to own)\b"
         ),
     ),
     Goal(

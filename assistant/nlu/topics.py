@@ -95,7 +95,9 @@ _CATALOG_ASK = re.compile(
     r"\b(?:can|could) you(?: guys| folks| all)? (?:run|host|serve|handle|do|support)\b|"
     r"\b(?:könnt|koennt) ihr\b|\bkönnen sie\b.{0,40}\b(?:betreiben|hosten|laufen)|"
     r"\bdo you (?:have|offer) (?:anything|something|a (?:server|node|box|gpu))\b|"
-    r"\bhabt ihr (?:was|etwas|einen|eine)\b"
+    r"\bhabt ihr (?:was|etwas|einen|eine)\b|"
+    # "Kann ich Llama 3.1 405B in BF16 mieten?", "can I rent Llama 70B from you?"
+    r"\b(?:kann|können) (?:ich|wir|man)\b.{0,60}\bmieten\b|\bcan (?:i|we)\s+rent\b"
 )
 
 

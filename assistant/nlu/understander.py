@@ -134,11 +134,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
 
         # "moved from 4x A100 PCIe to our 8x A100 SXM4", "switching our Mistral 7B bot to OLMo 2
         # 13B": what is left behind is not what is asked about
-        folded = old_side_blanked(folded)
-        if len(text) == len(folded):
-            text = "".join(
-                c if f != " " or c == "\n" else " " for c, f in zip(text, folded, strict=True)
-            )
+        text, folded = _left_behind_blanked(text, folded)
         # the topology matrix is not prose: don't mine it for cards or models
         prose = folded if u.topo_text is None else _strip_topo(folded)
         if u.nccl_text is not None:
@@ -215,6 +211,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         find_asks(prose, u)
         _setup_asks_nothing(prose, u)
         find_topics(u)
+        _complaint_beside_paste(prose, u)
         if constraints.asks_if_healthy(u, u.intents):
             u.claim = "healthy"  # "er will wissen, ob das so normal ist": is the node healthy?
         return u
@@ -296,8 +293,9 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
 # today's setup, said as a statement first: "we run X on one L4", "X runs fine on our A100",
 # "wir haben X auf 2x L40S laufen", "wir serven X auf einer L40S", "currently …", "bisher …"
 _SETUP_RX = re.compile(
-    r"\b(?:we|wir|they|sie|er|kunde|der kunde|customer|the customer|client)\s+(?:currently\s+|"
-    r"aktuell\s+|derzeit\s+|gerade\s+)?(?:run|runs|are running|'re running|have|has|haben|hat|"
+    r"\b(?:we|wir|i|ich|they|sie|er|kunde|der kunde|customer|the customer|client)\s+"
+    r"(?:currently\s+|aktuell\s+|derzeit\s+|gerade\s+)?(?:run|runs|are running|'re running|"
+    r"have|has|haben|hat|"
     r"nutzen|nutzt|betreiben|betreibt|serven|serve|serves|hosten|host|hosts|use|uses|are using|"
     r"'re using|fahren|lassen)\b|\bruns?\b[^.?!\n]{0,40}\b(?:on our|on my)\b|"
     r"\bläuft\b[^.?!\n]{0,40}\b(?:bei uns|auf unsere[rmn]?)\b|"
@@ -309,7 +307,8 @@ _CHANGE_RX = re.compile(
     r"\b(?:bump|increase|raise|erhöh\w*|going to be|will be|is becoming|switch\w*|move|moving|"
     r"umstell\w*|umsteig\w*|wechsel\w*|instead|statt\w*|now|jetzt|nun|künftig|soon|"
     r"demnächst|bald|next|want to|wollen|möchten|would like|'d like|like to|go to|going to|"
-    r"if we|wenn wir|falls wir|add|more|mehr|need|brauchen|bräuchten|should|sollen|soll)\b"
+    r"if we|if i|wenn wir|wenn ich|falls wir|falls ich|add|more|mehr|need|brauchen|bräuchten|"
+    r"should|sollen|soll|rent|renting|mieten)\b"
 )
 # (a change said in the setup's own sentence: "they run X in FP8 today and want to go back to
 # BF16", "wir haben X laufen und wollen auf FP8 umstellen")
@@ -367,6 +366,29 @@ def old_side_blanked(folded: str) -> str:
         a, b = sentence.start() + start, sentence.start() + end
         out = out[:a] + " " * (b - a) + out[b:]
     return out
+
+
+_COMPLAINT_RX = re.compile(
+    r"\b(?:langsamer|zu langsam|slower|too slow|kaputt|broken|defekt\w*|schlecht\w*|"
+    r"underperform\w*|ein problem|a problem|something(?:'s| is) (?:off|wrong)|stimmt was nicht)\b"
+)
+
+
+def _left_behind_blanked(text: str, folded: str) -> tuple[str, str]:
+    """`old_side_blanked` on the folded question, and on its text where the two align."""
+    blanked = old_side_blanked(folded)
+    if len(text) == len(blanked):
+        text = "".join(
+            c if f != " " or c == "\n" else " " for c, f in zip(text, blanked, strict=True)
+        )
+    return text, blanked
+
+
+def _complaint_beside_paste(prose: str, u: Query) -> None:
+    """ "kd sagt, das Training läuft 5x langsamer als auf dem alten Cluster. all_reduce_perf von
+    denen:": a complaint beside a paste asks whether the node is broken."""
+    if (u.topo_text or u.nccl_text) and not u.yes_no and _COMPLAINT_RX.search(prose):
+        u.yes_no, u.claim = True, u.claim or "defect"
 
 
 def _other_hardware(v: Query, u: Query) -> bool:
