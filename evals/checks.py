@@ -608,6 +608,21 @@ def _fmt(v: Decimal | None) -> str:
     return s
 
 
+def _training_verdicts(calls: list[Any], configuration: str) -> set[Any]:
+    """The fit verdict a training_fit row gives `configuration`: one card holds the job, the
+    node's cards together do (split), or not (empty: no training_fit row for it)."""
+    for c in calls:
+        res = c.result if isinstance(c.result, dict) else {}
+        if c.name != "training_fit":
+            continue
+        for r in res.get("rows") or []:
+            if isinstance(r, dict) and r.get("configuration") == configuration:
+                if r.get("fits_one_card"):
+                    return {"fits_one_card"}
+                return {"split" if r.get("fits_node") else "does_not_fit"}
+    return set()
+
+
 def _verdict(value: str, configuration: str | None, answer: Any, language: str) -> tuple[bool, str]:
     text = answer.answer
     calls = list(answer.tool_calls)
@@ -620,10 +635,13 @@ def _verdict(value: str, configuration: str | None, answer: Any, language: str) 
                 ok,
                 f"{value}: headline {'states' if ok else 'does not state'} it: {head[:160]!r}",
             )
-        # the first fit result that covers the configuration is the one the answer is about
-        # (later calls are alternatives, e.g. "in AWQ it does fit")
-        got: set[Any] = set()
-        for c in calls:
+        # a training job's verdict is its training_fit row ("QLoRA 70B on one A100?"); else the
+        # first fit result that covers the configuration is the one the answer is about (later
+        # calls are alternatives, e.g. "in AWQ it does fit")
+        reading = getattr(answer, "reading", None)
+        served = "serve_after" in (getattr(reading, "topics", None) or [])
+        got: set[Any] = set() if served else _training_verdicts(calls, configuration)
+        for c in [] if got else calls:
             res = c.result if isinstance(c.result, dict) else {}
             # fit_check / cheapest_fit rows ("cheapest" is an id in price_quote's result)
             listed = [res.get("rows"), res.get("cheapest")]

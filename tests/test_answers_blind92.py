@@ -375,3 +375,46 @@ def test_gradient_sync_of_a_fine_tune_is_the_allreduce(nlu: Any) -> None:
 
 def test_can_i_rent_a_model_asks_the_catalog(nlu: Any) -> None:
     assert "catalog_ask" in nlu.understand("kann ich deepseek v3 bei euch mieten?").topics
+
+
+# ---- blind-107 … blind-108
+
+
+def test_a_new_model_after_a_setup_leaves_todays_card(nlu: Any) -> None:
+    u = nlu.understand(
+        "today we run llama 3.1 8b on one l4, getting too slow. we'd like to move to qwen3 32b "
+        "for 30 people. what's the cheapest server for that?"
+    )
+    assert u.model == "qwen3-32b" and u.configurations == [] and u.claim is None
+    v = nlu.understand("we run qwen3 8b on a 4090 today. would qwen3 14b fit on an l40s?")
+    assert v.model == "qwen3-14b" and v.configurations == ["1x-l40s"]
+
+
+def test_a_setup_switching_node_asking_the_difference_keeps_both(nlu: Any) -> None:
+    u = nlu.understand(
+        "we're currently on your 4x h100 pcie. thinking about the 4x h100 sxm5 instead. how "
+        "much more per month is that?"
+    )
+    assert set(u.configurations) == {"4x-h100-pcie", "4x-h100-sxm5"}
+
+
+def test_a_later_training_plan_is_no_training_now(nlu: Any) -> None:
+    u = nlu.understand(
+        "kunde will nvlink (trainiert vielleicht später). qwen 72b, was ist das günstigste?"
+    )
+    assert not {"training", "fine_tuning"} & set(u.workloads)
+
+
+def test_a_load_after_the_cheapest_asks_the_cheapest_again(assistant: Assistant) -> None:
+    first = assistant.ask("cheapest server for mistral small 24b?")
+    a = assistant.ask("and with 32k context and 6 at once?", first.session_id)
+    pick = last_call(a, "cheapest_fit")
+    assert pick.arguments["context_tokens"] == 32768 and pick.arguments["concurrency"] == 6
+
+
+def test_an_adapter_on_a_named_card_is_judged_by_training_fit(assistant: Assistant) -> None:
+    a = assistant.ask("can we qlora qwen2.5 72b on one l40s?")
+    row = next(
+        r for r in last_call(a, "training_fit").result["rows"] if r["configuration"] == "1x-l40s"
+    )
+    assert _ok(a, "en").startswith("**Yes" if row["fits_one_card"] else "**No")

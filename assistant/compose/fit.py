@@ -433,7 +433,12 @@ class FitMixin(ComposerBase):
         serve_named = self._served_on_named(d, u, fit)
         asked = [] if serve_named else self._named_fit_rows(u, fit)
         need = gb(d.lang, total)
-        holds, sharded = _adapter_holds(u, asked, total, util)
+        tf = (
+            self._call_training_fit(d, u, method, [r["configuration"] for r in asked])
+            if asked
+            else None
+        )
+        holds, sharded = _adapter_holds(u, (tf or {}).get("rows", []))
         bridge = ""
         if asked:
             if not (u.yes_no or u.claim) and any(a.kind == "memory" for a in u.asks):
@@ -559,7 +564,7 @@ class FitMixin(ComposerBase):
                 n=math.ceil(total / r["usable_gb_per_card"] - 1e-9),
             )
         else:
-            key = "adapter_cfg_fits" if holds[cid] else "adapter_cfg_no"
+            key = "adapter_cfg_fits" if holds.get(cid) else "adapter_cfg_no"
             line = t(
                 d.lang,
                 key,
@@ -877,17 +882,15 @@ class FitMixin(ComposerBase):
         return self._cheapest_row(cands, ("fits_one_card", "split"))
 
 
-def _adapter_holds(
-    u: Query, asked: list[dict[str, Any]], total: float, util: float
-) -> tuple[dict[str, bool], set[str]]:
-    """Whether each named node holds an adapter fine-tune: on one card, or (a node of several
-    cards, no single card asked) across its cards, sharded; and the nodes held only so."""
+def _adapter_holds(u: Query, rows: list[dict[str, Any]]) -> tuple[dict[str, bool], set[str]]:
+    """Whether each named node holds an adapter fine-tune, from its training_fit row: on one
+    card, or (a node of several cards, no single card asked) across its cards, sharded; and the
+    nodes held only so."""
     holds: dict[str, bool] = {}
     sharded: set[str] = set()
-    for r in asked:
-        per_card = r["memory_gb_per_card"] * util
-        one = per_card >= total
-        across = r["count"] > 1 and u.count != 1 and r["count"] * per_card >= total
+    for r in rows:
+        one = bool(r["fits_one_card"])
+        across = r["count"] > 1 and u.count != 1 and bool(r["fits_node"])
         holds[r["configuration"]] = one or across
         if across and not one:
             sharded.add(r["configuration"])

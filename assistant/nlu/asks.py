@@ -199,7 +199,9 @@ _FIT_ASK_RX = re.compile(
     r"\bläuft\b|\bschaff(?:t|en)\b|\bhold|\bfass(?:t|en)\b|\bfeasible|\bpossible|\bmöglich|"
     r"\bmachbar|\bwork(?:s|ing)?\b|\bklappt|\bfunktionier|\busable\b|\bnutzbar|\bhandle|"
     r"\bbetreiben|\bserve\b|\bhost\b|\bdeploy|\bbedienen|\bunterbringen|\bload\b|\bladen\b|"
-    r"\bginge\b|würde (?:das|es) gehen|\bgeht (?:das|es)\b|\bgehts\b|"
+    r"\bginge\b|würde (?:das|es) gehen|\bgehts\b|"
+    # ("geht das und auf welchem Server?" asks which)
+    r"\bgeht (?:das|es)\b(?!\s+und\s+(?:auf\s+|mit\s+)?welche)|"
     # "they assumed a 4090 would do. does it?": "do" as "be enough"
     r"\b(?:would|will|should|'ll) do\b(?=\s*(?:[.?!,]|$))|\bdo the (?:job|trick)\b"
 )

@@ -28,7 +28,7 @@ from assistant.nlu.mail import what_is_asked
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.scope import find_outside
-from assistant.nlu.topics import find_topics
+from assistant.nlu.topics import cue_topics, find_topics
 from assistant.nlu.typos import correct_typos, expand_shorthand
 from assistant.nlu.workloads import LOAD_DECIDED, WorkloadMixin
 from tools.load import concurrent_sequences, traffic_of
@@ -230,6 +230,12 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         if v.model is not None and v.model != u.model:
             # "… wan 2.1 1.3b on a 4090 right now. want to step up to wan 2.1 14b": the new one
             u.model, u.model_mention, u.models = v.model, v.model_mention, [v.model]
+            if not (_find_cards(change) or _SAME_HARDWARE_RX.search(change)):
+                # "today we run Llama 8B on a 4090 … move to Llama 70B: the cheapest server?":
+                # today's card is not where the new model is asked about
+                u.cards, u.card_families, u.configurations, u.count = [], [], [], None
+        if u.claim == "defect" and not _COMPLAINT_RX.search(change):
+            u.claim = None  # "… which is getting too slow" said of today's setup
         self._find_precision(change, v)
         self._find_cards_and_counts(change, v)
         self._find_context_and_concurrency(change, v)
@@ -250,7 +256,11 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             if load:
                 u.workloads.append(load)  # type: ignore[arg-type]
         kept = [c for c in u.configurations if c not in v.configurations]
-        if u.claim in ("faster", "cheaper", "costlier") and v.configurations and kept:
+        # ("… switching to the 4x A100 SXM4. How much more per month would that be?")
+        compared = u.claim in ("faster", "cheaper", "costlier") or (
+            "difference_asked" in cue_topics(change)
+        )
+        if compared and v.configurations and kept:
             # "… auf eine H100 PCIe wechseln: ist die deutlich schneller?": the new against today's
             u.configurations = [*v.configurations, *kept]
             return
@@ -308,7 +318,7 @@ _CHANGE_RX = re.compile(
     r"umstell\w*|umsteig\w*|wechsel\w*|instead|statt\w*|now|jetzt|nun|künftig|soon|"
     r"demnächst|bald|next|want to|wollen|möchten|would like|'d like|like to|go to|going to|"
     r"if we|if i|wenn wir|wenn ich|falls wir|falls ich|add|more|mehr|need|brauchen|bräuchten|"
-    r"should|sollen|soll|rent|renting|mieten)\b"
+    r"should|sollen|soll|rent|renting|mieten|would|could|würde|könnte)\b"
 )
 # (a change said in the setup's own sentence: "they run X in FP8 today and want to go back to
 # BF16", "wir haben X laufen und wollen auf FP8 umstellen")
@@ -368,6 +378,10 @@ def old_side_blanked(folded: str) -> str:
     return out
 
 
+_SAME_HARDWARE_RX = re.compile(
+    r"\b(?:the same|same (?:card|gpu|node|server|box|machine)|on (?:it|that|this)|there|"
+    r"derselben|dieselbe|demselben|darauf|da drauf|drauf|dort|der karte|dem server)\b"
+)
 _COMPLAINT_RX = re.compile(
     r"\b(?:langsamer|zu langsam|slower|too slow|kaputt|broken|defekt\w*|schlecht\w*|"
     r"underperform\w*|ein problem|a problem|something(?:'s| is) (?:off|wrong)|stimmt was nicht)\b"
@@ -396,6 +410,8 @@ def _other_hardware(v: Query, u: Query) -> bool:
     2x L40S), not the same again ("does one a100 still hold that?" after a single A100 PCIe)."""
     if not (v.cards or v.card_families or v.configurations):
         return False
+    if v.configurations and set(v.configurations) != set(u.configurations):
+        return True  # "… on a 4090 today. would qwen3 32b fit on a single rtx 5090?"
     same_cards = set(v.cards) <= set(u.cards) and all(
         any(c in CARD_FAMILIES[f] for c in u.cards) or f in u.card_families for f in v.card_families
     )
@@ -403,12 +419,19 @@ def _other_hardware(v: Query, u: Query) -> bool:
 
 
 def _setup_asks_nothing(prose: str, u: Query) -> None:
-    """ "Kunde betreibt gpt-oss-120b auf unserem 4x L40S … ist die H100 deutlich schneller?":
-    the model placed on today's node is no fit asked; the asks are the change's."""
+    """ "Kunde betreibt gpt-oss-120b auf unserem 4x L40S und findet's zu langsam … ist die H100
+    deutlich schneller?": the model placed on today's node, or today's speed, asks nothing; the
+    asks are the change's (each kind found again in it, where it is said)."""
     end = setup_end(prose)
-    kept = [a for a in u.asks if not (a.kind == "fit" and 0 <= a.at < end)]
-    if end and kept:
-        u.asks = kept
+    if not end:
+        return
+    kept = [a for a in u.asks if not 0 <= a.at < end]
+    again = u.model_copy(deep=True)
+    find_asks(prose[end:], again)
+    kinds = {a.kind for a in kept}
+    kept += [a.model_copy(update={"at": a.at + end}) for a in again.asks if a.kind not in kinds]
+    if kept:
+        u.asks = sorted(kept, key=lambda a: a.at)
 
 
 def after_setup(prose: str) -> str | None:

@@ -210,8 +210,11 @@ _TUNE_WORD_RX = re.compile(
 _LATER_RX = re.compile(
     r"\b(?:later|in the future|eventually|down the road|next (?:year|quarter|month)|might|"
     r"maybe|perhaps|possibly|später|künftig|zukünftig|irgendwann|demnächst|eventuell|"
-    r"vielleicht|möglicherweise)\b"
+    r"vielleicht|möglicherweise|evtl\.?|ggf\.?)\b"
 )
+# ("… will später evtl trainieren. Llama 70B, was ist das Günstigste mit NVLink?"): a node for
+# the model asked now
+_ASKED_NOW_RX = re.compile(r"\brun\b|betreiben|laufen|günstigst\w*|cheapest|kost\w*|\bprice")
 
 
 def _tuning_only_later(folded: str) -> bool:
@@ -223,7 +226,7 @@ def _tuning_only_later(folded: str) -> bool:
     return (
         bool(tune)
         and all(_LATER_RX.search(s) for s in tune)
-        and any(_SERVE_RX.search(s) or re.search(r"\brun\b|betreiben|laufen", s) for s in rest)
+        and any(_SERVE_RX.search(s) or _ASKED_NOW_RX.search(s) for s in rest)
     )
 
 

@@ -851,7 +851,25 @@ def _continues_previous(
     fit_asked = new_subject or u.yes_no or _refers_to_answer(u, prev)
     if not new_subject and _same_yes_no(u, prev) and not _refers_to_answer(u, prev):
         return True
+    if _repicks(u, prev, new_subject, names_hardware):
+        return True
     return not (intents == ["fit"] and u.asks_fit and fit_asked)
+
+
+_FIT_VERB_RX = re.compile(
+    r"\b(?:fits?|pass(?:t|en)|reich(?:t|en)|läuft|laufen|geht|enough|genug|hold|still|noch)\b"
+)
+
+
+def _repicks(u: Any, prev: Slots, new_subject: bool, names_hardware: bool) -> bool:
+    """ "und bei 16k Kontext und 8 gleichzeitig?" after "der günstigste Server für X?": a load
+    alone, no fit verb, no node: the cheapest pick again at that load."""
+    return (
+        prev.intent == "cheapest"
+        and not (new_subject or names_hardware or _refers_to_answer(u, prev))
+        and bool(u.concurrency or u.context_tokens)
+        and not _FIT_VERB_RX.search(_fold(u.question))
+    )
 
 
 def _same_yes_no(u: Any, prev: Slots) -> bool:
