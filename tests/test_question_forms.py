@@ -573,8 +573,8 @@ def test_an_alternative_whose_first_half_asks_the_fit_is_answered_yes_or_no_on_t
         "bei euch, oder ist der Speicher zu knapp? Und was würde die Maschine kosten?"
     )
     assert a.reading.claim in (None, "fits")
-    (need,) = _calls(a, "training_fit")
-    usable = next(r for r in need["rows"] if r["configuration"].startswith("1x-rtx-4090"))
+    rows = [r for need in _calls(a, "training_fit") for r in need["rows"]]
+    usable = next(r for r in rows if r["configuration"].startswith("1x-rtx-4090"))
     assert _first_word(a) == ("ja" if usable["fits_one_card"] else "nein")
 
 
