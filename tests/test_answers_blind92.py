@@ -418,3 +418,33 @@ def test_an_adapter_on_a_named_card_is_judged_by_training_fit(assistant: Assista
         r for r in last_call(a, "training_fit").result["rows"] if r["configuration"] == "1x-l40s"
     )
     assert _ok(a, "en").startswith("**Yes" if row["fits_one_card"] else "**No")
+
+
+# ---- blind-110/111
+
+
+def test_me_and_two_colleagues_testing_is_three_users_at_low_load(nlu: Any) -> None:
+    u = nlu.understand("need nvlink for qwen 72b? just me and 3 colleagues testing, not production")
+    assert u.users == 4 and "traffic" not in u.workloads and "low_concurrency" in u.workloads
+
+
+def test_one_person_at_a_time_after_a_load_is_low_concurrency(assistant: Assistant) -> None:
+    first = assistant.ask("qwen 72b in fp8 for 30 people at once, do we need nvlink?")
+    a = assistant.ask("and if only one person at a time uses it, is pcie enough?", first.session_id)
+    assert a.reading is not None and a.reading.concurrent_sequences == 1
+    assert "traffic" not in a.reading.workloads
+
+
+def test_an_exclusion_after_the_cheapest_keeps_the_budget(assistant: Assistant) -> None:
+    first = assistant.ask("mistral small 24b, max 900 € im monat, was ist das günstigste?")
+    a = assistant.ask("keine l4 bitte. geht dann noch was im budget?", first.session_id)
+    assert a.reading is not None and a.reading.budget_usd_per_month == 900
+    assert "l4" in a.reading.exclude_cards
+
+
+def test_a_refused_card_then_next_option_is_the_cheapest_again(assistant: Assistant) -> None:
+    first = assistant.ask("cheapest node for qwen3 14b in bf16?")
+    a = assistant.ask("they say no L40S (had a bad experience). next option?", first.session_id)
+    assert a.reading is not None and a.reading.intents[:1] == ["cheapest"]
+    assert a.reading.claim is None and "l40s" in a.reading.exclude_cards
+    assert last_call(a, "cheapest_fit") is not None

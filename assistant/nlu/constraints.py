@@ -284,7 +284,15 @@ def find_people_at_once(folded: str) -> int | None:
         value = _amount(m.group(1), m.group(2))
         if value and value >= 2 and _at_once(folded, m):
             return int(value)
-    return None
+    return 1 if _ONE_AT_ONCE_RX.search(folded) else None
+
+
+# "und wenn nur eine Person gleichzeitig drauf ist?", "only one user at a time": one at once
+_ONE_AT_ONCE_RX = re.compile(
+    r"\b(?:eine|einer|one|1|a single|a)\s+(?:person|user|nutzer\w*|mensch|request|anfrage|"
+    r"sequence|sequenz)\s+(?:\w+\s+){0,2}?(?:gleichzeitig|at a time|at once|at the same time|"
+    r"zur gleichen zeit|zeitgleich)\b"
+)
 
 
 # "a team of 10", "ein Team von 12 Leuten", "our company of 80": a group and its size
@@ -324,9 +332,20 @@ def find_users_factor(folded: str) -> float | None:
     return float(_FACTORS[m.group(1) or m.group(2)]) if m else None
 
 
+# "me and 2 colleagues", "ich und drei Kollegen": the speaker counts too
+_ME_AND_RX = re.compile(
+    r"\b(?:me|myself|ich|mir)\s+(?:and|und|\+)\s+" + _NUM + r"\s+(?:\w+\s+)?(?:colleagues|"
+    r"coworkers|co-workers|friends|people|others|devs|developers|kollegen|kolleginnen|leute|"
+    r"andere|mitarbeiter\w*|entwickler\w*)\b"
+)
+
+
 def find_users(folded: str) -> int | None:
-    """'for 200 users', '~1.5k Nutzer', 'a team of 10', 'just me': people, not simultaneous
-    sequences."""
+    """'for 200 users', '~1.5k Nutzer', 'a team of 10', 'just me', 'me and 2 colleagues':
+    people, not simultaneous sequences."""
+    me_and = _ME_AND_RX.search(folded)
+    if me_and and _to_int(me_and.group(1)):
+        return 1 + int(_to_int(me_and.group(1)) or 0)
     group = _GROUP_OF_RX.search(folded)
     size = int(group.group(1) or group.group(2)) if group else 0
     if size >= 2:

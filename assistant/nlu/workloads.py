@@ -133,7 +133,10 @@ _FEW_AT_ONCE_RX = re.compile(
 # "not much traffic", "no heavy load", "nicht viel Traffic", "keine hohe Last": a traffic word
 # said negated is low concurrency
 _NOT_MUCH_RX = re.compile(
-    r"\b(?:not|no|nicht|kein\w*)\s+(?:\w+\s+){0,2}?(?:traffic|load|last|verkehr)\b"
+    r"\b(?:not|no|nicht|kein\w*)\s+(?:\w+\s+){0,2}?(?:traffic|load|last|verkehr|production|"
+    r"produktion|produktiv\w*)\b|"
+    # "its just me and 2 colleagues testing it": a few people, testing
+    r"\bjust (?:me|us)\b|\bnur (?:ich|wir)\b|\b(?:testing|zum testen|ausprobieren)\b"
 )
 #: workloads that settle the load: a count at once adds no traffic / low-concurrency guess to them
 LOAD_DECIDED = frozenset(

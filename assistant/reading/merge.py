@@ -331,6 +331,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     on_topic = _on_topic(u, prev, intents)
     if on_topic is not None:
         intents = on_topic
+        if on_topic == ["cheapest"] and intents[:1] != list(u.intents[:1]):
+            update.update(claim=None, yes_no=False)  # ("had bad experience": no claim asked)
     elif _narrows_the_pick(u, prev, intents, new_subject):
         intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
         update.update(explain=False, claim=None)
@@ -611,8 +613,10 @@ def _kept_load(u: Any, prev: Slots) -> dict[str, Any]:
         for name in _KEPT_WHEN_UNSAID
         if getattr(u, name) is None and getattr(prev, name)
     }
-    if not u.constraints.active() and prev.constraints:
+    if prev.constraints:
         kept = type(u.constraints).model_validate(prev.constraints)
+        if u.constraints.active():  # "keine A6000 bitte. geht dann noch was im Budget?"
+            kept = _with_said(kept, u.constraints)
         update["constraints"] = _without_dropped(kept, _fold(u.question))
     if u.users is None and prev.users and u.concurrency is None:
         update.update(users=prev.users, concurrency=prev.concurrency)
@@ -620,6 +624,18 @@ def _kept_load(u: Any, prev: Slots) -> dict[str, Any]:
         if factor is not None:  # "und für doppelt so viele Nutzer?"
             update.update(_scaled_load(prev.users, prev.concurrency, factor))
     return update
+
+
+def _with_said(kept: Any, said: Any) -> Any:
+    """The session's constraints with what the follow-up says on top: its own values win, the
+    cards it excludes join those excluded before, a link it requires replaces a link refused."""
+    fields = said.model_dump(exclude_defaults=True)
+    if said.exclude_cards:
+        fields["exclude_cards"] = sorted({*kept.exclude_cards, *said.exclude_cards})
+    if said.require_link or said.exclude_link:
+        fields.setdefault("require_link", said.require_link)
+        fields.setdefault("exclude_link", said.exclude_link)
+    return kept.model_copy(update=fields)
 
 
 def _scaled_load(users: int, concurrency: int | None, factor: float) -> dict[str, Any]:
@@ -736,15 +752,25 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
     it; a yes/no ("do I need NVLink then?") or a new model asks something else."""
     # "und ohne nvlink?": the link refused is the constraint, not the claim "PCIe is enough"
     refused = u.claim == "pcie_enough" and u.constraints.exclude_link == "nvlink"
+    # "they say no A6000s (had bad experience). next option?": the next pick, whatever the
+    # words around it claim
+    nxt = bool(_NEXT_OPTION_RX.search(_fold(u.question)))
     return (
         prev.intent == "cheapest"
         and not new_subject
         and not u.configurations  # "what if we took the 4x A100 PCIe instead?": that node
-        and (u.claim is None or refused)
-        and not u.yes_no
+        and (u.claim is None or refused or nxt)
+        and (not u.yes_no or nxt)
         and u.constraints.active()
-        and set(intents) <= _PICK_FOLLOW_INTENTS
+        and (set(intents) <= _PICK_FOLLOW_INTENTS or nxt)
     )
+
+
+_NEXT_OPTION_RX = re.compile(
+    r"\b(?:next (?:option|best|one|cheapest)|what else|anything else|other options?|"
+    r"alternatives?|nächste (?:option|wahl)|was sonst|was gibt es (?:noch|sonst)|was noch|"
+    r"andere option\w*|alternative\w*)\b"
+)
 
 
 def _on_topic(u: Any, prev: Slots, intents: list[str]) -> list[str] | None:
@@ -754,6 +780,8 @@ def _on_topic(u: Any, prev: Slots, intents: list[str]) -> list[str] | None:
         return None
     if len(intents) > 1 and _continues(u, prev):
         return intents[1:]
+    if prev.intent == "cheapest" and u.constraints.active() and not u.outside:
+        return ["cheapest"]  # "they say no A6000s (had bad experience). next option?"
     if len(intents) == 1 and _asks_a_fit(u) and prev.intent not in (None, "off_topic"):
         return [str(prev.intent)]
     return None
