@@ -448,3 +448,15 @@ def test_a_refused_card_then_next_option_is_the_cheapest_again(assistant: Assist
     assert a.reading is not None and a.reading.intents[:1] == ["cheapest"]
     assert a.reading.claim is None and "l40s" in a.reading.exclude_cards
     assert last_call(a, "cheapest_fit") is not None
+
+
+def test_only_one_at_a_time_without_a_noun_is_one_at_once(nlu: Any) -> None:
+    u = nlu.understand("und wenn immer nur einer gleichzeitig damit arbeitet, reicht dann pcie?")
+    assert u.concurrency == 1
+
+
+def test_an_exclusion_asked_yes_no_within_the_budget_stays_a_yes_no(assistant: Assistant) -> None:
+    first = assistant.ask("qwen3 14b, budget max 800 € im monat. was ist das günstigste?")
+    a = assistant.ask("bitte keine l4, ist dann noch was im budget drin?", first.session_id)
+    assert a.reading is not None and a.reading.yes_no
+    assert a.reading.budget_usd_per_month == 800

@@ -291,7 +291,10 @@ def find_people_at_once(folded: str) -> int | None:
 _ONE_AT_ONCE_RX = re.compile(
     r"\b(?:eine|einer|one|1|a single|a)\s+(?:person|user|nutzer\w*|mensch|request|anfrage|"
     r"sequence|sequenz)\s+(?:\w+\s+){0,2}?(?:gleichzeitig|at a time|at once|at the same time|"
-    r"zur gleichen zeit|zeitgleich)\b"
+    r"zur gleichen zeit|zeitgleich)\b|"
+    # "wenn immer nur einer gleichzeitig damit arbeitet", "only one at a time"
+    r"\b(?:nur|only|just)\s+(?:einer|eine[rn]?|one|1)\s+(?:\w+\s+){0,1}?(?:gleichzeitig|"
+    r"at a time|at once|zeitgleich)\b"
 )
 
 

@@ -331,8 +331,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     on_topic = _on_topic(u, prev, intents)
     if on_topic is not None:
         intents = on_topic
-        if on_topic == ["cheapest"] and intents[:1] != list(u.intents[:1]):
-            update.update(claim=None, yes_no=False)  # ("had bad experience": no claim asked)
+        if on_topic == ["cheapest"] and _NEXT_OPTION_RX.search(_fold(u.question)):
+            update.update(claim=None, yes_no=False)  # ("had bad experience. next option?")
     elif _narrows_the_pick(u, prev, intents, new_subject):
         intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
         update.update(explain=False, claim=None)
