@@ -293,7 +293,7 @@ _ONE_AT_ONCE_RX = re.compile(
     r"sequence|sequenz)\s+(?:\w+\s+){0,2}?(?:gleichzeitig|at a time|at once|at the same time|"
     r"zur gleichen zeit|zeitgleich)\b|"
     # "wenn immer nur einer gleichzeitig damit arbeitet", "only one at a time"
-    r"\b(?:nur|only|just)\s+(?:einer|eine[rn]?|one|1)\s+(?:\w+\s+){0,1}?(?:gleichzeitig|"
+    r"\b(?:nur|only|just)\s+(?:einer|eine[rn]?|one|1)\s+(?:\w+\s+){0,3}?(?:gleichzeitig|"
     r"at a time|at once|zeitgleich)\b"
 )
 
