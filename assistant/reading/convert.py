@@ -172,16 +172,10 @@ def _load_of(r: Reading, workloads: list[str]) -> dict[str, Any]:
     if r.users and at_once is None:
         at_once = concurrent_sequences(r.users)
         out.update(concurrency=at_once, assumed=[*r.assumed, "concurrent_sequences"])
-    load = traffic_of(at_once) if at_once else None
-    if load and not LOAD_DECIDED & set(workloads):
-        out["workloads"] = [*workloads, load]
-    elif (
-        r.concurrent_sequences and load and {"traffic", "low_concurrency"} - {load} & set(workloads)
-    ):
-        # "25 at once … and if only one works with it at a time?": the number stated now beats
-        # the load word a reading kept from before
-        kept = [w for w in workloads if w not in ("traffic", "low_concurrency")]
-        out["workloads"] = [*kept, load]
+    if at_once and not LOAD_DECIDED & set(workloads):
+        load = traffic_of(at_once)
+        if load:
+            out["workloads"] = [*workloads, load]
     return out
 
 
