@@ -450,7 +450,8 @@ class FitMixin(ComposerBase):
             else:
                 key = "adapter_depends"
             d.add(t(d.lang, key, method=name, model=model, total=need))
-            d.bullets([self._adapter_line(d, r, holds, sharded, need, total) for r in asked])
+            by_cfg = {row["configuration"]: row for row in (tf or {}).get("rows", [])}
+            d.bullets([self._adapter_line(d, r, holds, sharded, by_cfg, need) for r in asked])
             fits_one = any(h and c not in sharded for c, h in holds.items())  # (not sharded)
             if not fits_one:
                 if cheapest is not None:
@@ -550,28 +551,18 @@ class FitMixin(ComposerBase):
         r: dict[str, Any],
         holds: dict[str, bool],
         sharded: set[str],
+        training_rows: dict[str, dict[str, Any]],
         need: str,
-        total: float,
     ) -> str:
-        """A named node's line for an adapter fine-tune: on one card, across its cards, or not."""
+        """A named node's line for an adapter fine-tune: on one card, across its cards (from its
+        training_fit row), or not."""
         cid = r["configuration"]
         if cid in sharded:
-            line = t(
-                d.lang,
-                "train_named_holds",
-                label=d.link(cid),
-                usable=gb(d.lang, r["usable_gb_per_card"] * r["count"]),
-                n=math.ceil(total / r["usable_gb_per_card"] - 1e-9),
-            )
-        else:
-            key = "adapter_cfg_fits" if holds.get(cid) else "adapter_cfg_no"
-            line = t(
-                d.lang,
-                key,
-                label=d.link(cid),
-                need=need,
-                usable=gb(d.lang, r["usable_gb_per_card"]),
-            )
+            return self._holds_line(d, training_rows[cid])
+        key = "adapter_cfg_fits" if holds.get(cid) else "adapter_cfg_no"
+        line = t(
+            d.lang, key, label=d.link(cid), need=need, usable=gb(d.lang, r["usable_gb_per_card"])
+        )
         return line + " " + d.price(cid)
 
     def _served_after(
