@@ -492,7 +492,7 @@ class EntityMixin:
         m = _CONCURRENCY_RX.search(folded)
         if m:
             raw = next(g for g in m.groups() if g)
-            u.concurrency = int(raw)
+            u.concurrency = _to_int(raw)
 
 
 # "8k-Sessions", "chats with 8k", "mit 8k drauf": a context said as a bare "8k" next to the

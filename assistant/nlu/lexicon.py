@@ -220,7 +220,19 @@ _CONCURRENCY_RX = re.compile(
     r"(?<!\d)(\d{1,7})\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|"
     r"nutzer|requests?|anfragen|sequences?|sequenzen|streams?|user)?"
     r"|(?<!\d)(\d{1,7})\s*(?:requests? at once|anfragen gleichzeitig)"
-    r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})",
+    r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})"
+    # "eine handvoll anfragen gleichzeitig, also so fünf", "a few requests at once, say 5": a
+    # vague load put in a number right after it
+    r"|\b(?:requests?|anfragen|users?|nutzer|chats?|sessions?)\s+(?:at once|at the same time|"
+    r"concurrently|gleichzeitig|parallel)\s*[,;:(-]?\s*(?:also|i\.?e\.?|say|sagen wir|like|"
+    r"maybe|vielleicht|so|etwa|about|around|roughly|ca\.?|circa)\s+(?:so\s+|ca\.?\s+|etwa\s+|"
+    r"about\s+)?(\d{1,4}|"
+    + "|".join(
+        sorted(
+            (w for w, n in _NUMBER_WORDS.items() if n >= 2 and w != "pair"), key=len, reverse=True
+        )
+    )
+    + r")\b(?!\s*(?:k\b|gb|x\b|%|\$|€|tokens?|token))",
 )
 
 

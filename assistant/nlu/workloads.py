@@ -41,7 +41,10 @@ _WORKLOAD_SOURCES: list[tuple[Workload, str]] = [
         r"viel (?:traffic|last)|hohe[rn]? (?:traffic|"
         r"last|"
         r"nebenläufigkeit|parallelität)|heavy traffic|lots of (?:users|requests)|public api|"
-        r"öffentliche[n]? api|customers|kunden|concurrent users|gleichzeitige[n]? (?:nutzer|"
+        r"öffentliche[n]? api|customers|"
+        # "die antwort an den kunden", "dem kunden": the one customer a staff member relays
+        r"(?<!an den )(?<!\bdem )(?<!beim )(?<!\bvom )(?<!\bzum )kunden|concurrent users|"
+        r"gleichzeitige[n]? (?:nutzer|"
         r"anfragen|user)|high throughput|hoher durchsatz|under load|unter last|real users|"
         r"echte[n]? nutzer|chat[\s-]?bot|chat service|chat-dienst|call[\s-]?cent(?:er|re)|"
         r"support[\s-]?bot|kundenservice|customer service|saas|for our (?:app|product|users)|"
@@ -137,6 +140,11 @@ _NOT_MUCH_RX = re.compile(
     r"produktion|produktiv\w*)\b|"
     # "its just me and 2 colleagues testing it": a few people, testing
     r"\bjust (?:me|us)\b|\bnur (?:ich|wir)\b|\b(?:testing|zum testen|ausprobieren)\b"
+)
+# "5 concurrent users", "ca. 5 gleichzeitige Anfragen": a traffic phrase after a number is a
+# count at once, which decides the load by itself (`tools.load.traffic_of`), not a traffic word
+_COUNTED_RX = re.compile(
+    r"\b\d[\d,.]*\s+(?:concurrent users|gleichzeitige[n]? (?:nutzer|anfragen|user))\b"
 )
 #: workloads that settle the load: a count at once adds no traffic / low-concurrency guess to them
 LOAD_DECIDED = frozenset(
@@ -290,8 +298,9 @@ class WorkloadMixin:
     """`Understander._find_workloads`."""
 
     def _find_workloads(self, folded: str, u: Query) -> None:
+        uncounted = _COUNTED_RX.sub(" ", folded)
         for name, rx in _WORKLOAD_RX:
-            if rx.search(folded) and name not in u.workloads:
+            if rx.search(uncounted if name == "traffic" else folded) and name not in u.workloads:
                 u.workloads.append(name)
         if _FEW_AT_ONCE_RX.search(folded) or _NOT_MUCH_RX.search(folded):
             u.workloads = [w for w in u.workloads if w != "traffic"]

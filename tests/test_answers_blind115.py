@@ -1,0 +1,56 @@
+"""Answers for the families the second morning session of 2026-12-07 found (an old held-out case
+and blind-115 … blind-118), in other words than the cases': a count said before a traffic phrase
+("6 concurrent users", "4 gleichzeitige Anfragen") is a load at once that decides the guide's rule
+by itself, where the phrase alone is real traffic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.service import Assistant
+from tests.answers import last_call
+from tests.answers import ok as _ok
+
+
+def test_a_few_counted_concurrent_users_are_low_concurrency(nlu: Any) -> None:
+    u = nlu.understand("mixtral 8x22b for 6 concurrent users: is pcie ok or nvlink?")
+    assert u.concurrency == 6
+    assert "traffic" not in u.workloads
+    assert "low_concurrency" in u.workloads
+
+
+def test_many_counted_concurrent_users_stay_real_traffic(nlu: Any) -> None:
+    u = nlu.understand("mixtral 8x22b for 40 concurrent users: is pcie ok or nvlink?")
+    assert "traffic" in u.workloads
+
+
+def test_the_phrase_without_a_count_is_still_traffic(nlu: Any) -> None:
+    u = nlu.understand("qwen 2.5 72b für gleichzeitige Anfragen, brauchen wir nvlink?")
+    assert "traffic" in u.workloads
+
+
+def test_a_counted_load_takes_the_low_concurrency_rule(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wir betreiben Qwen2.5 72B mit etwa 4 gleichzeitigen Anfragen. Brauchen wir NVLink?"
+    )
+    text = _ok(a, "de")
+    advice = last_call(a, "purchase_advice")
+    assert advice is not None
+    assert advice.result["rule"]["number"] == 3
+    assert advice.arguments.get("traffic") == "low"
+    assert text.startswith("**Nein")
+
+
+def test_a_vague_load_put_in_a_number_after_it_is_that_many(nlu: Any) -> None:
+    u = nlu.understand(
+        "around 60 staff, but only a couple of requests at the same time, maybe seven. "
+        "qwen 2.5 72b: is pcie ok?"
+    )
+    assert u.concurrency == 7
+    assert "traffic" not in u.workloads
+
+
+def test_the_one_customer_a_staff_member_answers_is_no_traffic(nlu: Any) -> None:
+    u = nlu.understand("was schreibe ich dem kunden? mixtral 8x22b, reicht pcie?")
+    assert "traffic" not in u.workloads
+    assert "traffic" in nlu.understand("mixtral 8x22b für unsere kunden, reicht pcie?").workloads
