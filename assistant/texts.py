@@ -916,7 +916,7 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{label},",
     ),
     "train_big_card_only": (
-        "Only a {cards} card holds that alone, and those come in 4- and 8-card nodes; on "
+        "Only {cards} cards hold that alone, and those come in 4- and 8-card nodes; on "
         "smaller cards it must be split across cards.",
         "Allein fasst das nur eine {cards}-Karte, und die gibt es in Knoten mit 4 und 8 Karten; "
         "auf kleineren Karten muss es auf mehrere Karten aufgeteilt werden.",
@@ -926,6 +926,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{label}.",
         "Auf mehrere Karten verteilt braucht Training NVLink: der günstigste SXM-Knoten, der es "
         "fasst, ist {label}.",
+    ),
+    "train_node_one_card": (
+        "The cheapest NVLink (SXM) node that holds it is {label}, and one of its cards holds the "
+        "job alone ({usable} usable), so it is not split and NVLink adds nothing for it.",
+        "Der günstigste NVLink-Knoten (SXM), der es fasst, ist {label}, und eine seiner Karten "
+        "fasst den Job allein ({usable} nutzbar): er wird nicht aufgeteilt, NVLink bringt dafür "
+        "nichts.",
+    ),
+    "train_must_split_within": (
+        "Within your constraints no single card holds that: it must be split across cards.",
+        "Im Rahmen Ihrer Vorgaben fasst das keine einzelne Karte: es muss auf mehrere Karten "
+        "aufgeteilt werden.",
     ),
     "train_must_split": (
         "No single card holds that: it must be split across cards.",

@@ -54,3 +54,34 @@ def test_the_one_customer_a_staff_member_answers_is_no_traffic(nlu: Any) -> None
     u = nlu.understand("was schreibe ich dem kunden? mixtral 8x22b, reicht pcie?")
     assert "traffic" not in u.workloads
     assert "traffic" in nlu.understand("mixtral 8x22b für unsere kunden, reicht pcie?").workloads
+
+
+def test_sxm_machines_only_requires_the_link(nlu: Any) -> None:
+    u = nlu.understand("gemma 3 27b lora, sxm/nvlink machines only please, cheapest?")
+    assert u.constraints.require_link == "nvlink"
+
+
+def test_an_adapter_job_one_card_of_the_required_nvlink_node_holds_is_rule_1(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "we want a LoRA run on gemma 3 27b, nvlink machines only please. cheapest option? "
+        "is the link actually needed?"
+    )
+    _ok(a, "en")
+    need = last_call(a, "memory_need") or last_call(a, "training_fit")
+    assert need is not None
+    advice = last_call(a, "purchase_advice")
+    assert advice is not None
+    assert advice.arguments["fits_one_card"] is True
+    assert advice.result["rule"]["number"] == 1
+    quote = last_call(a, "price_quote")
+    assert quote is not None
+    assert "4x-a100-sxm4" in {q["configuration"] for q in quote.result["quotes"]}
+
+
+def test_within_a_budget_no_card_alone_is_said_within_it(assistant: Assistant) -> None:
+    a = assistant.ask("LoRA für Qwen2.5 72B, Budget 5000 € im Monat, welcher Server?")
+    text = _ok(a, "de")
+    assert "Im Rahmen Ihrer Vorgaben" in text
+    assert "nur eine B200" not in text

@@ -385,14 +385,15 @@ class FitMixin(ComposerBase):
                 t(d.lang, "train_one_card", label=d.link(cheapest.id)) + " " + d.price(cheapest.id)
             )
             d.result = d.result or [cheapest.id]  # "and what would that cost?" asks about it
-        else:
-            self._no_single_card_node(d, holders, split_gb=mem["total_gb"], util=util)
+        alone = cheapest is not None or self._no_single_card_node(
+            d, holders, split_gb=mem["total_gb"], util=util
+        )
         # the cards one job needs, on the biggest card: more than a node holds is rule 5
         biggest = max(g.memory_gb for g in self.deps.catalog.gpus.values()) * util
-        needed = None if cheapest is not None else max(2, math.ceil(mem["total_gb"] / biggest))
+        needed = None if alone else max(2, math.ceil(mem["total_gb"] / biggest))
         advice = self._advice(
             d,
-            fits_one_card=cheapest is not None,
+            fits_one_card=alone,
             cards_needed=needed,
             workload="training",
             parallelism=self._parallelism(u),
@@ -463,7 +464,7 @@ class FitMixin(ComposerBase):
                     fits_one = True
                     bridge = t(d.lang, "rule_bridge_one_card", label=d.link(cheapest.id))
                 else:
-                    self._no_single_card_node(d, holders, split_gb=total, util=util)
+                    fits_one = self._no_single_card_node(d, holders, split_gb=total, util=util)
         else:
             d.add(t(d.lang, "adapter_need", method=name, model=model, total=need))
             fits_one = cheapest is not None
@@ -477,7 +478,7 @@ class FitMixin(ComposerBase):
                 )
                 d.result = d.result or [cheapest.id]  # "what would that card cost?"
             else:
-                self._no_single_card_node(d, holders, split_gb=total, util=util)
+                fits_one = self._no_single_card_node(d, holders, split_gb=total, util=util)
         d.add(
             t(
                 d.lang,
@@ -722,11 +723,20 @@ class FitMixin(ComposerBase):
         holders: list[Any],
         split_gb: float | None = None,
         util: float = 1.0,
-    ) -> None:
+    ) -> bool:
         """No one-card node holds the training memory: only a big card (which comes in 4/8-card
-        nodes) or a split across cards. With split_gb (LoRA / QLoRA): the cheapest SXM node whose
-        cards together hold it, with its price, since a split training job wants NVLink (rule 4).
+        nodes) or a split across cards. With split_gb: the cheapest SXM node whose cards together
+        hold it, with its price, since a split training job wants NVLink (rule 4). True when one
+        card of that node holds the job alone ("only NVLink boxes" leaves no one-card node, yet
+        an A100 SXM4 holds a 24B LoRA by itself): the job is not split and the link adds nothing.
         """
+        cat = self.deps.catalog
+        allowed = d.filters.get("configurations")  # within the constraints, when any
+        split_key = "train_must_split"
+        if allowed is not None:  # "only NVLink boxes": the cards those nodes have
+            within = {cat.configurations[c].gpu for c in allowed if c in cat.configurations}
+            split_key = "train_must_split_within" if holders else split_key
+            holders = [g for g in holders if g.id in within]
         if holders:
             names = sorted({g.short_name for g in holders})
             joined = (
@@ -736,11 +746,9 @@ class FitMixin(ComposerBase):
             )
             d.add(t(d.lang, "train_big_card_only", cards=joined))
         else:
-            d.add(t(d.lang, "train_must_split"))
+            d.add(t(d.lang, split_key))
         if split_gb is None:
-            return
-        cat = self.deps.catalog
-        allowed = d.filters.get("configurations")  # within the constraints, when any
+            return False
         ids = [
             c.id
             for c in cat.configurations.values()
@@ -754,7 +762,13 @@ class FitMixin(ComposerBase):
             cid = (
                 pq.get("cheapest") or pq["quotes"][0]["configuration"]
             )  # (one quote: no "cheapest")
-            d.add(t(d.lang, "adapter_split_node", label=d.link(cid)) + " " + d.price(cid))
+            card = cat.gpus[cat.configurations[cid].gpu]
+            alone = card.memory_gb * util >= split_gb
+            key = "train_node_one_card" if alone else "adapter_split_node"
+            usable = gb(d.lang, card.memory_gb * util)
+            d.add(t(d.lang, key, label=d.link(cid), usable=usable) + " " + d.price(cid))
+            return alone
+        return False
 
     @staticmethod
     def _plans_tp(u: Query) -> bool:
