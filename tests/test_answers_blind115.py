@@ -85,3 +85,19 @@ def test_within_a_budget_no_card_alone_is_said_within_it(assistant: Assistant) -
     text = _ok(a, "de")
     assert "Im Rahmen Ihrer Vorgaben" in text
     assert "nur eine B200" not in text
+
+
+def test_can_you_even_run_is_asked_of_the_catalog_by_any_reader() -> None:
+    from assistant.nlu.topics import cue_topics
+
+    assert "catalog_ask" in cue_topics("could you actually host llama 3.1 405b?")
+    assert "catalog_ask" not in cue_topics("does llama 3.1 405b fit on one card?")
+
+
+def test_can_you_even_run_a_model_only_a_node_holds_is_yes(assistant: Assistant) -> None:
+    a = assistant.ask("could you actually host llama 3.1 405b?")
+    text = _ok(a, "en")
+    rows = last_call(a, "fit_check").result["rows"]
+    assert any(r["verdict"] == "split" for r in rows)
+    assert not any(r["verdict"] == "fits_one_card" for r in rows)
+    assert text.startswith("**Yes")

@@ -92,7 +92,8 @@ _WHICH_CARDS = re.compile(r"\b(?:which|what|welche)\b.{0,20}\b(?:gpus?|cards?|ka
 # "can you guys run deepseek?", "könnt ihr das hosten?", "do you have anything for …": asked of
 # the catalog, so yes when any node holds it
 _CATALOG_ASK = re.compile(
-    r"\b(?:can|could) you(?: guys| folks| all)? (?:run|host|serve|handle|do|support)\b|"
+    r"\b(?:can|could) you(?: guys| folks| all)?(?: even| actually| really| also)? "
+    r"(?:run|host|serve|handle|do|support)\b|"
     r"\b(?:könnt|koennt) ihr\b|\bkönnen sie\b.{0,40}\b(?:betreiben|hosten|laufen)|"
     r"\bdo you (?:have|offer) (?:anything|something|a (?:server|node|box|gpu))\b|"
     r"\bhabt ihr (?:was|etwas|einen|eine)\b|"
@@ -154,7 +155,6 @@ _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("what_runs", _WHAT_RUNS),
     ("spec_has", _HAS_WORDS),
     ("which_cards", _WHICH_CARDS),
-    ("catalog_ask", _CATALOG_ASK),
     ("serve_after", _SERVE_AFTER),
 )
 
@@ -210,6 +210,9 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         ),
     ),
     ("per_card", re.compile(r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)")),
+    # "can you guys even run DeepSeek?", "könnt ihr Llama 70B betreiben?": yes when any node
+    # holds it
+    ("catalog_ask", _CATALOG_ASK),
     (
         "verb_first",
         re.compile(r"^\W*(?:do|does|is|are|has|have|can|hat|haben|ist|sind|gibt|kann|können)\b"),
