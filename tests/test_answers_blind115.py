@@ -101,3 +101,12 @@ def test_can_you_even_run_a_model_only_a_node_holds_is_yes(assistant: Assistant)
     assert any(r["verdict"] == "split" for r in rows)
     assert not any(r["verdict"] == "fits_one_card" for r in rows)
     assert text.startswith("**Yes")
+
+
+def test_a_quick_reply_or_quick_context_asks_no_speed(nlu: Any) -> None:
+    u = nlu.understand(
+        "thx for the quick response yesterday! quick question: we run gemma 3 27b today, "
+        "would it fit on one l40s?"
+    )
+    assert "speed" not in u.intents
+    assert "speed" in nlu.understand("will gemma 3 27b run fast enough on one l40s?").intents

@@ -82,7 +82,11 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"pci express|bridge|brücke|\bnv\d|link between|karten verbind",
         "speed": r"tokens?\s*(?:/|pro|per|a|je|in der|in a)\s*(?:s\b|sec\w*|sekunde)|tok/s|\bt/s|"
         r"how (?:fast|quick\w*|snappy|speedy)|wie (?:schnell|flott|zügig|fix)|"
-        r"\bquick(?:ly)?\b.{0,30}\b(?:run|generat|answer|respond)|"
+        # "how quickly does it answer", not "quick context: we run …" or "quick question, runs X"
+        r"\bquick(?:ly)?\b(?! (?:context|question|reply|one|note|update|check|thing|q)\b)"
+        r"[^.:;?!\n]{0,30}\b(?:run|generat|answer|respond)|"
+        # "will it run quick enough on an L4?", "answers fast on one L4?"
+        r"\b(?:runs?|answers?|responds?|generates?)\s+(?:\w+\s+)?(?:quick(?:ly)?|fast)\b|"
         r"throughput|durchsatz|\bspeed|geschwindigkeit|latency|latenz|schneller|faster|"
         r"langsam|slow|performance|leistung",
         "fit": r"\bfit|\bpass(?:t|en|e)\b|reicht|genug|enough|vram|speicher|memory|how many "
