@@ -110,3 +110,40 @@ def test_a_quick_reply_or_quick_context_asks_no_speed(nlu: Any) -> None:
     )
     assert "speed" not in u.intents
     assert "speed" in nlu.understand("will gemma 3 27b run fast enough on one l40s?").intents
+
+
+def _session(assistant: Assistant, *questions: str) -> Any:
+    a = assistant.ask(questions[0])
+    for q in questions[1:]:
+        a = assistant.ask(q, session_id=a.session_id)
+    return a
+
+
+def test_how_much_do_i_save_after_two_prices_is_their_difference(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "what does 4x h100 sxm5 cost a month?",
+        "and the pcie version of it?",
+        "so how much do i save exactly",
+    )
+    quote = last_call(a, "price_quote")
+    assert quote is not None
+    assert {q["configuration"] for q in quote.result["quotes"]} == {"4x-h100-sxm5", "4x-h100-pcie"}
+    first, second = (q["usd_per_month"] for q in quote.result["quotes"])
+    diff = abs(first - second)
+    assert f"${diff:,.0f}" in _ok(a, "en")
+
+
+def test_which_of_the_two_after_two_nodes_compares_them(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "what do 2x l40s and a single h100 pcie cost per month?",
+        "does qwen2.5 32b run on both?",
+        "which of the two would you take then?",
+    )
+    text = _ok(a, "en")
+    assert not text.startswith(("**Yes", "**No"))
+    fit = last_call(a, "fit_check")
+    assert fit is not None
+    assert set(fit.arguments["configurations"]) == {"2x-l40s", "1x-h100-pcie"}
+    assert last_call(a, "price_quote") is not None

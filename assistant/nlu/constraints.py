@@ -442,8 +442,9 @@ _EXCLUDE_LINK = (
 _REQUIRE_LINK = (
     (
         "nvlink",
-        r"(?:nvlink|sxm)(?:\s*/\s*(?:nvlink|sxm))?[\s-]*(?:nodes?|knoten|server|machines?|"
-        r"maschinen?|only|pflicht)|(?<!connected )"
+        r"(?:nvlink|sxm)(?:\s*/\s*(?:nvlink|sxm))?[\s-]*(?:nodes?|knoten|server|only|pflicht|"
+        # "sxm/nvlink machines only", not "is an nvlink machine worth it?"
+        r"(?:machines?|maschinen?|box(?:es|en)?)\s+only)|(?<!connected )"
         r"(?<!linked )(?<!verbunden )(?<!not )(?<!nicht )(?:only|nur|with|mit)\s+"
         # "it has to be an nvlink machine", "muss eine NVLink-Maschine sein"
         r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|soll|sollte)\s+(?:have\s+|haben\s+|"

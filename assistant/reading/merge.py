@@ -381,6 +381,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         _memory_again(merged, u, prev)
     _n_of_them(merged, catalog)
     _the_other_of_two(merged, prev)
+    _the_two(merged, prev, catalog)
     _same_pick(merged, prev, catalog, new_subject)
     _need_of_the_model(merged, names_hardware)
     return merged
@@ -396,6 +397,45 @@ def _the_other_of_two(merged: Any, prev: Slots) -> None:
     other = next((c for c in talked if c not in merged.configurations), None)
     if other is not None:
         merged.configurations = [*merged.configurations, other]
+
+
+# "which of the two is cheaper?", "wie viel spar ich da also genau?": the two nodes talked about
+_THE_TWO_RX = re.compile(
+    r"\b(?:(?:of )?the two|both(?: of them)?|(?:von |der |die )?beiden|die zwei|der zwei|"
+    r"von den zwei)\b"
+)
+
+
+def _two_talked(prev: Slots) -> list[str]:
+    """The nodes the conversation talked about, oldest first, when they are two: the answer
+    before the last one's and the last one's (or those the last question named)."""
+    talked = list(dict.fromkeys([*prev.answered_before, *(prev.answered or prev.configurations)]))
+    return talked if len(talked) == 2 else []
+
+
+def _the_two(merged: Any, prev: Slots, catalog: Any) -> None:
+    """ "which of the two is cheaper per month?" or "so how much do i save exactly" after two
+    nodes answered turn by turn, with no hardware named or kept: those two nodes, the price of
+    each (not a new cheapest pick, not a question outside sizing); "und welche von beiden
+    würdest du nehmen?" compares them (no yes/no)."""
+    folded = _fold(merged.question)
+    both = bool(_THE_TWO_RX.search(folded))
+    if not (both or "difference_asked" in merged.topics):
+        return
+    two = _two_talked(prev)
+    if two and not (merged.configurations or merged.cards or merged.card_families):
+        merged.configurations, merged.refers_to = list(two), list(two)
+    if len(merged.configurations) != 2:
+        return
+    if both and re.search(r"\b(?:which|welche[nrs]?)\b", folded):
+        merged.yes_no, merged.claim, merged.compare = False, None, True
+        merged.intents = [i for i in merged.intents if i != "off_topic"] or ["fit"]
+        merged.topics = list(dict.fromkeys([*merged.topics, "versus"]))
+        cards = [catalog.configurations[c].gpu for c in merged.configurations]
+        merged.cards = list(dict.fromkeys([*merged.cards, *cards]))
+    elif {"cheapest", "off_topic"} & set(merged.intents) or not merged.intents:
+        rest = (i for i in merged.intents if i not in ("cheapest", "price", "off_topic"))
+        merged.intents = ["price", *rest]
 
 
 def _need_of_the_model(merged: Any, names_hardware: bool) -> None:
@@ -524,6 +564,9 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
     if picked:  # "the cheaper one - would Llama 3.3 70B fit on it?"
         intents = [i for i in u.intents if i not in ("cheapest", "off_topic")] or ["fit"]
         return u.model_copy(update={**picked, "intents": intents})
+    two = [] if names_hardware else _two_talked(prev)
+    if two and _THE_TWO_RX.search(_fold(u.question)):  # "läuft Llama 70B auf beiden?"
+        return u.model_copy(update={"configurations": two, "refers_to": two})
     if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
         return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
     if not names_hardware and prev.configurations:
