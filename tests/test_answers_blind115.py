@@ -147,3 +147,24 @@ def test_which_of_the_two_after_two_nodes_compares_them(assistant: Assistant) ->
     assert fit is not None
     assert set(fit.arguments["configurations"]) == {"2x-l40s", "1x-h100-pcie"}
     assert last_call(a, "price_quote") is not None
+
+
+def test_much_faster_against_a_node_that_runs_it_only_at_a_lower_precision(
+    assistant: Assistant,
+) -> None:
+    a = _session(
+        assistant,
+        "how fast does gemma 3 27b go on a single rtx 5090?",
+        "and in fp8?",
+        "would one a100 pcie in bf16 be a lot quicker?",
+    )
+    text = _ok(a, "en")
+    speeds = {
+        c.arguments["configuration"]: (c.arguments.get("precision"), c.result["tokens_per_s"])
+        for c in a.tool_calls
+        if c.name == "throughput_estimate"
+    }
+    a100 = speeds["1x-a100-pcie"][1]
+    rtx = speeds["1x-rtx-5090"][1]
+    much = a100 >= 1.25 * rtx
+    assert text.startswith("**Yes" if much else "**No")

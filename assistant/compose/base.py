@@ -410,14 +410,17 @@ class ComposerBase:
             args["one_card"] = True  # "das günstigste mit nur einer Karte"
         return d.call("cheapest_fit", **{**args, **extra})
 
-    def _speed_lower(self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]) -> None:
+    def _speed_lower(
+        self, d: Draft, u: Query, r: dict[str, Any], fit: dict[str, Any]
+    ) -> float | None:
         """A speed asked where the model does not fit at its precision on that node: its speed
         at the first lower precision that fits there (FP8, else 4-bit AWQ), as the fit answer
-        names that precision ("wie viel token/s schafft mistral small 24b auf einer L40S?")."""
+        names that precision ("wie viel token/s schafft mistral small 24b auf einer L40S?");
+        returned (None when no lower precision fits)."""
         from tools.memory import BITS_PER_WEIGHT
 
         if fit["model"]["kind"] != "llm":
-            return
+            return None
         bits = BITS_PER_WEIGHT.get(fit["precision"], 16.0)
         cid = r["configuration"]
         args = {"context_tokens": u.context_tokens, "concurrency": u.concurrency}
@@ -450,7 +453,8 @@ class ComposerBase:
                         verdict=self._verdict_with_need(d, rows[0]),
                     )
                 )
-            return
+            return float(tput["tokens_per_s"]) if tput else None
+        return None
 
     def _lower_precision(
         self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]

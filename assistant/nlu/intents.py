@@ -87,7 +87,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"[^.:;?!\n]{0,30}\b(?:run|generat|answer|respond)|"
         # "will it run quick enough on an L4?", "answers fast on one L4?"
         r"\b(?:runs?|answers?|responds?|generates?)\s+(?:\w+\s+)?(?:quick(?:ly)?|fast)\b|"
-        r"throughput|durchsatz|\bspeed|geschwindigkeit|latency|latenz|schneller|faster|"
+        r"throughput|durchsatz|\bspeed|geschwindigkeit|latency|latenz|schneller|faster|quicker|"
         r"langsam|slow|performance|leistung",
         "fit": r"\bfit|\bpass(?:t|en|e)\b|reicht|genug|enough|vram|speicher|memory|how many "
         r"(?:cards|gpus)|wie viele (?:karten|gpus)|welche karte|which (?:card|gpu|node|"

@@ -39,7 +39,7 @@ _REFERS_TO_NODE = re.compile(
 # "Und wäre die H100 PCIe dafür schneller?": a comparison with the node talked about
 _COMPARED_RX = re.compile(
     r"\b(?:schneller|langsamer|günstiger|billiger|teurer|besser|faster|slower|cheaper|"
-    r"more expensive|better)\b"
+    r"quicker|pricier|costlier|more expensive|better)\b"
 )
 
 
