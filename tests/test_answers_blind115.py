@@ -168,3 +168,18 @@ def test_much_faster_against_a_node_that_runs_it_only_at_a_lower_precision(
     rtx = speeds["1x-rtx-5090"][1]
     much = a100 >= 1.25 * rtx
     assert text.startswith("**Yes" if much else "**No")
+
+
+def test_memory_asked_at_three_precisions_is_answered_at_each(assistant: Assistant) -> None:
+    a = assistant.ask("how much memory do qwen2.5 72b's weights take in bf16, fp8 and awq?")
+    _ok(a, "en")
+    asked = [c.arguments.get("precision") for c in a.tool_calls if c.name == "memory_need"]
+    assert {"bf16", "fp8", "awq"} <= set(asked)
+
+
+def test_how_long_to_write_a_batch_asks_the_speed(assistant: Assistant) -> None:
+    a = assistant.ask("how long will mistral 7b on a single l40s take to generate 2000 summaries?")
+    text = _ok(a, "en")
+    tput = last_call(a, "throughput_estimate")
+    assert tput is not None
+    assert f"{tput.result['tokens_per_s']:.0f} tokens/s" in text

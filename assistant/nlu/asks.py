@@ -277,8 +277,8 @@ def find_asks(folded: str, u: Query) -> None:
         # "Reicht die Karte, und wie viele solcher Anfragen schafft sie gleichzeitig?": the fit
         # leads, how many at once is asked after it
         asks.append(Ask(kind="context", at=many.start()))
-    if memory:
-        asks.append(Ask(kind="memory", at=memory.start()))
+    if memory:  # "wie viel speicher … in bf16, in fp8 und in awq?": once per precision
+        asks += [Ask(kind="memory", at=memory.start(), precision=p) for p in compared or [None]]
     fit = _FIT_ASK_RX.search(folded)
     if u.min_tokens_per_s is not None and not _FIT_WORD_RX.search(folded):
         fit = None  # "Schafft eine L4 mehr als 20 Token/s?": its verb asks the speed

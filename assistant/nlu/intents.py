@@ -85,6 +85,12 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         # "how quickly does it answer", not "quick context: we run …" or "quick question, runs X"
         r"\bquick(?:ly)?\b(?! (?:context|question|reply|one|note|update|check|thing|q)\b)"
         r"[^.:;?!\n]{0,30}\b(?:run|generat|answer|respond)|"
+        # "how long would it need to write 300 descriptions?", "wie lange braucht es für 500
+        # Zusammenfassungen?": a batch of output timed
+        r"\bhow long (?:would|will|does|do|did|to)\b[^?!\n]{0,70}\b(?:write|generat\w*|produc\w*|"
+        r"output|answer|summari[sz]\w*|translat\w*|process\w*)|"
+        r"\bwie lange? (?:braucht|bräuchte|dauert|dauern|würde)\b[^?!\n]{0,70}\b(?:schreib\w*|"
+        r"generier\w*|erzeug\w*|zusammenfass\w*|übersetz\w*|verarbeit\w*|token)|"
         # "will it run quick enough on an L4?", "answers fast on one L4?"
         r"\b(?:runs?|answers?|responds?|generates?)\s+(?:\w+\s+)?(?:quick(?:ly)?|fast)\b|"
         r"throughput|durchsatz|\bspeed|geschwindigkeit|latency|latenz|schneller|faster|quicker|"
