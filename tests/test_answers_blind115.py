@@ -183,3 +183,14 @@ def test_how_long_to_write_a_batch_asks_the_speed(assistant: Assistant) -> None:
     tput = last_call(a, "throughput_estimate")
     assert tput is not None
     assert f"{tput.result['tokens_per_s']:.0f} tokens/s" in text
+
+
+def test_a_reported_dead_link_asked_is_he_right_is_the_defect_claim(nlu: Any) -> None:
+    u = nlu.understand("client claims a link is down on their 8x h100 box. is she right?")
+    assert u.claim == "defect"
+    assert nlu.understand("kunde sagt, ein nvlink ist tot. hat er recht?").claim == "defect"
+
+
+def test_hosting_a_web_shop_is_outside_sizing(nlu: Any) -> None:
+    u = nlu.understand("can you also host regular websites? need something for our shopify store")
+    assert "web_hosting" in u.outside

@@ -845,7 +845,10 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"(?:ist|is)\s+(?:da\s+)?(?:was|etwas)\s+(?:faul|kaputt)|"
         # "meint, die Werte sind zu niedrig": a measurement said to fall short
         r"(?:zu|too|viel zu|way too|far too)\s+(?:niedrig|low|langsam|slow|gering)|"
-        r"underperform\w*|slower than expected|langsamer als erwartet)\b",
+        r"underperform\w*|slower than expected|langsamer als erwartet|"
+        # "says one of the nvlinks is dead", "ein Link ist tot / ausgefallen"
+        r"(?:is|are|ist|sind|seems?|scheint)\s+(?:\w+\s+)?(?:dead|down|tot|ausgefallen)|"
+        r"(?:link|nvlink)s?\s+(?:\w+\s+)?(?:dead|down|missing|ausgefallen|fehlt))\b",
     ),
     (
         "healthy",
@@ -1092,7 +1095,10 @@ _QUESTION_SENTENCE_RX = re.compile(r"(?:[^.?!\n]|(?<=\d)\.(?=\d))*\?")
 # "Stimmt das?", "Is that true?": it asks about a claim said before, with none of its own
 _VERIFY_RX = re.compile(
     r"^\W*(?:und\s+|and\s+)?(?:stimmt\s+das|is\s+(?:that|this|it)\s+(?:true|right|correct|so)|"
-    r"really|wirklich|ist\s+das\s+(?:so|richtig|wahr|korrekt)|right|oder)\W*\?\s*$"
+    r"really|wirklich|ist\s+das\s+(?:so|richtig|wahr|korrekt)|right|oder|"
+    # "customer says one of the nvlinks is dead. is he right?": the reported claim is asked
+    r"(?:is|are)\s+(?:he|she|they|the customer|the cust|the client)\s+right|"
+    r"(?:hat|haben)\s+(?:er|sie|der kunde|die kundin)\s+recht)\W*\?\s*$"
 )
 
 

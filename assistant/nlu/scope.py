@@ -197,7 +197,11 @@ GOALS: tuple[Goal, ...] = (
             r"homepage[\s-]?(?:paket\w*|hosting)|website hosting|hosting[\s-]?paket\w*|"
             # "Domainregistrierung und Exchange-Postfächer für unsere 12 Mitarbeiter"
             r"domain[\s-]?registr\w*|exchange[\s-]?(?:postf\w*|mailbox\w*|server|online)|"
-            r"postfächer|mailboxes)\b"
+            r"postfächer|mailboxes|"
+            # "Hostet ihr auch normale Webseiten? … für unseren WooCommerce-Shop"
+            r"(?:normal\w*|einfach\w*|klassisch\w*|ordinary|regular|simple|plain)\s+"
+            r"(?:webseiten|websites?|web sites?|homepages?)|woocommerce|shopify|magento|joomla|"
+            r"typo3|web[\s-]?shop\w*|online[\s-]?shop\w*)\b"
         ),
     ),
     Goal(
