@@ -194,3 +194,23 @@ def test_a_reported_dead_link_asked_is_he_right_is_the_defect_claim(nlu: Any) ->
 def test_hosting_a_web_shop_is_outside_sizing(nlu: Any) -> None:
     u = nlu.understand("can you also host regular websites? need something for our shopify store")
     assert "web_hosting" in u.outside
+
+
+def test_still_ok_on_pcie_is_the_pcie_enough_claim(nlu: Any) -> None:
+    assert nlu.understand("now it's 25 at once. still fine over pcie?").claim == "pcie_enough"
+    assert nlu.understand("passt das mit pcie noch bei 25 gleichzeitig?").claim == "pcie_enough"
+
+
+def test_a_moe_claim_that_fits_anyway_states_where_it_fits(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "does qwen3 30b a3b run on one rtx 4090? only 3b are active anyway",
+        "and in fp8 on one a100 pcie?",
+    )
+    text = _ok(a, "en")
+    row = next(
+        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-a100-pcie"
+    )
+    assert row["verdict"] == "fits_one_card"
+    assert text.startswith("**Yes")
+    assert "fits on one card" in text.split("\n")[0]

@@ -135,10 +135,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "aktiven.",
     ),
     "active_yes_anyway": (
-        "it fits — but not because only {active_b}B parameters are active: all experts of "
-        "{model} are loaded, {total} of weights in {prec}.",
-        "es passt — aber nicht, weil nur {active_b}B Parameter aktiv sind: Alle Experten von "
-        "{model} werden geladen, {total} Gewichte in {prec}.",
+        "it fits on one card ({label}). That is not because only {active_b}B parameters are "
+        "active: all experts of {model} are loaded, {total} of weights in {prec}.",
+        "es passt auf eine Karte ({label}). Das liegt aber nicht daran, dass nur {active_b}B "
+        "Parameter aktiv sind: Alle Experten von {model} werden geladen, {total} Gewichte in "
+        "{prec}.",
+    ),
+    "active_yes_split": (
+        "it fits, split across {n} cards ({label}). That is not because only {active_b}B "
+        "parameters are active: all experts of {model} are loaded, {total} of weights in {prec}.",
+        "es passt, auf {n} Karten aufgeteilt ({label}). Das liegt aber nicht daran, dass nur "
+        "{active_b}B Parameter aktiv sind: Alle Experten von {model} werden geladen, {total} "
+        "Gewichte in {prec}.",
     ),
     "active_plain": (
         "a mixture-of-experts model needs memory for all its experts, not only for the active "
@@ -402,7 +410,10 @@ class ClaimsMixin(ComposerBase):
             "active_b": _billions(d, active_b),
         }
         if row is not None and row["verdict"] != "does_not_fit":
-            d.add(self._led(d, u, True, p(d.lang, "active_yes_anyway", **kw)) + cite)
+            one = row["verdict"] == "fits_one_card"
+            key = "active_yes_anyway" if one else "active_yes_split"
+            on = {"label": d.label(row["configuration"]), "n": row.get("cards_needed") or ""}
+            d.add(self._led(d, u, True, p(d.lang, key, **kw, **on)) + cite)
         else:
             # the node named that does not hold it is said in the lead ("… auf ne 4090, oder?")
             on = {"label": d.label(row["configuration"])} if row else {}

@@ -791,7 +791,10 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"nicht nötig|nicht notwendig|überflüssig|verzichtbar|a waste|geldverschwendung)|"
         r"(?:avoid|skip|save|spar\w*|verzicht\w*|vermeid\w*)\s+(?:\w+\s+){0,3}?(?:nvlink|sxm)|"
         r"(?:nvlink|sxm)\s+(?:\w+\s+){0,3}?(?:verzichten|sparen|vermeiden|weglassen)|"
-        r"(?:without|ohne)\s+(?:\w+\s+)?(?:nvlink|sxm)",
+        r"(?:without|ohne)\s+(?:\w+\s+)?(?:nvlink|sxm)|"
+        # "still ok on pcie?", "passt das noch mit pcie?", "fine over pcie?"
+        r"\b(?:ok|okay|fine|good|alright|in ordnung|passt das)\s+(?:\w+\s+)?(?:on|with|over|"
+        r"mit|über)\s+(?:the\s+)?pcie",
     ),
     (
         "nvlink_needed",
