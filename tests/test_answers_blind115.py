@@ -214,3 +214,46 @@ def test_a_moe_claim_that_fits_anyway_states_where_it_fits(assistant: Assistant)
     assert row["verdict"] == "fits_one_card"
     assert text.startswith("**Yes")
     assert "fits on one card" in text.split("\n")[0]
+
+
+def test_an_nvlink_yes_no_after_two_prices_leads_in_its_polarity(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "What do 4x A100 PCIe and 4x A100 SXM4 cost a month? We'd serve Llama 3.3 70B with "
+        "about 3 requests at once. Is NVLink worth it for that, or is it a waste of money?"
+    )
+    text = _ok(a, "en")
+    advice = last_call(a, "purchase_advice")
+    assert advice is not None
+    assert advice.result["rule"]["number"] == 3
+    assert text.startswith("**No")
+    quote = last_call(a, "price_quote")
+    assert {"4x-a100-pcie", "4x-a100-sxm4"} <= {q["configuration"] for q in quote.result["quotes"]}
+
+
+def test_a_vague_load_then_a_number_after_at_once_is_that_many(nlu: Any) -> None:
+    u = nlu.understand(
+        "~200 staff but only a few use the bot at the same time, like five. "
+        "llama 3.3 70b: nvlink needed or overkill?"
+    )
+    assert u.concurrency == 5
+    assert "traffic" not in u.workloads
+
+
+def test_todays_slow_setup_asks_no_speed_of_the_change(nlu: Any) -> None:
+    u = nlu.understand(
+        "today we run gemma 3 27b on two old 3090s, it's noisy and slow. would it fit on one l40s?"
+    )
+    assert "speed" not in u.intents
+
+
+def test_how_much_more_do_i_pay_after_two_prices_is_their_difference(
+    assistant: Assistant,
+) -> None:
+    a = _session(
+        assistant,
+        "what's the monthly price of 8x h100 pcie?",
+        "and the sxm5 one?",
+        "how much more do i pay for that then?",
+    )
+    quote = last_call(a, "price_quote")
+    assert {q["configuration"] for q in quote.result["quotes"]} == {"8x-h100-pcie", "8x-h100-sxm5"}

@@ -59,7 +59,11 @@ _CONVERSE_OR_RX = re.compile(
     r"\b(?:or|oder)\s+(?:(?:do|would|will|should|must)\s+(?:i|we)\s+(?:really\s+|actually\s+|"
     r"definitely\s+|absolutely\s+)?(?:need|have to)|"
     r"(?:brauche|brauchen|benötige|benötigen)\s+(?:ich|wir)|(?:muss|müssen)\s+(?:ich|wir)|"
-    r"(?:is|ist)\s+(?:it|that|das|es)\s+(?:too|zu)\b|not\b|nicht\b)",
+    r"(?:is|ist)\s+(?:it|that|das|es)\s+(?:too|zu)\b|not\b|nicht\b|"
+    # "do they need nvlink or is that overkill?", "lohnt sich NVLink, oder ist das
+    # rausgeschmissenes Geld?": the converse said as a judgement, one yes/no
+    r"(?:is|ist)\s+(?:it|that|this|das|es)\s+(?:\w+\s+)?(?:overkill|a waste|waste|"
+    r"rausgeschmissen\w*|geldverschwendung|übertrieben|unnötig|unnecessary|überflüssig))",
     re.IGNORECASE,
 )
 

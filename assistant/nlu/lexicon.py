@@ -223,8 +223,8 @@ _CONCURRENCY_RX = re.compile(
     r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})"
     # "eine handvoll anfragen gleichzeitig, also so fünf", "a few requests at once, say 5": a
     # vague load put in a number right after it
-    r"|\b(?:requests?|anfragen|users?|nutzer|chats?|sessions?)\s+(?:at once|at the same time|"
-    r"concurrently|gleichzeitig|parallel)\s*[,;:(-]?\s*(?:also|i\.?e\.?|say|sagen wir|like|"
+    r"|\b(?:at once|at the same time|concurrently|gleichzeitig|parallel)\s*[,;:(-]?\s*"
+    r"(?:also|i\.?e\.?|say|sagen wir|like|"
     r"maybe|vielleicht|so|etwa|about|around|roughly|ca\.?|circa)\s+(?:so\s+|ca\.?\s+|etwa\s+|"
     r"about\s+)?(\d{1,4}|"
     + "|".join(

@@ -190,7 +190,13 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             r"preis|how much (?:more|less|cheaper)|by how much|um wie ?viel|"
             r"wie ?viel (?:mehr|teurer|günstiger)|"
             # "wie viel spar ich mit pcie?", "how much would we save?"
-            r"wie ?viel\w* (?:\w+ ){0,2}?(?:spar|ersparnis)\w*|how much (?:\w+ ){0,3}?sav(?:e|ing)"
+            r"wie ?viel\w* (?:\w+ ){0,2}?(?:spar|ersparnis)\w*|how much (?:\w+ ){0,3}?sav(?:e|ing)|"
+            # "wieviel zahl ich da jetzt genau mehr?", "how much more do we pay for it?"
+            r"wie ?viel\w* (?:\w+ ){0,3}?(?:zahl|bezahl|kost)\w* (?:\w+ ){0,4}?"
+            r"(?:mehr|weniger|extra)\b|"
+            r"how much (?:\w+ ){0,3}?(?:pay|paying|cost\w*|spend\w*) (?:\w+ ){0,4}?"
+            r"(?:more|less|extra)\b|"
+            r"how much (?:more|extra) (?:\w+ ){0,3}?(?:pay|paying|cost\w*|spend\w*)\b"
         ),
     ),
     ("kv_cache", _KV_CACHE),

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from assistant.language import Language
 from assistant.nlu import constraints
+from assistant.nlu.asks import _SPEED_RX as SPEED_RX
 from assistant.nlu.asks import BARE_K_RX, find_asks
 from assistant.nlu.entities import EntityMixin
 from assistant.nlu.intents import (
@@ -425,6 +426,9 @@ def _setup_asks_nothing(prose: str, u: Query) -> None:
     end = setup_end(prose)
     if not end:
         return
+    # "… it works but its loud and slow. would it fit on a single 5090?": today's speed
+    if "speed" in u.intents and len(u.intents) > 1 and not SPEED_RX.search(prose[end:]):
+        u.intents = [i for i in u.intents if i != "speed"]
     kept = [a for a in u.asks if not 0 <= a.at < end]
     again = u.model_copy(deep=True)
     find_asks(prose[end:], again)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.nlu.asks import RELAY_RX, sentences
+from assistant.nlu.asks import RELAY_RX, is_yes_no, sentences
 from assistant.nlu.asks import _first_question as first_question
 from assistant.nlu.claims import negates_fit
 from assistant.nlu.mail import what_is_asked
@@ -61,17 +61,32 @@ def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) ->
 _NVLINK_CLAIMS = frozenset({"pcie_enough", "nvlink_needed"})
 
 
+#: a sentence that asks about the link ("Lohnt sich NVLink dafür überhaupt?")
+_LINK_WORD_RX = re.compile(r"\b(?:nvlink|sxm|pcie)\b")
+
+
+def _link_yes_no(u: Query) -> bool:
+    """The question asks a yes/no about the link: its claim is the link's ("Is PCIe enough?",
+    "Lohnt sich NVLink?") and it is the yes/no, or one of its sentences is, after a price asked
+    first ("Was kosten 4x H100 PCIe und SXM5? … Lohnt sich NVLink dafür überhaupt?")."""
+    link_claim = u.claim in _NVLINK_CLAIMS or (u.claim == "worth_it" and "nvlink_named" in u.topics)
+    if not link_claim:
+        return False
+    asked = [q for q in sentences(what_is_asked(u.question)) if q.rstrip().endswith("?")]
+    return u.yes_no or any(_LINK_WORD_RX.search(q.lower()) and is_yes_no(q.strip()) for q in asked)
+
+
 def _claim_leads(u: Query) -> Query:
     """A yes/no question about the link leads with the NVLink intent, and its "enough" is not a
     fit ask of its own ("Is PCIe enough for Qwen3 32B on 2x RTX 5090? And the price?": the
     NVLink verdict first, then the price)."""
-    if not (u.yes_no and u.claim in _NVLINK_CLAIMS) or u.intent == "nvlink":
+    if u.intent == "nvlink" or not _link_yes_no(u):
         return u
     if u.intent not in ("fit", "price", "general"):
         return u  # a paste, a measurement, a comparison: their own flows
     asks = [a for a in u.asks if not (a.kind == "fit" and a.at == -1)]
     intents = ["nvlink", *(i for i in u.intents if i != "nvlink")]
-    return u.model_copy(update={"asks": asks, "intents": intents})
+    return u.model_copy(update={"asks": asks, "intents": intents, "yes_no": True})
 
 
 #: "Reichen dafür 8x H100 PCIe?", "is 4x L40S enough for it?": a node said to suffice
