@@ -257,3 +257,11 @@ def test_how_much_more_do_i_pay_after_two_prices_is_their_difference(
     )
     quote = last_call(a, "price_quote")
     assert {q["configuration"] for q in quote.result["quotes"]} == {"8x-h100-pcie", "8x-h100-sxm5"}
+
+
+def test_what_if_then_a_yes_no_is_a_yes_no(nlu: Any) -> None:
+    from assistant.nlu.asks import is_yes_no
+
+    assert is_yes_no("and what if we switch to awq, does one a100 do it then?")
+    assert is_yes_no("was wäre, wenn wir fp8 nehmen, reicht dann eine l40s?")
+    assert not is_yes_no("what if we switch to awq, what would it cost?")

@@ -116,11 +116,21 @@ _OF_ALL_RX = re.compile(
 )
 
 
+#: a condition said first, before the question it conditions ("what if we go fp8, …")
+_WHAT_IF_RX = re.compile(
+    r"^\W*(?:(?:and|und|so|ok|okay)\W+)?(?:what if|what about if|was wäre,? wenn|was wenn)\b"
+    r"[^,?]{0,80},\s*(?=\S[^?]*\?)",
+    re.IGNORECASE,
+)
+
+
 def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
     q = _first_question(question.strip())
     q = _after_bare_follow_up(question.strip(), q)
+    # "what if we go fp8, would 2 of them be enough then?": a condition, then the yes/no
+    q = _WHAT_IF_RX.sub("", q, count=1) or q
     tag = _TAG_END_RX.search(q)  # "passt nicht auf eine L4, oder?": a tag, not an alternative
     if tag:
         return True
