@@ -265,3 +265,29 @@ def test_what_if_then_a_yes_no_is_a_yes_no(nlu: Any) -> None:
     assert is_yes_no("and what if we switch to awq, does one a100 do it then?")
     assert is_yes_no("was wäre, wenn wir fp8 nehmen, reicht dann eine l40s?")
     assert not is_yes_no("what if we switch to awq, what would it cost?")
+
+
+def test_rather_on_one_card_after_a_pick_picks_again_on_one_card(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "qwen3 32b, about $900 a month - what can we get?",
+        "how fast is it on that?",
+        "hmm we'd rather have everything on a single gpu, budget can go to $1,100",
+    )
+    pick = last_call(a, "cheapest_fit")
+    assert pick is not None
+    assert pick.arguments.get("one_card") or pick.arguments.get("constraints", {}).get("one_card")
+    assert pick.result["cheapest"][0]["verdict"] == "fits_one_card"
+
+
+def test_how_much_more_expensive_after_two_fits_prices_both(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "does deepseek v3 fit on 8x h200?",
+        "and on 8x b200?",
+        "how much more expensive is the b200 node per month?",
+    )
+    quote = last_call(a, "price_quote")
+    assert {q["configuration"] for q in quote.result["quotes"]} == {"8x-h200", "8x-b200"}
+    first, second = (q["usd_per_month"] for q in quote.result["quotes"])
+    assert f"${abs(first - second):,.0f}" in _ok(a, "en")

@@ -406,6 +406,13 @@ _THE_TWO_RX = re.compile(
 )
 
 
+#: a difference asked in money ("wie viel teurer", "how much more do we pay")
+_MONEY_WORD_RX = re.compile(
+    r"\b(?:teurer|günstiger|billiger|cheaper|more expensive|pricier|costlier|zahl\w*|pay\w*|"
+    r"kost\w*|cost\w*|preis\w*|price\w*|spar\w*|sav(?:e|ing)\w*)\b|[$€]"
+)
+
+
 def _two_talked(prev: Slots) -> list[str]:
     """The nodes the conversation talked about, oldest first, when they are two: the answer
     before the last one's and the last one's (or those the last question named)."""
@@ -433,8 +440,13 @@ def _the_two(merged: Any, prev: Slots, catalog: Any) -> None:
         merged.topics = list(dict.fromkeys([*merged.topics, "versus"]))
         cards = [catalog.configurations[c].gpu for c in merged.configurations]
         merged.cards = list(dict.fromkeys([*merged.cards, *cards]))
-    elif {"cheapest", "off_topic"} & set(merged.intents) or not merged.intents:
-        rest = (i for i in merged.intents if i not in ("cheapest", "price", "off_topic"))
+    elif (
+        {"cheapest", "off_topic"} & set(merged.intents)
+        or not merged.intents
+        or ("price" not in merged.intents and _MONEY_WORD_RX.search(folded))
+    ):
+        # ("und wie viel teurer ist der h200-knoten im monat?" after two fits: their prices)
+        rest = (i for i in merged.intents if i not in ("cheapest", "price", "off_topic", "fit"))
         merged.intents = ["price", *rest]
 
 
@@ -798,8 +810,10 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
     # "they say no A6000s (had bad experience). next option?": the next pick, whatever the
     # words around it claim
     nxt = bool(_NEXT_OPTION_RX.search(_fold(u.question)))
+    # "hmm lieber alles auf einer karte" after a pick and its speed: the pick again, on one card
+    one_card = u.constraints.one_card and bool(prev.answered or prev.answered_before)
     return (
-        prev.intent == "cheapest"
+        (prev.intent == "cheapest" or one_card)
         and not new_subject
         and not u.configurations  # "what if we took the 4x A100 PCIe instead?": that node
         and (u.claim is None or refused or nxt)
