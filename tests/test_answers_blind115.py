@@ -283,11 +283,11 @@ def test_rather_on_one_card_after_a_pick_picks_again_on_one_card(assistant: Assi
 def test_how_much_more_expensive_after_two_fits_prices_both(assistant: Assistant) -> None:
     a = _session(
         assistant,
-        "does deepseek v3 fit on 8x h200?",
-        "and on 8x b200?",
-        "how much more expensive is the b200 node per month?",
+        "Reicht für DeepSeek V3 ein Knoten mit 8x H200?",
+        "er fragt jetzt noch, ob es auch auf 8x b200 geht",
+        "und wie viel teurer ist der b200-knoten im monat?",
     )
     quote = last_call(a, "price_quote")
     assert {q["configuration"] for q in quote.result["quotes"]} == {"8x-h200", "8x-b200"}
     first, second = (q["usd_per_month"] for q in quote.result["quotes"])
-    assert f"${abs(first - second):,.0f}" in _ok(a, "en")
+    assert f"${abs(first - second):,.0f}" in _ok(a, "de")
