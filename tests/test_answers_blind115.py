@@ -291,3 +291,17 @@ def test_how_much_more_expensive_after_two_fits_prices_both(assistant: Assistant
     assert {q["configuration"] for q in quote.result["quotes"]} == {"8x-h200", "8x-b200"}
     first, second = (q["usd_per_month"] for q in quote.result["quotes"])
     assert f"${abs(first - second):,.0f}" in _ok(a, "de")
+
+
+def test_a_number_then_a_hedge_after_at_once_is_the_load(nlu: Any) -> None:
+    u = nlu.understand(
+        "~500 staff, only a few on the bot at the same time, eight or so. qwen2.5 72b: need nvlink?"
+    )
+    assert u.concurrency == 8
+
+
+def test_a_condition_then_a_yes_no_in_german_is_a_yes_no() -> None:
+    from assistant.nlu.asks import is_yes_no
+
+    assert is_yes_no("und falls wir fp8 nehmen, reicht dann eine h100?")
+    assert not is_yes_no("und wenn es auf eine karte passen soll, ohne aufteilen?")

@@ -118,8 +118,11 @@ _OF_ALL_RX = re.compile(
 
 #: a condition said first, before the question it conditions ("what if we go fp8, …")
 _WHAT_IF_RX = re.compile(
-    r"^\W*(?:(?:and|und|so|ok|okay)\W+)?(?:what if|what about if|was wäre,? wenn|was wenn)\b"
-    r"[^,?]{0,80},\s*(?=\S[^?]*\?)",
+    r"^\W*(?:(?:and|und|so|ok|okay)\W+)?(?:what if|what about if|was wäre,? wenn|was wenn|"
+    r"wenn|if|falls)\b"
+    r"[^,?]{0,80},\s*(?=(?:would|will|does|do|is|are|can|could|should|würde\w*|wird|werden|"
+    r"reicht|reichen|passt|passen|geht|läuft|brauch\w*|ist|sind|hat|haben|kann|können|genügt|"
+    r"schafft|ginge|what|which|how|was|wie|welche\w*)\b[^?]*\?)",
     re.IGNORECASE,
 )
 

@@ -232,7 +232,15 @@ _CONCURRENCY_RX = re.compile(
             (w for w, n in _NUMBER_WORDS.items() if n >= 2 and w != "pair"), key=len, reverse=True
         )
     )
-    + r")\b(?!\s*(?:k\b|gb|x\b|%|\$|€|tokens?|token))",
+    + r")\b(?!\s*(?:k\b|gb|x\b|%|\$|€|tokens?|token))"
+    # "… use the bot at once, six maybe": the number, then the hedge
+    r"|\b(?:at once|at the same time|concurrently|gleichzeitig|parallel)\s*[,;:(-]\s*(\d{1,4}|"
+    + "|".join(
+        sorted(
+            (w for w, n in _NUMBER_WORDS.items() if n >= 2 and w != "pair"), key=len, reverse=True
+        )
+    )
+    + r")\s+(?:maybe|perhaps|or so|tops|max|at most|vielleicht|oder so|ungefähr|höchstens)\b",
 )
 
 
