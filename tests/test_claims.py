@@ -144,7 +144,11 @@ def test_it_fits_but_not_because_of_the_active_parameters(assistant: Assistant) 
         "Mixtral 8x7B hat nur 12,9B aktive Parameter, passt es daher in FP8 auf eine H100 PCIe?"
     )
     text = _ok(a, "de")
-    assert YES.match(text) and "nicht, weil" in text
+    # yes, it fits (where is said), but the reason is not the active parameters: the total
+    # weights are named
+    assert YES.match(text) and "passt auf eine Karte" in text.split("\n")[0]
+    assert "nicht daran" in text
+    assert "total-vs-active" in _anchors(a)
 
 
 # ---------------------------------------------------------------- two formats
