@@ -305,3 +305,44 @@ def test_a_condition_then_a_yes_no_in_german_is_a_yes_no() -> None:
 
     assert is_yes_no("und falls wir fp8 nehmen, reicht dann eine h100?")
     assert not is_yes_no("und wenn es auf eine karte passen soll, ohne aufteilen?")
+
+
+def test_or_do_we_need_the_one_with_nvlink_requires_nothing(nlu: Any) -> None:
+    u = nlu.understand(
+        "full fine-tune of qwen2.5 7b: is the 2x h100 pcie enough, or do we need the box with "
+        "nvlink?"
+    )
+    assert u.constraints.require_link is None
+    assert nlu.understand(
+        "we need a box with nvlink. cheapest for qwen 7b?"
+    ).constraints.require_link
+
+
+def test_a_full_fine_tune_on_a_named_pcie_node_is_judged_by_its_training_memory(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Full fine-tune of Qwen2.5 7B: is the 2x H100 PCIe enough for that, or do we need the "
+        "SXM5 one?"
+    )
+    _ok(a, "en")
+    tf = last_call(a, "training_fit")
+    assert tf is not None
+    assert "2x-h100-pcie" in {r["configuration"] for r in tf.result["rows"]}
+    assert last_call(a, "memory_need").arguments.get("training") is True
+
+
+def test_a_bare_card_then_a_price_asks_the_yes_no_again_and_the_price(
+    assistant: Assistant,
+) -> None:
+    a = _session(
+        assistant,
+        "60 users, at most 6 at once, qwen2.5 7b. is one l4 enough?",
+        "and an l40s? what would that cost?",
+    )
+    text = _ok(a, "en")
+    row = next(
+        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-l40s"
+    )
+    assert text.startswith("**Yes" if row["verdict"] != "does_not_fit" else "**No")
+    assert "$" in text

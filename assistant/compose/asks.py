@@ -215,6 +215,9 @@ class AsksMixin(ComposerBase):
         rows = self._targets(q, fit)
         if not rows:
             return
+        if self._training(u) and u.adapter is None:
+            self._training_fit_asked(d, u, fit)
+            return
         context_asked = u.context_tokens is not None or u.full_context
         d.add(
             p(
@@ -229,7 +232,19 @@ class AsksMixin(ComposerBase):
             [self._row_line(d, r, with_price=r["configuration"] not in d._prices) for r in rows]
         )
 
-    # ---- the NVLink yes/no beside another ask
+    def _training_fit_asked(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
+        """ "Is the 2x A100 PCIe enough for a full fine-tune, or do we need the SXM one?" beside
+        the link's answer: the named nodes judged by the training memory (`training_fit`), not
+        by serving the model; the lead's verdict stays the link's."""
+        mem = d.call("memory_need", model=self._model_arg(u), training=True)
+        if mem is None:
+            return
+        verdict = d.verdict
+        self._training_named(d, u, fit, mem["total_gb"])
+        d.verdict = verdict if verdict is not None else d.verdict
+
+        # ---- the NVLink yes/no beside another ask
+
     def _link_verdict(self, d: Draft, u: Query, flow: Flow) -> None:
         """ "Which server within our budget? Do we need NVLink, or is PCIe fine?": a question
         about the link that another flow leads is answered after the lead, from the guide's

@@ -540,6 +540,10 @@ class ComposerBase:
         """The nodes of a count said alone that hold a full fine-tune (fit.FitMixin)."""
         raise NotImplementedError
 
+    def _training_named(self, d: Draft, u: Query, fit: dict[str, Any], total_gb: float) -> None:
+        """The named nodes judged by a full fine-tune's memory (fit.FitMixin)."""
+        raise NotImplementedError
+
     def _price(self, d: Draft, u: Query) -> None:
         """Prices and facts of the named nodes (prices.PricesMixin)."""
         raise NotImplementedError

@@ -46,6 +46,8 @@ def _compares_cards(u: Query) -> bool:
         and u.has_subject
         and len(set(u.cards) | families) >= 2
         and "versus" in u.topics
+        # "is the 2x A100 PCIe enough for a full fine-tune, or the SXM one?": the training flow
+        and not {"training", "fine_tuning"} & set(u.workloads)
     )
 
 

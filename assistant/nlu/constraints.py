@@ -539,11 +539,27 @@ def find_exclusions(folded: str, u: Query) -> None:
     for start, end, _cid in reversed(_find_cards(folded)):
         unnamed = unnamed[:start] + " gpu " + unnamed[end:]
     for kind, rx in _REQUIRE_LINK:
-        if re.search(rx, unnamed) and u.constraints.exclude_link != kind:
+        m = re.search(rx, unnamed)
+        if m and u.constraints.exclude_link != kind and not _asked_alternative(unnamed, m.start()):
             u.constraints.require_link = kind  # type: ignore[assignment]
             break
     if u.constraints.exclude_link != "nvlink" and (_stated_nvlink(folded) or _firm_nvlink(folded)):
         u.constraints.require_link = "nvlink"
+
+
+# "… enough, or do we need the SXM one with NVLink?": the link asked about as the other choice
+_OR_NEED_RX = re.compile(
+    r"\b(?:or|oder)\s+(?:do|does|would|will|should|must)?\s*(?:we|i|they|you|wir|ich|sie)?\s*"
+    r"(?:really\s+|wirklich\s+)?(?:need|have to|brauch\w*|benötig\w*|müss\w*|muss)\b[^?.!]*$"
+)
+
+
+def _asked_alternative(text: str, at: int) -> bool:
+    """The link words at `at` sit in a question's "or do we need …?" alternative (asked, not
+    required)."""
+    start = max(text.rfind(".", 0, at), text.rfind("?", 0, at), text.rfind("\n", 0, at)) + 1
+    end = text.find("?", at)
+    return end != -1 and "." not in text[at:end] and bool(_OR_NEED_RX.search(text[start:at]))
 
 
 # "kunde braucht zwingend NVLink.", "we definitely need NVLink, cheapest node?": said as a fact

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.nlu.asks import BARE_K_RX, _first_question, find_asks
 from assistant.nlu.constraints import DROPPED_RX, FIT_QUESTION_RX, find_users_factor
-from assistant.nlu.lexicon import _fold, _to_int
+from assistant.nlu.lexicon import _find_cards, _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.workloads import serving_only
 from tools.load import concurrent_sequences
@@ -382,6 +382,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     _n_of_them(merged, catalog)
     _the_other_of_two(merged, prev)
     _the_two(merged, prev, catalog)
+    _same_yes_no_of_other_hardware(merged, prev)
     _same_pick(merged, prev, catalog, new_subject)
     _need_of_the_model(merged, names_hardware)
     return merged
@@ -448,6 +449,32 @@ def _the_two(merged: Any, prev: Slots, catalog: Any) -> None:
         # ("und wie viel teurer ist der h200-knoten im monat?" after two fits: their prices)
         rest = (i for i in merged.intents if i not in ("cheapest", "price", "off_topic", "fit"))
         merged.intents = ["price", *rest]
+
+
+#: a question that only names hardware ("und ne 5090?", "and an L40S?", "oder 2x A6000?")
+_BARE_HARDWARE_Q_RX = re.compile(
+    r"^\W*(?:(?:und|and|oder|or|what about|wie wäre es mit|und mit|with)\s+)?"
+    r"(?:(?:ne|eine?|einer|a|an|one|the|die|der|\d+\s*x)\s*)?[\w\s.-]{1,24}\?$"
+)
+
+
+def _same_yes_no_of_other_hardware(merged: Any, prev: Slots) -> None:
+    """ "und ne 5090? was würde die kosten?" after "Reicht da eine RTX 4090?": the first
+    question names only the other card, so the yes/no is asked again of it, and the price after
+    it (not the price alone, the yes/no left unread)."""
+    if not (prev.yes_no and prev.claim == "fits" and merged.configurations) or merged.yes_no:
+        return
+    if merged.claim is not None:
+        return  # "und mit 4x 4090? braucht man dann nvlink …?": the later yes/no is asked
+    first = _first_question(merged.question.strip())
+    if first == merged.question.strip() or not _BARE_HARDWARE_Q_RX.match(first.lower()):
+        return
+    if not _find_cards(_fold(first)):
+        return
+    merged.yes_no, merged.claim = True, "fits"
+    merged.intents = ["fit", *(i for i in merged.intents if i != "fit")]
+    if not any(a.kind == "fit" for a in merged.asks):
+        merged.asks = [Ask(kind="fit", at=-1), *merged.asks]
 
 
 def _need_of_the_model(merged: Any, names_hardware: bool) -> None:
