@@ -1337,6 +1337,27 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Auf einem NVLink-Knoten (SXM) muss jedes Paar NVLink zeigen ({labels}); "
         "alles andere ist ein Defekt, den Sie am ersten Tag melden sollten.",
     ),
+    "topo_node_expect": (
+        "**On {node} every pair of cards should show {label} (NVLink)**; a PCIe path (`PIX`, "
+        "`PXB`, `PHB`, `NODE`, `SYS`) or fewer links between two of its cards is a defect.",
+        "**Auf {node} sollte jedes Kartenpaar {label} zeigen (NVLink)**; ein PCIe-Pfad (`PIX`, "
+        "`PXB`, `PHB`, `NODE`, `SYS`) oder weniger Links zwischen zwei Karten ist ein Defekt.",
+    ),
+    "topo_node_expect_also": (
+        "**On {node} every pair of cards should show {label} (NVLink, its board's label); {also} "
+        "is healthy too** (its cards on an 8-GPU NVSwitch board). A PCIe path (`PIX`, `PXB`, "
+        "`PHB`, `NODE`, `SYS`) or fewer links between two of its cards is a defect.",
+        "**Auf {node} sollte jedes Kartenpaar {label} zeigen (NVLink, die Kennung seines Boards); "
+        "{also} ist auch in Ordnung** (seine Karten auf einem 8-GPU-Board mit NVSwitch). Ein "
+        "PCIe-Pfad (`PIX`, `PXB`, `PHB`, `NODE`, `SYS`) oder weniger Links zwischen zwei Karten "
+        "ist ein Defekt.",
+    ),
+    "topo_node_pcie": (
+        "**{node} has no NVLink: its cards show PCIe paths (`PIX`, `PXB`, `PHB`, `NODE` or "
+        "`SYS`)**, which is normal for a PCIe node.",
+        "**{node} hat kein NVLink: seine Karten zeigen PCIe-Pfade (`PIX`, `PXB`, `PHB`, `NODE` "
+        "oder `SYS`)**, was für einen PCIe-Knoten normal ist.",
+    ),
     "topo_counts": (
         "{cards} cards, {pairs} pairs: {nv} over NVLink{nv_labels}, {pcie} over PCIe.",
         "{cards} Karten, {pairs} Paare: {nv} über NVLink{nv_labels}, {pcie} über PCIe.",

@@ -346,3 +346,20 @@ def test_a_bare_card_then_a_price_asks_the_yes_no_again_and_the_price(
     )
     assert text.startswith("**Yes" if row["verdict"] != "does_not_fit" else "**No")
     assert "$" in text
+
+
+def test_what_a_named_node_should_show_comes_from_its_board(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "what does 4x a100 sxm4 cost per month?",
+        "what should GPU1-GPU2 show on that node in nvidia-smi topo -m?",
+    )
+    text = _ok(a, "en")
+    facts = last_call(a, "interconnect_facts")
+    node = next(n for n in facts.result["nodes"] if n["configuration"] == "4x-a100-sxm4")
+    assert node["topo_label"] and f"`{node['topo_label']}`" in text.split("\n")[0]
+
+
+def test_how_long_can_the_prompts_get_asks_the_context(nlu: Any) -> None:
+    u = nlu.understand("what does 2x l40s cost and how long can the prompts get with qwen 7b?")
+    assert "context" in {a.kind for a in u.asks}

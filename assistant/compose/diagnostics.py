@@ -37,7 +37,35 @@ class DiagnosticsMixin(ComposerBase):
             )
             if labels:
                 d.add(t(d.lang, "topo_sxm_expect", labels=", ".join(f"`{x}`" for x in labels)))
+        self._topology_of_nodes(d, u)
         d.suggest(follow_up(d.lang, "nvlink_example"))
+
+    def _topology_of_nodes(self, d: Draft, u: Query) -> None:
+        """ "What should GPU0-GPU3 show on that node?": the label every pair of the named node's
+        cards should show (its board's, and the one its cards show on an 8-GPU NVSwitch board),
+        or PCIe paths on a PCIe node, from `interconnect_facts`."""
+        if not u.configurations:
+            return
+        facts = d.call("interconnect_facts", configurations=list(u.configurations[:2]))
+        start = len(d.paras)
+        for node in (facts or {}).get("nodes", []):
+            label = node.get("topo_label")
+            if label is None:
+                d.add(t(d.lang, "topo_node_pcie", node=d.link(node["configuration"])))
+                continue
+            also = node.get("accepted_topo_labels") or []
+            key = "topo_node_expect_also" if also else "topo_node_expect"
+            d.add(
+                t(
+                    d.lang,
+                    key,
+                    node=d.link(node["configuration"]),
+                    label=f"`{label}`",
+                    also=", ".join(f"`{x}`" for x in also),
+                )
+            )
+        # the node's own labels answer the question: they lead
+        d.paras[:] = d.paras[start:] + d.paras[:start]
 
     def _guide_code(self, d: Draft) -> str:
         sections = self.deps.guides

@@ -234,6 +234,11 @@ _CONTEXT_ASK_RX = re.compile(
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
     r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
     r"\bwie ?(?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)|"
+    # "how long can the prompts get?", "wie lang dürfen die Prompts werden?": the context asked
+    r"\bhow long (?:can|could|may|do|would)\s+(?:the\s+|our\s+|my\s+)?(?:prompts?|inputs?|"
+    r"documents?|conversations?|chats?|texts?)\b|"
+    r"\bwie lang\w*\s+(?:dürfen|können|darf|kann)\s+(?:die\s+|unsere\s+)?(?:prompts?|eingaben?|"
+    r"dokumente?|gespräche?|chats?|texte?)\b|"
     # "can i do 32k context", "schafft sie 128k Kontext": the context is the verb's object
     r"\b(?:do|get|handle|support|manage|schaff\w*|krieg\w*|bekomm\w*|unterstütz\w*)\s+"
     r"(?:a\s+|an\s+|einen?\s+)?\d[\d.,]*\s*k\s+(?:tokens?\s+(?:of\s+)?)?(?:context|kontext)"

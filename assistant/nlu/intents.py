@@ -63,7 +63,10 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"gradienten[\s-]*abgleich|"
         r"sync(?:hroni[sz]ation)? time|synchroni[sz]ations?zeit|how long .*sync|wie lange .*sync|"
         r"per (?:training )?step|pro (?:trainings)?schritt|busbw|nccl",
-        "topology_howto": r"topolog|nvidia-smi|topo -m|how (?:do|can) i (?:check|verify|see|test|"
+        "topology_howto": r"topolog|nvidia-smi|topo -m|"
+        # "what should GPU0-GPU3 show on that node?", "was sollte zwischen GPU0 und GPU3 stehen?"
+        r"\bgpu\d\b[^?]{0,40}\b(?:show|display|read|zeigen|anzeigen|stehen)\b|"
+        r"how (?:do|can) i (?:check|verify|see|test|"
         r"measure)|wie (?:prüfe|teste|messe|sehe|überprüfe|kann ich .*(?:prüfen|testen|messen|"
         r"sehen))|verify|überprüf|nachprüf|check (?:whether|if|that)|prüfen,? ob|measure|messen",
         "link_facts": r"bandwidth|bandbreite|"

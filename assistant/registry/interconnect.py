@@ -62,6 +62,9 @@ def interconnect_facts(deps: Any, args: LinkArgs) -> dict[str, Any]:
                     "count": c.count,
                     "link": _link_info(eff),
                     "sold_as": c.interconnect,
+                    # what `topo -m` should show between every two of its cards (None: PCIe)
+                    "topo_label": cat.expected_topo_label(c),
+                    "accepted_topo_labels": cat.accepted_topo_labels(c),
                 }
             )
         out["nodes"] = nodes
