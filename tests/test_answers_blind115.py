@@ -363,3 +363,17 @@ def test_what_a_named_node_should_show_comes_from_its_board(assistant: Assistant
 def test_how_long_can_the_prompts_get_asks_the_context(nlu: Any) -> None:
     u = nlu.understand("what does 2x l40s cost and how long can the prompts get with qwen 7b?")
     assert "context" in {a.kind for a in u.asks}
+
+
+def test_does_that_work_on_a_card_asks_the_fit(nlu: Any) -> None:
+    u = nlu.understand("qwen3 14b, 12 people at once at most. does that work on one l40s?")
+    assert u.intents[:1] == ["fit"]
+
+
+def test_a_few_said_at_once_beside_a_service_word_is_low_concurrency(nlu: Any) -> None:
+    u = nlu.understand(
+        "it's a customer support chatbot, but only ~5 at the same time. llama 3.3 70b: "
+        "do we need nvlink?"
+    )
+    assert u.concurrency == 5
+    assert "traffic" not in u.workloads and "low_concurrency" in u.workloads

@@ -46,8 +46,9 @@ def _compares_cards(u: Query) -> bool:
         and u.has_subject
         and len(set(u.cards) | families) >= 2
         and "versus" in u.topics
-        # "is the 2x A100 PCIe enough for a full fine-tune, or the SXM one?": the training flow
-        and not {"training", "fine_tuning"} & set(u.workloads)
+        # "is the 2x A100 PCIe enough for a full fine-tune, or the SXM one?": a yes/no of the
+        # node named, the training flow ("4x L40S or 4x A100 SXM4, which one?" compares them)
+        and not ({"training", "fine_tuning"} & set(u.workloads) and u.yes_no)
     )
 
 

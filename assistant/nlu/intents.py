@@ -104,7 +104,10 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"\bserve|bedienen|\bhost|betreiben|deploy|\bload|\bladen|kv[\s-]*cache|context|kontext|size|"
         r"dimensionier|need|brauch|benötig|"
         # "und mit 8x H100 SXM, ginge das auch?", "would that work too?"
-        r"\bginge\b|würde (?:das|es) gehen|would (?:that|it) work",
+        r"\bginge\b|würde (?:das|es) gehen|would (?:that|it) work|"
+        # "does that work on one L40S?", "klappt das auf einer 4090?"
+        r"\b(?:does|do|will|can|could) (?:that|it|this) (?:still |even )?work\b|"
+        r"\b(?:funktioniert|klappt|läuft) (?:das|es)\b",
     }.items()
 }
 

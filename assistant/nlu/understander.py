@@ -34,6 +34,8 @@ from assistant.nlu.typos import correct_typos, expand_shorthand
 from assistant.nlu.workloads import LOAD_DECIDED, WorkloadMixin
 from tools.load import concurrent_sequences, traffic_of
 
+LOW = "low_concurrency"
+
 _NCCL_RX = re.compile(r"all_reduce_perf|avg bus bandwidth|#\s+size\s+count\s+type|busbw\s+#wrong")
 # a result row of all_reduce_perf (size count type redop root time algbw busbw ...) or its summary
 _NCCL_TABLE_RX = re.compile(
@@ -153,19 +155,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._find_context_and_concurrency(prose, u)
         constraints.find_all(prose, u)
         self._changed_setup(prose, u)
-        if u.users and u.concurrency is None:
-            # 200 users are not 200 simultaneous sequences: size for those generating at once
-            u.concurrency = concurrent_sequences(u.users)
-            u.assumed.append("concurrent_sequences")
-            # "nur für 3 Leute im Team": a few at once; "for 200 users": traffic
-            load = traffic_of(u.concurrency)
-            if load and not {"traffic", "low_concurrency"} & set(u.workloads):
-                u.workloads.append(load)  # type: ignore[arg-type]
-        elif u.concurrency and not set(u.workloads) & LOAD_DECIDED:
-            # "wenn ca. 30 Anfragen gleichzeitig reinkommen": that many at once is real traffic
-            load = traffic_of(u.concurrency)
-            if load:
-                u.workloads.append(load)  # type: ignore[arg-type]
+        _load_from_counts(u)
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
         u.full_context = u.context_tokens is None and bool(
             re.search(
@@ -436,6 +426,31 @@ def _setup_asks_nothing(prose: str, u: Query) -> None:
     kept += [a.model_copy(update={"at": a.at + end}) for a in again.asks if a.kind not in kinds]
     if kept:
         u.asks = sorted(kept, key=lambda a: a.at)
+
+
+def _load_from_counts(u: Query) -> None:
+    """The load the counts said decide: a few at once said beside a word for the kind of
+    service is low concurrency; users without a count at once are sized for those generating
+    at once; that many at once decides the workload when no word did."""
+    if u.concurrency and "traffic" in u.workloads and traffic_of(u.concurrency) == LOW:
+        # "… the chatbot, but only a handful at the same time, seven or so": the count said
+        # decides the load, not a word for the kind of service
+        u.workloads = [w for w in u.workloads if w != "traffic"]
+        if "low_concurrency" not in u.workloads:
+            u.workloads.append("low_concurrency")
+    if u.users and u.concurrency is None:
+        # 200 users are not 200 simultaneous sequences: size for those generating at once
+        u.concurrency = concurrent_sequences(u.users)
+        u.assumed.append("concurrent_sequences")
+        # "nur für 3 Leute im Team": a few at once; "for 200 users": traffic
+        load = traffic_of(u.concurrency)
+        if load and not {"traffic", "low_concurrency"} & set(u.workloads):
+            u.workloads.append(load)  # type: ignore[arg-type]
+    elif u.concurrency and not set(u.workloads) & LOAD_DECIDED:
+        # "wenn ca. 30 Anfragen gleichzeitig reinkommen": that many at once is real traffic
+        load = traffic_of(u.concurrency)
+        if load:
+            u.workloads.append(load)  # type: ignore[arg-type]
 
 
 def after_setup(prose: str) -> str | None:
