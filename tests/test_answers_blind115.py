@@ -366,7 +366,10 @@ def test_how_long_can_the_prompts_get_asks_the_context(nlu: Any) -> None:
 
 
 def test_does_that_work_on_a_card_asks_the_fit(nlu: Any) -> None:
-    u = nlu.understand("qwen3 14b, 12 people at once at most. does that work on one l40s?")
+    u = nlu.understand(
+        "quick sanity check before i answer a client: qwen3 14b for their helpdesk, 300 users "
+        "total, they measured at most ~12 people at the same time. does that work on one L40S?"
+    )
     assert u.intents[:1] == ["fit"]
 
 

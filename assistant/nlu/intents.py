@@ -86,7 +86,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "speed": r"tokens?\s*(?:/|pro|per|a|je|in der|in a)\s*(?:s\b|sec\w*|sekunde)|tok/s|\bt/s|"
         r"how (?:fast|quick\w*|snappy|speedy)|wie (?:schnell|flott|zügig|fix)|"
         # "how quickly does it answer", not "quick context: we run …" or "quick question, runs X"
-        r"\bquick(?:ly)?\b(?! (?:context|question|reply|one|note|update|check|thing|q)\b)"
+        r"\bquick(?:ly)?\b(?! (?:context|question|reply|one|note|update|check|thing|q|sanity|"
+        r"heads|favou?r)\b)"
         r"[^.:;?!\n]{0,30}\b(?:run|generat|answer|respond)|"
         # "how long would it need to write 300 descriptions?", "wie lange braucht es für 500
         # Zusammenfassungen?": a batch of output timed
