@@ -380,3 +380,16 @@ def test_a_few_said_at_once_beside_a_service_word_is_low_concurrency(nlu: Any) -
     )
     assert u.concurrency == 5
     assert "traffic" not in u.workloads and "low_concurrency" in u.workloads
+
+
+def test_is_this_what_they_should_expect_or_is_something_off_asks_if_healthy(nlu: Any) -> None:
+    u = nlu.understand("they ran nccl-tests: is this what we should expect, or is something off?")
+    assert u.claim == "healthy"
+
+
+def test_enough_or_do_we_need_the_sxm_machine_with_nvlink_is_pcie_enough(nlu: Any) -> None:
+    u = nlu.understand(
+        "full fine-tune of qwen3 4b: is your 2x l40s box enough, or do we need the 4x h100 sxm "
+        "machine with nvlink?"
+    )
+    assert u.claim == "pcie_enough"

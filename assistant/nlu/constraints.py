@@ -796,7 +796,7 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         "pcie_enough",
         # "Is the 4x A100 PCIe enough, or do we really need the SXM one?": the first alternative
         r"\b(?:enough|sufficient|genug|ausreichend|reicht|reichen)\b[^?]{0,40}\b(?:or|oder)\b"
-        r"[^?]{0,30}\b(?:need|brauch\w*|benötig\w*|must|müssen)\b[^?]{0,25}\b(?:sxm|nvlink)|"
+        r"[^?]{0,30}\b(?:need|brauch\w*|benötig\w*|must|müssen)\b[^?]{0,50}\b(?:sxm|nvlink)|"
         r"(?:reicht|reichen|genügt|genuegt|langt)\s+(?:\w+\s+){0,5}?(?<!a100 )(?<!h100 )pcie|"
         r"(?<!a100 )(?<!h100 )pcie\s+(?:\w+\s+){0,4}?(?:enough|sufficient|ok\b|okay|fine|"
         r"good enough|ausreichend|"
@@ -881,6 +881,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"(?:alles|everything|all (?:cards|gpus|pairs|karten|paare))\s+(?:\w+\s+)?(?:über|"
         r"over|via|on|auf|per|mit|with)\s+nvlink|"
         r"what (?:they|we|i|he|she|you)(?:'re| are)? (?:pay|paying|paid) for|"
+        # "is this what they should expect on that box, or is something off?"
+        r"what (?:they|we|i|he|she|you) (?:should|would|can|could) expect|"
         r"(?:wofür|was) (?:er|sie|wir|ich) (?:\w+ )?(?:zahl|bezahl)\w*)\b",
     ),
 )
