@@ -393,3 +393,8 @@ def test_enough_or_do_we_need_the_sxm_machine_with_nvlink_is_pcie_enough(nlu: An
         "machine with nvlink?"
     )
     assert u.claim == "pcie_enough"
+
+
+def test_lieber_auf_ner_einzigen_karte_is_a_one_card_pick(nlu: Any) -> None:
+    u = nlu.understand("hm, lieber auf ner einzigen karte, budget bis 1.200 €")
+    assert u.constraints.one_card

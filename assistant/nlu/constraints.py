@@ -1071,7 +1071,7 @@ _ONE_CARD_PICK_RX = re.compile(
     r"[^.?!]{0,30}?(?:cheapest|günstigst\w*|billigst\w*)|"
     # "hmm lieber alles auf einer karte", "we'd rather have it on a single gpu": a preference
     r"\b(?:lieber|am liebsten|bevorzugt|rather|prefer\w*)\s+(?:\w+\s+){0,3}?(?:(?:auf|on)\s+"
-    r"(?:einer|eine[rmn]?|one|a single|1)\s+(?:einzigen\s+|einzelnen\s+|single\s+)?(?:karte|"
+    r"(?:einer|eine[rmn]?|ner|one|a single|1)\s+(?:einzigen\s+|einzelnen\s+|single\s+)?(?:karte|"
     r"grafikkarte|card|gpu)\b|single[\s-]?(?:gpu|card)|einzelkarte)"
 )
 
