@@ -398,3 +398,18 @@ def test_enough_or_do_we_need_the_sxm_machine_with_nvlink_is_pcie_enough(nlu: An
 def test_lieber_auf_ner_einzigen_karte_is_a_one_card_pick(nlu: Any) -> None:
     u = nlu.understand("hm, lieber auf ner einzigen karte, budget bis 1.200 €")
     assert u.constraints.one_card
+
+
+def test_a_fit_yes_no_after_a_price_leads_with_the_fit(assistant: Assistant) -> None:
+    a = _session(
+        assistant,
+        "passt qwen2.5 72b auf 4x l40s?",
+        "und was kostet die kiste im monat?",
+        "und falls wir auf fp8 gehen, reichen dann auch 2 davon?",
+    )
+    text = _ok(a, "de")
+    assert last_call(a, "fit_check").arguments.get("precision") == "fp8"
+    row = next(
+        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "2x-l40s"
+    )
+    assert text.startswith("**Ja —" if row["verdict"] != "does_not_fit" else "**Nein —")

@@ -18,6 +18,7 @@ from typing import Any
 from assistant.nlu.asks import RELAY_RX, is_yes_no, sentences
 from assistant.nlu.asks import _first_question as first_question
 from assistant.nlu.claims import negates_fit
+from assistant.nlu.intents import _MONEY_RX
 from assistant.nlu.mail import what_is_asked
 from assistant.nlu.query import Ask, Claim, Query
 from assistant.reading.convert import (
@@ -45,7 +46,7 @@ _BY_HOW_MUCH_RX = re.compile(
 def read_rules(u: Query, nlu: Any = None, refers_to: list[str] | None = None) -> Reading:
     """The reading of a parsed (and session-merged) question. `refers_to`: the configurations a
     follow-up's "that" / "da drauf" resolved to (the session merge finds them)."""
-    u = _claim_leads(_pcie_node_for_training(u, nlu))
+    u = _fit_claim_leads(_claim_leads(_pcie_node_for_training(u, nlu)))
     reading = from_query(
         u,
         budget_currency=_currency(u),
@@ -87,6 +88,19 @@ def _claim_leads(u: Query) -> Query:
     asks = [a for a in u.asks if not (a.kind == "fit" and a.at == -1)]
     intents = ["nvlink", *(i for i in u.intents if i != "nvlink")]
     return u.model_copy(update={"asks": asks, "intents": intents, "yes_no": True})
+
+
+def _fit_claim_leads(u: Query) -> Query:
+    """ "und falls wir auf AWQ gehen, reichen dann auch 2 davon?" after a price: a fit yes/no
+    that names no price leads with the fit, not with the price the session asked before."""
+    fit_first = bool(u.asks[:1]) and u.asks[0].kind == "fit" and u.asks[0].at == -1
+    fit_claim = u.claim == "fits" or (u.claim is None and fit_first)
+    if not (u.yes_no and fit_claim and u.intent == "price"):
+        return u
+    if _MONEY_RX.search(u.question.lower()):
+        return u  # "… and what would that cost?": the price is asked too
+    intents = ["fit", *(i for i in u.intents if i not in ("fit", "price"))]
+    return u.model_copy(update={"intents": intents})
 
 
 #: "Reichen dafür 8x H100 PCIe?", "is 4x L40S enough for it?": a node said to suffice
@@ -179,6 +193,12 @@ def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
         return True  # "Ist A teurer als B? Um wie viel?": the answer states the difference
     if part.intent == "off_topic" and not part.has_subject and set(part.intents) & covered:
         return True  # "and which is the cheapest one that holds it?": "it" is the question's
+    # "und ne 5090? was kostet die?": the card alone, asked the yes/no the answer gives
+    said_gb = re.search(r"\d\s*gb\b", part.question.lower())  # "2x H100 PCIe = 160GB right?"
+    alone = bool(part.cards) and not (part.has_subject or part.memory_gb or said_gb)
+    alone = alone and set(part.cards) <= set(whole.cards)
+    if alone and whole.yes_no and whole.intent == "fit":
+        return True
     if part.explain:
         return whole.explain
     # a catch-all clause that names nothing of its own continues the sizing question
