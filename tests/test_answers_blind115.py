@@ -413,3 +413,11 @@ def test_a_fit_yes_no_after_a_price_leads_with_the_fit(assistant: Assistant) -> 
         r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "2x-l40s"
     )
     assert text.startswith("**Ja —" if row["verdict"] != "does_not_fit" else "**Nein —")
+
+
+def test_a_card_said_to_hold_the_model_split_names_its_multi_card_nodes(nlu: Any) -> None:
+    u = nlu.understand(
+        "sie wollen auf rtx 5090 gehen, da muss qwen2.5 32b ja aufgeteilt werden. nvlink nötig?"
+    )
+    assert u.count is None and "1x-rtx-5090" not in u.configurations
+    assert nlu.understand("passt qwen2.5 32b auf eine rtx 5090?").count == 1

@@ -151,6 +151,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._corrected_model(prose, u)
         self._find_precision(prose, u)
         self._find_cards_and_counts(prose, u)
+        _split_said(prose, u)
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
         constraints.find_all(prose, u)
@@ -426,6 +427,25 @@ def _setup_asks_nothing(prose: str, u: Query) -> None:
     kept += [a.model_copy(update={"at": a.at + end}) for a in again.asks if a.kind not in kinds]
     if kept:
         u.asks = sorted(kept, key=lambda a: a.at)
+
+
+_SPLIT_SAID_RX = re.compile(
+    r"\b(?:aufgeteilt|aufteilen|verteilt|split(?:ted)?|sharded|across (?:several|multiple|more) "
+    r"(?:cards|gpus)|auf mehrere karten|über mehrere karten)\b"
+)
+_ONE_SAID_RX = re.compile(
+    r"\b(?:eine[rmn]?|ner|one|a single|single|einzelne\w*|einzige\w*|1\s*x|1)\s+(?:\w+\s+)?"
+    r"(?:rtx|nvidia|l4|l40s|a100|h100|h200|b200|a6000|4090|5090|card|gpu|karte)"
+)
+
+
+def _split_said(prose: str, u: Query) -> None:
+    """ "sie wollen auf RTX 4090 gehen, da muss das Modell ja aufgeteilt werden": a card named
+    without a count, said to hold the model split, names its nodes of several cards, not one."""
+    if u.count != 1 or not _SPLIT_SAID_RX.search(prose) or _ONE_SAID_RX.search(prose):
+        return
+    u.count = None
+    u.configurations = [c for c in u.configurations if not c.startswith("1x-")]
 
 
 def _load_from_counts(u: Query) -> None:
