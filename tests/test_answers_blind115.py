@@ -1,7 +1,12 @@
 """Answers for the families the second morning session of 2026-12-07 found (an old held-out case
-and blind-115 … blind-118), in other words than the cases': a count said before a traffic phrase
-("6 concurrent users", "4 gleichzeitige Anfragen") is a load at once that decides the guide's rule
-by itself, where the phrase alone is real traffic."""
+and blind-115 … blind-125), in other words than the cases': a count said with a traffic phrase or
+beside a service word decides the load; a number after a vague load is that load; a fine-tune on
+NVLink nodes that one card holds is rule 1; "can you even run X?" asks the catalog for any
+reader; a quick reply or today's slow setup asks no speed; the two nodes a conversation talked
+about ("how much do I save", "which of the two", "auf beiden"); a lower-precision speed in a
+"much faster?" claim; memory at several precisions; a reported dead link; web shops; an NVLink
+yes/no after two prices; a condition before a yes/no; one-card preferences; a topology label of
+a named node; a fine-tune judged by its training memory; a card said to hold a model split."""
 
 from __future__ import annotations
 
