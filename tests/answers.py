@@ -20,3 +20,11 @@ def last_call(answer: Answer, name: str) -> Any:
     calls = [c for c in answer.tool_calls if c.name == name]
     assert calls, [c.name for c in answer.tool_calls]
     return calls[-1]
+
+
+def fit_row(answer: Answer, configuration: str) -> dict[str, Any]:
+    """The row for CONFIGURATION in the last `fit_check` behind the answer (fails when absent)."""
+    rows = last_call(answer, "fit_check").result["rows"]
+    row = next((r for r in rows if r["configuration"] == configuration), None)
+    assert row is not None, [r["configuration"] for r in rows]
+    return dict(row)

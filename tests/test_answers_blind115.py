@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.service import Assistant
-from tests.answers import last_call
+from tests.answers import fit_row, last_call
 from tests.answers import ok as _ok
 
 
@@ -213,9 +213,7 @@ def test_a_moe_claim_that_fits_anyway_states_where_it_fits(assistant: Assistant)
         "and in fp8 on one a100 pcie?",
     )
     text = _ok(a, "en")
-    row = next(
-        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-a100-pcie"
-    )
+    row = fit_row(a, "1x-a100-pcie")
     assert row["verdict"] == "fits_one_card"
     assert text.startswith("**Yes")
     assert "fits on one card" in text.split("\n")[0]
@@ -346,9 +344,7 @@ def test_a_bare_card_then_a_price_asks_the_yes_no_again_and_the_price(
         "and an l40s? what would that cost?",
     )
     text = _ok(a, "en")
-    row = next(
-        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "1x-l40s"
-    )
+    row = fit_row(a, "1x-l40s")
     assert text.startswith("**Yes" if row["verdict"] != "does_not_fit" else "**No")
     assert "$" in text
 
@@ -414,9 +410,7 @@ def test_a_fit_yes_no_after_a_price_leads_with_the_fit(assistant: Assistant) -> 
     )
     text = _ok(a, "de")
     assert last_call(a, "fit_check").arguments.get("precision") == "fp8"
-    row = next(
-        r for r in last_call(a, "fit_check").result["rows"] if r["configuration"] == "2x-l40s"
-    )
+    row = fit_row(a, "2x-l40s")
     assert text.startswith("**Ja —" if row["verdict"] != "does_not_fit" else "**Nein —")
 
 

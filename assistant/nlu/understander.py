@@ -433,17 +433,24 @@ _SPLIT_SAID_RX = re.compile(
     r"\b(?:aufgeteilt|aufteilen|verteilt|split(?:ted)?|sharded|across (?:several|multiple|more) "
     r"(?:cards|gpus)|auf mehrere karten|über mehrere karten)\b"
 )
-_ONE_SAID_RX = re.compile(
-    r"\b(?:eine[rmn]?|ner|one|a single|single|einzelne\w*|einzige\w*|1\s*x|1)\s+(?:\w+\s+)?"
-    r"(?:rtx|nvidia|l4|l40s|a100|h100|h200|b200|a6000|4090|5090|card|gpu|karte)"
+#: a single card said before a card's name ("auf einer RTX 4090", "one L40S", "1x A100")
+_ONE_BEFORE_RX = re.compile(
+    r"\b(?:eine[rmn]?|ner|one|a single|single|einzelne\w*|einzige\w*|1\s*x?)\s+(?:\w+\s+)?$"
+)
+#: a single card said without a name ("auf einer Karte", "one GPU")
+_ONE_CARD_RX = re.compile(
+    r"\b(?:eine[rmn]?|ner|one|a single|single|einzelne\w*|einzige\w*)\s+(?:card|gpu|karte|"
+    r"grafikkarte)\b"
 )
 
 
 def _split_said(prose: str, u: Query) -> None:
     """ "sie wollen auf RTX 4090 gehen, da muss das Modell ja aufgeteilt werden": a card named
     without a count, said to hold the model split, names its nodes of several cards, not one."""
-    if u.count != 1 or not _SPLIT_SAID_RX.search(prose) or _ONE_SAID_RX.search(prose):
+    if u.count != 1 or not _SPLIT_SAID_RX.search(prose) or _ONE_CARD_RX.search(prose):
         return
+    if any(_ONE_BEFORE_RX.search(prose[max(0, at - 30) : at]) for at, _, _ in _find_cards(prose)):
+        return  # "passt das auf eine RTX 5090, oder muss es aufgeteilt werden?": one is said
     u.count = None
     u.configurations = [c for c in u.configurations if not c.startswith("1x-")]
 
