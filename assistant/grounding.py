@@ -655,7 +655,9 @@ _SP = r"[ \u00a0\u202f]?"
 _UNIT = (
     r"(?P<unit>GB/s|GiB/s|TB/s|GB|GiB|TB|MB|"
     r"(?:tokens?|token|tok)(?:/s|/sec| per second| pro Sekunde|/Sekunde)|"
-    r"ms|sec(?:onds?)?\b|Sekunden?\b|s\b|%|×|x\b)"
+    r"ms|sec(?:onds?)?\b|Sekunden?\b|s\b|%|×|x\b|"
+    # a batch's duration (throughput_estimate's output_minutes / _hours / _days)
+    r"min(?:utes?)?\b|Minuten?\b|hours?\b|Stunden?\b|days?\b|Tagen?\b|Tage\b)"
 )
 _NUMBER_UNIT_RX = re.compile(
     _NUM + r"(?:" + _SP + r"[–-]" + _SP + r"(\d+(?:[.,]\d+)*))?" + r"[ \u00a0\u202f-]?" + _UNIT,

@@ -555,6 +555,7 @@ def slots_of(u: Any) -> Slots:
         runtime=u.runtime,
         kv_precision=u.kv_precision,
         min_tokens_per_s=u.min_tokens_per_s,
+        output_tokens=u.output_tokens,
         yes_no=u.yes_no,
         claim=u.claim,
         asked_memory=any(a.kind == "memory" for a in u.asks),

@@ -77,6 +77,8 @@ class Slots(BaseModel):
     kv_precision: str | None = None  # "FP8 KV cache": kept until a question says otherwise
     # "schafft es mehr als 20 Token/s?" then "und auf einer RTX 5090?": the floor asked again
     min_tokens_per_s: float | None = None
+    # "how long for 200 texts of 500 tokens?" then "and on an H100?": the batch timed again
+    output_tokens: int | None = None
     # the configuration(s) the last answer chose as its result ("the cheapest single card is
     # Z"): a follow-up asking something new about "it" / "da" runs on it
     answered: list[str] = Field(default_factory=list)

@@ -535,6 +535,25 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Welches Modell möchten Sie betreiben? Dann schätze ich sein Tempo auf diesem Knoten.",
     ),
     "speed_split": (", split across {n} cards", ", auf {n} Karten aufgeteilt"),
+    "speed_batch": (
+        "**{model} in {precision} on {label}: {total} tokens take about {duration}** at about "
+        "{tps} tokens/s (single stream{split}, one after another).",
+        "**{model} in {precision} auf {label}: {total} Token dauern etwa {duration}** bei etwa "
+        "{tps} Token/s (einzelner Stream{split}, einer nach dem anderen).",
+    ),
+    "batch_cost": (
+        "That time of the node costs about {cost} at {price}.",
+        "Diese Zeit auf dem Knoten kostet bei {price} etwa {cost}.",
+    ),
+    "batch_parallel": (
+        "Several requests at once finish a batch sooner: the time above is one stream.",
+        "Mehrere Anfragen gleichzeitig erledigen einen Stapel schneller: Die Zeit oben gilt für "
+        "einen Stream.",
+    ),
+    "dur_seconds": ("{n} seconds", "{n} Sekunden"),
+    "dur_minutes": ("{n} minutes", "{n} Minuten"),
+    "dur_hours": ("{n} hours", "{n} Stunden"),
+    "dur_days": ("{n} days", "{n} Tage"),
     "speed_cost": (
         "At {price} that is {cost} per million output tokens at full load.",
         "Bei {price} sind das {cost} pro Million Ausgabe-Token unter Volllast.",

@@ -60,6 +60,12 @@ class DecodeInput(BaseModel):
         default=None, ge=1, description="cards in the node, for fit's verdict (None: cards)"
     )
     runtime: Runtime | None = Field(default=None, description="None: as fit")
+    output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="tokens to write in total (200 texts x 500 tokens = 100,000): the time one "
+        "stream takes to write them, and what that time costs",
+    )
 
 
 class DecodeResult(BaseModel):
@@ -75,6 +81,12 @@ class DecodeResult(BaseModel):
     seconds_per_token: float
     usd_per_million_tokens: USD | None = Field(
         description="node price / tokens in a month at this single-stream speed"
+    )
+    output_seconds: float | None = Field(
+        default=None, description="output_tokens / tokens_per_s: one stream, one after another"
+    )
+    usd_for_output: USD | None = Field(
+        default=None, description="the node's price for output_seconds (its monthly price / 730 h)"
     )
     fits: bool = Field(description="the job fits on `cards` cards (fit's rule)")
     required_gb_per_card: float = Field(description="fit's per-card need at `cards` cards")
@@ -139,6 +151,18 @@ def decode_throughput(inp: DecodeInput) -> DecodeResult:
         )
     if cost is not None:
         notes.append("Cost assumes one stream running all month; batching many streams lowers it.")
+    seconds = inp.output_tokens / tps if inp.output_tokens else None
+    batch_cost: Decimal | None = None
+    if seconds is not None:
+        notes.append(
+            "The time is one stream writing every token one after another; serving several "
+            "requests at once finishes a batch sooner."
+        )
+        if inp.usd_per_month is not None:
+            hours = Decimal(seconds) / 3600
+            batch_cost = (Decimal(inp.usd_per_month) / Decimal(HOURS_PER_MONTH) * hours).quantize(
+                Decimal("0.01"), rounding=ROUND_HALF_UP
+            )
     return DecodeResult(
         inputs=inp,
         model_id=model.id,
@@ -151,12 +175,15 @@ def decode_throughput(inp: DecodeInput) -> DecodeResult:
         tokens_per_s=tps,
         seconds_per_token=1 / tps,
         usd_per_million_tokens=cost,
+        output_seconds=seconds,
+        usd_for_output=batch_cost,
         fits=fits,
         required_gb_per_card=required,
         usable_gb_per_card=usable,
         fit=verdict,
         formula="tokens_per_s = cards * bandwidth_gb_s * efficiency / bytes_read_per_token_gb; "
-        "usd_per_million_tokens = usd_per_month / (tokens_per_s * 3600 * 730) * 1e6",
+        "usd_per_million_tokens = usd_per_month / (tokens_per_s * 3600 * 730) * 1e6; "
+        "output_seconds = output_tokens / tokens_per_s",
         constants={"efficiency": inp.efficiency, "hours_per_month": HOURS_PER_MONTH},
         notes=notes,
     )

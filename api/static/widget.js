@@ -323,16 +323,18 @@
   var R = {
     de: { model: "Modell", precision: "Präzision", users: "Nutzer", concurrent_sequences: "Gleichzeitig",
       context_tokens: "Kontext", configurations: "Hardware", budget_usd_per_month: "Budget",
+      output_tokens: "Ausgabe", toWrite: "Token zu schreiben",
       change: "ändern", add: "hinzufügen", apply: "Übernehmen", cancel: "Abbrechen", assumed: "angenommen",
       lead: "Verstanden", month: "Monat", people: "Nutzer", atOnce: "gleichzeitig", context: "Kontext" },
     en: { model: "Model", precision: "Precision", users: "Users", concurrent_sequences: "At once",
       context_tokens: "Context", configurations: "Hardware", budget_usd_per_month: "Budget",
+      output_tokens: "Output", toWrite: "tokens to write",
       change: "change", add: "add", apply: "Apply", cancel: "Cancel", assumed: "assumed",
       lead: "Understood", month: "month", people: "users", atOnce: "at once", context: "context" }
   };
-  var FIELDS = ["model", "precision", "users", "concurrent_sequences", "context_tokens", "configurations", "budget_usd_per_month"];
+  var FIELDS = ["model", "precision", "users", "concurrent_sequences", "context_tokens", "output_tokens", "configurations", "budget_usd_per_month"];
   var ADDABLE = ["precision", "users", "context_tokens", "budget_usd_per_month"];
-  var STEP = { users: "1", concurrent_sequences: "1", context_tokens: "1", budget_usd_per_month: "any" };
+  var STEP = { users: "1", concurrent_sequences: "1", context_tokens: "1", output_tokens: "1", budget_usd_per_month: "any" };
   var optionsFor = {}, editSeq = 0;
 
   function readingOptions(lang) {  // the catalog's models, precisions, configurations (cached)
@@ -362,6 +364,7 @@
       var k = v >= 1000 && v % 1000 === 0 ? v / 1000 + "k" : v % 1024 === 0 ? v / 1024 + "k" : n(v);
       return k + " " + L.context;
     }
+    if (field === "output_tokens") return n(v) + " " + L.toWrite;
     if (field === "configurations") {
       return v.map(function (id) { return named(opts && opts.configurations, id, "label"); }).join(" / ");
     }

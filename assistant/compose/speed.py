@@ -9,6 +9,7 @@ from typing import Any
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
 from assistant.compose.polarity import yes_no_word
+from assistant.language import Language
 from assistant.nlu import Query
 from assistant.texts import follow_up, gb, num, precision_label, t, tokens, usd
 
@@ -49,6 +50,34 @@ def speed_cost(d: Draft, cid: str, tput: dict[str, Any]) -> str:
         return ""
     cost = usd(tput["usd_per_million_tokens"])
     return t(d.lang, "speed_cost", price=d.price(cid), cost=cost)
+
+
+def speed_lines(d: Draft, cid: str, tput: dict[str, Any], model: str, prec: str) -> list[str]:
+    """The speed on one configuration and what it costs; with a batch to write ("200 texts of
+    500 tokens each"), how long one stream takes and what that time of the node costs."""
+    split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
+    kw = {"model": model, "precision": prec, "label": d.link(cid), "split": split}
+    tps = tokens(d.lang, tput["tokens_per_s"])
+    if tput.get("output_seconds") is None:
+        return [t(d.lang, "speed_one", tps=tps, **kw), speed_cost(d, cid, tput)]
+    total = num(d.lang, tput["output_tokens"])
+    line = t(d.lang, "speed_batch", tps=tps, total=total, duration=duration(d.lang, tput), **kw)
+    if tput.get("usd_for_output") is None:
+        return [line]
+    cost = t(d.lang, "batch_cost", cost=usd(tput["usd_for_output"]), price=d.price(cid))
+    return [line, cost]
+
+
+def duration(lang: Language, tput: dict[str, Any]) -> str:
+    """A batch's time in the largest unit that keeps it readable (8,472 s: 2.4 hours)."""
+    seconds = float(tput["output_seconds"])
+    if seconds < 120:
+        return t(lang, "dur_seconds", n=num(lang, seconds))
+    if seconds < 120 * 60:
+        return t(lang, "dur_minutes", n=num(lang, tput["output_minutes"]))
+    if seconds < 48 * 3600:
+        return t(lang, "dur_hours", n=num(lang, tput["output_hours"], 1))
+    return t(lang, "dur_days", n=num(lang, tput["output_days"], 1))
 
 
 #: "is it much faster?": yes from a quarter faster on (a few percent is "only slightly")
@@ -119,22 +148,15 @@ class SpeedMixin(ComposerBase):
                 context_tokens=u.context_tokens,
                 concurrency=u.concurrency,
                 cards=_tp_on(u, r),
+                output_tokens=u.output_tokens,
             )
             if not tput:
                 continue
             speeds[r["configuration"]] = float(tput["tokens_per_s"])
-            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
             any_split = any_split or tput["cards"] > 1
-            line = t(
-                d.lang,
-                "speed_one",
-                model=model,
-                precision=prec,
-                label=d.link(r["configuration"]),
-                tps=tokens(d.lang, tput["tokens_per_s"]),
-                split=split,
-            )
-            d.add(line, speed_cost(d, r["configuration"], tput))
+            d.add(*speed_lines(d, r["configuration"], tput, model, prec))
+        if u.output_tokens and speeds:
+            d.add(t(d.lang, "batch_parallel"))
         self._fastest(d, u, speeds, lead_at)
         self._measured_speed(d, u, speeds, lead_at)
         if u.min_tokens_per_s is not None and speeds:

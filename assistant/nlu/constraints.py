@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from assistant.nlu.batch import find_output_tokens
 from assistant.nlu.claims import find_stated_claim
 from assistant.nlu.lexicon import _NUM, _NUMBER_WORDS, _find_cards, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
@@ -1188,6 +1189,7 @@ def find_all(folded: str, u: Query) -> None:
     find_measurements(folded, u)
     find_claim(without_link_exclusion(folded), u)
     find_speed_asked(folded, u)
+    find_output_tokens(folded, u)
     find_by_much(folded, u)
     find_one_card(folded, u)
     find_capabilities(folded, u)

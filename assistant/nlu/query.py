@@ -255,6 +255,8 @@ class Query(BaseModel):
     tensor_parallel: int | None = None
     # "mehr als 20 Token pro Sekunde?": the speed a yes/no asks for (claim "faster")
     min_tokens_per_s: float | None = None
+    # "200 texts of ~500 tokens each, how long?": the tokens a batch writes in total
+    output_tokens: int | None = None
     topo_text: str | None = None
     nccl_text: str | None = None
     injection: bool = False

@@ -138,6 +138,14 @@ def _task(r: Reading, lang: Language) -> str | None:
 _LINKS = {"nvlink": "NVLink", "pcie": "PCIe"}
 
 
+def _output(r: Reading, lang: Language) -> str | None:
+    """A batch to time: "100,000 tokens to write"."""
+    if not r.output_tokens:
+        return None
+    words = "Token zu schreiben" if lang == "de" else "tokens to write"
+    return f"{_num(r.output_tokens, lang)} {words}"
+
+
 def _required_link(r: Reading, lang: Language) -> str | None:
     if not r.require_link:
         return None
@@ -154,6 +162,7 @@ def _parts(r: Reading, catalog: Any, lang: Language) -> list[str | None]:
         lambda: r.runtime,
         lambda: _load(r, lang),
         lambda: _marked(context, "context_tokens", r, lang),
+        lambda: _output(r, lang),
         lambda: _hardware(r, catalog, lang),
         lambda: _budget(r, lang),
         lambda: _exclusions(r, catalog, lang),

@@ -119,6 +119,13 @@ class LLMReading(BaseModel):
     min_tokens_per_s: float | None = Field(
         default=None, gt=0, description="the speed a yes/no asks for ('more than 20 tokens/s?')"
     )
+    output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**12,
+        description="tokens a batch writes in total when asked how long it takes ('200 texts "
+        "of 500 tokens each': 100000)",
+    )
     configurations: list[str] = Field(default_factory=list, description="configuration ids")
     cards: list[str] = Field(default_factory=list, description="card ids or a100 / h100")
     count: int | None = Field(default=None, ge=1, le=64, description="cards in one node")
@@ -179,6 +186,8 @@ is params_b=34.
 - context_tokens: '8k' = 8192, '32k' = 32768, '128k' = 131072.
 - min_tokens_per_s: the speed a yes/no asks for ("does it do more than 20 tokens/s?": 20, \
 with a speed ask and claim faster).
+- output_tokens: a batch whose duration is asked ("how long for 200 texts of ~500 tokens \
+each?": 100000, with a speed ask); never a context.
 - configurations: ids from the list ("4x A100 SXM4" = 4x-a100-sxm4). Cards without a count go \
 to cards (card ids, or a100 / h100 when the variant is not said), with count when said \
 ("one H100": cards [h100], count 1).
@@ -358,6 +367,7 @@ def to_reading(out: LLMReading, rules: Reading, catalog: Any) -> tuple[Reading, 
         "concurrent_sequences": out.concurrent_sequences,
         "context_tokens": out.context_tokens,
         "min_tokens_per_s": out.min_tokens_per_s,
+        "output_tokens": out.output_tokens,
         "adapter": out.adapter,
         "require_link": out.require_link,
         "exclude_link": out.exclude_link,

@@ -685,6 +685,7 @@ _KEPT_WHEN_UNSAID = (
     "context_tokens",
     "concurrency",
     "min_tokens_per_s",
+    "output_tokens",
 )
 
 

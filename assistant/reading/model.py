@@ -116,6 +116,13 @@ class Reading(BaseModel):
     min_tokens_per_s: float | None = Field(
         default=None, gt=0, description="'more than 20 tokens/s?': the speed a yes/no asks for"
     )
+    output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**12,
+        description="tokens a batch writes in total, when the question asks how long it takes "
+        "('200 texts of about 500 tokens each': 100000)",
+    )
     full_context: bool = Field(default=False, description="the model's own maximum context")
     workloads: list[Workload] = Field(default_factory=list)
     adapter: Literal["lora", "qlora"] | None = None

@@ -42,6 +42,13 @@ class ThroughputArgs(_Args):
         default=None,
         description="serving engine; omitted: llama.cpp for GGUF precisions, else vllm",
     )
+    output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**12,
+        description="tokens to write in total, for a batch's duration (200 texts x 500 tokens "
+        "= 100000); omitted: no duration",
+    )
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -56,7 +63,9 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
     4x A100 PCIe, about 19 on 4x A100 SXM4). A conservative floor that ignores the all-reduce.
     Also the cost per million output tokens at the node's exact monthly price. `fits` is
     fit_check's verdict on those cards (context_tokens, or 8,192 when 0, x concurrency): when
-    false the job cannot run there and the speed is not reachable."""
+    false the job cannot run there and the speed is not reachable. With `output_tokens`, how
+    long one stream takes to write them (seconds, minutes, hours, days) and what that time of
+    the node costs."""
     from tools.throughput import DecodeInput, decode_throughput
 
     m = _model(deps, args.model)
@@ -89,9 +98,10 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
             fit_context_tokens=fit_context,
             node_cards=c.count,
             runtime=args.runtime,
+            output_tokens=args.output_tokens,
         )
     )
-    return {
+    out: dict[str, Any] = {
         "model": _model_info(m),
         "configuration": c.id,
         "label": c.label,
@@ -115,4 +125,21 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
         "assumptions": _assumptions(m),
         "formula": res.formula,
         "notes": res.notes,
+    }
+    if res.output_seconds is not None:
+        out.update(_duration(res.output_seconds))
+        out["output_tokens"] = args.output_tokens
+        out["usd_for_output"] = (
+            _money(res.usd_for_output) if res.usd_for_output is not None else None
+        )
+    return out
+
+
+def _duration(seconds: float) -> dict[str, float]:
+    """A batch's time in the units an answer may state it in, each rounded as stated."""
+    return {
+        "output_seconds": round(seconds),
+        "output_minutes": _r(seconds / 60, 1),
+        "output_hours": _r(seconds / 3600, 1),
+        "output_days": _r(seconds / 86400, 1),
     }
