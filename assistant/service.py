@@ -362,6 +362,7 @@ class Assistant:
         answer.choices = choices
         slots = slots_of(u)
         slots.answered = list(answer._chosen)
+        slots.model_assumed = "model" in reading.assumed
         return answer, slots
 
     def _without_model(self, reading: Reading) -> tuple[Reading, list[Choice]]:

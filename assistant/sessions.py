@@ -77,6 +77,9 @@ class Slots(BaseModel):
     kv_precision: str | None = None  # "FP8 KV cache": kept until a question says otherwise
     # "schafft es mehr als 20 Token/s?" then "und auf einer RTX 5090?": the floor asked again
     min_tokens_per_s: float | None = None
+    # the model was assumed (no model said; a starting point sized and the model asked back):
+    # the next turn that names one answers that question and keeps the load said before
+    model_assumed: bool = False
     # "how long for 200 texts of 500 tokens?" then "and on an H100?": the batch timed again
     output_tokens: int | None = None
     # the configuration(s) the last answer chose as its result ("the cheapest single card is

@@ -18,7 +18,7 @@ from assistant.compose.guides import GuidesMixin
 from assistant.compose.interconnect import InterconnectMixin
 from assistant.compose.nodes import NodesMixin
 from assistant.compose.nvlink import NvlinkMixin
-from assistant.compose.polarity import answer_in_polarity
+from assistant.compose.polarity import answer_in_polarity, confirm_stated_negative
 from assistant.compose.prices import PricesMixin
 from assistant.compose.scope import ScopeMixin
 from assistant.compose.speed import SpeedMixin
@@ -82,6 +82,7 @@ class Composer(
         # (a claim the planner restated, "PCIe within the budget?" as a fit: the one answered)
         said = u if asked.claim == u.claim else u.model_copy(update={"claim": asked.claim})
         answer_in_polarity(d, said, claim)
+        confirm_stated_negative(d, said)
 
     @staticmethod
     def _sized_by_name(d: Draft, name: str, params_b: float, closest: list[str]) -> None:

@@ -18,7 +18,14 @@ from assistant.nlu import CARD_FAMILIES, Query
 from assistant.nlu.asks import is_yes_no
 from assistant.nlu.query import Claim
 
-__all__ = ["answer_in_polarity", "asks_the_negation", "fit_verdict", "is_yes_no", "lead_polarity"]
+__all__ = [
+    "answer_in_polarity",
+    "asks_the_negation",
+    "confirm_stated_negative",
+    "fit_verdict",
+    "is_yes_no",
+    "lead_polarity",
+]
 
 # claims that are each other's negation
 CONVERSE: dict[tuple[str, str], bool] = {
@@ -29,7 +36,9 @@ CONVERSE: dict[tuple[str, str], bool] = {
     ("fits", "too_small"): True,
 }
 _LEAD_RX = re.compile(r"^(\*\*)(Yes|No|Ja|Nein)\b")
-_ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein)\b", re.IGNORECASE)
+_ANY_LEAD_RX = re.compile(r"^\W*(yes|no|ja|nein|right|richtig)\b", re.IGNORECASE)
+#: the word that confirms a negative the user stated ("we don't need NVLink, right?")
+_CONFIRM = {"Yes": "Right", "Ja": "Richtig"}
 _FLIP = {"Yes": "No", "No": "Yes", "Ja": "Nein", "Nein": "Ja"}
 #: claims a question states about a mechanism (compose/claims.py): a why-question that states
 #: one asks for the reason, and its answer starts with no yes or no
@@ -158,4 +167,15 @@ def lead_polarity(text: str) -> bool | None:
     m = _ANY_LEAD_RX.match(text.lstrip("_ \n*"))
     if not m:
         return None
-    return m.group(1).lower() in ("yes", "ja")
+    return m.group(1).lower() in ("yes", "ja", "right", "richtig")
+
+
+def confirm_stated_negative(d: Draft, u: Query) -> None:
+    """ "we don't need NVLink, right?" answered yes: "Right —", which agrees with the negative
+    in either language (a bare "Yes" reads as "yes, you need it" to some, "No" to others)."""
+    if u.claim != "pcie_enough" or "no_need_stated" not in u.topics:
+        return
+    lead = _lead_index(d)
+    m = _LEAD_RX.match(d.paras[lead]) if lead is not None else None
+    if lead is not None and m and m.group(2) in _CONFIRM:
+        d.paras[lead] = m.group(1) + _CONFIRM[m.group(2)] + d.paras[lead][m.end() :]

@@ -43,7 +43,9 @@ _POLITE_REQUEST_RX = re.compile(
 )
 
 _TAG_END_RX = re.compile(
-    r",\s*(?:oder|or not|ne|right|richtig|correct|stimmt'?s?|isn'?t it|oder nicht)\s*\?\s*$",
+    # (typed without its comma too: "da ist kein nvlink nötig oder?")
+    r"(?:,\s*|\s+)(?:oder|or not|ne|right|richtig|correct|stimmt'?s?|isn'?t it|oder nicht)"
+    r"\s*\?\s*$",
     re.IGNORECASE,
 )
 

@@ -433,7 +433,10 @@ _EXCLUDE_LINK = (
     (
         "nvlink",
         r"(?:without|ohne|no|kein\w*|not|nicht|never|avoid\w*|vermeid\w*|skip)\s+(?:the\s+|"
-        r"mit\s+)?(?:nvlink|sxm|nvswitch)|nvlink[\s-]*(?:free|frei|los)\b|"
+        r"mit\s+)?(?:nvlink|sxm|nvswitch)(?!\s+(?:\w+\s+){0,2}?"
+        # "kein NVLink nötig", "no nvlink needed": the claim that PCIe is enough, not a refusal
+        r"(?:nötig|notwendig|erforderlich|benötigt|needed|necessary|required)\b)|"
+        r"nvlink[\s-]*(?:free|frei|los)\b|"
         # "they explicitly don't want nvlink nodes (budget thing)"
         r"(?:don'?t|do not|does not|doesn'?t|won'?t|will not)\s+(?:\w+\s+)?(?:want|like|pay for|"
         r"buy|rent)\s+(?:any\s+|the\s+)?(?:nvlink|sxm|nvswitch)",
@@ -804,6 +807,12 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"genug|reicht|genügt|aus\b)|"
         r"(?:get away|auskommen|klarkommen|zurechtkommen|leben)\s+(?:\w+\s+){0,3}?(?:with|mit)\s+"
         r"(?:\w+\s+){0,2}?pcie|"
+        # "da ist kein nvlink nötig, oder?", "no nvlink needed, right?", "we don't need nvlink"
+        r"\b(?:kein\w*|no)\s+(?:nvlink|sxm)\s+(?:\w+\s+){0,2}?(?:nötig|notwendig|erforderlich|"
+        r"benötigt|needed|necessary|required)\b|"
+        r"\b(?:don'?t|do not|doesn'?t|does not|won'?t)\s+(?:really\s+|actually\s+)?need\s+"
+        r"(?:\w+\s+)?(?:nvlink|sxm)|\b(?:brauch\w*|benötig\w*)\s+(?:\w+\s+){0,5}?kein\w*\s+"
+        r"(?:nvlink|sxm)|"
         r"nvlink\s+(?:\w+\s+){0,3}?(?:overkill|übertrieben|unnötig|unnecessary|not necessary|"
         r"nicht nötig|nicht notwendig|überflüssig|verzichtbar|a waste|geldverschwendung)|"
         r"(?:avoid|skip|save|spar\w*|verzicht\w*|vermeid\w*)\s+(?:\w+\s+){0,3}?(?:nvlink|sxm)|"
@@ -1147,7 +1156,13 @@ def _fit_asked_first(folded: str) -> bool:
 
 
 def _claim_in(folded: str) -> Claim | None:
-    found = [(m.start(), claim) for claim, rx in _CLAIMS if (m := re.search(rx, folded))]
+    # (two claims found at one place: the one listed first, "brauche … kein nvlink" is
+    # pcie_enough before it is nvlink_needed)
+    found = [
+        (m.start(), i, claim)
+        for i, (claim, rx) in enumerate(_CLAIMS)
+        if (m := re.search(rx, folded))
+    ]
     if not found or _fit_asked_first(folded):
         return None  # none, or the second alternative's; "yes" answers the fit asked first
     first = min(found)[0]
@@ -1155,8 +1170,8 @@ def _claim_in(folded: str) -> Claim | None:
     alternative = ALTERNATIVE_RX.search(folded, first)
     between = folded[first : alternative.start()] if alternative else ""
     if alternative and not re.search(r"[.?!]\s", between):
-        return min(found)[1]
-    return found[0][1]
+        return min(found)[2]
+    return found[0][2]
 
 
 _COMPARE_RX = re.compile(

@@ -108,7 +108,11 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"\bginge\b|würde (?:das|es) gehen|would (?:that|it) work|"
         # "does that work on one L40S?", "klappt das auf einer 4090?"
         r"\b(?:does|do|will|can|could) (?:that|it|this) (?:still |even )?work\b|"
-        r"\b(?:funktioniert|klappt|läuft) (?:das|es)\b",
+        r"\b(?:funktioniert|klappt|läuft) (?:das|es)\b|"
+        # "would a 4090 do it too?", "can one L4 handle that?", "schafft eine 4090 das?"
+        r"\b(?:would|could|can|will|does|do)\s+(?:a|an|one|the|that|this|two|2)\s+(?:\S+\s+){1,3}?"
+        r"(?:do|handle|manage|take|cope with)\s+(?:it|that|this|the job)\b|"
+        r"\bschaff(?:t|en)\s+(?:\S+\s+){1,3}?(?:das|es)\b",
     }.items()
 }
 

@@ -128,6 +128,7 @@ Topic = Literal[
     "image_job",  # "images", "video", "diffusion", "render": the job is image or video work
     "llm_job",  # "LLM", "chat", "tokens": the job is a language model
     "rhetorical_negative",  # "Reicht da nicht eine Karte?": a negative hoping for the claim
+    "no_need_stated",  # "we don't need NVLink, right?": the negative stated, to be confirmed
 ]
 
 

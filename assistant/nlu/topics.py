@@ -169,6 +169,23 @@ RHETORICAL_NEGATIVE_RX = re.compile(
 #: `to_query`, so the planner's choices come from the reading, not the text)
 CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     (
+        # "we don't need nvlink, right?", "da ist kein nvlink nötig, oder?": a "yes" confirms
+        # the negative, said as "Right" / "Richtig" (compose/polarity.py)
+        "no_need_stated",
+        re.compile(
+            # (unless PCIe is also said to be fine: "pcie is fine, no nvlink needed - right?"
+            # states the positive, which "Yes" confirms)
+            r"(?s)^(?!.*\bpcie\s+(?:\w+\s+){0,3}?(?:fine|enough|ok|okay|sufficient|ausreichend|"
+            r"genug|reicht|genügt)\b)(?!.*\b(?:reicht|genügt)\s+(?:\w+\s+){0,3}?pcie\b).*?"
+            r"(?:\b(?:don'?t|do not|doesn'?t|does not|won'?t)\s+(?:really\s+|actually\s+)?need\s+"
+            r"(?:\w+\s+)?(?:nvlink|sxm)|\b(?:no|kein\w*)\s+(?:nvlink|sxm)\s+(?:\w+\s+){0,2}?"
+            r"(?:nötig|notwendig|erforderlich|benötigt|needed|necessary|required)\b|"
+            r"\b(?:brauch\w*|benötig\w*)\s+(?:\w+\s+){0,5}?kein\w*\s+(?:nvlink|sxm)|"
+            r"\b(?:nvlink|sxm)\s+(?:is\s+|ist\s+)?(?:not|nicht)\s+(?:needed|necessary|required|"
+            r"nötig|notwendig|erforderlich)\b)"
+        ),
+    ),
+    (
         "longest_context",
         re.compile(
             r"(?:max\w*|longest|längste\w*|how long|wie lang\w*|how much|wie ?viel)\b.{0,25}"
@@ -196,7 +213,12 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             r"(?:mehr|weniger|extra)\b|"
             r"how much (?:\w+ ){0,3}?(?:pay|paying|cost\w*|spend\w*) (?:\w+ ){0,4}?"
             r"(?:more|less|extra)\b|"
-            r"how much (?:more|extra) (?:\w+ ){0,3}?(?:pay|paying|cost\w*|spend\w*)\b"
+            r"how much (?:more|extra) (?:\w+ ){0,3}?(?:pay|paying|cost\w*|spend\w*)\b|"
+            # "what 4x a100 sxm4 would cost him on top of what he pays now", "zusätzlich zu
+            # dem, was er jetzt zahlt": against the node the conversation is about
+            r"\bon top of (?:what|the|his|her|their|our|my)\b|\bin addition to what\b|"
+            r"\bzusätzlich zu (?:dem|was|seinem|ihrem|unserem)\b|"
+            r"\bmehr als (?:er|sie|wir|ich) (?:jetzt |derzeit |aktuell |bisher )?(?:zahl|bezahl)\w*"
         ),
     ),
     ("kv_cache", _KV_CACHE),

@@ -141,6 +141,18 @@ _NOT_MUCH_RX = re.compile(
     # "its just me and 2 colleagues testing it": a few people, testing
     r"\bjust (?:me|us)\b|\bnur (?:ich|wir)\b|\b(?:testing|zum testen|ausprobieren)\b"
 )
+# "ist nur ein interner chatbot, wenig last": a load said outright is the load, whatever the kind
+# of service implies ("chatbot", "SaaS" are real traffic only when nothing says how much)
+_LOW_LOAD_RX = re.compile(
+    r"\b(?:low|light|little|minimal) (?:traffic|load|usage)\b|\blow concurrency\b|"
+    r"\b(?:wenig|kaum|niedrige[rn]?|leichte[rn]?|geringe[rn]?) (?:last|traffic|verkehr|nutzung|"
+    r"auslastung|nebenläufigkeit)\b"
+)
+_HIGH_LOAD_RX = re.compile(
+    r"\b(?:high|lots of|a lot of|much|heavy|serious|real) (?:traffic|load)\b|"
+    r"\bviel(?:e[nr]?)? (?:traffic|last)\b|\bhohe[rn]? (?:traffic|last)\b|\bechte[nmr]? traffic\b|"
+    r"\bmany (?:concurrent )?(?:users|requests)\b|\bviele[n]? (?:nutzer|anfragen)\b"
+)
 # "5 concurrent users", "ca. 5 gleichzeitige Anfragen": a traffic phrase after a number is a
 # count at once, which decides the load by itself (`tools.load.traffic_of`), not a traffic word
 _COUNTED_RX = re.compile(
@@ -302,7 +314,8 @@ class WorkloadMixin:
         for name, rx in _WORKLOAD_RX:
             if rx.search(uncounted if name == "traffic" else folded) and name not in u.workloads:
                 u.workloads.append(name)
-        if _FEW_AT_ONCE_RX.search(folded) or _NOT_MUCH_RX.search(folded):
+        said_low = _LOW_LOAD_RX.search(folded) and not _HIGH_LOAD_RX.search(folded)
+        if _FEW_AT_ONCE_RX.search(folded) or _NOT_MUCH_RX.search(folded) or said_low:
             u.workloads = [w for w in u.workloads if w != "traffic"]
             if "low_concurrency" not in u.workloads:
                 u.workloads.append("low_concurrency")

@@ -101,6 +101,11 @@ def to_query(r: Reading) -> Query:
     if asks_if_healthy(r, data["intents"]):
         # a yes/no about a paste that states no claim asks whether the node is healthy
         data["claim"] = "healthy"
+    if r.claim_negated and r.claim in LINK_CONVERSE:
+        # "da ist kein NVLink nötig, oder?" read as nvlink_needed, negated: the claim the other
+        # way round is the contract's own (pcie_enough), whose "yes" confirms PCIe
+        data["claim"] = LINK_CONVERSE[r.claim]
+        data["claim_negated"] = False
     data.update(_load_of(r, data["workloads"]))
     # how the words ask the answer to lead ("max context?", "is it the cheapest?"): cue topics
     # from the text, for a reader that states the asks but not these (nlu/topics.py CUES)
@@ -148,6 +153,9 @@ INTENT_GIVES: dict[str, frozenset[str]] = {
     "topology_paste": frozenset({"topology_howto", "link_facts"}),
 }
 
+
+#: the link claims, each the other said the other way round
+LINK_CONVERSE: dict[str, str] = {"nvlink_needed": "pcie_enough", "pcie_enough": "nvlink_needed"}
 
 #: yes/no claims that compare two configurations
 _PAIR_CLAIMS = frozenset({"faster", "costlier", "cheaper", "worth_it"})

@@ -301,6 +301,27 @@ _CORRECTION_RX = re.compile(
 )
 
 
+def _follows(u: Any, prev: Slots, new_subject: bool) -> tuple[Any, bool, bool]:
+    """Whether the question continues the session (and the question as continued), and whether
+    it only supplies the model a starting point assumed."""
+    # "sorry, ich meinte das 70b": a correction of the model keeps the rest of the question
+    follow = u.follow_up or not new_subject or bool(_CORRECTION_RX.match(_fold(u.question)))
+    # "qwen2.5 32b. was wäre das günstigste?" after a starting point sized for an assumed model:
+    # the model answers what we asked; the load, budget and job said before stay, and the node
+    # the starting point picked (for the assumed model) is no node meant
+    model_supplied = not follow and prev.model_assumed and not u.outside
+    if model_supplied:
+        follow = True
+        if u.intent in ("fit", "general", "off_topic") and prev.intent:
+            u = u.model_copy(update={"intents": [str(prev.intent)], "follow_up": True})
+    if not follow and _answers_our_question(u, prev):
+        # "Für Llama 3.3 70B in BF16, Produktivbetrieb mit vielen Nutzern." after we asked:
+        # a statement that supplies what was missing continues the previous question
+        follow = True
+        u = u.model_copy(update={"intents": [str(prev.intent)], "follow_up": True})
+    return u, follow, model_supplied
+
+
 def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
@@ -309,13 +330,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     u = _bare_context(u, prev)
     new_subject = bool(u.model or u.params_b or u.unknown_model)
     names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
-    # "sorry, ich meinte das 70b": a correction of the model keeps the rest of the question
-    follow = u.follow_up or not new_subject or bool(_CORRECTION_RX.match(_fold(u.question)))
-    if not follow and _answers_our_question(u, prev):
-        # "Für Llama 3.3 70B in BF16, Produktivbetrieb mit vielen Nutzern." after we asked:
-        # a statement that supplies what was missing continues the previous question
-        follow = True
-        u = u.model_copy(update={"intents": [str(prev.intent)], "follow_up": True})
+    u, follow, model_supplied = _follows(u, prev, new_subject)
     if not follow:
         return _new_question(u, prev, catalog, names_hardware)
     update = _kept_subject(prev) if not new_subject else {}
@@ -357,7 +372,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     update["intents"] = intents
     update.update(_sizing_again(u, prev, new_subject))
     update.update(_asked_again(u, prev))
-    if not names_hardware and not swapped and not picked:
+    if not names_hardware and not swapped and not picked and not model_supplied:
         update.update(_node_for(u, prev, intents, catalog))
     if update.get("configurations"):  # "the cheaper one" resolved to a node already named
         update["configurations"] = list(dict.fromkeys(update["configurations"]))
@@ -494,7 +509,7 @@ def _same_pick(merged: Any, prev: Slots, catalog: Any, new_subject: bool) -> Non
     """ "still the same if i need 32k context?" after the cheapest node: whether the node the
     previous answer led with is still the pick (the cheapest pick with it named, yes or no)."""
     node = _answered_node(prev, catalog, first=True)
-    asked = prev.intent == "cheapest" and not new_subject and node
+    asked = _was_a_pick(prev) and not new_subject and node
     if not asked or not _SAME_PICK_RX.search(_fold(merged.question)):
         return
     for field, value in node.items():
@@ -812,6 +827,14 @@ def _nodes_of(prev: Slots, catalog: Any) -> list[str]:
     return [c for c in ids if c in catalog.configurations]
 
 
+def _was_a_pick(prev: Slots) -> bool:
+    """The previous answer picked a node: the cheapest asked, or a price asked of no node that
+    the answer gave as a pick ("mixtral, wir haben so 2000 € im monat. was ist da drin?")."""
+    return prev.intent == "cheapest" or (
+        prev.intent == "price" and not prev.configurations and bool(prev.answered)
+    )
+
+
 def _continues(u: Any, prev: Slots) -> bool:
     """The conversation has a question to continue (a goal outside the domain, `Query.outside`,
     continues nothing: it is declined)."""
@@ -841,7 +864,7 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
     # "hmm lieber alles auf einer karte" after a pick and its speed: the pick again, on one card
     one_card = u.constraints.one_card and bool(prev.answered or prev.answered_before)
     return (
-        (prev.intent == "cheapest" or one_card)
+        (_was_a_pick(prev) or one_card)
         and not new_subject
         and not u.configurations  # "what if we took the 4x A100 PCIe instead?": that node
         and (u.claim is None or refused or nxt)
@@ -865,7 +888,7 @@ def _on_topic(u: Any, prev: Slots, intents: list[str]) -> list[str] | None:
         return None
     if len(intents) > 1 and _continues(u, prev):
         return intents[1:]
-    if prev.intent == "cheapest" and u.constraints.active() and not u.outside:
+    if _was_a_pick(prev) and u.constraints.active() and not u.outside:
         return ["cheapest"]  # "they say no A6000s (had bad experience). next option?"
     if len(intents) == 1 and _asks_a_fit(u) and prev.intent not in (None, "off_topic"):
         return [str(prev.intent)]
@@ -978,7 +1001,7 @@ def _repicks(u: Any, prev: Slots, new_subject: bool, names_hardware: bool) -> bo
     """ "und bei 16k Kontext und 8 gleichzeitig?" after "der günstigste Server für X?": a load
     alone, no fit verb, no node: the cheapest pick again at that load."""
     return (
-        prev.intent == "cheapest"
+        _was_a_pick(prev)
         and not (new_subject or names_hardware or _refers_to_answer(u, prev))
         and bool(u.concurrency or u.context_tokens)
         and not _FIT_VERB_RX.search(_fold(u.question))
