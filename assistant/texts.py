@@ -550,6 +550,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Mehrere Anfragen gleichzeitig erledigen einen Stapel schneller: Die Zeit oben gilt für "
         "einen Stream.",
     ),
+    "image_not_split": (
+        "Image and video models are not split across cards: each card holds the whole model and "
+        "renders its own images, so the cards' memory does not add up.",
+        "Bild- und Videomodelle werden nicht über Karten verteilt: Jede Karte hält das ganze "
+        "Modell und rendert ihre eigenen Bilder, der Speicher der Karten addiert sich also nicht.",
+    ),
     "dur_seconds": ("{n} seconds", "{n} Sekunden"),
     "dur_minutes": ("{n} minutes", "{n} Minuten"),
     "dur_hours": ("{n} hours", "{n} Stunden"),

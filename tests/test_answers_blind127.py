@@ -121,3 +121,101 @@ def test_on_top_of_what_we_pay_prices_the_difference_to_our_node(
     prices = deps.catalog.configurations
     diff = prices["4x-h100-sxm5"].usd_per_month - prices["4x-l40s"].usd_per_month
     assert f"${diff:,.0f}" in text and "per month" in text
+
+
+# ---- the second round (blind-131 … blind-135)
+
+
+def test_a_batch_timed_before_the_question_is_still_a_speed_ask(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "we need to produce 3,000 summaries of ~150 tokens each with llama 3.1 8b on an l40s. "
+        "roughly how long would that take?"
+    )
+    _ok(a, "en")
+    assert a.reading.intents[:1] == ["speed"]
+    assert last_call(a, "throughput_estimate").arguments["output_tokens"] == 450_000
+
+
+def test_a_context_said_with_a_hedge_or_as_prompt_and_answer(nlu: Any) -> None:
+    assert nlu.understand("qwen2.5 32b, context roughly 12k per request").context_tokens == 12288
+    u = nlu.understand("how many chats fit on one l40s if input plus output is about 6k tokens")
+    assert u.context_tokens == 6144
+
+
+def test_a_shorthand_requirement_is_required(nlu: Any) -> None:
+    u = nlu.understand("need nvlink, no l40s. cheapest for qwen 2.5 72b?")
+    assert u.constraints.require_link == "nvlink"
+    assert nlu.understand("need nvlink? qwen 2.5 72b on 4x l40s").constraints.require_link is None
+
+
+def test_a_training_job_offered_something_bigger_is_judged_by_its_memory(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Is 2x RTX 5090 enough for a full fine-tune of Mistral 7B, or do we need something bigger?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.claim != "pcie_enough"
+    assert "training_fit" in [c.name for c in a.tool_calls]
+    assert text.lstrip("* ").startswith("No")
+
+
+def test_a_fit_asked_first_in_a_clause_is_the_claim(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "we trained falcon mamba 7b ourselves, can we host it on one l4 or is it too small"
+    )
+    text = _ok(a, "en")
+    assert a.reading.claim in (None, "fits")
+    assert a.reading.model_name and not a.reading.model_name.lower().startswith("trained")
+    assert text.lstrip("* ").startswith(("Yes", "No"))
+
+
+def test_a_gpu_server_is_no_single_card(nlu: Any) -> None:
+    assert nlu.understand("we need a gpu server for mistral small 24b").count is None
+    assert nlu.understand("wir suchen einen GPU-Server für Qwen 32B").count is None
+    assert nlu.understand("does mistral small 24b fit on a gpu?").count == 1
+
+
+def test_a_reading_with_the_difference_and_what_it_refers_to_prices_both(
+    assistant: Assistant, deps: Any
+) -> None:
+    reading = Reading(
+        language="en",
+        task="price",
+        configurations=["4x-h100-sxm5"],
+        refers_to=["4x-l40s"],
+        asks=[{"kind": "price"}],
+        text="and what would the 4x h100 sxm5 cost them on top of what they pay now?",
+    )
+    a = assistant.answer_reading(reading)
+    text = _ok(a, "en")
+    prices = deps.catalog.configurations
+    diff = prices["4x-h100-sxm5"].usd_per_month - prices["4x-l40s"].usd_per_month
+    assert f"${diff:,.0f}" in text
+
+
+def test_an_image_model_on_a_multi_card_node_it_does_not_fit_is_not_split(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("can wan 2.1 14b be spread over our 4x l40s? that would be 192 gb")
+    text = _ok(a, "en")
+    assert text.lstrip("* ").startswith("No")
+    assert any(c.guide == "gpu-for-flux-sdxl" and "many-cards" in c.url for c in a.citations)
+    assert "whole model" in text
+
+
+def test_a_rhetorical_negative_after_a_dash_is_the_plain_fit(assistant: Assistant) -> None:
+    a = assistant.ask("llama 3.1 8b für unser kleines team – reicht da nicht eine l4?")
+    assert _ok(a, "de").lstrip("* ").startswith("Ja")
+
+
+def test_memory_beyond_the_models_context_gives_the_figure_asked_too(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("how much memory does phi-4 need with 64k context?")
+    text = _ok(a, "en")
+    beyond = [c for c in a.tool_calls if c.name == "memory_need"]
+    assert any(c.arguments.get("context_tokens") == 65536 for c in beyond)
+    need = next(c for c in beyond if c.arguments.get("context_tokens") == 65536)
+    assert f"{need.result['required_gb_total']:.1f} GB" in text
+    assert text.startswith("**Phi-4")  # the lead is still the model's own limit

@@ -90,6 +90,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} verarbeitet selbst höchstens {limit} Token Kontext**: {asked} Token gehen "
         "über das Modell hinaus, auf jedem Knoten. Gerechnet mit seiner Grenze:",
     ),
+    "beyond_context_memory": (
+        "Extended beyond its limit (RoPE scaling, which the model was not trained for), {asked} "
+        "tokens would take about {need} for one copy.",
+        "Über seine Grenze hinaus erweitert (RoPE-Skalierung, für die das Modell nicht trainiert "
+        "ist) bräuchten {asked} Token etwa {need} für eine Kopie.",
+    ),
     "beyond_context_no": (
         "**No — {model} itself reads at most {limit} tokens of context**: {asked} tokens are "
         "beyond the model, on any node. Sized at its limit:",
@@ -181,6 +187,30 @@ class AsksMixin(ComposerBase):
         )
         at = next((i for i, para in enumerate(d.paras) if not para.startswith("_")), 0)
         d.paras.insert(at, text)
+        if any(a.kind == "memory" for a in u.asks):
+            self._beyond_memory(d, u, asked)
+
+    def _beyond_memory(self, d: Draft, u: Query, asked: int) -> None:
+        """The memory the context asked would take, for those who extend the model's context
+        (RoPE scaling): said after the answer at its limit, never as the lead."""
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            precision=u.precision,
+            context_tokens=asked,
+            concurrency=u.concurrency,
+            kv_precision=u.kv_precision,
+        )
+        if mem is None or mem.get("required_gb_total") is None:
+            return
+        d.add(
+            p(
+                d.lang,
+                "beyond_context_memory",
+                asked=num(d.lang, asked),
+                need=gb(d.lang, mem["required_gb_total"]),
+            )
+        )
 
     # ---- the nodes the question names, as the fit rows resolve them
     def _asked_rows(self, d: Draft, u: Query) -> list[dict[str, Any]]:

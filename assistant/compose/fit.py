@@ -54,6 +54,7 @@ class FitMixin(ComposerBase):
         if self._is_image(fit):
             self._image_room(d, targets or ([one] if one is not None else []), rows)
             self._image_copies(d, u, targets, rows)
+            self._image_not_split(d, targets)
             self._image_table(d, targets)
         else:
             self._llm_room(d, targets or ([one] if one is not None else []), rows)
@@ -265,6 +266,19 @@ class FitMixin(ComposerBase):
                 state=gb(d.lang, mem["adapter_state_gb"]),
             )
         )
+
+    @staticmethod
+    def _image_not_split(d: Draft, targets: list[dict[str, Any]]) -> None:
+        """An image or video model that no card of a named multi-card node holds: the cards'
+        memory does not add up, every card must hold the whole model
+        (gpu-for-flux-sdxl#many-cards), which is why the node's total does not help."""
+        if any(r["verdict"] == "does_not_fit" and r["count"] > 1 for r in targets):
+            d.add(
+                t(d.lang, "image_not_split")
+                + d.cite(
+                    "many-cards", contains=r"whole model|ganze Modell", guide="gpu-for-flux-sdxl"
+                )
+            )
 
     def _image_table(self, d: Draft, targets: list[dict[str, Any]]) -> None:
         """A named card's row of the guide's table of which card holds which image model

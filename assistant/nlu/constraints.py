@@ -618,7 +618,11 @@ _STATED_NVLINK_RX = re.compile(
     # "ok and if it has to be nvlink?", "und wenn es NVLink sein muss?": a requirement posed
     r"\b(?:if|when|falls|wenn)\s+(?:it|that|es|das|der|die)\s+(?:has to|must|needs to|should|"
     r"muss|soll|sollte)\s+(?:be\s+|have\s+|haben\s+)?(?:an?\s+)?(?:nvlink|sxm)|"
-    r"\b(?:if|when|falls|wenn)\s+(?:it|es|das)\s+(?:nvlink|sxm)\s+(?:sein|haben)\s+(?:muss|soll)"
+    r"\b(?:if|when|falls|wenn)\s+(?:it|es|das)\s+(?:nvlink|sxm)\s+(?:sein|haben)\s+(?:muss|soll)|"
+    # "need nvlink, no h100 pls.", "brauche nvlink. was ist das günstigste?": a shorthand
+    # requirement, said and closed (not "need nvlink?")
+    r"(?:^|[.;:!\n]\s*)\W*(?:need|needs|require|requires|gotta have|must have|brauche|brauchen|"
+    r"benötige|benötigen)\s+(?:an?\s+)?(?:nvlink|sxm)\b(?=\s*[,.;:!\n]|\s+(?:pls|please|bitte)\b)"
 )
 # FP8 as a capability of the card, not a precision: "FP8 tensor cores", "needs FP8 support",
 # "native FP8", "FP8-fähig", "mit FP8-Unterstützung"
@@ -1141,8 +1145,10 @@ _VERIFY_RX = re.compile(
 # ("Reicht dafür eine einzelne RTX 4090, oder ist der Speicher zu knapp?": "reicht" and "passt"
 # ask the fit by themselves)
 _FIT_FIRST_RX = re.compile(
-    r"^\W*(?:will|would|does|do|can|could|is|passt|läuft|geht|reicht|schafft)\b[^?]{0,80}?"
-    r"\b(?:run|fit|work|go|passt|läuft|laufen|geht|reicht|schafft|on|auf)\b|"
+    # (at the start of the question or of its clause: "we tuned it ourselves, can we serve it
+    # on one L4 or is that too small")
+    r"(?:^|[,;:.]\s)\W*(?:will|would|does|do|can|could|is|passt|läuft|geht|reicht|schafft)\b"
+    r"[^?]{0,80}?\b(?:run|fit|work|go|serve|host|passt|läuft|laufen|geht|reicht|schafft|on|auf)\b|"
     r"^\W*(?:reicht|reichen|passt|passen|genügt|genügen)\b"
 )
 
@@ -1180,6 +1186,14 @@ _COMPARE_RX = re.compile(
 )
 
 
+def _hardware_named(u: Query) -> int:
+    """How many pieces of hardware the question names: its configurations, and the cards and
+    families no configuration named is of ("one L4" is one, not the card and its node)."""
+    named = set(u.cards) | set(u.card_families)
+    of_nodes = {c for c in named if any(f"-{c}" in cid for cid in u.configurations)}
+    return len(u.configurations) + len(named - of_nodes)
+
+
 def find_all(folded: str, u: Query) -> None:
     """Every constraint, measurement and claim of the question, into `u`."""
     u.constraints.budget_usd_month = find_budget(folded)
@@ -1211,6 +1225,4 @@ def find_all(folded: str, u: Query) -> None:
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question
     find_stated_claim(folded, u)
-    u.compare = bool(_COMPARE_RX.search(folded)) and (
-        len(set(u.cards) | set(u.card_families)) + len(u.configurations) >= 2
-    )
+    u.compare = bool(_COMPARE_RX.search(folded)) and _hardware_named(u) >= 2

@@ -511,6 +511,11 @@ _CONTEXT_K_RX = re.compile(
     # "8 requests at once, 16k tokens each", "mit je 16k Token"
     r"(?<![\w$€.,])(\d{1,3})\s*k\s*tokens?\s+(?:each|apiece|je|per\s+\w+|pro\s+\w+)\b|"
     r"\bje\s+(\d{1,3})\s*k\s*tokens?\b|"
+    # "if prompt+answer is ~4k tokens", "Anfrage und Antwort zusammen ca. 6k Token"
+    r"\b(?:prompts?|requests?|inputs?|anfragen?|eingaben?|conversations?|gespräche?)\s*"
+    r"(?:(?:\+|&|/|and|und|plus)\s*(?:answers?|antwort(?:en)?|outputs?|responses?|ausgaben?)\s*)?"
+    r"(?:(?:together|zusammen|combined)\s+)?(?:(?:is|are|ist|sind|of|von|with|mit)\s+)?"
+    r"(?:(?:around|about|roughly|ca\.?|circa|etwa|ungefähr|so|~)\s*)*(\d{1,3})\s*k\s*tokens?\b|"
     r"\b(?:chats?|anfragen|requests?|sessions?|nutzer\w*|users?|streams?)\s+(?:\w+\s+){0,2}?"
     r"(?:mit|with|at|bei|je|à|a)\s+(?:je\s+)?(\d{1,3})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|"
     r"pro\b|a month|im monat|monat|month|budget))"
@@ -613,7 +618,11 @@ _NOT_NAME_WORDS = frozenset(
         "using nutzen betreiben hosten test testen "
         # "guy asks if Pythia 12B would run …", "er fragt, ob Pythia 12B …": a reported question
         "if whether ob asks ask asked fragt fragen fragte wonders wondering wants wanted know "
-        "wissen says said meint meinte",
+        "wissen says said meint meinte "
+        # "we fine tuned pythia 12b ourselves", "unser selbst trainiertes Pythia 12B": what was
+        # done to the model is no part of its name
+        "fine tuned finetuned fine-tuned tuned trained custom own selbst eigenes eigene eigenen "
+        "trainiertes trainierte feinabgestimmtes feinabgestimmte quantized quantisiertes",
     )
 )
 #: one word of a model's name: a letter first ("Pythia", "OLMo", "Mamba-2", "R1")
@@ -830,9 +839,19 @@ def _count_and_memory(folded: str, u: Query) -> None:
         u.memory_gb = float(m.group(2))
 
 
+#: the articles that count one only as a word: "a gpu server" is a server of any cards
+_ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer"})
+_A_GPU_THING_RX = re.compile(
+    r"[\s-]*(?:server|box|node|knoten|maschine|machine|rechner|instan[cz]e?|cluster|setup|"
+    r"provider|anbieter|cloud|hosting|rental|miete|vermietung|plattform|platform|system)"
+)
+
+
 def _count_of_cards(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
     """ "4 cards", "8x GPUs", "an 8-GPU node"."""
     m = re.search(r"(?<![a-z0-9.,])" + _NUM + r"\s*-?\s*(?:x\s*)?" + _CARD_WORD, folded)
+    if m and m.group(1) in _ARTICLES and _A_GPU_THING_RX.match(folded, m.end()):
+        m = None  # "we need a gpu server", "einen GPU-Server": one server, not one card
     if m and _to_int(m.group(1)):
         return _to_int(m.group(1))
     m2 = re.search(

@@ -214,6 +214,9 @@ _CONTEXT_RX = re.compile(
     # "context of 32k", "crank context up to 128k", "kontext auf 64k"
     r"|(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=|"
     r"(?:(?:up\s+)?to|bis(?:\s+zu)?|auf|at)\s)?\s*\(?\s*"
+    # "context around 16k per request", "kontext so ca. 8k", "context is ~32k"
+    r"(?:(?:is|ist|of|von)\s+)?(?:(?:around|about|roughly|approx\.?|approximately|ca\.?|circa|"
+    r"etwa|ungefähr|rund|so|~)\s*)*"
     r"(\d{1,7}(?:[.,]\d{1,4})?)\s*(k)?",
 )
 _CONCURRENCY_RX = re.compile(

@@ -161,7 +161,7 @@ _SIMPLE: tuple[tuple[Topic, re.Pattern[str]], ...] = (
 
 _KV_CACHE = re.compile(r"kv[\s-]*cache")
 RHETORICAL_NEGATIVE_RX = re.compile(
-    r"(?:^|[.?!,;:]\s*)(?:(?:reicht|reichen|passt|passen|läuft|laufen|geht|gehen|genügt|"
+    r"(?:^|[.?!,;:–—]\s*|\s-\s+)(?:(?:reicht|reichen|passt|passen|läuft|laufen|geht|gehen|genügt|"
     r"genügen)\s+(?:\S+\s+){0,5}?nicht\b|(?:doesn'?t|don'?t|won'?t|wouldn'?t|isn'?t|aren'?t|"
     r"can'?t|couldn'?t)\s)"
 )

@@ -169,6 +169,10 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         u.intents = self._intents(prose, u) if prose.strip() else []
         if _budget_enough(u):
             u.intents = ["cheapest"]  # "hab so 1000 dollar im monat, reicht das für qwen 32b?"
+        if u.output_tokens and u.intents[:1] in (["fit"], ["general"], []):
+            # "5000 Beschreibungen à 200 Token … wie lange dauert das?": a batch timed is a
+            # speed ask, however the words around it are ordered
+            u.intents = ["speed", *(i for i in u.intents if i != "speed")]
         if u.outside:
             u.intents = ["off_topic", *(i for i in u.intents if i != "off_topic")]
         two_links = len(re.findall(r"nvlink\s*\d|pcie\s*(?:gen\s*)?\d|\bgen\s*\d", prose)) >= 2

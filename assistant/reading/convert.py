@@ -118,6 +118,11 @@ def to_query(r: Reading) -> Query:
         # "only 3B params are active, so it fits on one 4090, right?": a fit claim argued from
         # the active parameters is the mechanism claim, however the reader filed it
         data["claim"] = "active_sets_memory"
+    if "difference_asked" in data["topics"] and len(r.configurations) == 1 and not r.claim:
+        # "what would 4x A100 SXM4 cost them on top of what they pay now?" with the node they
+        # have as what it refers back to: the difference of the two
+        back = [c for c in r.refers_to if c not in r.configurations]
+        data["configurations"] = [*r.configurations, *back[:1]]
     if r.claim in _PAIR_CLAIMS and len(r.configurations) == 1:
         # "und wäre die H100 PCIe dafür schneller?" after the A100: compared with what it
         # refers back to

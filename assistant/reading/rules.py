@@ -109,6 +109,14 @@ _SUFFICE_RX = re.compile(
 )
 
 
+#: "… or do we need something bigger?": the alternative offered is more memory, so the question
+#: is whether the job fits, not which link it needs
+_BIGGER_RX = re.compile(
+    r"\b(?:bigger|larger|more (?:memory|vram|cards|gpus)|größer\w*|grösser\w*|mehr (?:speicher|"
+    r"vram|karten|gpus))\b"
+)
+
+
 def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
     """A training or fine-tune asked to fit "enough" on a PCIe node of several cards asks the
     link question: the guide's answer for training split across cards is NVLink (rule 4), not
@@ -118,7 +126,8 @@ def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
     if not {"training", "fine_tuning"} & set(u.workloads) or u.adapter is not None:
         return u
     kinds = nlu._link_kinds(u.configurations) if nlu is not None else set()
-    if kinds != {"pcie"} or not _SUFFICE_RX.search(first_question(u.question).lower()):
+    first = first_question(u.question).lower()
+    if kinds != {"pcie"} or not _SUFFICE_RX.search(first) or _BIGGER_RX.search(first):
         return u
     return u.model_copy(update={"claim": "pcie_enough"})
 
