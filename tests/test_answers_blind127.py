@@ -140,6 +140,8 @@ def test_a_context_said_with_a_hedge_or_as_prompt_and_answer(nlu: Any) -> None:
     assert nlu.understand("qwen2.5 32b, context roughly 12k per request").context_tokens == 12288
     u = nlu.understand("how many chats fit on one l40s if input plus output is about 6k tokens")
     assert u.context_tokens == 6144
+    # "for context:" is the idiom, and no context is a few dozen tokens
+    assert nlu.understand("for context: about 40 users, 8 at once").context_tokens is None
 
 
 def test_a_shorthand_requirement_is_required(nlu: Any) -> None:

@@ -481,7 +481,8 @@ class EntityMixin:
                 u.context_tokens = int(re.sub(r"[.,]", "", value))  # "128.000 Token", "32,768"
             elif value:
                 num = _number(value) if "," not in value or k else float(value.replace(",", ""))
-                u.context_tokens = int(num * 1024) if k else int(num)
+                if k or num >= _LEAST_CONTEXT:  # "context … 40 users": no context of 40 tokens
+                    u.context_tokens = int(num * 1024) if k else int(num)
         if u.context_tokens is None:
             k = _CONTEXT_K_RX.search(folded)
             if k:
@@ -494,6 +495,10 @@ class EntityMixin:
             raw = next(g for g in m.groups() if g)
             u.concurrency = _to_int(raw)
 
+
+#: the least a context said without "k" can be (a smaller number near "context" counts something
+#: else)
+_LEAST_CONTEXT = 256
 
 # "8k-Sessions", "chats with 8k", "mit 8k drauf": a context said as a bare "8k" next to the
 # sequences it belongs to (not a budget: "8k/month", "$8k")

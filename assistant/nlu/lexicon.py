@@ -212,7 +212,9 @@ _CONTEXT_RX = re.compile(
     r"(?<![\d.,])(\d{1,7}(?:[.,]\d{1,4})?)\s*(k|K)?\s*(?:-\s*)?(?:tokens?\s*)?(?:of\s+)?(?:context|kontext|"
     r"kontextlänge|context length|context window|kontextfenster|ctx\b)"
     # "context of 32k", "crank context up to 128k", "kontext auf 64k"
-    r"|(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*(?:of|von|:|=|"
+    # ("for context: about 40 users" is the idiom, not a context)
+    r"|(?<!for )(?<!als )(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*"
+    r"(?:of|von|:|=|"
     r"(?:(?:up\s+)?to|bis(?:\s+zu)?|auf|at)\s)?\s*\(?\s*"
     # "context around 16k per request", "kontext so ca. 8k", "context is ~32k"
     r"(?:(?:is|ist|of|von)\s+)?(?:(?:around|about|roughly|approx\.?|approximately|ca\.?|circa|"
