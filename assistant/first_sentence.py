@@ -80,12 +80,26 @@ def expected_verdict(answer: Answer) -> Expected | None:
     if r.claim in ("fits", "too_small"):
         return _fit_expected(answer, converse=r.claim == "too_small")
     if r.claim in ("nvlink_needed", "pcie_enough"):
+        if _named_node_short(answer, r.configurations):
+            return None  # the node named cannot hold the training at all: its "no" leads
         verdicts = {bool(a.get("needs_nvlink")) for a in _calls(answer, "purchase_advice")}
         if len(verdicts) != 1:
             return None
         needed = verdicts.pop()
         return Expected(needed if r.claim == "nvlink_needed" else not needed, r.claim, fact=needed)
     return None
+
+
+def _named_node_short(answer: Answer, named: list[str]) -> bool:
+    """A training job the node the question names cannot hold with all its cards (training_fit):
+    "is PCIe enough?" is moot there, and the guide's link rule is no verdict on that node."""
+    rows = [
+        x
+        for res in _calls(answer, "training_fit")
+        for x in res.get("rows") or []
+        if isinstance(x, dict) and x.get("configuration") in named
+    ]
+    return bool(rows) and not any(x.get("fits_node") for x in rows)
 
 
 def _fit_expected(answer: Answer, *, converse: bool) -> Expected | None:

@@ -1022,6 +1022,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "KV cache not counted: only the parameter count is known.",
         "KV-Cache nicht eingerechnet: Nur die Parameterzahl ist bekannt.",
     ),
+    "training_named_short": (
+        "**No — training {model} takes about {total} before activations, more than the node you "
+        "named holds with all its cards.**",
+        "**Nein — das Training von {model} braucht etwa {total} vor Aktivierungen, mehr als der "
+        "genannte Knoten mit allen Karten fasst.**",
+    ),
     "training_fits_one": (
         "**No — training {model} fits on one card, so the link doesn't matter.**",
         "**Nein — das Training von {model} passt auf eine Karte, "

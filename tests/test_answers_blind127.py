@@ -221,3 +221,117 @@ def test_memory_beyond_the_models_context_gives_the_figure_asked_too(
     need = next(c for c in beyond if c.arguments.get("context_tokens") == 65536)
     assert f"{need.result['required_gb_total']:.1f} GB" in text
     assert text.startswith("**Phi-4")  # the lead is still the model's own limit
+
+
+# ---- the third round (blind-136 … blind-140)
+
+
+def test_a_german_fit_asked_first_or_too_small_is_the_fit(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "wir haben mistral nemo 12b selbst angepasst. können wir das auf einer rtx 4090 "
+        "betreiben oder ist die zu klein?"
+    )
+    text = _ok(a, "de")
+    assert a.reading.yes_no and a.reading.claim in (None, "fits")
+    assert text.lstrip("* ").startswith(("Ja", "Nein"))
+    assert not text.lstrip("* ").startswith("Ja — ") or "passt" in text.split("\n")[0]
+
+
+def test_a_card_hoped_for_is_no_exclusion(nlu: Any) -> None:
+    u = nlu.understand("gemma 3 12b für unsere faq – reicht da nicht eine l4?")
+    assert u.constraints.exclude_cards == [] and u.cards == ["l4"]
+    assert nlu.understand(
+        "bitte nicht die l4, was ist günstig für gemma 3 12b?"
+    ).constraints.exclude_cards
+
+
+def test_a_card_variant_in_brackets_is_that_card_not_a_link_question(nlu: Any) -> None:
+    u = nlu.understand("passt mistral small 24b auf eine h100 (80gb pcie)?")
+    assert u.cards == ["h100-pcie"] and "nvlink" not in u.intents
+
+
+def test_a_training_clause_with_a_fit_word_is_covered(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Full fine-tune of Llama 3.2 3B. It's a small model, so two consumer cards should be "
+        "plenty? Is your 2x RTX 5090 box enough, or do we need something bigger?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.unread == []
+    assert "training_fit" in [c.name for c in a.tool_calls]
+    assert text.lstrip("* ").startswith("No")
+
+
+def test_a_named_node_short_for_training_leads_with_no_when_the_link_is_asked(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Is our 2x RTX 5090 enough for a full fine-tune of Llama 3.2 3B, or do we need NVLink?"
+    )
+    text = _ok(a, "en")
+    rows = last_call(a, "training_fit").result["rows"]
+    assert not any(r["fits_node"] for r in rows if r["configuration"] == "2x-rtx-5090")
+    assert text.lstrip("* ").startswith("No")
+
+
+def test_a_relayed_german_question_full_of_english_terms_is_german(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "kunde meint mixtral 8x7b hat doch nur 13B aktive parameter, also reicht ne einzelne "
+        "L40S locker. stimmt das? will ihm nix falsches sagen"
+    )
+    assert a.language == "de"
+
+
+def test_or_does_it_work_as_is_is_a_yes_no(nlu: Any) -> None:
+    u = nlu.understand(
+        "Wir wollen Qwen 2.5 72B für 20 Leute gleichzeitig. Brauchen wir NVLink oder geht das so?"
+    )
+    assert u.yes_no
+
+
+def test_the_difference_asked_after_a_price_prices_both(assistant: Assistant, deps: Any) -> None:
+    first = assistant.ask("what does the 4x h100 sxm5 box cost per month?")
+    _ok(first, "en")
+    a = assistant.ask(
+        "and the 4x l40s, what's the difference per month?", session_id=first.session_id
+    )
+    text = _ok(a, "en")
+    prices = deps.catalog.configurations
+    diff = prices["4x-h100-sxm5"].usd_per_month - prices["4x-l40s"].usd_per_month
+    assert f"${diff:,.0f}" in text and not a.reading.yes_no
+
+
+def test_a_reaction_before_the_question_asks_nothing(nlu: Any) -> None:
+    u = nlu.understand("oh ok, that is more than expected. is one l40s enough for it then?")
+    assert u.intents[:1] == ["fit"] and u.claim is None and u.yes_no
+
+
+def test_a_speed_a_yes_no_asks_to_reach(nlu: Any) -> None:
+    assert nlu.understand("will qwen 2.5 7b on one l4 give us 25 tokens/s?").min_tokens_per_s == 25
+    assert nlu.understand("erreicht llama 3.1 8b auf einer l40s 40 token/s?").min_tokens_per_s == 40
+    assert (
+        nlu.understand("we get 12 tok/s with llama 70b on 4x a100, normal?").min_tokens_per_s
+        is None
+    )
+
+
+def test_a_model_already_fine_tuned_is_served(nlu: Any) -> None:
+    u = nlu.understand("we have a finetuned mistral 7b, would it fit on one l4?")
+    assert "fine_tuning" not in u.workloads and "training" not in u.workloads
+
+
+def test_on_an_nvlink_box_requires_nvlink(nlu: Any) -> None:
+    u = nlu.understand("we want qwen 2.5 72b on an nvlink box. cheapest one?")
+    assert u.constraints.require_link == "nvlink"
+    assert (
+        nlu.understand("is an nvlink box worth it for qwen 72b?").constraints.require_link is None
+    )
+
+
+def test_a_moe_claim_with_a_speed_ask_gives_the_speed(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "mixtral 8x7b on 2x a100 pcie, how much memory and how fast? only 13b are active, "
+        "so it should be quick"
+    )
+    _ok(a, "en")
+    assert a.reading.claim == "active_sets_memory"
+    assert "throughput_estimate" in [c.name for c in a.tool_calls]

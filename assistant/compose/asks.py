@@ -109,6 +109,10 @@ def p(lang: str, key: str, **kw: Any) -> str:
     return render(PHRASES, lang, key, **kw)
 
 
+#: the claims about a mechanism whose flows answer the claim (compose/claims.py), not the asks
+_MECHANISM_CLAIMS = frozenset({"memory_adds_up", "active_sets_memory"})
+
+
 class AsksMixin(ComposerBase):
     """Each ask of the question that its flow left open, answered after the lead."""
 
@@ -119,7 +123,10 @@ class AsksMixin(ComposerBase):
         # zahlt er im Monat für die Kiste?")
         asks = u.asks
         if not (flow.answers or flow.claim == "nvlink_needed"):
-            asks = [a for a in asks if a.kind == "price"] if u.configurations else []
+            # a claim about a mechanism ("sind ja nur 3b aktiv, sollte doch flott sein") with
+            # "wie schnell ist es?" beside it: the speed too, in figures
+            kinds = ("price", "speed") if flow.claim in _MECHANISM_CLAIMS else ("price",)
+            asks = [a for a in asks if a.kind in kinds] if u.configurations else []
         if not asks:
             return
         start = len(d.paras)

@@ -78,7 +78,7 @@ class Composer(
             self._fp8_note(d, u)
         if u.unknown_model and not u.model and u.params_b:
             self._sized_by_name(d, u.unknown_model, u.params_b, u.unknown_model_closest)
-        claim = self._named_verdict(d, asked, flow) or flow.claim
+        claim = self._named_verdict(d, asked, flow) or d.answered_claim or flow.claim
         # (a claim the planner restated, "PCIe within the budget?" as a fit: the one answered)
         said = u if asked.claim == u.claim else u.model_copy(update={"claim": asked.claim})
         answer_in_polarity(d, said, claim)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.answer import Citation, Language, PriceQuote, ToolCall
+from assistant.nlu.query import Claim
 from assistant.registry import ToolError, call_tool
 from assistant.texts import monthly, t, usd
 
@@ -69,6 +70,9 @@ class Draft:
     _prices: dict[str, PriceQuote] = field(default_factory=dict)
     flow: str = ""  # the flow-table row writing this answer
     verdict: bool | None = None  # the flow's answer to its yes/no claim, when it has one
+    # the claim the lead's yes/no answers when a flow answered another than its own (None: the
+    # flow's claim)
+    answered_claim: Claim | None = None
     # the question's constraints as tool filters (budget, minimum memory, exclusions): every
     # fit_check / cheapest_fit call of a filtered flow carries them
     filters: dict[str, Any] = field(default_factory=dict)

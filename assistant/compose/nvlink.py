@@ -243,6 +243,9 @@ class NvlinkMixin(ComposerBase):
         if advice is None or mem is None:
             self._nvlink_without_model(d, u)
             return
+        if self._named_short_for_training(d, u, fit, model, mem["total_gb"]):
+            self._add_advice(d, advice, with_also=False)
+            return
         rec = advice.get("recommendation")
         if rec == "not_offered":
             d.add(t(d.lang, "nvlink_multi_node"))
@@ -286,6 +289,25 @@ class NvlinkMixin(ComposerBase):
         self._add_advice(d, advice, with_also=False)
         d.suggest(follow_up(d.lang, "topology"))
         d.suggest(follow_up(d.lang, "cheapest", model=model))
+
+    def _named_short_for_training(
+        self, d: Draft, u: Query, fit: dict[str, Any], model: str, total_gb: float
+    ) -> bool:
+        """ "Ist ja ein kleines Modell, da sollten zwei Consumer-Karten doch reichen?" for a
+        full fine-tune the named node cannot hold even with all its cards: whether PCIe is
+        enough is moot, so the lead is that node's "No" and the memory short, then the rule."""
+        if not u.configurations or u.claim != "pcie_enough":
+            return False
+        start, verdict = len(d.paras), d.verdict
+        self._training_named(d, u, fit, total_gb)
+        if d.verdict is not False:  # the node holds it: the link question stands
+            del d.paras[start:]
+            d.verdict = verdict
+            return False
+        lead = t(d.lang, "training_named_short", model=model, total=gb(d.lang, total_gb))
+        d.paras.insert(start, lead)
+        d.answered_claim = "pcie_enough"  # the lead's "No" is said, not flipped
+        return True
 
     def _nvlink_for_model(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
         w = set(u.workloads)

@@ -61,7 +61,11 @@ _CONVERSE_OR_RX = re.compile(
     r"\b(?:or|oder)\s+(?:(?:do|would|will|should|must)\s+(?:i|we)\s+(?:really\s+|actually\s+|"
     r"definitely\s+|absolutely\s+)?(?:need|have to)|"
     r"(?:brauche|brauchen|benötige|benötigen)\s+(?:ich|wir)|(?:muss|müssen)\s+(?:ich|wir)|"
-    r"(?:is|ist)\s+(?:it|that|das|es)\s+(?:too|zu)\b|not\b|nicht\b|"
+    r"(?:is|ist)\s+(?:it|that|das|es|die|der|sie|er)\s+(?:too|zu)\b|not\b|nicht\b|"
+    # "Brauchen wir dafür NVLink oder geht das so?", "… or does it work as is?": the converse
+    r"geht(?:'s|s)?\s+(?:das|es)?\s*(?:auch\s+)?(?:so|ohne)\b|"
+    r"(?:does|will|would)\s+(?:it|that)\s+work\s+(?:as\s+is|without)\b|"
+    r"(?:is|would)\s+(?:it|that)\s+(?:be\s+)?fine\s+(?:as\s+is|without)\b|"
     # "do they need nvlink or is that overkill?", "lohnt sich NVLink, oder ist das
     # rausgeschmissenes Geld?": the converse said as a judgement, one yes/no
     r"(?:is|ist)\s+(?:it|that|this|das|es)\s+(?:\w+\s+)?(?:overkill|a waste|waste|"

@@ -458,6 +458,11 @@ _REQUIRE_LINK = (
     ),
     ("pcie", r"pcie[\s-]*(?:nodes?|knoten|only)|(?:only|nur)\s+pcie"),
 )
+# "we want mixtral 8x22b on an nvlink box", "auf einer NVLink-Maschine": the node asked for
+_ON_LINKED_NODE_RX = re.compile(
+    r"\b(?:on|auf|want|need|brauchen|wollen|rent|mieten)\s+(?:an?\s+|einer?\s+|einem\s+|einen\s+)?"
+    r"(nvlink|sxm)[\s-]*(?:box|boxes|machines?|maschinen?|servers?|nodes?|knoten)\b"
+)
 
 
 # a class of cards refused after its name: "Consumer-Karten (GeForce) lässt unsere
@@ -489,8 +494,18 @@ _LIST_JOIN = re.compile(
 
 
 def _negated(folded: str, start: int) -> bool:
-    """Whether a negation ("no", "ohne", "except", "not using") ends where a name starts."""
-    return bool(_NEG_BEFORE.search(folded[max(0, start - 40) : start]))
+    """Whether a negation ("no", "ohne", "except", "not using") ends where a name starts ("reicht
+    da nicht eine RTX 5090?" hopes for that card: no exclusion)."""
+    before = folded[max(0, start - 40) : start]
+    return bool(_NEG_BEFORE.search(before)) and not _HOPED_FOR_RX.search(before)
+
+
+# "reicht da nicht eine …", "passt das nicht auf eine …", "wouldn't one … do": a card hoped for
+_HOPED_FOR_RX = re.compile(
+    r"\b(?:reicht|reichen|passt|passen|läuft|laufen|geht|gehen|genügt|genügen|tut'?s|tut es)\s+"
+    r"(?:\S+\s+){0,3}?nicht\s+(?:(?:auch|schon|einfach)\s+)?(?:(?:auf|mit)\s+)?"
+    r"(?:eine?[nmr]?\s+)?(?:einzige[nmr]?\s+|einzelne[nmr]?\s+)?(?:\d+\s*x?\s*)?$"
+)
 
 
 def _negated_word_ends(folded: str) -> list[int]:
@@ -547,7 +562,9 @@ def find_exclusions(folded: str, u: Query) -> None:
         if m and u.constraints.exclude_link != kind and not _asked_alternative(unnamed, m.start()):
             u.constraints.require_link = kind  # type: ignore[assignment]
             break
-    if u.constraints.exclude_link != "nvlink" and (_stated_nvlink(folded) or _firm_nvlink(folded)):
+    if u.constraints.exclude_link != "nvlink" and (
+        _stated_nvlink(folded) or _firm_nvlink(folded) or _ON_LINKED_NODE_RX.search(unnamed)
+    ):
         u.constraints.require_link = "nvlink"
 
 
@@ -1113,9 +1130,35 @@ _SPEED_ASKED_RX = re.compile(
 )
 
 
+# "will llama 3.1 8b on a single L4 give me 30 tokens/s?", "schafft die 20 Token/s?": a speed
+# a yes/no asks whether it reaches
+_SPEED_REACHED_RX = re.compile(
+    r"\b(?:will|would|can|could|does|do|kann|wird|würde|schafft|schaffen)\b"
+    r"(?:[^.?!\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+    r"(?:give|get|reach|do|hit|manage|deliver|liefer\w*|erreich\w*|schaff\w*|bekomm\w*|krieg\w*)\s+"
+    r"(?:me\s+|us\s+|mir\s+|uns\s+)?(?:about\s+|around\s+|~\s*|ca\.?\s*|etwa\s+)?"
+    r"(\d{1,4}(?:[.,]\d+)?)\s*(?:tok(?:ens?)?|token)\s*(?:/\s*s(?:ec)?\b|per second|a second|"
+    r"pro sekunde|/\s*sek)[^.?!\n]{0,40}\?"
+)
+
+
+# "schafft qwen 2.5 7b auf einer l4 20 token/s?", "does it reach 50 tok/s on an h100?": the
+# question opened by the verb
+_SPEED_VERB_FIRST_RX = re.compile(
+    r"(?:^|[.?!]\s+)\W*(?:schafft|schaffen|erreicht|erreichen|packt|packen|reaches|hits|manages|"
+    r"does\s+(?:it|that|this|\S+)\s+(?:reach|hit|do|manage))\b"
+    r"(?:[^.?!\n]|(?<=\d)\.(?=\d)){0,60}?(?<![\w.,])(\d{1,4}(?:[.,]\d+)?)\s*(?:tok(?:ens?)?|token)\s*"
+    r"(?:/\s*s(?:ec)?\b|per second|a second|pro sekunde|/\s*sek)[^.?!\n]{0,40}\?"
+)
+
+
 def find_speed_asked(folded: str, u: Query) -> None:
     """A speed the question asks whether it reaches: the claim is "faster" (than that)."""
-    m = _SPEED_ASKED_RX.search(folded)
+    m = (
+        _SPEED_ASKED_RX.search(folded)
+        or _SPEED_REACHED_RX.search(folded)
+        or _SPEED_VERB_FIRST_RX.search(folded)
+    )
     if m is None:
         return
     word = _NUMBER_WORDS.get(m.group(1))  # "more than twenty tokens per second"
@@ -1147,8 +1190,10 @@ _VERIFY_RX = re.compile(
 _FIT_FIRST_RX = re.compile(
     # (at the start of the question or of its clause: "we tuned it ourselves, can we serve it
     # on one L4 or is that too small")
-    r"(?:^|[,;:.]\s)\W*(?:will|would|does|do|can|could|is|passt|läuft|geht|reicht|schafft)\b"
-    r"[^?]{0,80}?\b(?:run|fit|work|go|serve|host|passt|läuft|laufen|geht|reicht|schafft|on|auf)\b|"
+    r"(?:^|[,;:.]\s)\W*(?:will|would|does|do|can|could|is|passt|läuft|geht|reicht|schafft|"
+    r"kann|können|könnte|könnten|würde|würden|wird|ist)\b"
+    r"[^?]{0,80}?\b(?:run|fit|work|go|serve|host|passt|läuft|laufen|geht|reicht|schafft|on|auf|"
+    r"betreiben|hosten)\b|"
     r"^\W*(?:reicht|reichen|passt|passen|genügt|genügen)\b"
 )
 

@@ -111,11 +111,11 @@ _CARD_RX: list[tuple[str, re.Pattern[str]]] = [
     (cid, re.compile(r"(?:(?<![a-z0-9])|(?<=\dx))" + rx + r"(?:ern|er|en|n)?(?![a-z0-9])"))
     for cid, rx in [
         # "A100 80GB (PCIe)": the form factor may follow in brackets
-        ("a100-sxm4", r"a100[\s-]*(?:80\s*gb[\s-]*)?\(?sxm4?\)?"),
-        ("a100-pcie", r"a100[\s-]*(?:80\s*gb[\s-]*)?\(?pcie\)?"),
+        ("a100-sxm4", r"a100[\s-]*\(?\s*(?:80\s*gb[\s,-]*)?\(?sxm4?\)?"),
+        ("a100-pcie", r"a100[\s-]*\(?\s*(?:80\s*gb[\s,-]*)?\(?pcie\)?"),
         ("a100", r"a100(?:[\s-]*80\s*gb)?s?"),
-        ("h100-sxm5", r"h100[\s-]*(?:80\s*gb[\s-]*)?\(?sxm5?\)?"),
-        ("h100-pcie", r"h100[\s-]*(?:80\s*gb[\s-]*)?(?:nvl[\s-]*)?\(?pcie\)?"),
+        ("h100-sxm5", r"h100[\s-]*\(?\s*(?:80\s*gb[\s,-]*)?\(?sxm5?\)?"),
+        ("h100-pcie", r"h100[\s-]*\(?\s*(?:80\s*gb[\s,-]*)?(?:nvl[\s-]*)?\(?pcie\)?"),
         ("h100", r"h100(?:[\s-]*80\s*gb)?s?"),
         ("h200", r"h200(?:[\s-]*sxm)?s?"),
         ("b200", r"(?:hgx[\s-]*)?b200s?"),

@@ -116,5 +116,18 @@ def _before_notice(paragraph: str) -> str:
 
 
 def what_is_asked(text: str) -> str:
-    """The message without its thread history, signatures and disclaimers."""
-    return drop_signatures(drop_earlier_messages(text))
+    """The message without its thread history, signatures and disclaimers, and without a
+    reaction said before the question ("hm ok thats more than we thought. only inference then -
+    is one 4090 enough?")."""
+    text = drop_signatures(drop_earlier_messages(text))
+    rest = _REACTION_RX.sub("", text, count=1)
+    return rest if "?" in rest and rest.strip() else text
+
+
+# a first sentence that only reacts to the previous answer: "hm ok thats more than we thought.",
+# "ah, verstehe.", "thanks, got it!" (no question of its own)
+_REACTION_RX = re.compile(
+    r"^\s*(?:hm+|hmm+|ok(?:ay)?|ah+|oh+|alright|thanks|thx|ty|danke|gut|na gut|verstehe|"
+    r"i see|got it|understood|alles klar)\b[^.?!\n]{0,60}[.!]+\s+",
+    re.IGNORECASE,
+)

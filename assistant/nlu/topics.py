@@ -221,6 +221,16 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             r"\bmehr als (?:er|sie|wir|ich) (?:jetzt |derzeit |aktuell |bisher )?(?:zahl|bezahl)\w*"
         ),
     ),
+    (
+        # "what does that box cost a month? … whats the difference", "und was ist der
+        # unterschied im monat zwischen den beiden?": the difference asked of prices
+        "difference_asked",
+        re.compile(
+            r"(?s)^(?=.*\b(?:cost\w*|prices?|pay\w*|kostet|kosten|preis\w*|zahl\w*|month\w*|"
+            r"monat\w*)\b).*?\b(?:what'?s|whats|what is|was ist|wie groß ist|wie hoch ist)\s+"
+            r"(?:the\s+|der\s+)?(?:difference|unterschied)\b"
+        ),
+    ),
     ("kv_cache", _KV_CACHE),
     ("bandwidth", re.compile(r"bandwidth|bandbreite")),
     ("layers", re.compile(r"\blayers?\b")),

@@ -218,7 +218,9 @@ _INFERENCE_FORMAT_RX = re.compile(r"\b(?:awq|gptq|gguf|q4_k_m|q5_k_m|q8_0|exl2)\
 _SERVE_RX = re.compile(
     r"\b(?:serve|serving|deploy\w*|host\w*|inference|inferenz|betreiben|bereitstellen|"
     r"production|produktiv\w*|hitting it|users?|agents?|nutzer\w*|chat\w*|requests|anfragen|"
-    r"ausliefer\w*|ausgeliefert|ausrollen|mitarbeiter\w*|employees|staff|people|leute)\b"
+    r"ausliefer\w*|ausgeliefert|ausrollen|mitarbeiter\w*|employees|staff|people|leute|"
+    # "we have a finetuned pythia 12b, would it fit on one L4?": a model that exists, fitted
+    r"fit|fits|passt|passen|läuft|laufen|run|runs)\b"
 )
 _WILL_TUNE_RX = re.compile(
     r"\b(?:to|want|plan|will|going to|wollen|möchten|planen|vorhaben)\s+(?:\w+\s+){0,4}?"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from assistant.nlu.asks import BARE_K_RX, _first_question, find_asks
+from assistant.nlu.asks import BARE_K_RX, _first_question, find_asks, is_yes_no
 from assistant.nlu.constraints import DROPPED_RX, FIT_QUESTION_RX, find_users_factor
 from assistant.nlu.lexicon import _find_cards, _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
@@ -425,7 +425,8 @@ _THE_TWO_RX = re.compile(
 #: a difference asked in money ("wie viel teurer", "how much more do we pay")
 _MONEY_WORD_RX = re.compile(
     r"\b(?:teurer|günstiger|billiger|cheaper|more expensive|pricier|costlier|zahl\w*|pay\w*|"
-    r"kost\w*|cost\w*|preis\w*|price\w*|spar\w*|sav(?:e|ing)\w*)\b|[$€]"
+    r"kost\w*|cost\w*|preis\w*|price\w*|spar\w*|sav(?:e|ing)\w*|im monat|a month|per month|"
+    r"monthly|monatlich)\b|[$€]"
 )
 
 
@@ -464,6 +465,8 @@ def _the_two(merged: Any, prev: Slots, catalog: Any) -> None:
         # ("und wie viel teurer ist der h200-knoten im monat?" after two fits: their prices)
         rest = (i for i in merged.intents if i not in ("cheapest", "price", "off_topic", "fit"))
         merged.intents = ["price", *rest]
+        if not is_yes_no(merged.question):  # "und was ist der unterschied im monat?": asks what
+            merged.yes_no, merged.claim = False, None
 
 
 #: a question that only names hardware ("und ne 5090?", "and an L40S?", "oder 2x A6000?")

@@ -127,7 +127,8 @@ def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
         return u
     kinds = nlu._link_kinds(u.configurations) if nlu is not None else set()
     first = first_question(u.question).lower()
-    if kinds != {"pcie"} or not _SUFFICE_RX.search(first) or _BIGGER_RX.search(first):
+    bigger = _BIGGER_RX.search(u.question.lower())  # "… oder brauchen wir was Größeres?"
+    if kinds != {"pcie"} or not _SUFFICE_RX.search(first) or bigger:
         return u
     return u.model_copy(update={"claim": "pcie_enough"})
 
@@ -210,6 +211,8 @@ def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
         return True
     if part.explain:
         return whole.explain
+    if part.intent == "general" and "fit" in covered and _fit_worded(part):
+        return True  # "… da sollten zwei Karten doch reichen?" beside the fit asked of a node
     # a catch-all clause that names nothing of its own continues the sizing question
     return part.intent == "general" and not part.workloads and whole.intent == "general"
 
@@ -218,4 +221,21 @@ def _catch_all_fit(part: Query) -> bool:
     """A clause read as "fit" only because nothing else matched: no fit words, no model, no
     hardware, no load of its own."""
     named = part.has_subject or part.cards or part.card_families or part.configurations
-    return part.intent == "fit" and not part.asks_fit and not named and not part.workloads
+    return (
+        part.intent == "fit"
+        and not part.asks_fit
+        and not named
+        and not part.workloads
+        and not _fit_worded(part)
+    )
+
+
+def _fit_worded(part: Query) -> bool:
+    """ "da sollten zwei Consumer-Karten doch locker reichen?": a fit word asks the fit."""
+    q = part.question.lower()
+    return bool(_SUFFICE_RX.search(q) or _FITS_WORD_RX.search(q))
+
+
+_FITS_WORD_RX = re.compile(
+    r"\b(?:fits?|passt|passen|hold|holds|fasst|fassen|plenty|genügend|genug)\b"
+)
