@@ -243,11 +243,10 @@ class NvlinkMixin(ComposerBase):
         if advice is None or mem is None:
             self._nvlink_without_model(d, u)
             return
-        if self._named_short_for_training(d, u, fit, model, mem["total_gb"]):
-            self._add_advice(d, advice, with_also=False)
-            return
         rec = advice.get("recommendation")
-        if rec == "not_offered":
+        if self._named_short_for_training(d, u, fit, model, mem["total_gb"]):
+            pass  # the named node's "No" leads; the link's reasons follow
+        elif rec == "not_offered":
             d.add(t(d.lang, "nvlink_multi_node"))
         elif advice.get("needs_nvlink"):
             d.add(t(d.lang, "nvlink_yes_training"))

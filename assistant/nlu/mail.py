@@ -124,10 +124,18 @@ def what_is_asked(text: str) -> str:
     return rest if "?" in rest and rest.strip() else text
 
 
-# a first sentence that only reacts to the previous answer: "hm ok thats more than we thought.",
-# "ah, verstehe.", "thanks, got it!" (no question of its own)
+# a first sentence that only reacts to the previous answer, made of nothing but such words: "hm
+# ok thats more than we thought.", "ah, verstehe.", "oh wow, das ist mehr als gedacht!" (not "hm
+# they dont want A6000.", "ok qlora then.")
+_FILLER = (
+    r"hm+|hmm+|ok(?:ay)?|ah+|oh+|wow|alright|thanks|thank you|thx|ty|danke|gut|na gut|verstehe|"
+    r"i see|got it|understood|alles klar|that'?s|thats|that|this|is|das|ist|more|mehr|less|"
+    r"weniger|than|als|we|i|wir|ich|thought|expected|gedacht|erwartet|a lot|quite|viel|ganz "
+    r"schön|interesting|interessant|good|great|super|cool|damn|schade|to know|zu wissen|so|also|"
+    r"then|dann|hmm|well|na"
+)
 _REACTION_RX = re.compile(
-    r"^\s*(?:hm+|hmm+|ok(?:ay)?|ah+|oh+|alright|thanks|thx|ty|danke|gut|na gut|verstehe|"
-    r"i see|got it|understood|alles klar)\b[^.?!\n]{0,60}[.!]+\s+",
+    rf"^\s*(?:hm+|ok(?:ay)?|ah+|oh+|wow|alright|thanks|thx|ty|danke|gut|na gut|verstehe|i see|"
+    rf"got it|understood|alles klar)\b(?:[\s,]+(?:{_FILLER})\b)*\s*[.!]+\s+",
     re.IGNORECASE,
 )
