@@ -303,6 +303,9 @@ def test_the_difference_asked_after_a_price_prices_both(assistant: Assistant, de
 def test_a_reaction_before_the_question_asks_nothing(nlu: Any) -> None:
     u = nlu.understand("oh ok, that is more than expected. is one l40s enough for it then?")
     assert u.intents[:1] == ["fit"] and u.claim is None and u.yes_no
+    # a first sentence with content of its own is no reaction
+    u = nlu.understand("hm they dont want the L40S (bad experience). next option?")
+    assert "l40s" in u.constraints.exclude_cards
 
 
 def test_a_speed_a_yes_no_asks_to_reach(nlu: Any) -> None:
