@@ -14,7 +14,14 @@ from typing import Any
 
 from assistant.nlu.batch import find_output_tokens
 from assistant.nlu.claims import find_stated_claim
-from assistant.nlu.lexicon import _NUM, _NUMBER_WORDS, _find_cards, _to_int
+from assistant.nlu.lexicon import (
+    _NUM,
+    _NUMBER_WORDS,
+    NEEDED_WORDS,
+    NO_LINK_NEEDED,
+    _find_cards,
+    _to_int,
+)
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
 from tools.load import traffic_of
 from tools.specs import ARCHITECTURES, Architecture
@@ -433,9 +440,8 @@ _EXCLUDE_LINK = (
     (
         "nvlink",
         r"(?:without|ohne|no|kein\w*|not|nicht|never|avoid\w*|vermeid\w*|skip)\s+(?:the\s+|"
-        r"mit\s+)?(?:nvlink|sxm|nvswitch)(?!\s+(?:\w+\s+){0,2}?"
+        r"mit\s+)?(?:nvlink|sxm|nvswitch)(?!\s+(?:\w+\s+){0,2}?" + NEEDED_WORDS + r"\b)|"
         # "kein NVLink nötig", "no nvlink needed": the claim that PCIe is enough, not a refusal
-        r"(?:nötig|notwendig|erforderlich|benötigt|needed|necessary|required)\b)|"
         r"nvlink[\s-]*(?:free|frei|los)\b|"
         # "they explicitly don't want nvlink nodes (budget thing)"
         r"(?:don'?t|do not|does not|doesn'?t|won'?t|will not)\s+(?:\w+\s+)?(?:want|like|pay for|"
@@ -827,13 +833,8 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         r"good enough|ausreichend|"
         r"genug|reicht|genügt|aus\b)|"
         r"(?:get away|auskommen|klarkommen|zurechtkommen|leben)\s+(?:\w+\s+){0,3}?(?:with|mit)\s+"
-        r"(?:\w+\s+){0,2}?pcie|"
+        r"(?:\w+\s+){0,2}?pcie|" + NO_LINK_NEEDED + r"|"
         # "da ist kein nvlink nötig, oder?", "no nvlink needed, right?", "we don't need nvlink"
-        r"\b(?:kein\w*|no)\s+(?:nvlink|sxm)\s+(?:\w+\s+){0,2}?(?:nötig|notwendig|erforderlich|"
-        r"benötigt|needed|necessary|required)\b|"
-        r"\b(?:don'?t|do not|doesn'?t|does not|won'?t)\s+(?:really\s+|actually\s+)?need\s+"
-        r"(?:\w+\s+)?(?:nvlink|sxm)|\b(?:brauch\w*|benötig\w*)\s+(?:\w+\s+){0,5}?kein\w*\s+"
-        r"(?:nvlink|sxm)|"
         r"nvlink\s+(?:\w+\s+){0,3}?(?:overkill|übertrieben|unnötig|unnecessary|not necessary|"
         r"nicht nötig|nicht notwendig|überflüssig|verzichtbar|a waste|geldverschwendung)|"
         r"(?:avoid|skip|save|spar\w*|verzicht\w*|vermeid\w*)\s+(?:\w+\s+){0,3}?(?:nvlink|sxm)|"

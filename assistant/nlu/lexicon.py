@@ -127,6 +127,17 @@ _CARD_RX: list[tuple[str, re.Pattern[str]]] = [
     ]
 ]
 
+#: "needed" in both languages, after a link named ("kein NVLink nötig", "no nvlink needed")
+NEEDED_WORDS = r"(?:nötig|notwendig|erforderlich|benötigt|needed|necessary|required)"
+#: the link said not to be needed: "we don't need nvlink", "da ist kein NVLink nötig", "ich
+#: brauche doch kein NVLink", "NVLink is not needed" (the claim that PCIe is enough)
+NO_LINK_NEEDED = (
+    r"\b(?:don'?t|do not|doesn'?t|does not|won'?t)\s+(?:really\s+|actually\s+)?need\s+"
+    r"(?:\w+\s+)?(?:nvlink|sxm)|\b(?:no|kein\w*)\s+(?:nvlink|sxm)\s+(?:\w+\s+){0,2}?"
+    + NEEDED_WORDS
+    + r"\b|\b(?:brauch\w*|benötig\w*)\s+(?:\w+\s+){0,5}?kein\w*\s+(?:nvlink|sxm)|"
+    r"\b(?:nvlink|sxm)\s+(?:is\s+|ist\s+)?(?:not|nicht)\s+" + NEEDED_WORDS + r"\b"
+)
 _CARD_WORD = r"(?:gpus?|cards?|karten?|grafikkarten?|gpu-karten?|beschleuniger)"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu.asks import _WH_RX, is_yes_no
-from assistant.nlu.lexicon import _cards_in, _fold
+from assistant.nlu.lexicon import NO_LINK_NEEDED, _cards_in, _fold
 from assistant.nlu.query import Query, Topic
 
 _VERSUS = re.compile(
@@ -177,12 +177,7 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             # states the positive, which "Yes" confirms)
             r"(?s)^(?!.*\bpcie\s+(?:\w+\s+){0,3}?(?:fine|enough|ok|okay|sufficient|ausreichend|"
             r"genug|reicht|genügt)\b)(?!.*\b(?:reicht|genügt)\s+(?:\w+\s+){0,3}?pcie\b).*?"
-            r"(?:\b(?:don'?t|do not|doesn'?t|does not|won'?t)\s+(?:really\s+|actually\s+)?need\s+"
-            r"(?:\w+\s+)?(?:nvlink|sxm)|\b(?:no|kein\w*)\s+(?:nvlink|sxm)\s+(?:\w+\s+){0,2}?"
-            r"(?:nötig|notwendig|erforderlich|benötigt|needed|necessary|required)\b|"
-            r"\b(?:brauch\w*|benötig\w*)\s+(?:\w+\s+){0,5}?kein\w*\s+(?:nvlink|sxm)|"
-            r"\b(?:nvlink|sxm)\s+(?:is\s+|ist\s+)?(?:not|nicht)\s+(?:needed|necessary|required|"
-            r"nötig|notwendig|erforderlich)\b)"
+            r"(?:" + NO_LINK_NEEDED + r")"
         ),
     ),
     (
