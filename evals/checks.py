@@ -487,7 +487,7 @@ _NO_VERDICT_RX = re.compile(
 
 
 # the words a negative question is answered with (assistant/compose/polarity.py)
-_NEGATED_LEAD_RX = re.compile(r"^\W*(?:right|stimmt|doch)\b", re.IGNORECASE)
+_NEGATED_LEAD_RX = re.compile(r"^\W*(?:right|stimmt|doch|ja,\s*stimmt)\b", re.IGNORECASE)
 
 # a yes/no asked the other way round: its "yes" says the job does not fit
 _TOO_SMALL_RX = re.compile(

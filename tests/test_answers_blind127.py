@@ -338,3 +338,28 @@ def test_a_moe_claim_with_a_speed_ask_gives_the_speed(assistant: Assistant) -> N
     _ok(a, "en")
     assert a.reading.claim == "active_sets_memory"
     assert "throughput_estimate" in [c.name for c in a.tool_calls]
+
+
+# ---- the fourth round (blind-141 … blind-143)
+
+
+def test_an_expectation_put_up_for_confirmation_is_a_yes_no(nlu: Any) -> None:
+    assert nlu.understand(
+        "Das Modell ist klein, zwei Karten sollten da doch reichen … oder brauchen wir mehr?"
+    ).yes_no
+    assert nlu.understand("one l40s should be plenty for qwen 2.5 7b, or not?").yes_no
+
+
+def test_a_negated_german_claim_confirmed_says_ja_stimmt(assistant: Assistant) -> None:
+    a = assistant.ask("stimmt es, dass qwen 2.5 72b in bf16 nicht auf eine h100 passt?")
+    assert _ok(a, "de").lstrip("* ").startswith("Ja, stimmt")
+
+
+def test_a_scraping_script_is_outside_sizing(assistant: Assistant) -> None:
+    a = assistant.ask("could you write me a python script that scrapes ebay prices daily?")
+    assert a.reading.outside == ["other_it"] and a.tool_calls == []
+
+
+def test_the_eight_card_node_said_the_german_way(nlu: Any) -> None:
+    u = nlu.understand("und was kostet die 8er a100 sxm4 im monat?")
+    assert u.count == 8 and u.configurations == ["8x-a100-sxm4"]

@@ -130,7 +130,7 @@ def test_a_negated_fit_claim_is_answered_in_its_polarity(assistant: Assistant) -
         if r["configuration"] == "1x-rtx-4090"
     )
     assert row["verdict"] == "does_not_fit"
-    assert _ok(a, "de").startswith("**Stimmt")  # "yes, it is true that it does not fit"
+    assert _ok(a, "de").startswith("**Ja, stimmt")  # "yes, it is true that it does not fit"
     b = assistant.ask("ist es richtig, dass llama 3.1 8b nicht auf eine einzelne l4 passt?")
     assert _ok(b, "de").startswith("**Doch")  # it does fit
 
@@ -184,11 +184,12 @@ def test_a_family_without_a_size_offers_its_models_and_a_size_answers(deps: Deps
 
 def test_a_negative_question_is_answered_right_no_stimmt_or_doch(assistant: Assistant) -> None:
     """blind-28: "phi 4 wont fit on a single 4090 will it?" is answered "Right — … does not fit"
+    ("Ja, stimmt — …" in German)
     (not "Yes — … does not fit"); a false negative claim gets "No" (en) / "Doch" (de)."""
     cases = [
         ("qwen3 14b wont fit on a single 4090 will it?", "en", "**Right — "),
         ("pretty sure llama 3.1 8b wont fit on a single L4 right?", "en", "**No — "),
-        ("stimmt es dass qwen3 14b NICHT auf eine einzelne 4090 passt?", "de", "**Stimmt — "),
+        ("stimmt es dass qwen3 14b NICHT auf eine einzelne 4090 passt?", "de", "**Ja, stimmt — "),
         ("llama 3.1 8b passt nicht auf eine l4, oder?", "de", "**Doch — "),
     ]
     for question, lang, lead in cases:

@@ -108,8 +108,8 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
 
 
 #: the word a negative question is answered with ("X won't fit, will it?" / "passt nicht,
-#: oder?"): agreeing "Right" / "Stimmt", disagreeing "No" / "Doch"
-_NEGATED_WORDS = {"Yes": "Right", "Ja": "Stimmt", "Nein": "Doch"}
+#: oder?"): agreeing "Right" / "Ja, stimmt", disagreeing "No" / "Doch"
+_NEGATED_WORDS = {"Yes": "Right", "Ja": "Ja, stimmt", "Nein": "Doch"}
 
 
 def _negated_lead(d: Draft, lead: int) -> None:

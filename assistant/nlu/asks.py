@@ -133,6 +133,15 @@ _WHAT_IF_RX = re.compile(
 )
 
 
+# "zwei Karten sollten da doch dicke reichen … oder brauchen wir was Größeres?", "that should be
+# plenty, right?": an expectation put up for confirmation is a yes/no
+_SHOULD_SUFFICE_RX = re.compile(
+    r"\b(?:sollte|sollten|müsste|müssten|should|ought to)\b[^?]{0,60}?\b(?:reichen|passen|gehen|"
+    r"klappen|laufen|be enough|suffice|fit|work|be plenty|be fine)\b[^?]{0,60}\?",
+    re.IGNORECASE,
+)
+
+
 def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
@@ -141,7 +150,7 @@ def is_yes_no(question: str) -> bool:
     # "what if we go fp8, would 2 of them be enough then?": a condition, then the yes/no
     q = _WHAT_IF_RX.sub("", q, count=1) or q
     tag = _TAG_END_RX.search(q)  # "passt nicht auf eine L4, oder?": a tag, not an alternative
-    if tag:
+    if tag or _SHOULD_SUFFICE_RX.search(q):
         return True
     if ALTERNATIVE_RX.search(q) and not _CONVERSE_OR_RX.search(q) and not _OF_ALL_RX.search(q):
         return False

@@ -753,6 +753,9 @@ def _count_before_card(folded: str, start: int, end: int, u: Query, cid: str = "
         return (
             1  # "one of your L4 cards", "one of our L4s": one card (not "one of your H100 nodes")
         )
+    eighter = re.search(r"(?<![a-z0-9.,])([1-8])er[\s-]+(?:nvidia\s+)?$", before)
+    if eighter:  # "die 8er H200", "den 4er-L40S": the node of that many cards
+        return int(eighter.group(1))
     m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
         # "auf rtx4090 möglich?", "70b on 4090?": a card named bare after "on" is one card

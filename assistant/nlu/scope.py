@@ -218,7 +218,12 @@ GOALS: tuple[Goal, ...] = (
             r"\b(?:cpu[\s-]?cores?|vcpus?|cpu[\s-]?kerne|prozessorkerne)\b|"
             r"\bgrafana\b|\bdashboards?\b[^.?!]{0,30}\bjson\b|"
             r"\b(?:write|build|schreib\w*|bau\w*)\s+(?:us|me|uns|mir)\s+(?:a|an|ein\w*)\s+"
-            r"(?:dashboard|script|skript|terraform|ansible|helm)"
+            r"(?:(?:python|bash|shell|node|js|javascript|go|rust|php)\s+)?"
+            r"(?:dashboard|script|skript|terraform|ansible|helm|scraper|crawler|bot|programm?|"
+            r"code)|"
+            # "a python script that scrapes amazon prices every hour": code of another purpose
+            r"\b(?:scrapes?|scraping|crawl\w*)\b[^.?!]{0,40}\b(?:prices?|preise?|websites?|"
+            r"webseiten?|pages?|seiten|amazon|ebay)\b"
         ),
         topic=re.compile(
             r"\b(?:postgres\w*|mysql|mariadb|mongodb|datenbankserver|database server)\b"
