@@ -353,6 +353,9 @@ def test_an_expectation_put_up_for_confirmation_is_a_yes_no(nlu: Any) -> None:
 def test_a_negated_german_claim_confirmed_says_ja_stimmt(assistant: Assistant) -> None:
     a = assistant.ask("stimmt es, dass qwen 2.5 72b in bf16 nicht auf eine h100 passt?")
     assert _ok(a, "de").lstrip("* ").startswith("Ja, stimmt")
+    # a negative statement with its tag is agreed with "Stimmt", as before
+    a = assistant.ask("qwen 2.5 72b passt in bf16 nicht auf eine h100, oder?")
+    assert _ok(a, "de").lstrip("* ").startswith("Stimmt —")
 
 
 def test_a_scraping_script_is_outside_sizing(assistant: Assistant) -> None:

@@ -184,7 +184,7 @@ def test_a_family_without_a_size_offers_its_models_and_a_size_answers(deps: Deps
 
 def test_a_negative_question_is_answered_right_no_stimmt_or_doch(assistant: Assistant) -> None:
     """blind-28: "phi 4 wont fit on a single 4090 will it?" is answered "Right — … does not fit"
-    ("Ja, stimmt — …" in German)
+    ("Ja, stimmt — …" to a German "Stimmt es, dass …?", "Stimmt — …" to a tag)
     (not "Yes — … does not fit"); a false negative claim gets "No" (en) / "Doch" (de)."""
     cases = [
         ("qwen3 14b wont fit on a single 4090 will it?", "en", "**Right — "),

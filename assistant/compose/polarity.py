@@ -83,7 +83,7 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
         if converse:
             d.paras[lead] = m.group(1) + _FLIP[m.group(2)] + d.paras[lead][m.end() :]
         if negated:
-            _negated_lead(d, lead)
+            _negated_lead(d, lead, u.question)
         return
     if _ANY_LEAD_RX.match(d.paras[lead]) or not (u.yes_no or u.claim):
         return
@@ -104,18 +104,26 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     word = yes_no_word(d.lang, verdict)
     d.paras[lead] = f"**{word}.** " + d.paras[lead]
     if negated:
-        _negated_lead(d, lead)
+        _negated_lead(d, lead, u.question)
 
 
 #: the word a negative question is answered with ("X won't fit, will it?" / "passt nicht,
-#: oder?"): agreeing "Right" / "Ja, stimmt", disagreeing "No" / "Doch"
-_NEGATED_WORDS = {"Yes": "Right", "Ja": "Ja, stimmt", "Nein": "Doch"}
+#: oder?"): agreeing "Right" / "Stimmt", disagreeing "No" / "Doch"
+_NEGATED_WORDS = {"Yes": "Right", "Ja": "Stimmt", "Nein": "Doch"}
+#: "Stimmt es, dass X nicht passt?" asks whether it is true: agreeing is "Ja, stimmt"
+_TRUTH_ASKED_RX = re.compile(
+    r"^\W*(?:(?:hi|hallo|hey|kurze frage)\W+)?(?:stimmt es|ist es (?:richtig|wahr|korrekt))\b",
+    re.IGNORECASE,
+)
 
 
-def _negated_lead(d: Draft, lead: int) -> None:
+def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
     m = _LEAD_RX.match(d.paras[lead])
     if m and m.group(2) in _NEGATED_WORDS:
-        d.paras[lead] = m.group(1) + _NEGATED_WORDS[m.group(2)] + d.paras[lead][m.end() :]
+        word = _NEGATED_WORDS[m.group(2)]
+        if m.group(2) == "Ja" and _TRUTH_ASKED_RX.match(question):
+            word = "Ja, stimmt"
+        d.paras[lead] = m.group(1) + word + d.paras[lead][m.end() :]
 
 
 def _lead_index(d: Draft) -> int | None:
