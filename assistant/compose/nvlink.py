@@ -322,7 +322,12 @@ class NvlinkMixin(ComposerBase):
             u = self._nvlink_setup_no_fit(d, u, fit, targets)
             note = d.paras[start:]
             del d.paras[start:]
-            self._nvlink_verdict(d, u, fit, [])
+            # (the guide's same job on another card's twin nodes is no answer about the node
+            # named: left out, the answer stays about it)
+            self._nvlink_verdict(d, u, fit, [], compare=False)
+            unpriced = [c for c in d.result if c not in d._prices]
+            if unpriced and len(d.paras) > start:  # the node the verdict names, with its price
+                d.paras[start] += " " + d.price(unpriced[0])
             # a yes/no ("brauch ich NVLink für 70B auf 2x L40S?", "und bräuchte er für so ein
             # Modell NVLink?") is answered first, in the asker's polarity, then that the node
             # named does not hold it
@@ -333,7 +338,12 @@ class NvlinkMixin(ComposerBase):
         self._nvlink_verdict(d, u, fit, targets)
 
     def _nvlink_verdict(
-        self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]
+        self,
+        d: Draft,
+        u: Query,
+        fit: dict[str, Any],
+        targets: list[dict[str, Any]],
+        compare: bool = True,
     ) -> None:
         """NVLink or PCIe for a model that fits somewhere: one card, copies, or a split."""
         rows = fit["rows"]
@@ -353,7 +363,7 @@ class NvlinkMixin(ComposerBase):
             self._numbers(d, fit)
             self._add_advice(d, self._advice(d, fits_one_card=False, cards_needed=9))
             return
-        self._nvlink_split(d, u, fit, one, setup_split)
+        self._nvlink_split(d, u, fit, one, setup_split, compare)
 
     def _nvlink_setup_no_fit(
         self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]
@@ -483,10 +493,11 @@ class NvlinkMixin(ComposerBase):
         fit: dict[str, Any],
         one: dict[str, Any] | None,
         setup_split: list[dict[str, Any]],
+        compare: bool = True,
     ) -> None:
         """A model that must be split: the verdict for the workload, why (the all-reduce of
-        tensor parallelism), the same job on the SXM node and its PCIe twin, the rule, and the
-        bigger card that would hold it alone."""
+        tensor parallelism), the same job on the SXM node and its PCIe twin (`compare`), the
+        rule, and the bigger card that would hold it alone."""
         w = set(u.workloads)
         rows = fit["rows"]
         sxm, pcie = self._pair(u, fit)
@@ -505,7 +516,8 @@ class NvlinkMixin(ComposerBase):
         self._numbers(d, fit)
         if not ({"independent", "pipeline_parallel"} & w) and ref is not None:
             self._tp_syncs(d, u, fit, ref, n)
-        self._same_job_both_ways(d, u, sxm, pcie)
+        if compare:
+            self._same_job_both_ways(d, u, sxm, pcie)
         self._nvlink_split_rule(d, u, n)
         self._alternative_cards(d, u, one)
         d.suggest(follow_up(d.lang, "topology"))
