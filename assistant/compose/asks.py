@@ -138,12 +138,8 @@ class AsksMixin(ComposerBase):
     def _answered(self, d: Draft, u: Query, ask: Ask, flow: Flow) -> bool:
         if ask.kind == "price":  # quoted by the price tool, not only shown beside a row
             return self._priced(d, u)
-        if ask.kind == "fit" and ask.precision is None and d.flow == "nvlink" and u.configurations:
-            # the NVLink answer states the named node's fit already ("passt in BF16 nicht auf
-            # die genannte Konfiguration …"): not a second list of the same rows
-            return any(c.name == "fit_check" for c in d.calls) and "does_not_fit" in str(
-                [r.get("verdict") for r in self._asked_rows(d, u)]
-            )
+        if ask.kind == "fit" and ask.precision is None and d.named_fit_stated:
+            return True  # "passt in BF16 nicht auf die genannte Konfiguration …": said once
         if ask.precision is not None:  # "BF16 vs FP8": each precision its own figure
             if ask.kind == "speed":
                 timed = (c for c in d.calls if c.name == "throughput_estimate")

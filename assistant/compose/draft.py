@@ -73,6 +73,9 @@ class Draft:
     # the claim the lead's yes/no answers when a flow answered another than its own (None: the
     # flow's claim)
     answered_claim: Claim | None = None
+    # the fit on the hardware the question names is stated already (the NVLink answer's "does
+    # not fit on the configuration you named"): a fit ask beside it adds no second list
+    named_fit_stated: bool = False
     # the question's constraints as tool filters (budget, minimum memory, exclusions): every
     # fit_check / cheapest_fit call of a filtered flow carries them
     filters: dict[str, Any] = field(default_factory=dict)

@@ -381,6 +381,7 @@ class NvlinkMixin(ComposerBase):
             )
         )
         d.bullets([self._row_line(d, r) for r in targets])
+        d.named_fit_stated = True
         if not self._is_image(fit):
             self._lower_precision(d, u, fit, targets)
         return u.model_copy(
