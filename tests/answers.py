@@ -28,3 +28,10 @@ def fit_row(answer: Answer, configuration: str) -> dict[str, Any]:
     row = next((r for r in rows if r["configuration"] == configuration), None)
     assert row is not None, [r["configuration"] for r in rows]
     return dict(row)
+
+
+def asked_after(assistant: Any, first: str, then: str, language: str) -> Answer:
+    """The answer to THEN, asked in the session FIRST opened (FIRST's answer checked with `ok`)."""
+    opened = assistant.ask(first)
+    ok(opened, language)
+    return assistant.ask(then, session_id=opened.session_id)

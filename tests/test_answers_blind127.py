@@ -10,7 +10,7 @@ from typing import Any
 
 from assistant.reading.model import Reading
 from assistant.service import Assistant
-from tests.answers import last_call
+from tests.answers import asked_after, last_call
 from tests.answers import ok as _ok
 
 
@@ -68,11 +68,11 @@ def test_a_reading_with_the_link_claim_negated_is_the_converse_claim(
 def test_a_refusal_with_its_reason_after_a_budget_pick_picks_again(
     assistant: Assistant, deps: Any
 ) -> None:
-    first = assistant.ask("llama 3.3 70b, we can spend about $3,000 a month. what do we get?")
-    _ok(first, "en")
-    a = assistant.ask(
+    a = asked_after(
+        assistant,
+        "llama 3.3 70b, we can spend about $3,000 a month. what do we get?",
         "not the a6000 boxes please, we had trouble with those before, never again",
-        session_id=first.session_id,
+        "en",
     )
     _ok(a, "en")
     assert a.reading.intents[:1] == ["cheapest"]
@@ -83,9 +83,7 @@ def test_a_refusal_with_its_reason_after_a_budget_pick_picks_again(
 
 
 def test_would_a_card_do_it_asks_the_fit_of_that_card(assistant: Assistant) -> None:
-    first = assistant.ask("cheapest card for sdxl?")
-    _ok(first, "en")
-    a = assistant.ask("could one l4 handle that too?", session_id=first.session_id)
+    a = asked_after(assistant, "cheapest card for sdxl?", "could one l4 handle that too?", "en")
     text = _ok(a, "en")
     assert a.reading.intents[:1] == ["fit"] and a.reading.yes_no
     assert "1x-l4" in last_call(a, "fit_check").arguments.get("configurations", ["1x-l4"])
@@ -110,11 +108,11 @@ def test_the_model_named_after_a_starting_point_keeps_the_load(assistant: Assist
 def test_on_top_of_what_we_pay_prices_the_difference_to_our_node(
     assistant: Assistant, deps: Any
 ) -> None:
-    first = assistant.ask("does llama 3.1 70b fit on 4x l40s?")
-    _ok(first, "en")
-    a = assistant.ask(
+    a = asked_after(
+        assistant,
+        "does llama 3.1 70b fit on 4x l40s?",
         "what would the 4x h100 sxm5 box cost us on top of what we pay now?",
-        session_id=first.session_id,
+        "en",
     )
     text = _ok(a, "en")
     assert set(a.reading.configurations) == {"4x-h100-sxm5", "4x-l40s"}
@@ -289,10 +287,11 @@ def test_or_does_it_work_as_is_is_a_yes_no(nlu: Any) -> None:
 
 
 def test_the_difference_asked_after_a_price_prices_both(assistant: Assistant, deps: Any) -> None:
-    first = assistant.ask("what does the 4x h100 sxm5 box cost per month?")
-    _ok(first, "en")
-    a = assistant.ask(
-        "and the 4x l40s, what's the difference per month?", session_id=first.session_id
+    a = asked_after(
+        assistant,
+        "what does the 4x h100 sxm5 box cost per month?",
+        "and the 4x l40s, what's the difference per month?",
+        "en",
     )
     text = _ok(a, "en")
     prices = deps.catalog.configurations
