@@ -127,16 +127,18 @@ def holding_rows(deps: Any, args: dict[str, Any]) -> list[Any]:
 
 
 def speed(deps: Any, args: dict[str, Any], configuration: str) -> float | None:
-    """Single-stream tokens/s of the job's model on a configuration (None: no figure)."""
-    from assistant.registry.core import ToolError, call_tool_typed
+    """Single-stream tokens/s of the job's model on a configuration, as throughput_estimate
+    states it (None: no figure, e.g. not a language model). Only the figure is computed
+    (`registry.speed.tokens_per_s`): a chart has up to a dozen points."""
+    from pydantic import ValidationError
 
-    call = speed_call(args, configuration)
+    from assistant.registry.core import ToolError
+    from assistant.registry.speed import ThroughputArgs, tokens_per_s
+
     try:
-        _, result = call_tool_typed(deps, "throughput_estimate", call)
-    except ToolError:
+        return tokens_per_s(deps, ThroughputArgs.model_validate(speed_call(args, configuration)))
+    except (ToolError, LookupError, ValueError, ValidationError):
         return None
-    value = result.get("tokens_per_s") if isinstance(result, dict) else None
-    return float(value) if value is not None else None
 
 
 def speed_call(args: dict[str, Any], configuration: str) -> dict[str, Any]:

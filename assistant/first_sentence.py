@@ -136,6 +136,8 @@ def _fit_expected(answer: Answer, *, converse: bool) -> Expected | None:
         return None
     if not rows:
         return None
+    if _tp_plan_of_one_card(r, rows):
+        return None  # "tp=4 on 4x L40S, more cards = faster, right?": its "No" answers the plan
     if r.count == 1 or r.memory_gb:
         holding = [x for x in rows if x.get("verdict") == "fits_one_card"]
     else:
@@ -153,6 +155,14 @@ def _fit_expected(answer: Answer, *, converse: bool) -> Expected | None:
         rows=tuple(holding if verdict else rows),
         model=f"{name} ({precision})" if name and precision else name,
     )
+
+
+def _tp_plan_of_one_card(r: Any, rows: list[dict[str, Any]]) -> bool:
+    """Tensor parallelism planned over several cards, to be faster, on a node where the model
+    fits one card: the lead answers the plan (the guide's most expensive mistake: slower, not
+    faster), not whether the node holds the model."""
+    planned = "tensor_parallel" in r.workloads and (r.count or 0) > 1 and "speed" in r.intents
+    return planned and all(x.get("verdict") == "fits_one_card" for x in rows)
 
 
 def _first_line(answer: Answer) -> str:
@@ -209,11 +219,19 @@ def repaired(answer: Answer, catalog: Any) -> Answer:
             new_lead = lead + render(PHRASES, lang, "node_price", label=label, price=price)
     else:
         rest = _LEAD_WORD_ALL_RX.sub(r"\1", lead, count=1)
-        rest = "" if rest.strip("* ") == "" else rest
+        rest = "" if rest.strip("* ") == "" else _capitalised(rest)
         new_lead = f"{_tools_sentence(expected, lang)} {rest}"
     out = answer.model_copy(update={"answer": answer.answer.replace(lead, new_lead, 1)})
     out._chosen = list(answer._chosen)
     return out
+
+
+def _capitalised(text: str) -> str:
+    """ "**nicht aufteilen: …" -> "**Nicht aufteilen: …": what followed the replaced word starts
+    a sentence now."""
+    m = re.match(r"^[*\s]*", text)
+    at = m.end() if m else 0
+    return text[:at] + text[at : at + 1].upper() + text[at + 1 :]
 
 
 def _tools_sentence(expected: Expected, lang: str) -> str:

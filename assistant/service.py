@@ -601,8 +601,10 @@ _GENERAL_FLOWS = ("general", "nvlink", "price", "cheapest")
 def _open_sizing(reading: Reading, flow: str) -> bool:
     """A request to size something for a load or a budget with no model or hardware named, and
     not a yes/no or explanation question (those the general rows answer). A price or cheapest
-    ask needs a load said (a budget with hardware limits alone lists the nodes within them)."""
-    if flow in ("price", "cheapest") and not _load_said(reading):
+    ask needs a load said, or a language-model job ("something like ChatGPT in-house, budget $5k":
+    the topic llm_job); a budget with hardware limits alone lists the nodes within them."""
+    job = "llm_job" in reading.topics
+    if flow in ("price", "cheapest") and not (_load_said(reading) or job):
         return False
     named = reading.has_subject or reading.configurations or reading.cards
     closed = reading.yes_no or reading.claim or reading.explain or reading.outside

@@ -923,6 +923,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "None of the {n}-card nodes holds the {total}, even with its cards together.",
         "Keiner der Knoten mit {n} Karten fasst die {total}, auch nicht mit allen Karten zusammen.",
     ),
+    "train_named_beyond": (
+        "On {card} cards one job would need {n} of them, more than one node holds.",
+        "Auf {card}-Karten bräuchte ein Job {n} davon, mehr als ein Knoten hat.",
+    ),
     "train_named_short": (
         "{label} does not hold it: {usable} usable across all its cards, short of {total}.",
         "{label} fasst es nicht: {usable} nutzbar über alle seine Karten, weniger als {total}.",
@@ -1287,6 +1291,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "also auch im Gen5-Knoten bei Gen4.",
     ),
     "tp_layers": ("{model} has {layers} layers.", "{model} hat {layers} Layer."),
+    "kv_other": (
+        "With the KV cache in {other} instead of {kv_prec}: **{kv} per sequence** ({per_token} "
+        "bytes per token).",
+        "Mit dem KV-Cache in {other} statt {kv_prec}: **{kv} pro Sequenz** ({per_token} Byte pro "
+        "Token).",
+    ),
+    "capacity_kv_other": (
+        "With the KV cache in {other} instead of {kv_prec}: **up to {n} concurrent sequences of "
+        "{ctx} tokens**.",
+        "Mit dem KV-Cache in {other} statt {kv_prec}: **bis zu {n} gleichzeitige Sequenzen mit je "
+        "{ctx} Token**.",
+    ),
     "kv_lead": (
         "**KV cache of {model} at {ctx} tokens: {kv} per sequence** ({per_token} bytes per token).",
         "**KV-Cache von {model} bei {ctx} Token: {kv} pro Sequenz** ({per_token} Byte pro Token).",
@@ -1326,6 +1342,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Am meisten VRAM pro Dollar: {label}** mit {per_gb} pro GB und Monat (zusammen {mem}):",
     ),
     "per_gb_month": ("per GB and month", "pro GB und Monat"),
+    "price_per_hour": (
+        "**{label}: {per} per hour** — {price}, over the 730 hours of a month.",
+        "**{label}: {per} pro Stunde** — {price}, auf die 730 Stunden eines Monats.",
+    ),
     "price_per_card": (
         "That is {per} per card (each month).",
         "Das sind {per} pro Karte (je Monat).",

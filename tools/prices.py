@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pydantic import BaseModel, Field
 
 from tools.fit import ConfigurationFit, FitResult
-from tools.money import USD
+from tools.money import HOURS_PER_MONTH, USD
 from tools.specs import Configuration, Gpu
 
 CENT = Decimal("0.01")
@@ -32,6 +32,9 @@ class Quote(BaseModel):
     total_memory_gb: float
     usd_per_card_month: USD
     usd_per_gb_month: USD = Field(description="price per GB of card memory per month")
+    usd_per_hour: USD = Field(
+        description="the monthly price over the 730 hours a month has (an hour's share)"
+    )
 
 
 def quote(configuration: Configuration, gpu: Gpu) -> Quote:
@@ -52,6 +55,7 @@ def quote(configuration: Configuration, gpu: Gpu) -> Quote:
         total_memory_gb=total,
         usd_per_card_month=(price / configuration.count).quantize(CENT, ROUND_HALF_UP),
         usd_per_gb_month=(price / Decimal(str(total))).quantize(CENT, ROUND_HALF_UP),
+        usd_per_hour=(price / Decimal(str(HOURS_PER_MONTH))).quantize(CENT, ROUND_HALF_UP),
     )
 
 

@@ -24,14 +24,13 @@ from tools.memory import (
     runtime_of,
     weight_bytes,
 )
-from tools.money import USD
+from tools.money import HOURS_PER_MONTH, USD
 from tools.specs import Gpu, KvPrecision, ModelSpec, Precision
 
 #: Share of the rated memory bandwidth a single decode stream achieves, calibrated so the guide's
 #: table comes out (4 x 1,935 GB/s / 3 / 141.1 GB = 18.3; 4 x 2,039 / 3 / 141.1 = 19.3).
 #: Other calculators use 0.5-0.9; the guide's figures imply about 1/3 (conservative).
 DECODE_EFFICIENCY = 1 / 3
-HOURS_PER_MONTH = 730.0  # 8,760 hours a year / 12
 FLOOR_NOTE = (
     "Conservative floor, bound by memory bandwidth; it ignores the all-reduce between cards, so "
     "a tensor-parallel job over PCIe loses more than this shows."
@@ -97,14 +96,40 @@ class DecodeResult(BaseModel):
     notes: list[str]
 
 
+def _read_per_token(
+    model: ModelSpec, precision: Precision | None, kv_precision: KvPrecision, context_tokens: int
+) -> tuple[str, float, float]:
+    """(the precision, bytes of weights read per token, bytes of KV cache read per token)."""
+    named = precision_of(model, precision)
+    _, active, _ = weight_bytes(model, named)
+    kv = kv_bytes_per_token(model, kv_precision, context_tokens) * context_tokens
+    return named, active, kv
+
+
+def decode_tokens_per_s(
+    model: ModelSpec,
+    gpu: Gpu,
+    cards: int,
+    precision: Precision | None = None,
+    context_tokens: int = 0,
+    kv_precision: KvPrecision = "bf16",
+) -> float:
+    """`decode_throughput`'s tokens_per_s alone, by the same formula, without its fit check,
+    cost and notes: for many configurations at once (an answer's chart)."""
+    if model.kind != "llm":
+        raise ValueError("decode throughput applies to language models")
+    _, active, kv = _read_per_token(model, precision, kv_precision, context_tokens)
+    return cards * gpu.memory_bandwidth_gb_s * GB * DECODE_EFFICIENCY / (active + kv)
+
+
 def decode_throughput(inp: DecodeInput) -> DecodeResult:
     """Single-stream decode tokens/s bound by memory bandwidth (conservative, no all-reduce)."""
     model = inp.model
     if model.kind != "llm":
         raise ValueError("decode throughput applies to language models")
-    precision = precision_of(model, inp.precision)
-    _, active, _ = weight_bytes(model, precision)
-    kv = kv_bytes_per_token(model, inp.kv_precision, inp.context_tokens) * inp.context_tokens
+    precision, active, kv = _read_per_token(
+        model, inp.precision, inp.kv_precision, inp.context_tokens
+    )
     read = active + kv
     aggregate = inp.cards * inp.gpu.memory_bandwidth_gb_s
     tps = aggregate * GB * inp.efficiency / read

@@ -338,8 +338,8 @@ class AsksMixin(ComposerBase):
         (the cheapest flow's "something holds it", the speed flow's tokens/s): from the fit rows
         of the named nodes, stated as the lead when the flow is not the fit flow. Returns the
         claim the first word answers (None: the flow's own)."""
-        if not self._asks_named_fit(u, flow):
-            return None
+        if d.answered_claim is not None or not self._asks_named_fit(u, flow):
+            return None  # (a lead that answered its own claim keeps its word)
         rows = self._named_rows(d, u) if flow.name == "fit" else []
         if not rows:
             start = len(d.paras)

@@ -99,6 +99,32 @@ class FitMixin(ComposerBase):
             )
             + topic
         )
+        self._kv_other(d, u, fit)
+
+    def _kv_other(self, d: Draft, u: Query, fit: dict[str, Any]) -> None:
+        """ "… and with an FP8 KV cache instead?": the KV cache of one sequence in the other
+        precision asked (`kv_precisions`), from `memory_need`."""
+        asked = fit.get("kv_precision") or "bf16"
+        for other in (k for k in u.kv_precisions if k != asked):
+            mem = d.call(
+                "memory_need",
+                model=self._model_arg(u),
+                precision=u.precision,
+                context_tokens=fit["context_tokens"],
+                kv_precision=other,
+            )
+            if mem is None:
+                continue
+            d.add(
+                t(
+                    d.lang,
+                    "kv_other",
+                    other=precision_label(other),
+                    kv_prec=precision_label(asked),
+                    kv=gb(d.lang, mem["kv_gb_total"]),
+                    per_token=num(d.lang, mem["kv_bytes_per_token"]),
+                )
+            )
 
     def _fit_targets(
         self,
@@ -120,6 +146,7 @@ class FitMixin(ComposerBase):
             # "TP 4 for a model that fits one card. Good idea?": no, the guide's worst mistake
             lead = t(d.lang, "fit_tp_mistake", model=model, precision=prec, n=u.count)
             d.add(lead + d.cite(CASE_ANCHORS["mistake.unneeded-tensor-parallelism"]) + topic)
+            d.answered_claim = "fits"  # its "No" answers the plan, not whether the node holds it
         else:
             d.add(t(d.lang, self._fit_lead(verdicts), model=model, precision=prec) + topic)
         d.bullets([self._row_line(d, r) for r in targets])
@@ -387,6 +414,10 @@ class FitMixin(ComposerBase):
                 bpp=smart(d.lang, mem["bytes_per_param"]),
             )
         )
+        # "full fine-tune vs LoRA vs QLoRA, how much each?": the adapters' memory beside it
+        targets_arg = "attention" if u.lora_attention_only else None
+        for method in ("lora", "qlora"):
+            self._other_adapter(d, u, method, u.lora_rank, targets_arg)
         if not serve_named:
             self._training_named(d, u, fit, mem["total_gb"])
             self._training_at_count(d, u, mem["total_gb"])
@@ -687,6 +718,34 @@ class FitMixin(ComposerBase):
                 line = f"**{yes_no_word(d.lang, holds)}** — {line}"
             d.add(line)
         d.verdict = any(r["fits_one_card"] if one_card else r["fits_node"] for r in rows)
+        self._beyond_named_node(d, u, rows, total_gb)
+
+    def _beyond_named_node(
+        self, d: Draft, u: Query, rows: list[dict[str, Any]], total_gb: float
+    ) -> None:
+        """A node named whose cards would be more than eight for one training job ("a full
+        fine-tune of Llama 3.3 70B on your 8x H100 SXM5?": 18 cards): on that node the job needs
+        a fabric between nodes, the guide's rule 5, whatever bigger cards elsewhere hold it."""
+
+        def needed(r: dict[str, Any]) -> int:  # of that node's cards, at their usable memory
+            per_card = float(r.get("usable_gb_per_card") or 0)
+            return math.ceil(total_gb / per_card) if per_card > 0 else 0
+
+        beyond = [r for r in rows if not r["fits_node"] and needed(r) > 8]
+        if not beyond:
+            return
+        r = beyond[0]
+        advice = self._advice(
+            d,
+            fits_one_card=False,
+            cards_needed=needed(r),
+            workload="training",
+            parallelism=self._parallelism(u),
+        )
+        gpu = self.deps.catalog.configurations[r["configuration"]].gpu
+        card = self.deps.catalog.gpus[gpu].name
+        lead = t(d.lang, "train_named_beyond", card=card, n=needed(r))
+        self._add_advice(d, advice, with_also=False, lead=lead)
 
     def _training_at_count(
         self, d: Draft, u: Query, total_gb: float, nvlink_only: bool = False

@@ -70,8 +70,9 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
     the converse of the flow's claim, and given first (from the flow's verdict, or the fit rows)
     when a yes/no question got a lead without one."""
     lead = _lead_index(d)
-    if flow_claim is None and u.claim == "faster" and d.verdict is not None:
-        flow_claim = "faster"  # two nodes timed (compose/speed.py `_fastest`), in any speed row
+    if _either_or(d, u, lead):
+        return
+    flow_claim = _timed(d, u, flow_claim)
     if lead is None or flow_claim is None:
         return
     converse = u.claim is not None and CONVERSE.get((flow_claim, u.claim), False)
@@ -115,6 +116,38 @@ _TRUTH_ASKED_RX = re.compile(
     r"^\W*(?:(?:hi|hallo|hey|kurze frage)\W+)?(?:stimmt es|ist es (?:richtig|wahr|korrekt))\b",
     re.IGNORECASE,
 )
+
+
+def _timed(d: Draft, u: Query, flow_claim: Claim | None) -> Claim | None:
+    """Two nodes timed (compose/speed.py `_fastest`), in any speed row: the claim "faster"."""
+    if flow_claim is None and u.claim == "faster" and d.verdict is not None:
+        return "faster"
+    return flow_claim
+
+
+def _either_or(d: Draft, u: Query, lead: int | None) -> bool:
+    """ "SXM or PCIe for Llama 70B?" asks which, not whether: no yes or no leads its answer
+    ("do they need NVLink or is PCIe fine?" claims one of them, "PCIe or SXM4 – does it make a
+    difference?" asks whether: their yes or no stays)."""
+    asked_which = "link_either_or" in u.topics and "difference" not in u.topics
+    if lead is None or not asked_which or u.yes_no or u.claim:
+        return False
+    d.paras[lead] = _without_yes_no(d.paras[lead])
+    return True
+
+
+_BOLD_WORD_RX = re.compile(r"^\*\*(?:Yes|No|Ja|Nein)\.\*\*\s*")
+_WORD_THEN_RX = re.compile(r"^(\*\*)(?:Yes|No|Ja|Nein)(?:,|\s+—|\s+-)\s*")
+
+
+def _without_yes_no(para: str) -> str:
+    """A lead without its yes / no ("**No, PCIe works** …" -> "**PCIe works** …")."""
+    para = _BOLD_WORD_RX.sub("", para, count=1)
+    m = _WORD_THEN_RX.match(para)
+    if m is None:
+        return para
+    rest = para[m.end() :]
+    return m.group(1) + rest[:1].upper() + rest[1:]
 
 
 def _negated_lead(d: Draft, lead: int, question: str = "") -> None:

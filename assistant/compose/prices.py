@@ -134,6 +134,9 @@ class PricesMixin(ComposerBase):
             d.verdict = q["usd_per_month"] <= budget
             key = "price_within_budget" if d.verdict else "price_over_budget"
             d.add(f"**{t(d.lang, key, label=d.link(cid), price=d.price(cid))}**")
+        elif "per_hour" in u.topics:  # "was kostet eine H100 pro Stunde?": the hour leads
+            per = usd(q["usd_per_hour"])
+            d.add(t(d.lang, "price_per_hour", label=d.link(cid), per=per, price=d.price(cid)))
         else:
             d.add(f"**{d.link(cid)}: {d.price(cid)}**")
         if "per_card" in u.topics and q["count"] > 1:

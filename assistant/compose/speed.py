@@ -114,12 +114,9 @@ class SpeedMixin(ComposerBase):
         if fit is None:
             self._general(d, u)
             return
-        if self._is_image(fit):  # no tokens/s for image models: answer the fit question
-            d.calls.clear()
-            self._fit_answer(d, u)
-            d.add(t(d.lang, "speed_image"))
-            return
         targets = self._targets(u, fit)
+        if self._speed_is_a_fit(d, u, fit, targets):
+            return
         model = self._model_name(fit, d.lang)
         prec = precision_label(fit["precision"])
         self._count_note(d, u, targets)
@@ -248,6 +245,8 @@ class SpeedMixin(ComposerBase):
         context_lead = context_unknown(u)
         for r in targets[:2]:
             self._capacity_of(d, u, r, model, prec, context_lead, with_price=True)
+        if targets:
+            self._capacity_kv_other(d, u, targets[0])
         self._numbers(d, fit)
         d.add(t(d.lang, "capacity_guide") + d.cite("worked-example", guide="awq-vs-gptq-vs-fp8"))
         d.suggest(
@@ -256,6 +255,61 @@ class SpeedMixin(ComposerBase):
             else ""
         )
         d.suggest(follow_up(d.lang, "fp8"))
+
+    def _speed_is_a_fit(
+        self, d: Draft, u: Query, fit: dict[str, Any], targets: list[dict[str, Any]]
+    ) -> bool:
+        """A speed question the fit flow answers instead: an image model (no tokens/s), or a
+        plan to split a model that fits one card for speed ("mit tp=4 auf 4x H100, 'mehr Karten
+        = schneller' — stimmt das?": no, the guide's most expensive mistake)."""
+        if self._is_image(fit):
+            d.calls.clear()
+            self._fit_answer(d, u)
+            d.add(t(d.lang, "speed_image"))
+            return True
+        if self._tp_asked_faster(u, targets):
+            d.calls.clear()
+            self._fit_answer(d, u.model_copy(update={"claim": "fits"}))
+            d.named_fit_stated = True  # the fit on the node named is in that answer
+            return True
+        return False
+
+    def _tp_asked_faster(self, u: Query, targets: list[dict[str, Any]]) -> bool:
+        """A yes/no on whether splitting a model over a node's cards (tensor parallelism) makes
+        it faster, where it fits one card: the speed rows would say yes, the guide says no."""
+        planned = "tensor_parallel" in u.workloads and (u.count or 0) > 1
+        if not (u.yes_no and planned and u.min_tokens_per_s is None):
+            return False
+        return bool(targets) and all(r["verdict"] == "fits_one_card" for r in targets)
+
+    def _capacity_kv_other(self, d: Draft, u: Query, r: dict[str, Any]) -> None:
+        """ "… und wie viele mit BF16-KV?": the sequences of the context asked on the node with
+        the KV cache in the other precision asked (`kv_precisions`)."""
+        asked = u.kv_precision or "bf16"
+        ctx = self._context_tokens(u) or 8192
+        for other in (k for k in u.kv_precisions if k != asked):
+            cap = d.call(
+                "capacity_check",
+                model=self._model_arg(u),
+                configuration=r["configuration"],
+                precision=u.precision,
+                context_tokens=ctx,
+                concurrency=u.concurrency,
+                cards=_tp_on(u, r) or _whole_node(r),
+                kv_precision=other,
+            )
+            if cap is None or not cap["fits"]:
+                continue
+            d.add(
+                t(
+                    d.lang,
+                    "capacity_kv_other",
+                    other=precision_label(other),
+                    kv_prec=precision_label(asked),
+                    n=cap["max_concurrency"],
+                    ctx=num(d.lang, ctx),
+                )
+            )
 
     def _capacity_of(
         self,

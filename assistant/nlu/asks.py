@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.nlu.batch import HOW_LONG_RX
 from assistant.nlu.constraints import ALTERNATIVE_RX
 from assistant.nlu.intents import _CHOICE_RX, _INTENT_RX, _MONEY_RX
 from assistant.nlu.mail import RELAY_RX
@@ -27,7 +28,7 @@ _YES_NO_RX = re.compile(
     r"passt|passen|reicht|reichen|kann|können|ist|sind|läuft|laufen|geht|gehen|klappt|"
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde|stimmt|"
     r"stimmen|wäre|wären|brauch|brauche|brauchen|braucht|bräuchte|bräuchten|muss|müssen|müsste|"
-    r"müssten|sollte|sollten|need|needs|must|kostet|liegt|liegen|ginge|gingen|"
+    r"müssten|sollte|sollten|need|needs|must|kostet|liegt|liegen|ginge|gingen|lohnt|rentiert|"
     # "…, reichts dann?", "passts?": the verb with its "es" run on
     r"reichts|passts|gehts|läufts|klappts)\b",
     re.IGNORECASE,
@@ -177,7 +178,15 @@ def is_yes_no(question: str) -> bool:
     return bool(verb) or elliptical or clause or bool(_INDIRECT_RX.search(q))
 
 
-_SENTENCE_RX = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'“”»«])\s+|\n+")
+#: "ca. 500 tokens", "z.B. Llama", "approx. 4k", "e.g. FP8": a period that ends no sentence
+_ABBREVIATION = (
+    r"(?<!\bca\.)(?<!\bbzw\.)(?<!\bzb\.)(?<!\bz\.b\.)(?<!\bevtl\.)(?<!\bggf\.)(?<!\binkl\.)"
+    r"(?<!\bapprox\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bmax\.)"
+    r"(?<!\bmin\.)(?<!\bcirca\.)(?<!\bvgl\.)(?<!\bbspw\.)"
+)
+_SENTENCE_RX = re.compile(
+    r"(?<=[.!?])" + _ABBREVIATION + r"\s+|(?<=[.!?][\"'“”»«])\s+|\n+", re.IGNORECASE
+)
 _CLOSING_QUOTES = "\"'“”»«"
 # a line break inside a sentence (an e-mail wrapped at 72 characters; "> " quote markers)
 _WRAPPED_RX = re.compile(r"(?<=[^\s.!?:;])[ \t]*\n(?:[ \t]*>)?[ \t]*(?=[^\s>\-*•\d])")
@@ -269,7 +278,7 @@ BARE_K_RX = re.compile(
 _SPEED_RX = _INTENT_RX["speed"]
 _HOW_MANY_RX = _INTENT_RX["capacity"]
 #: "how much VRAM does it need", "wie viel Speicher braucht": the memory need itself is asked
-_MEMORY_ASK_RX = re.compile(
+MEMORY_ASK_RX = re.compile(
     r"\bhow (?:much|many)\s+(?:gpu\s+|total\s+)?(?:v?ram|vram|memory|gb)\b|"
     r"\bwie\s*viele?\s+(?:gpu-?\s*|grafik)?(?:v?ram|vram|speicher|gb|grafikspeicher)\b|"
     r"\b(?:vram|memory|speicher)[\s-]*(?:requirement|footprint|need|bedarf|verbrauch)|"
@@ -299,6 +308,8 @@ def find_asks(folded: str, u: Query) -> None:
     if money and hardware:
         asks.append(Ask(kind="price", at=money.start()))
     speed = _SPEED_RX.search(folded)
+    if speed is None and u.output_tokens:
+        speed = HOW_LONG_RX.search(folded)  # a batch's "how long would that take?" asks the speed
     compared: list[str | None] = list(u.precisions) if len(u.precisions) >= 2 else []
     if speed:
         asks += [Ask(kind="speed", at=speed.start(), precision=p) for p in compared or [None]]
@@ -308,7 +319,7 @@ def find_asks(folded: str, u: Query) -> None:
         bare = BARE_K_RX.search(folded) if u.context_tokens is None else None
         if bare:
             u.context_tokens = int(bare.group(1)) * 1024
-    memory = _MEMORY_ASK_RX.search(folded)
+    memory = MEMORY_ASK_RX.search(folded)
     many = _HOW_MANY_RX.search(folded) if hardware and not context else None
     if many and is_yes_no(u.question) and "capacity" in u.intents:
         # "Reicht die Karte, und wie viele solcher Anfragen schafft sie gleichzeitig?": the fit
@@ -331,7 +342,8 @@ def find_asks(folded: str, u: Query) -> None:
     priced = _PRICE_WORD_RX.search(folded)  # "what does that cost", not a budget's "2 €"
     if placed and priced and not hardware:  # "… on one card?? and what does that cost"
         asks.append(Ask(kind="price", at=priced.start()))
-    if fit or placed or (money and hardware and named >= 0) or (context and yes_no):
+    priced_node = money and hardware and named >= 0 and not u.output_tokens  # a batch: its time
+    if fit or placed or priced_node or (context and yes_no):
         # the yes/no asks the fit when it is the whole question or itself asks it ("Will that
         # work?"), not when it asks about something else said before ("… $1,890. Stimmt das?")
         fit_first = placed or (
@@ -372,7 +384,7 @@ def _placed_model(first: str, u: Query) -> bool:
     low = first.lower()
     if not (is_yes_no(first) and _PLACED_RX.search(low)) or _WHICH_RX.search(low):
         return False  # "geht das und auf welchem Server?" asks which, not whether
-    other = (_SPEED_RX, _MONEY_RX, _MEMORY_ASK_RX, _CONTEXT_ASK_RX)
+    other = (_SPEED_RX, _MONEY_RX, MEMORY_ASK_RX, _CONTEXT_ASK_RX)
     return not any(rx.search(low) for rx in other)
 
 

@@ -58,7 +58,7 @@ _TOTAL_RX = re.compile(
     re.IGNORECASE,
 )
 # the question asks for a duration
-_HOW_LONG_RX = re.compile(
+HOW_LONG_RX = re.compile(
     r"\bhow long\b|\bhow much time\b|\bwie lange?\b|\bwie ?viel zeit\b|\bdauer\w*|\bduration\b|"
     r"\btime (?:it )?(?:takes?|would take|needed)\b|\bget through\b|\bdurchkomm\w*|"
     r"\bwann (?:ist|wäre|sind|wären) (?:\w+ )?fertig\b|\bfinish\w*\b",
@@ -79,7 +79,7 @@ def _count(raw: str, scale: str | None) -> float:
 
 def output_tokens_of(folded: str) -> int | None:
     """The tokens a batch writes in total, when the question asks how long it takes."""
-    if not _HOW_LONG_RX.search(folded):
+    if not HOW_LONG_RX.search(folded):
         return None
     m = _ITEMS_FIRST_RX.search(folded)
     if m is not None or (m := _TOKENS_FIRST_RX.search(folded)) is not None:

@@ -763,7 +763,7 @@ _KV_FP8_RX = re.compile(
 
 
 def find_runtime(folded: str, u: Query) -> None:
-    if u.kv_precision is None and _KV_FP8_RX.search(folded):
+    if u.kv_precision is None and not u.kv_precisions and _KV_FP8_RX.search(folded):
         u.kv_precision = "fp8"
     for name, rx in _RUNTIME_RX:
         if re.search(rx, folded):

@@ -54,6 +54,20 @@ def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Quer
         for card in list(u.cards):
             family = next((f for f in CARD_FAMILIES.values() if card in f), ())
             _add_new(u.cards, [c for c in family if kind in c and c != card])
+    _variants_of_family(folded, u)
+
+
+def _variants_of_family(folded: str, u: Query) -> None:
+    """ "one of your 4-GPU A100 nodes … on the PCIe version vs. the SXM4 version?": the family
+    named once and its variants by phrase are those variants' cards, in the order said."""
+    if len(u.card_families) != 1:
+        return
+    fam = u.card_families[0]
+    said = [m.group(1)[:3] for m in VARIANT_PHRASE_RX.finditer(folded)]
+    variants = [c for kind in dict.fromkeys(said) for c in CARD_FAMILIES.get(fam, ()) if kind in c]
+    if len(variants) >= 2:
+        _add_new(u.cards, variants)
+        u.card_families.remove(fam)
 
 
 #: "… oh wait sorry, i meant 70B not 8B", "korrektur: ich meinte …": the message corrects itself
@@ -389,6 +403,7 @@ class EntityMixin:
             ]
             if kv and kv[0] in _KV_PRECISION:
                 u.kv_precision = _KV_PRECISION[kv[0]]  # type: ignore[assignment]
+                _kv_compared(folded, hits, u)
                 if not names and _ALSO_RX.search(folded):
                     names = [kv[0]]  # "and if I also put the KV cache in FP8?": FP8 throughout
             # every precision named, in order ("BF16 vs FP8")
@@ -517,7 +532,8 @@ _CONTEXT_K_RX = re.compile(
     r"(?<![\w$€.,])(\d{1,3})\s*k\s*tokens?\s+(?:each|apiece|je|per\s+\w+|pro\s+\w+)\b|"
     r"\bje\s+(\d{1,3})\s*k\s*tokens?\b|"
     # "if prompt+answer is ~4k tokens", "Anfrage und Antwort zusammen ca. 6k Token"
-    r"\b(?:prompts?|requests?|inputs?|anfragen?|eingaben?|conversations?|gespräche?)\s*"
+    r"\b(?:prompts?|requests?|inputs?|anfragen?|eingaben?|conversations?|gespräche?|chats?|"
+    r"sessions?|dialog(?:ue)?s?|unterhaltung(?:en)?|sequences?|sequenzen)\s*"
     r"(?:(?:\+|&|/|and|und|plus)\s*(?:answers?|antwort(?:en)?|outputs?|responses?|ausgaben?)\s*)?"
     r"(?:(?:together|zusammen|combined)\s+)?(?:(?:is|are|ist|sind|of|von|with|mit)\s+)?"
     r"(?:(?:around|about|roughly|ca\.?|circa|etwa|ungefähr|so|~)\s*)*(\d{1,3})\s*k\s*tokens?\b|"
@@ -599,6 +615,33 @@ _KV_PRECISION = {
     "fp16": "fp16",
     "fp32": "fp32",
 }
+
+
+#: "… with an FP8 KV cache instead?", "und mit FP8-KV-Cache?": a KV precision asked beside
+#: the KV cache asked before it at the default
+_KV_ALTERNATIVE_RX = re.compile(
+    r"\b(?:instead|stattdessen|statt dessen|anstelle|rather|and with|und mit|what about|"
+    r"und bei|compared|im vergleich|verglichen)\b"
+)
+
+
+def _kv_compared(folded: str, hits: list[tuple[int, int, str]], u: Query) -> None:
+    """Two KV-cache precisions asked side by side: both named ("mit FP8-KV …, und mit BF16-KV?"),
+    or the KV cache asked first at the default and then "with an FP8 KV cache instead"
+    (`kv_precisions`, in the order asked; the first is the reading's `kv_precision`)."""
+    named = [(at, _KV_PRECISION[n]) for at, end, n in hits if n in _KV_PRECISION
+             and _names_kv_cache(folded, at, end)]  # fmt: skip
+    kinds = list(dict.fromkeys(k for _, k in named))
+    if len(kinds) >= 2:
+        u.kv_precisions = kinds[:2]  # type: ignore[assignment]
+        return
+    at, kind = named[0]
+    lo = max(folded.rfind(c, 0, at) for c in ".?!\n") + 1
+    hi = min((i for i in (folded.find(c, at) for c in ".?!\n") if i >= 0), default=len(folded))
+    before = folded[: max(0, lo)]
+    if kind != "bf16" and "kv" in before and _KV_ALTERNATIVE_RX.search(folded[lo:hi]):
+        u.kv_precisions = ["bf16", kind]  # type: ignore[list-item]
+        u.kv_precision = None  # the first ask is at the default
 
 
 def _names_kv_cache(folded: str, at: int, end: int) -> bool:

@@ -124,6 +124,7 @@ Topic = Literal[
     "nvlink_named",  # NVLink or SXM named
     "link_either_or",  # "SXM or PCIe?", "PCIe vs NVLink"
     "per_card",  # "per GPU", "pro Karte": a price per card asked
+    "per_hour",  # "pro Stunde", "per hour", "hourly": a price per hour asked (month / 730 h)
     "verb_first",  # "Do H200s have NVLink?", "Hat die …": a question opened by its verb
     "image_job",  # "images", "video", "diffusion", "render": the job is image or video work
     "llm_job",  # "LLM", "chat", "tokens": the job is a language model
@@ -293,6 +294,10 @@ class Query(BaseModel):
         default=None,
         description="the KV cache's precision when the question names it ('FP8 KV cache', 'KV "
         "cache in 8 bit' -> int8); the weights' precision is `precision`",
+    )
+    kv_precisions: list[KvPrecision] = Field(
+        default_factory=list,
+        description="two KV-cache precisions asked side by side, in the order asked",
     )
     nodes: int | None = Field(
         default=None, description="servers asked for together ('two nodes', '16 GPUs')"

@@ -243,6 +243,13 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         ),
     ),
     ("per_card", re.compile(r"per (?:gpu|card)|pro (?:gpu|karte)|je (?:gpu|karte)")),
+    (
+        "per_hour",
+        re.compile(
+            r"\b(?:per|pro|an|a|je|die)\s+(?:stunde|hour|hr)\b|\bhourly\b|\bstündlich\b|"
+            r"\bstunden(?:preis|satz)\b|(?:\$|€|usd|eur|dollar|euro)\s*/\s*h\b"
+        ),
+    ),
     # "can you guys even run DeepSeek?", "könnt ihr Llama 70B betreiben?": yes when any node
     # holds it
     ("catalog_ask", _CATALOG_ASK),

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from assistant.language import Language
 from assistant.nlu import constraints
 from assistant.nlu.asks import _SPEED_RX as SPEED_RX
-from assistant.nlu.asks import BARE_K_RX, find_asks
+from assistant.nlu.asks import BARE_K_RX, MEMORY_ASK_RX, find_asks
 from assistant.nlu.entities import EntityMixin
 from assistant.nlu.intents import (
     _CONCEPT_RX,
@@ -56,6 +56,21 @@ UNDERSTOOD_CACHE_SIZE = 1024
 # an all_reduce_perf result row ("1048576  262144  float  sum  -1 …"), not prose that starts with
 # a count ("4x A100 SXM4 bei uns …")
 _RESULT_ROW_RX = re.compile(r"\s*\d+\s+\d+\s+[a-z]\w*\s+[a-z]\w*\s+-?\d")
+
+
+def _figures_per_precision(prose: str, u: Query) -> bool:
+    """A model's memory asked in each of two formats ("Qwen 72B: AWQ vs GGUF Q4_K_M – how much
+    memory in each?") or with each of two KV-cache precisions: figures, not an explanation."""
+    if not u.has_subject:
+        return False
+    return len(u.kv_precisions) >= 2 or bool(len(u.precisions) >= 2 and MEMORY_ASK_RX.search(prose))
+
+
+_DESCRIBED_CHEAPER_RX = re.compile(
+    r"\b(the|die|der|das|den|dem)\s+(?:cheaper|less expensive|lower[\s-]priced|"
+    r"günstiger\w*|billiger\w*|preiswerter\w*)(?:\s+(?:one|option|node|variante|option))?\s+"
+    r"(with|mit)\s+(?=(?:\w+\s+){0,1}(?:\d|one|two|four|eight|zwei|vier|acht|einer|a\b|an\b))"
+)
 
 
 def _budget_enough(u: Query) -> bool:
@@ -166,12 +181,16 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
                 prose,
             )
         )
+        # "and the cheaper one with 4 L4s?": "cheaper" describes the node it names, it asks no
+        # cheapest pick (the follow-up asks what the turn before asked, of that node)
+        prose = _DESCRIBED_CHEAPER_RX.sub(r"\1 one \2", prose)
         u.intents = self._intents(prose, u) if prose.strip() else []
         if _budget_enough(u):
             u.intents = ["cheapest"]  # "hab so 1000 dollar im monat, reicht das für qwen 32b?"
-        if u.output_tokens and u.intents[:1] in (["fit"], ["general"], []):
+        if u.output_tokens and u.intents[:1] in (["fit"], ["general"], ["price"], []):
             # "5000 Beschreibungen à 200 Token … wie lange dauert das?": a batch timed is a
-            # speed ask, however the words around it are ordered
+            # speed ask, however the words around it are ordered ("… and what does that time
+            # on the box cost us?": the speed answer prices the batch's time)
             u.intents = ["speed", *(i for i in u.intents if i != "speed")]
         if u.outside:
             u.intents = ["off_topic", *(i for i in u.intents if i != "off_topic")]
@@ -182,7 +201,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             u.has_subject
             and any(i in ("fit", "nvlink", "speed", "cheapest") for i in u.intents)
             and not _CONCEPT_RX.search(prose)
-        )
+        ) or _figures_per_precision(prose, u)
         # no model named, a concept asked about ("does an FP8 KV cache help?", "FP8 on an A6000?")
         concept_only = (
             not u.has_subject

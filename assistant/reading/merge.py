@@ -370,6 +370,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
                 update={"require_link": None, "exclude_link": None}
             )
     update["intents"] = intents
+    if "difference" in u.topics and "difference_asked" not in u.topics and prev.intent == "price":
+        # "und die L4? was ist der Unterschied?" after a price: the two prices' difference
+        update["topics"] = [*u.topics, "difference_asked"]
     update.update(_sizing_again(u, prev, new_subject))
     update.update(_asked_again(u, prev))
     if not names_hardware and not swapped and not picked and not model_supplied:

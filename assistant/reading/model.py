@@ -100,6 +100,11 @@ class Reading(BaseModel):
     precisions: list[str] = Field(default_factory=list, description="every precision named")
     runtime: Runtime | None = None
     kv_precision: KvPrecision | None = None
+    kv_precisions: list[KvPrecision] = Field(
+        default_factory=list,
+        description="two KV-cache precisions asked side by side ('with an FP8 KV cache instead?', "
+        "'wie viele mit FP8-KV, wie viele mit BF16-KV?'), in the order asked; each is answered",
+    )
     formats: list[str] = Field(
         default_factory=list, description="weight formats a size claim compares"
     )

@@ -74,7 +74,16 @@ def _link_yes_no(u: Query) -> bool:
     if not link_claim:
         return False
     asked = [q for q in sentences(what_is_asked(u.question)) if q.rstrip().endswith("?")]
-    return u.yes_no or any(_LINK_WORD_RX.search(q.lower()) and is_yes_no(q.strip()) for q in asked)
+    return u.yes_no or any(_LINK_WORD_RX.search(q.lower()) and _yes_no_clause(q) for q in asked)
+
+
+#: "was kosten A und B im Monat, und lohnt sich der Aufpreis …?": a yes/no after a wh-clause
+_AND_CLAUSE_RX = re.compile(r",\s*(?:und|and)\s+", re.IGNORECASE)
+
+
+def _yes_no_clause(sentence: str) -> bool:
+    """The sentence, or a clause of it after ", und" / ", and", asks yes or no."""
+    return any(is_yes_no(c.strip()) for c in [sentence, *_AND_CLAUSE_RX.split(sentence)[1:]])
 
 
 def _claim_leads(u: Query) -> Query:
@@ -207,8 +216,11 @@ def _is_covered(part: Query, covered: set[str], whole: Query) -> bool:
     said_gb = re.search(r"\d\s*gb\b", part.question.lower())  # "2x H100 PCIe = 160GB right?"
     alone = bool(part.cards) and not (part.has_subject or part.memory_gb or said_gb)
     alone = alone and set(part.cards) <= set(whole.cards)
-    if alone and whole.yes_no and whole.intent == "fit":
-        return True
+    if alone and ((whole.yes_no and whole.intent == "fit") or part.intent == "general"):
+        return True  # "und die L4? …": the card the whole question is answered for
+    differs = {"difference_asked", "difference"} & set(part.topics)
+    if differs and "price" in covered and len(whole.configurations) == 2:
+        return True  # "wie groß ist der Unterschied im Monat?": the two prices' difference
     if part.explain:
         return whole.explain
     if part.intent == "general" and "fit" in covered and _fit_worded(part):

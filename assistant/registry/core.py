@@ -158,19 +158,23 @@ def call_tool_typed(
     deps: Any, name: str, arguments: dict[str, Any] | BaseModel
 ) -> tuple[ToolCall, Any]:
     """As `call_tool`, plus the tool's own result: its pydantic result model (a `ToolResult`)
-    where the tool declares one, else the dict. A repeated call (same tool, arguments and
-    catalog) returns the recorded call from the cache of `deps.extras`: do not change it."""
+    where the tool declares one, else the dict. A repeated call (same tool, same arguments once
+    validated, defaults filled in, and the same catalog) returns the recorded call from the cache
+    of `deps.extras`: do not change it. Keyed on the validated arguments, a call that spells a
+    default out (`context_tokens: 8192`) and one that leaves it out are one call."""
     if isinstance(arguments, BaseModel):
         arguments = arguments.model_dump(exclude_none=True)
+    spec, args = _validated(name, arguments)
+    recorded = args.model_dump(exclude_none=True)
     cache = _cache_of(deps)
     if cache is None:
-        return _run_tool(deps, name, arguments)
-    key = (name, json.dumps(arguments, sort_keys=True, default=str))
+        return _run_tool(deps, spec, args, recorded)
+    key = (name, json.dumps(recorded, sort_keys=True, default=str))
     catalog = getattr(deps, "catalog", None)
     hit = cache.get(key, catalog)
     if hit is None:
         try:
-            record, typed = _run_tool(deps, name, arguments)
+            record, typed = _run_tool(deps, spec, args, recorded)
         except ToolError as exc:
             cache.put(key, catalog, str(exc), None)
             raise
@@ -181,24 +185,30 @@ def call_tool_typed(
     return hit[0], hit[1]
 
 
-def _run_tool(deps: Any, name: str, arguments: dict[str, Any]) -> tuple[ToolCall, Any]:
+def _validated(name: str, arguments: dict[str, Any]) -> tuple[ToolSpec, BaseModel]:
+    """The tool and its validated arguments. Raises ToolError (an unknown tool, bad arguments)."""
     spec = REGISTRY.get(name)
     if spec is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
     try:
-        args = spec.args_model.model_validate(arguments)
+        return spec, spec.args_model.model_validate(arguments)
     except ValidationError as exc:
         parts = [
             f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
         ]
         raise ToolError(f"{name}: invalid arguments: " + "; ".join(parts)) from None
+
+
+def _run_tool(
+    deps: Any, spec: ToolSpec, args: BaseModel, recorded: dict[str, Any]
+) -> tuple[ToolCall, Any]:
     try:
         result = spec.fn(deps, args)
     except ToolError:
         raise
     except LookupError as exc:  # UnknownModel / UnknownConfiguration carry closest matches
-        raise ToolError(f"{name}: {exc}") from None
+        raise ToolError(f"{spec.name}: {exc}") from None
     except ValueError as exc:
-        raise ToolError(f"{name}: {exc}") from None
+        raise ToolError(f"{spec.name}: {exc}") from None
     data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
-    return ToolCall(name=name, arguments=args.model_dump(exclude_none=True), result=data), result
+    return ToolCall(name=spec.name, arguments=recorded, result=data), result

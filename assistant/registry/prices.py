@@ -26,6 +26,7 @@ from assistant.registry.helpers import (
     _money,
     _r,
 )
+from tools.money import HOURS_PER_MONTH
 from tools.specs import Architecture
 
 
@@ -54,7 +55,10 @@ def price_quote(deps: Any, args: PriceArgs) -> dict[str, Any]:
     quotes = [
         price_of(cat.configurations[cid], cat.gpus[cat.configurations[cid].gpu]) for cid in ids
     ]
-    out: dict[str, Any] = {"quotes": [q.model_dump(mode="json") for q in quotes]}
+    out: dict[str, Any] = {
+        "quotes": [q.model_dump(mode="json") for q in quotes],
+        "hours_per_month": HOURS_PER_MONTH,  # each quote's usd_per_hour is its month over these
+    }
     if len(quotes) > 1:
         comp = compare(quotes)
         out["cheapest"] = comp.cheapest

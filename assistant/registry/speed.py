@@ -135,6 +135,34 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
     return out
 
 
+def tokens_per_s(deps: Any, args: ThroughputArgs) -> float:
+    """`throughput_estimate`'s tokens_per_s alone, as it states it (the same cards, formula and
+    rounding), without the rest of its result: an answer's chart asks it for up to a dozen
+    configurations. Raises as the tool does (ToolError, LookupError, ValueError)."""
+    from tools.throughput import decode_tokens_per_s
+
+    m = _model(deps, args.model)
+    c = _configuration(deps, args.configuration)
+    fewest, _ = _node_cards(
+        deps,
+        m,
+        c,
+        precision=args.precision,
+        context_tokens=args.context_tokens or 8192,
+        concurrency=args.concurrency,
+        kv_precision=args.kv_precision,
+        runtime=args.runtime,
+    )
+    cards = args.cards or fewest
+    if cards > c.count:
+        raise ToolError(f"{c.id} has only {c.count} cards")
+    gpu = deps.catalog.gpus[c.gpu]
+    return _r(
+        decode_tokens_per_s(m, gpu, cards, args.precision, args.context_tokens, args.kv_precision),
+        1,
+    )
+
+
 def _duration(seconds: float) -> dict[str, float]:
     """A batch's time in the units an answer may state it in, each rounded as stated."""
     return {

@@ -1,0 +1,167 @@
+"""Answers for the families the afternoon session of 2026-12-07 found in blind-145 … blind-148, in
+other words than the cases': two KV-cache precisions asked side by side (size and sequences at
+once); full fine-tune vs LoRA vs QLoRA; a price per hour; a batch's time and its cost; "the PCIe
+version vs the SXM4 version" of a card family; tensor parallelism "for speed" of a model that
+fits one card; "something like ChatGPT" with a budget; the weights in each of two formats; a
+named node whose cards would be more than eight for one training job; "the cheaper one with
+4 L4s" as a follow-up; an either-or link question led by no yes or no."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.service import Assistant
+from tests.answers import asked_after, last_call
+from tests.answers import ok as _ok
+
+
+def _calls(answer: Any, name: str) -> list[Any]:
+    return [c for c in answer.tool_calls if c.name == name]
+
+
+def test_the_kv_cache_with_another_precision_instead_is_sized_too(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "What's the KV cache of Qwen2.5 7B for one session of 16k tokens? "
+        "And how much with an FP8 KV cache instead?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.kv_precisions == ["bf16", "fp8"]
+    assert a.reading.context_tokens == 16384
+    kv = {c.result["kv_precision"]: c.result["kv_gb_total"] for c in _calls(a, "memory_need")}
+    fit = last_call(a, "fit_check").result
+    assert fit["kv_precision"] == "bf16" and "fp8" in kv
+    assert kv["fp8"] < fit["kv_gb"]
+    assert f"{kv['fp8']:.1f} GB" in text or f"{kv['fp8']:.2f} GB" in text
+
+
+def test_sequences_at_once_with_both_kv_precisions(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "mistral small 24b auf 2x l40s, 16k kontext: wie viele anfragen gleichzeitig mit "
+        "bf16-kv-cache und wie viele mit fp8-kv?"
+    )
+    text = _ok(a, "de")
+    assert a.reading.kv_precisions == ["bf16", "fp8"]
+    caps = {
+        c.result["kv_precision"]: c.result["max_concurrency"] for c in _calls(a, "capacity_check")
+    }
+    assert set(caps) == {"bf16", "fp8"} and caps["fp8"] > caps["bf16"]
+    assert f"bis zu {caps['fp8']} gleichzeitige" in text
+    assert f"bis zu {caps['bf16']} gleichzeitige" in text
+
+
+def test_one_kv_precision_named_is_no_comparison(nlu: Any) -> None:
+    u = nlu.understand("Does Llama 3.1 70B fit on 2x H100 PCIe with an FP8 KV cache?")
+    assert u.kv_precision == "fp8" and u.kv_precisions == []
+
+
+def test_full_lora_and_qlora_memory_each(assistant: Assistant) -> None:
+    a = assistant.ask("Qwen2.5 14B: Speicherbedarf für volles Finetuning, LoRA und QLoRA jeweils?")
+    _ok(a, "de")
+    methods = {
+        (bool(c.arguments.get("training")), c.arguments.get("adapter"))
+        for c in _calls(a, "memory_need")
+    }
+    assert {(True, None), (False, "lora"), (False, "qlora")} <= methods
+
+
+def test_a_price_per_hour_leads_with_the_hour(assistant: Assistant) -> None:
+    a = assistant.ask("how much is one a100 pcie per hour?")
+    text = _ok(a, "en")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert quote["usd_per_hour"] == round(quote["usd_per_month"] / 730, 2)
+    first = text.split("\n")[0]
+    assert f"${quote['usd_per_hour']:.2f} per hour" in first
+
+
+def test_a_follow_up_naming_the_other_node_and_the_difference_is_fully_read(
+    assistant: Assistant,
+) -> None:
+    a = asked_after(
+        assistant, "was kostet eine l40s im monat?", "und die l4? was ist der unterschied?", "de"
+    )
+    _ok(a, "de")
+    assert a.reading.unread == []
+    assert last_call(a, "price_quote").result["difference_usd_per_month"] == 400
+
+
+def test_a_batch_with_how_long_and_what_it_costs_is_timed(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "we have 800 reviews to classify, ~150 tokens of output each, phi-4 on one l40s. "
+        "how long would that take and what would the box time cost?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.output_tokens == 120_000
+    assert [k.kind for k in a.reading.asks][:1] == ["speed"]
+    tput = last_call(a, "throughput_estimate").result
+    assert tput["output_tokens"] == 120_000 and tput["usd_for_output"] > 0
+    assert f"${tput['usd_for_output']:.2f}" in text
+
+
+def test_the_pcie_and_the_sxm_version_of_a_family_are_both_cards(nlu: Any) -> None:
+    u = nlu.understand(
+        "Training Qwen2.5 14B on one of your 4-card H100 machines: gradient sync per step on "
+        "the PCIe variant vs the SXM5 variant?"
+    )
+    assert u.cards == ["h100-pcie", "h100-sxm5"] and u.card_families == []
+
+
+def test_splitting_a_small_model_for_speed_is_the_guides_no(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Customer wants Mistral 7B on the 4x L40S with tp=4 because more GPUs = faster. Is that "
+        "right?"
+    )
+    text = _ok(a, "en")
+    assert text.lstrip("* ").startswith("No")
+    assert "slower" in text.split("\n")[0]
+
+
+def test_a_chatgpt_like_job_with_a_budget_asks_which_model(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "we'd like our own ChatGPT-style assistant for the office, budget maybe $3k per month. "
+        "what do we need?"
+    )
+    text = _ok(a, "en")
+    assert re.search(r"\bwhich model\b", text.split("\n")[0], re.I)
+    assert "model" in a.reading.assumed and a.choices
+
+
+def test_the_weights_in_each_format_are_sized(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "mixtral 8x7b: GPTQ vs GGUF Q4_K_M – how much memory do the weights need in each "
+        "format? we can't decide between vllm and ollama"
+    )
+    _ok(a, "en")
+    assert not a.reading.explain
+    sized = {c.result["precision"] for c in a.tool_calls if c.name in ("memory_need", "fit_check")}
+    assert {"gptq", "gguf-q4_k_m"} <= sized
+
+
+def test_a_named_node_short_by_more_than_eight_cards_gets_rule_5(assistant: Assistant) -> None:
+    a = assistant.ask("Können wir Llama 3.1 70B auf eurer 8x A100 SXM4 voll finetunen?")
+    text = _ok(a, "de")
+    assert text.lstrip("* ").startswith("Nein")
+    rules = {c.result["rule"]["number"] for c in _calls(a, "purchase_advice")}
+    assert 5 in rules
+
+
+def test_the_cheaper_one_with_a_node_named_keeps_the_yes_no(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "is 2x rtx 5090 enough for qwen2.5 32b in fp8?",
+        "and the cheaper one with 2 L40S?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.yes_no and a.reading.claim == "fits"
+    assert "cheapest" not in a.reading.intents
+    assert text.lstrip("* ").startswith("Yes")
+
+
+def test_an_either_or_link_question_gets_no_yes_or_no(assistant: Assistant) -> None:
+    a = assistant.ask("NVLink or PCIe for Qwen2.5 7B?")
+    text = _ok(a, "en")
+    assert not re.match(r"^\W*(yes|no)\b", text, re.I)
+    assert re.match(r"^\W*you don't need nvlink", text, re.I)
