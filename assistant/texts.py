@@ -1342,6 +1342,7 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Am meisten VRAM pro Dollar: {label}** mit {per_gb} pro GB und Monat (zusammen {mem}):",
     ),
     "per_gb_month": ("per GB and month", "pro GB und Monat"),
+    "per_direction": ("({bw} GB/s per direction)", "({bw} GB/s je Richtung)"),
     "price_per_hour": (
         "**{label}: {per} per hour** — {price}, over the 730 hours of a month.",
         "**{label}: {per} pro Stunde** — {price}, auf die 730 Stunden eines Monats.",

@@ -4,7 +4,10 @@ once); full fine-tune vs LoRA vs QLoRA; a price per hour; a batch's time and its
 version vs the SXM4 version" of a card family; tensor parallelism "for speed" of a model that
 fits one card; "something like ChatGPT" with a budget; the weights in each of two formats; a
 named node whose cards would be more than eight for one training job; "the cheaper one with
-4 L4s" as a follow-up; an either-or link question led by no yes or no."""
+4 L4s" as a follow-up; an either-or link question led by no yes or no. And of blind-149 …
+blind-152: hyphenated batch items, "switch the KV cache to FP8", "…, correct?" confirmed with
+yes, "16k convos", "LoRA (kein QLoRA)", "A100 mit NVLink" beside "A100 PCIe", a quoted
+bandwidth is no measurement, "lohnt sich …" after a price question."""
 
 from __future__ import annotations
 
@@ -165,3 +168,78 @@ def test_an_either_or_link_question_gets_no_yes_or_no(assistant: Assistant) -> N
     text = _ok(a, "en")
     assert not re.match(r"^\W*(yes|no)\b", text, re.I)
     assert re.match(r"^\W*you don't need nvlink", text, re.I)
+
+
+# ---- the second round (blind-149 … blind-152)
+
+
+def test_a_batch_of_hyphenated_items_is_timed(nlu: Any) -> None:
+    u = nlu.understand(
+        "Wir brauchen ca. 600 Kunden-Mails, pro Mail etwa 200 Tokens Ausgabe, mit Llama 3.1 8B "
+        "auf einer L40S. Wie lange dauert das?"
+    )
+    assert u.output_tokens == 120_000 and u.intents[0] == "speed"
+
+
+def test_switching_the_kv_cache_to_fp8_compares_it(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "how big does the kv cache get for one chat with mistral small 24b at 20,000 tokens of "
+        "context? and how much if we switch the kv cache to fp8"
+    )
+    text = _ok(a, "en")
+    assert a.reading.kv_precisions == ["bf16", "fp8"] and a.reading.intents[0] == "fit"
+    assert "NVLink" not in text.split("\n")[0]
+    fp8 = [c.result for c in _calls(a, "memory_need") if c.result["kv_precision"] == "fp8"]
+    assert fp8 and fp8[0]["context_tokens"] == 20_000
+    assert f"({int(fp8[0]['kv_bytes_per_token']):,} bytes per token)" in text
+
+
+def test_a_negative_asked_as_correct_is_confirmed_with_yes(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "just to double-check: qwen2.5 72b in bf16 does not fit on a single h100 pcie, correct?"
+    )
+    text = _ok(a, "en")
+    assert text.lstrip("* ").startswith("Yes, correct")
+
+
+def test_k_convos_are_a_context(nlu: Any) -> None:
+    u = nlu.understand("gemma 3 27b on 2x l40s - how many 32k convos at the same time?")
+    assert u.context_tokens == 32768
+
+
+def test_lora_with_the_other_adapter_refused_stays_lora(nlu: Any) -> None:
+    u = nlu.understand(
+        "LoRA-Training von Llama 3.1 8B, bitte kein QLoRA, auf einer L4 – passt das?"
+    )
+    assert u.adapter == "lora"
+    full = nlu.understand("full fine-tune of mistral 7b (no LoRA) on 2x a100 sxm4?")
+    assert full.adapter is None and "fine_tuning" in full.workloads
+
+
+def test_a_family_with_nvlink_beside_its_pcie_twin_names_both(nlu: Any) -> None:
+    u = nlu.understand(
+        "Angebot bitte für acht H100 mit NVLink und acht H100 PCIe, was kosten die jeweils?"
+    )
+    assert set(u.cards) == {"h100-sxm5", "h100-pcie"}
+    assert u.constraints.require_link is None
+
+
+def test_a_bandwidth_quoted_from_the_calculator_is_no_measurement(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "the datasheet says 900 GB/s for the NVLink, but the allreduce calculator says 450 GB/s "
+        "per direction. which is right for the 4x h100 sxm5?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.measured.busbw_gb_s is None
+    assert "450 GB/s per direction" in text and "900 GB/s" in text
+
+
+def test_a_worth_it_clause_after_a_price_question_is_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Kunde fragt: was kosten 8x H100 PCIe und 8x H100 SXM5 im Monat, und lohnt sich der "
+        "Aufpreis für Qwen2.5 72B in BF16 mit ca. 40 parallelen Anfragen? bitte mit preisen, "
+        "er gibt das weiter"
+    )
+    text = _ok(a, "de")
+    assert a.reading.claim == "worth_it" and a.reading.yes_no
+    assert a.reading.intents[0] == "nvlink" and text.lstrip("* ").startswith("Ja")

@@ -13,6 +13,14 @@ from assistant.nlu import CARD_FAMILIES, Query
 from assistant.texts import follow_up, gb, num, one_decimal, smart, t
 
 
+def _per_direction(d: Draft, info: dict[str, Any]) -> str:
+    """ " (450 GB/s per direction)" when the link's figure adds both directions (NVLink)."""
+    per = info.get("per_direction_gb_s")
+    if not per or per == info["bandwidth_gb_s"]:
+        return ""
+    return " " + t(d.lang, "per_direction", bw=num(d.lang, per))
+
+
 class InterconnectMixin(ComposerBase):
     """Links, their bandwidths and the all-reduces over them."""
 
@@ -53,7 +61,7 @@ class InterconnectMixin(ComposerBase):
                 topo = info["topology_de"] if d.lang == "de" else info["topology"]
                 lines.append(
                     f"{d.link(n['configuration'])}: **{info['name']}** · "
-                    f"{num(d.lang, info['bandwidth_gb_s'])} GB/s — {topo}"
+                    f"{num(d.lang, info['bandwidth_gb_s'])} GB/s{_per_direction(d, info)} — {topo}"
                 )
         else:
             for info in facts["links"]:

@@ -150,12 +150,20 @@ def _without_yes_no(para: str) -> str:
     return m.group(1) + rest[:1].upper() + rest[1:]
 
 
+#: "so just to confirm, X does NOT fit on one 5090, correct?": whether the statement is correct
+_CORRECT_ASKED_RX = re.compile(
+    r"(?:\bcorrect|\bis (?:that|this|it) (?:correct|true|so)|\btrue)\W*$", re.IGNORECASE
+)
+
+
 def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
     m = _LEAD_RX.match(d.paras[lead])
     if m and m.group(2) in _NEGATED_WORDS:
         word = _NEGATED_WORDS[m.group(2)]
         if m.group(2) == "Ja" and _TRUTH_ASKED_RX.match(question):
             word = "Ja, stimmt"
+        elif m.group(2) == "Yes" and _CORRECT_ASKED_RX.search(question):
+            word = "Yes, correct"  # "… does NOT fit, correct?" asks whether it is correct
         d.paras[lead] = m.group(1) + word + d.paras[lead][m.end() :]
 
 

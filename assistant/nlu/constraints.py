@@ -734,12 +734,25 @@ _NOT_ADAPTER_RX = re.compile(
 )
 
 
+_ADAPTER_REFUSED_RX = re.compile(
+    r"(?:not|no|kein\w*|ohne|nicht|statt|instead of|rather than|anstatt)\s+(?:a\s+|mit\s+|"
+    r"per\s+)?(q?lora)\b"
+)
+_FULL_SAID_RX = re.compile(
+    r"full(?:[\s-]*parameter)?[\s-]*fine[\s-]*tun\w*|voll\w*[\s-]*fine[\s-]*tun\w*|"
+    r"vollständig\w* (?:fine[\s-]*tun\w*|feinabstimm\w*|nachtrainier\w*)"
+)
+
+
 def find_adapter_negation(folded: str, u: Query) -> None:
     """'full fine-tune (not LoRA)': the full training job, not adapters."""
     from assistant.nlu.workloads import INSTEAD_ADAPTER_RX
 
     if INSTEAD_ADAPTER_RX.search(folded):
         return  # "LoRA statt QLoRA": one adapter for the other, not a full fine-tune
+    refused = _ADAPTER_REFUSED_RX.search(folded)
+    if refused and u.adapter not in (None, refused.group(1)) and not _FULL_SAID_RX.search(folded):
+        return  # "LoRA (kein QLoRA)": the other adapter refused, the one named kept
     if u.adapter is not None and _NOT_ADAPTER_RX.search(folded):
         u.adapter = None
         u.lora_rank = None
@@ -803,9 +816,17 @@ _SHOWS_RX = re.compile(
 )
 
 
+#: a bandwidth a calculator, a guide or a datasheet states, not one measured on the node
+_QUOTED_RX = re.compile(
+    r"\b(?:calc\w*|calculator|rechner|tool|guide|spec\w*|datasheet|datenblatt|says|sagt|laut)\b|"
+    r"per direction|je richtung|pro richtung"
+)
+
+
 def find_measurements(folded: str, u: Query) -> None:
     if u.nccl_text is None:
-        m = _BUSBW_RX.search(folded)
+        # ("the allreduce calc says 450 GB/s per direction": a figure quoted, not measured)
+        m = next((x for x in _BUSBW_RX.finditer(folded) if not _QUOTED_RX.search(x.group(0))), None)
         if m:
             u.measured.busbw_gb_s = float((m.group(1) or m.group(2)).replace(",", "."))
     m = _TPS_RX.search(folded)

@@ -38,9 +38,11 @@ def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Quer
     for _start, end, fam in spans:
         said = attached_variant(folded, end) if fam in CARD_FAMILIES else None
         variant = [c for c in CARD_FAMILIES.get(fam, ()) if said and said.group(1)[:3] in c]
-        if len(variant) == 1 and fam in u.card_families:
+        if len(variant) == 1 and (fam in u.card_families or said.group(0) == "sxm one"):
+            # ("vier A100 mit NVLink und vier A100 PCIe": the SXM one beside the PCIe one)
             _add_new(u.cards, variant)
-            u.card_families.remove(fam)
+            if fam in u.card_families:
+                u.card_families.remove(fam)
     # the twin asked beside a card named: "the 4x A100 PCIe, or the SXM one?" (by the phrase),
     # "… oder das SXM4-Modell?" (by the generation, outside a card's own name)
     other = VARIANT_PHRASE_RX.search(folded)
@@ -526,7 +528,7 @@ _TP_RX = re.compile(
 
 _CONTEXT_K_RX = re.compile(
     r"(?<![\w$€.,])(\d{1,3})\s*k[\s-]*(?:tokens?[\s-]+)?(?:sessions?|chats?|anfragen|requests?|"
-    r"conversations?|"
+    r"conversations?|convos?|dialog(?:ue)?s?|dialoge|unterhaltungen|"
     r"gespräche|prompts?|streams?|sequen\w*)\b|"
     # "8 requests at once, 16k tokens each", "mit je 16k Token"
     r"(?<![\w$€.,])(\d{1,3})\s*k\s*tokens?\s+(?:each|apiece|je|per\s+\w+|pro\s+\w+)\b|"
@@ -621,7 +623,7 @@ _KV_PRECISION = {
 #: the KV cache asked before it at the default
 _KV_ALTERNATIVE_RX = re.compile(
     r"\b(?:instead|stattdessen|statt dessen|anstelle|rather|and with|und mit|what about|"
-    r"und bei|compared|im vergleich|verglichen)\b"
+    r"und bei|compared|im vergleich|verglichen|switch\w*|wechsel\w*|umstell\w*|if|wenn|falls)\b"
 )
 
 

@@ -193,6 +193,8 @@ VARIANT_PHRASE_RX = re.compile(
     r"\b(?:the\s+|die\s+|das\s+|der\s+)?(pcie|sxm\d?)[\s-]*(?:one|version|variant\w*|"
     r"model|modell|ausführung)\b"
 )
+#: "vier A100 mit NVLink", "H100s with NVLink": the family's SXM variant, said by its link
+_WITH_NVLINK_RX = re.compile(r"(?:mit|with)\s+(?:nv)?link\b|\(\s*nvlink\s*\)")
 # what may stand between a card and the variant phrase that says which one it is ("A100 80GB
 # (the PCIe one)"): a memory size and a bracket, no alternative and no sentence end
 _ATTACHED_GAP_RX = re.compile(r"[\s,(\-]*(?:\d{2,3}\s*gb)?[\s,(\-]*")
@@ -201,7 +203,11 @@ _ATTACHED_GAP_RX = re.compile(r"[\s,(\-]*(?:\d{2,3}\s*gb)?[\s,(\-]*")
 def attached_variant(folded: str, end: int) -> re.Match[str] | None:
     """The variant phrase said right after a card named at `end` ("A100 80GB (the PCIe one)")."""
     gap = _ATTACHED_GAP_RX.match(folded, end)
-    return VARIANT_PHRASE_RX.match(folded, gap.end() if gap else end)
+    at = gap.end() if gap else end
+    linked = _WITH_NVLINK_RX.match(folded, at)
+    if linked:  # read as "the SXM one"
+        return VARIANT_PHRASE_RX.match("sxm one", 0)
+    return VARIANT_PHRASE_RX.match(folded, at)
 
 
 _FAMILY_RX = re.compile(

@@ -100,6 +100,8 @@ COMMON_WORDS = frozenset(
         "mentor",
         "lender",
         "render",
+        "switch",  # "if we switch the KV cache to FP8": to change, not "nvswitch"
+        "switches",
         "sicher",  # "will sicher sein": sure, not "speicher"
         "sicherer",
     ]

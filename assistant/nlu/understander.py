@@ -58,6 +58,24 @@ UNDERSTOOD_CACHE_SIZE = 1024
 _RESULT_ROW_RX = re.compile(r"\s*\d+\s+\d+\s+[a-z]\w*\s+[a-z]\w*\s+-?\d")
 
 
+_LINK_WORDS_RX = re.compile(r"nvlink|nvswitch|\bsxm|\bpcie\b|interconnect")
+
+
+def _kv_size_asked(prose: str, u: Query) -> bool:
+    """The KV cache's size asked of a model, with no link named and no other ask leading."""
+    if not u.has_subject or u.intents[:1] in (["fit"], ["capacity"], ["speed"]):
+        return False
+    return "kv_cache_size" in cue_topics(prose) and not _LINK_WORDS_RX.search(prose)
+
+
+def _pair_of_links(u: Query) -> None:
+    """ "vier A100 mit NVLink und vier A100 PCIe": an SXM card and a PCIe card named side by side
+    are the two compared; "mit NVLink" names one of them, it requires nothing of the answer."""
+    kinds = {"sxm" if ("sxm" in c or c in ("h200", "b200")) else "pcie" for c in u.cards}
+    if kinds == {"sxm", "pcie"} and u.constraints.require_link == "nvlink":
+        u.constraints.require_link = None
+
+
 def _figures_per_precision(prose: str, u: Query) -> bool:
     """A model's memory asked in each of two formats ("Qwen 72B: AWQ vs GGUF Q4_K_M – how much
     memory in each?") or with each of two KV-cache precisions: figures, not an explanation."""
@@ -170,6 +188,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
         constraints.find_all(prose, u)
+        _pair_of_links(u)
         self._changed_setup(prose, u)
         _load_from_counts(u)
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
@@ -221,6 +240,10 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
             )
         )
         self._ask_neighbours(u)
+        if _kv_size_asked(prose, u):
+            # "how big does the KV cache get for X at 120k?": its size, answered with the fit's
+            # figures (not a neighbour's guess such as the link)
+            u.intents = ["fit", *(i for i in u.intents if i not in ("fit", "nvlink"))]
         if u.explain and "off_topic" in u.intents and re.search(r"nccl|busbw|algbw", prose):
             u.intents = ["general"]
         find_asks(prose, u)
@@ -371,6 +394,10 @@ _FURTHER_RX = re.compile(
 )
 
 
+#: the part of a setup a switch changes, not the setup left behind
+_PART_SWITCHED_RX = re.compile(r"\bkv\b|key[\s-]*value|\bcache\b|\bweights\b|\bgewichte\b")
+
+
 def old_side_blanked(folded: str) -> str:
     """The question with the side a move leaves behind blanked out (spaces, so positions hold):
     "from a 4x A100 PCIe box to our 4x H100 SXM5 node", "von 8k auf 32k", "switching our
@@ -385,6 +412,8 @@ def old_side_blanked(folded: str) -> str:
         ):
             continue
         start, end = m.start("old"), m.end("old")
+        if _PART_SWITCHED_RX.search(text[start:end]):
+            continue  # "switch the KV cache to FP8": what changes, not a setup left behind
         further = _FURTHER_RX.match(text[end:])
         if further:
             end += further.end() - len(further.group(0).split()[-1]) - 1

@@ -263,10 +263,21 @@ INSTEAD_ADAPTER_RX = re.compile(
 )
 
 
+#: "kein QLoRA", "no QLoRA", "not LoRA", "ohne QLoRA": an adapter refused
+_REFUSED_ADAPTER_RX = re.compile(r"\b(?:kein\w*|no|not|ohne|without|nicht)\s+(q?lora)\b")
+
+
 def _find_adapter(folded: str, u: Any) -> None:
     """LoRA or QLoRA named; "LoRA oder QLoRA?", "LoRA vs. QLoRA": both, the first named leads;
     "LoRA statt QLoRA": the first."""
     instead = INSTEAD_ADAPTER_RX.search(folded)
+    refused = _REFUSED_ADAPTER_RX.search(folded)
+    if refused and not instead:
+        # "LoRA-Finetuning von X (bf16-Basis, kein QLoRA)": the other one, when it is named
+        other = "lora" if refused.group(1) == "qlora" else "qlora"
+        if re.search(rf"\b{other}\b", folded):
+            u.adapter = other
+            return
     if instead:
         u.adapter = instead.group(1)
     elif _QLORA_RX.search(folded):

@@ -26,6 +26,8 @@ def _link_info(link: Any, language: str = "en") -> dict[str, Any]:
         "name": link.name,
         "kind": link.kind,
         "bandwidth_gb_s": link.bandwidth_gb_s,
+        # NVLink is sold by both directions added, PCIe per direction (tools.specs Link)
+        "per_direction_gb_s": link.per_direction_gb_s,
         "topology": link.topology,
         "topology_de": link.topology_de,
         "topo_labels": list(link.topo_labels),
