@@ -539,7 +539,8 @@ def test_the_variant_said_after_a_card(nlu) -> None:  # type: ignore[no-untyped-
         "a full fine-tune of Llama 3.1 8B on a 4x A100 node. Is the PCIe version fine or do we "
         "really need the SXM one?"
     )
-    assert family.card_families == ["a100"] and "nvlink" in family.intents
+    # the family named once and both its variants by phrase: the two variants' cards
+    assert family.cards == ["a100-pcie", "a100-sxm4"] and "nvlink" in family.intents
 
 
 def test_a_fallback_adapter_is_compared_and_the_first_asked_leads(assistant) -> None:  # type: ignore[no-untyped-def]
