@@ -173,10 +173,24 @@ class Assistant:
         if session_id is not None:
             check_session_id(session_id)
         sid = session_id or new_session_id()
-        answer, slots = self._planned(reading, sid)
+        answer, slots = self._planned(self._refers_back(reading, session_id), sid)
         if not store:
             return self._summarised(answer)
         return self._finished(answer, sid, slots, None)
+
+    def _refers_back(self, reading: Reading, session_id: str | None) -> Reading:
+        """A reading given whole that asks a difference of one node ("und die A100? wie groß ist
+        der Unterschied?") and says not what to: the session's node it differs from, as the
+        rule reader's merge finds it (`refers_to`)."""
+        asks_difference = "difference_asked" in reading.topics
+        if not (session_id and asks_difference and len(reading.configurations) == 1):
+            return reading
+        if reading.refers_to:
+            return reading
+        session = self.sessions.get(session_id)
+        before = list(session.slots.configurations) if session and session.slots else []
+        back = [c for c in before if c not in reading.configurations][:1]
+        return reading.model_copy(update={"refers_to": back}) if back else reading
 
     def reanswer(self, session_id: str, edits: Mapping[str, Any]) -> Answer:
         """The session's last question answered again from its reading with `edits` applied

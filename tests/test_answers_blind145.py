@@ -243,3 +243,27 @@ def test_a_worth_it_clause_after_a_price_question_is_a_yes_no(assistant: Assista
     text = _ok(a, "de")
     assert a.reading.claim == "worth_it" and a.reading.yes_no
     assert a.reading.intents[0] == "nvlink" and text.lstrip("* ").startswith("Ja")
+
+
+def test_a_given_reading_asking_a_difference_refers_back_to_the_session(
+    assistant: Assistant,
+) -> None:
+    from assistant.reading.model import Reading
+
+    first = assistant.answer_reading(
+        Reading(language="en", task="price", asks=[{"kind": "price"}], configurations=["4x-l40s"])
+    )
+    then = assistant.answer_reading(
+        Reading(
+            language="en",
+            task="price",
+            asks=[{"kind": "price"}],
+            topics=["difference_asked"],
+            configurations=["4x-a100-pcie"],
+        ),
+        first.session_id,
+    )
+    text = _ok(then, "en")
+    quote = last_call(then, "price_quote").result
+    assert {q["configuration"] for q in quote["quotes"]} == {"4x-a100-pcie", "4x-l40s"}
+    assert f"${quote['difference_usd_per_month']:,}" in text
