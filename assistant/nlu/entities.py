@@ -38,7 +38,8 @@ def _other_variant_named(folded: str, spans: list[tuple[int, int, str]], u: Quer
     for _start, end, fam in spans:
         said = attached_variant(folded, end) if fam in CARD_FAMILIES else None
         variant = [c for c in CARD_FAMILIES.get(fam, ()) if said and said.group(1)[:3] in c]
-        if len(variant) == 1 and (fam in u.card_families or said.group(0) == "sxm one"):
+        by_link = said is not None and said.group(0) == "sxm one"
+        if len(variant) == 1 and (fam in u.card_families or by_link):
             # ("vier A100 mit NVLink und vier A100 PCIe": the SXM one beside the PCIe one)
             _add_new(u.cards, variant)
             if fam in u.card_families:
