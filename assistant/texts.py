@@ -1342,6 +1342,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Am meisten VRAM pro Dollar: {label}** mit {per_gb} pro GB und Monat (zusammen {mem}):",
     ),
     "per_gb_month": ("per GB and month", "pro GB und Monat"),
+    "moe_memory": (
+        "A mixture of experts: all {total}B parameters must be in memory; only {active}B are "
+        "active (read) per token.",
+        "Ein Mixture-of-Experts-Modell: alle {total} Mrd. Parameter müssen in den Speicher; pro "
+        "Token sind nur {active} Mrd. aktiv (gelesen).",
+    ),
     "per_direction": ("({bw} GB/s per direction)", "({bw} GB/s je Richtung)"),
     "price_per_hour": (
         "**{label}: {per} per hour** — {price}, over the 730 hours of a month.",

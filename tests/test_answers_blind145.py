@@ -267,3 +267,57 @@ def test_a_given_reading_asking_a_difference_refers_back_to_the_session(
     quote = last_call(then, "price_quote").result
     assert {q["configuration"] for q in quote["quotes"]} == {"4x-a100-pcie", "4x-l40s"}
     assert f"${quote['difference_usd_per_month']:,}" in text
+
+
+# ---- the third round (blind-153 … blind-155)
+
+
+def test_a_memory_question_then_would_one_card_do_it_is_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "how much gpu memory do we need to lora-tune mistral 7b? would a single l4 do it?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.yes_no
+    holds = last_call(a, "memory_need").result["total_gb"] <= 21.6
+    assert text.lstrip("* ").startswith("Yes" if holds else "No")
+
+
+def test_the_cards_memory_between_count_and_card_keeps_the_count(nlu: Any) -> None:
+    u = nlu.understand("would gemma 3 27b fit on a single 32gb 5090 in fp8?")
+    assert u.count == 1 and u.configurations == ["1x-rtx-5090"]
+
+
+def test_a_mixture_of_experts_memory_answer_says_total_and_active(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "How much VRAM does Qwen3 30B-A3B need in BF16, and how many params are active?"
+    )
+    text = _ok(a, "en")
+    model = last_call(a, "memory_need").result["model"]
+    assert f"{model['active_params_b']:g}B" in text and f"{model['params_b']:g}B" in text
+
+
+def test_a_german_compound_item_is_a_batch(nlu: Any) -> None:
+    u = nlu.understand(
+        "wir wollen ca. 400 Newslettertexte mit je etwa 250 Tokens mit Gemma 3 12B auf einer "
+        "L40S erzeugen, wie lange dauert das?"
+    )
+    assert u.output_tokens == 100_000
+
+
+def test_per_hour_after_a_pick_prices_the_pick_by_the_hour(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "cheapest node for llama 3.1 8b under $500 a month?",
+        "ok, and what is that per hour?",
+        "en",
+    )
+    text = _ok(a, "en")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert f"${quote['usd_per_hour']:.2f} per hour" in text.split("\n")[0]
+
+
+def test_a_batch_time_states_its_seconds_too(assistant: Assistant) -> None:
+    a = assistant.ask("How long do 500 summaries of 300 tokens each take with Phi-4 on one L40S?")
+    text = _ok(a, "en")
+    seconds = last_call(a, "throughput_estimate").result["output_seconds"]
+    assert f"({round(seconds):,} s)" in text

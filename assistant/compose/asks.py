@@ -479,6 +479,16 @@ class AsksMixin(ComposerBase):
                 overhead=gb(d.lang, mem["overhead_gb_per_card"]),
             )
         )
+        model = mem.get("model") or {}
+        if model.get("active_params_b"):  # a mixture of experts: held whole, read in part
+            d.add(
+                t(
+                    d.lang,
+                    "moe_memory",
+                    total=smart(d.lang, model["params_b"]),
+                    active=smart(d.lang, model["active_params_b"]),
+                )
+            )
 
     def _memory_answer(self, d: Draft, u: Query) -> None:
         """ "How much VRAM does X need?": the need from memory_need leads, then where it fits

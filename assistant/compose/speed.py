@@ -73,11 +73,12 @@ def duration(lang: Language, tput: dict[str, Any]) -> str:
     seconds = float(tput["output_seconds"])
     if seconds < 120:
         return t(lang, "dur_seconds", n=num(lang, seconds))
+    exact = f" ({num(lang, round(seconds))} s)"  # "about 4.5 hours (16,060 s)"
     if seconds < 120 * 60:
-        return t(lang, "dur_minutes", n=num(lang, tput["output_minutes"]))
+        return t(lang, "dur_minutes", n=num(lang, tput["output_minutes"])) + exact
     if seconds < 48 * 3600:
-        return t(lang, "dur_hours", n=num(lang, tput["output_hours"], 1))
-    return t(lang, "dur_days", n=num(lang, tput["output_days"], 1))
+        return t(lang, "dur_hours", n=num(lang, tput["output_hours"], 1)) + exact
+    return t(lang, "dur_days", n=num(lang, tput["output_days"], 1)) + exact
 
 
 #: "is it much faster?": yes from a quarter faster on (a few percent is "only slightly")

@@ -170,6 +170,8 @@ def is_yes_no(question: str) -> bool:
     # "wie viel VRAM braucht das und reicht dafür eine A100?": the need is the fit's own figure,
     # so the fit's yes/no leads (and its lead states the need)
     clause = clause or bool(_MEMORY_WH_RX.match(q) and _AND_FIT_RX.search(q))
+    # "how much vram do I need …? would a single A100 do it?": the same, in two sentences
+    clause = clause or bool(_MEMORY_WH_RX.match(q) and _fit_asked_next(question, q))
     verb = _YES_NO_RX.search(q)
     if verb and _POLITE_REQUEST_RX.match(q):
         verb = None  # "Could you send me the monthly price …?": a request, answered with it
@@ -184,6 +186,21 @@ _ABBREVIATION = (
     r"(?<!\bapprox\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bmax\.)"
     r"(?<!\bmin\.)(?<!\bcirca\.)(?<!\bvgl\.)(?<!\bbspw\.)"
 )
+
+
+def _fit_asked_next(question: str, first: str) -> bool:
+    """The question after `first` asks yes or no whether it fits ("would a single A100 do
+    it?", "reicht dafür eine L40S?")."""
+    rest = question[question.find(first) + len(first) :] if first in question else ""
+    nxt = next((s for s in sentences(rest) if s.rstrip().endswith("?")), "")
+    fit = _FIT_ASK_RX.search(nxt.lower()) or _DO_IT_RX.search(nxt.lower())
+    return bool(nxt and _YES_NO_RX.match(nxt) and fit)
+
+
+#: "would a single A100 do it?": "do" as "be enough", at the end of the question
+_DO_IT_RX = re.compile(r"\bdo (?:it|that|this|the job)\s*\?")
+
+
 _SENTENCE_RX = re.compile(
     r"(?<=[.!?])" + _ABBREVIATION + r"\s+|(?<=[.!?][\"'“”»«])\s+|\n+", re.IGNORECASE
 )

@@ -32,7 +32,11 @@ _TOKENS = (
 )
 # "200 texte mit je ca. 500 tokens", "10k docs of about 300 tokens each"
 _ITEMS_FIRST_RX = re.compile(
-    r"(?<![\w.,])" + _COUNT + r"\s+(?:[\w-]+\s+){0,2}?(?:\w+-)?" + _ITEM + r"\b[^?!\n]{0,40}?"
+    r"(?<![\w.,])"
+    + _COUNT
+    + r"\s+(?:[\w-]+\s+){0,2}?(?:\w+-|(?!con|kon)[a-zäöüß]{3,}(?=te?xt))?"
+    + _ITEM
+    + r"\b[^?!\n]{0,40}?"
     r"(?<![\w.,])" + _COUNT + _TOKENS,
     re.IGNORECASE,
 )

@@ -775,10 +775,14 @@ def _with_proper_names(original: str, mention: str) -> str:
 # sees one
 
 
+_MEMORY_BEFORE_RX = re.compile(r"(?<![\d.,])\d{2,3}\s*-?\s*gb[\s-]+$")
+
+
 def _count_before_card(folded: str, start: int, end: int, u: Query, cid: str = "") -> int | None:
     """The count directly before the card: "4x A100", "4 × H100", "vier H100", "8 H200"; "on an
     RTX 5090" is one card, "an H100 node" is not."""
-    before = folded[max(0, start - 24) : start]
+    # ("a single 24gb 4090", "2x 80gb h100": the card's memory said between count and card)
+    before = _MEMORY_BEFORE_RX.sub("", folded[max(0, start - 30) : start])
     if re.match(
         r"[\s-]*(?:pcie[\s-]+|sxm\d?[\s-]+)?(?:instance|instanz)", folded[end:]
     ) and re.search(

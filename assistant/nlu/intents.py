@@ -57,7 +57,8 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
         # ("würden euren 4x H100 mieten. Geht das?": renting asks no price; "die Miete" does)
-        r"pro monat|/month|/monat|monthly|monatlich|\$|\busd\b|\beuros?\b|€|\bmiete\b|" + _PAYS,
+        r"pro monat|/month|/monat|monthly|monatlich|per hour|pro stunde|hourly|stündlich|"
+        r"an hour\b|die stunde\b|\$|\busd\b|\beuros?\b|€|\bmiete\b|" + _PAYS,
         "allreduce": r"all[\s-]*reduce|allreduce|gradient(?:en)?[\s-]*(?:sync|synchron|austausch)|"
         r"trainingsschritt\w*[\s-]*abgleich|(?:schritt|step)\w*[\s-]*(?:abgleich|sync)|"
         r"gradienten[\s-]*abgleich|"
