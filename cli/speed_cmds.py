@@ -49,6 +49,15 @@ def throughput_cmd(
     ] = None,
     concurrency: ConcurrencyOpt = 1,
     runtime: RuntimeOpt = None,
+    output_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--output-tokens",
+            min=1,
+            help="tokens a batch writes in total (200 texts x 500 tokens = 100000): how long one "
+            "stream takes and what that time of the node costs",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Single-stream decode tokens/s of MODEL on CONFIG (bandwidth bound, conservative floor).
@@ -86,6 +95,7 @@ def throughput_cmd(
             fit_context_tokens=req.context_tokens,
             node_cards=c.count,
             runtime=req.runtime,
+            output_tokens=output_tokens,
         )
     )
     if as_json:
@@ -117,6 +127,12 @@ def throughput_cmd(
         con.print(
             f"{_usd(c.usd_per_month, c.placeholder)}/month -> "
             f"{_usd(r.usd_per_million_tokens)} per million output tokens (single stream)"
+        )
+    if r.output_seconds is not None:
+        cost = f", {_usd(r.usd_for_output)} of node time" if r.usd_for_output is not None else ""
+        con.print(
+            f"{output_tokens:,} tokens: {r.output_seconds:,.0f} s = {r.output_seconds / 3600:,.2f} "
+            f"h (one stream){cost}"
         )
     for note in r.notes:
         con.print(f"note: {note}")

@@ -496,3 +496,16 @@ def test_fit_table_shows_the_rows_own_notes(run: Any) -> None:
     out = " ".join(run("fit", "qwen2.5-32b", "-p", "fp8").stdout.split())
     assert "fp8 not native on RTX A6000" in out and "W8A16" in out
     assert "not native" not in " ".join(run("fit", "qwen2.5-32b").stdout.split())
+
+
+def test_throughput_times_a_batch(run: Any) -> None:
+    """`--output-tokens`: the time one stream takes to write a batch and what that node time
+    costs, the figures the assistant's batch answers state (throughput_estimate's)."""
+    data = _json(run("throughput", "llama-3.1-8b", "1x-l4", "--output-tokens", "100000", "--json"))
+    assert data["output_seconds"] == pytest.approx(100_000 / data["tokens_per_s"])
+    assert data["usd_for_output"] == pytest.approx(
+        290 * data["output_seconds"] / 3600 / 730, abs=0.01
+    )
+    text = run("throughput", "llama-3.1-8b", "1x-l4", "--output-tokens", "100000").output
+    assert f"{data['output_seconds']:,.0f} s" in text and f"${data['usd_for_output']:.2f}" in text
+    assert run("throughput", "llama-3.1-8b", "1x-l4", "--output-tokens", "0").exit_code == 2
