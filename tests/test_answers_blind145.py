@@ -321,3 +321,23 @@ def test_a_batch_time_states_its_seconds_too(assistant: Assistant) -> None:
     text = _ok(a, "en")
     seconds = last_call(a, "throughput_estimate").result["output_seconds"]
     assert f"({round(seconds):,} s)" in text
+
+
+def test_a_memory_question_after_a_greeting_then_would_one_card_do(nlu: Any) -> None:
+    u = nlu.understand(
+        "quick question: how much vram for a lora of gemma 3 12b? and would a single l40s do it?"
+    )
+    assert u.yes_no
+
+
+def test_what_you_charge_is_a_price_and_the_difference_follows(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "what do you charge for 2x a100 pcie?",
+        "and 4x rtx 4090? how big is the difference per month?",
+        "en",
+    )
+    text = _ok(a, "en")
+    quote = last_call(a, "price_quote").result
+    assert {q["configuration"] for q in quote["quotes"]} == {"2x-a100-pcie", "4x-rtx-4090"}
+    assert f"${abs(quote['difference_usd_per_month']):,}" in text

@@ -85,7 +85,8 @@ _INDIRECT_RX = re.compile(
 
 # "how much VRAM does it need …", "wie viel Speicher braucht …": the memory need asked
 _MEMORY_WH_RX = re.compile(
-    r"^\W*(?:how much (?:gpu |video )?(?:vram|memory|ram)|"
+    r"^\W*(?:(?:kurze frage|quick question|quick one|frage|question|hi|hey|hallo)\W+)?"
+    r"(?:how much (?:gpu |video )?(?:vram|memory|ram)|"
     r"wie ?viel (?:gpu-?|grafik)?(?:vram|speicher|ram))\b",
     re.IGNORECASE,
 )

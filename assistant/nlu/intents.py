@@ -56,6 +56,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"billigste|am günstigsten|am billigsten|preiswerteste|kostengünstigste|cheaper|günstiger|"
         r"billiger|budget|\bspar(?:en|t)?\b",
         "price": r"\bcost|\bprice|\bpric|\bpreis|kostet|kosten\b|how much is|was kostet|per month|"
+        r"\bcharge\b|\bcharges\b|\bverlangt\b|"
         # ("würden euren 4x H100 mieten. Geht das?": renting asks no price; "die Miete" does)
         r"pro monat|/month|/monat|monthly|monatlich|per hour|pro stunde|hourly|stündlich|"
         r"an hour\b|die stunde\b|\$|\busd\b|\beuros?\b|€|\bmiete\b|" + _PAYS,
