@@ -341,3 +341,11 @@ def test_what_you_charge_is_a_price_and_the_difference_follows(assistant: Assist
     quote = last_call(a, "price_quote").result
     assert {q["configuration"] for q in quote["quotes"]} == {"2x-a100-pcie", "4x-rtx-4090"}
     assert f"${abs(quote['difference_usd_per_month']):,}" in text
+
+
+def test_a_lead_in_to_a_colon_before_the_memory_question(nlu: Any) -> None:
+    u = nlu.understand(
+        "Moin, eine Sache vorweg: wie viel Speicher braucht QLoRA für Mistral Small 24B? "
+        "Reicht dafür eine einzelne L4?"
+    )
+    assert u.yes_no

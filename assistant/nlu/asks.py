@@ -172,7 +172,9 @@ def is_yes_no(question: str) -> bool:
     # so the fit's yes/no leads (and its lead states the need)
     clause = clause or bool(_MEMORY_WH_RX.match(q) and _AND_FIT_RX.search(q))
     # "how much vram do I need …? would a single A100 do it?": the same, in two sentences
-    clause = clause or bool(_MEMORY_WH_RX.match(q) and _fit_asked_next(question, q))
+    # (after a lead-in to a colon: "Servus, hätte da mal ne Frage vorab: wieviel VRAM …?")
+    memory_wh = _MEMORY_WH_RX.match(q) or _MEMORY_WH_RX.match(q.rsplit(": ", 1)[-1])
+    clause = clause or bool(memory_wh and _fit_asked_next(question, q))
     verb = _YES_NO_RX.search(q)
     if verb and _POLITE_REQUEST_RX.match(q):
         verb = None  # "Could you send me the monthly price …?": a request, answered with it
