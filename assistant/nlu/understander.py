@@ -68,14 +68,6 @@ def _kv_size_asked(prose: str, u: Query) -> bool:
     return "kv_cache_size" in cue_topics(prose) and not _LINK_WORDS_RX.search(prose)
 
 
-def _pair_of_links(u: Query) -> None:
-    """ "vier A100 mit NVLink und vier A100 PCIe": an SXM card and a PCIe card named side by side
-    are the two compared; "mit NVLink" names one of them, it requires nothing of the answer."""
-    kinds = {"sxm" if ("sxm" in c or c in ("h200", "b200")) else "pcie" for c in u.cards}
-    if kinds == {"sxm", "pcie"} and u.constraints.require_link == "nvlink":
-        u.constraints.require_link = None
-
-
 def _figures_per_precision(prose: str, u: Query) -> bool:
     """A model's memory asked in each of two formats ("Qwen 72B: AWQ vs GGUF Q4_K_M – how much
     memory in each?") or with each of two KV-cache precisions: figures, not an explanation."""
@@ -86,7 +78,7 @@ def _figures_per_precision(prose: str, u: Query) -> bool:
 
 _DESCRIBED_CHEAPER_RX = re.compile(
     r"\b(the|die|der|das|den|dem)\s+(?:cheaper|less expensive|lower[\s-]priced|"
-    r"günstiger\w*|billiger\w*|preiswerter\w*)(?:\s+(?:one|option|node|variante|option))?\s+"
+    r"günstiger\w*|billiger\w*|preiswerter\w*)(?:\s+(?:one|option|node|variante))?\s+"
     r"(with|mit)\s+(?=(?:\w+\s+){0,1}(?:\d|one|two|four|eight|zwei|vier|acht|einer|a\b|an\b))"
 )
 
@@ -188,7 +180,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         self._find_workloads(prose, u)
         self._find_context_and_concurrency(prose, u)
         constraints.find_all(prose, u)
-        _pair_of_links(u)
+        self._pair_of_links(u)
         self._changed_setup(prose, u)
         _load_from_counts(u)
         prose = self._asked_text(prose, u)  # the ask, without an out-of-scope goal's clauses
@@ -324,6 +316,14 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         # nvlink": the link dropped is not asked about
         rest = _PRICE_NOT_ASKED_RX.sub(lambda m: " " * len(m.group(0)), rest)
         return constraints.DROPPED_RX.sub(lambda m: " " * len(m.group(0)), rest)
+
+    def _pair_of_links(self, u: Query) -> None:
+        """ "vier A100 mit NVLink und vier A100 PCIe": an NVLink card and a PCIe card named side
+        by side are the two compared; "mit NVLink" names one of them, it requires nothing."""
+        configs = getattr(self.catalog, "configurations", None) or {}
+        named = [c.id for c in configs.values() if c.gpu in u.cards]
+        if u.constraints.require_link == "nvlink" and self._link_kinds(named) == {"nvlink", "pcie"}:
+            u.constraints.require_link = None
 
     def _ask_neighbours(self, u: Query) -> None:
         """Where the keyword intents fall back to a catch-all, the nearest paraphrases decide."""
