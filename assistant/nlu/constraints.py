@@ -818,7 +818,7 @@ _SHOWS_RX = re.compile(
 
 #: a bandwidth a calculator, a guide or a datasheet states, not one measured on the node
 _QUOTED_RX = re.compile(
-    r"\b(?:calc\w*|calculator|rechner|tool|guide|spec\w*|datasheet|datenblatt|says|sagt|laut)\b|"
+    r"\b(?:calc\w*|calculator|rechner|guide|spec\w*|datasheet|datenblatt|laut)\b|"
     r"per direction|je richtung|pro richtung"
 )
 
