@@ -320,7 +320,12 @@ def expand(text: str, catalog_prices: dict[str, Decimal], regex: bool = False) -
         out = usd_text(value)
         return re.escape(out) if regex else out
 
+    if regex:  # a template written with its braces escaped, as a regex: "\{price_diff:A,B\}"
+        text = _ESCAPED_TEMPLATE_RX.sub(r"{\1}", text)
     return TEMPLATE_RX.sub(one, text)
+
+
+_ESCAPED_TEMPLATE_RX = re.compile(r"\\\{((?:price|price_diff):[a-z0-9,-]+)\\\}")
 
 
 def check_turn(

@@ -9,6 +9,7 @@ the split capacity and speed use."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,10 @@ def test_a_yes_no_after_a_figure_gets_its_word(assistant: Assistant) -> None:
     a = assistant.ask("Wie viel VRAM braucht ein volles Finetuning von Qwen3 8B? Reicht eine L40S?")
     text = _ok(a, "de")
     holds = last_call(a, "training_fit").result["rows"][0]["fits_one_card"]
-    assert ("**Ja** —" if holds else "**Nein** —") in text
+    # the yes/no asked after the figure gets its word: first, since the question asked one
+    # after the memory question is read as a yes/no (blind-154's family), or beside the figure
+    word = "Ja" if holds else "Nein"
+    assert re.search(rf"\*\*{word}(?:\*\* —|\.\*\*)", text), text[:200]
 
 
 def test_a_fine_tune_then_served_states_the_serving_need(assistant: Assistant) -> None:

@@ -251,3 +251,15 @@ def test_every_metric_is_explained_in_html_and_terminal() -> None:
     out = subprocess.run([sizing, "eval", "--explain"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "citation precision" in out.stdout
     assert METRIC_HELP["citation_precision"].low in out.stdout
+
+
+def test_a_template_with_escaped_braces_in_a_pattern_is_expanded() -> None:
+    """A writer who escapes a template's braces in a regex ("\\{price_diff:A,B\\}|238") gets
+    the difference at the catalog's prices, not a broken regex."""
+    from decimal import Decimal
+
+    from evals.checks import expand
+
+    prices = {"4x-a100-sxm4": Decimal(3999), "4x-a100-pcie": Decimal(4157)}
+    rx = expand(r"\{price_diff:4x-a100-sxm4,4x-a100-pcie\}|238", prices, regex=True)
+    assert re.search(rx, "costs $158 more") and not re.search(rx, "costs $159 more")
