@@ -349,3 +349,29 @@ def test_a_lead_in_to_a_colon_before_the_memory_question(nlu: Any) -> None:
         "Reicht dafür eine einzelne L4?"
     )
     assert u.yes_no
+
+
+# ---- the fourth round (blind-159, blind-160)
+
+
+def test_k_seqs_are_a_context(nlu: Any) -> None:
+    assert (
+        nlu.understand(
+            "how many 32k seqs fit on 2x h100 pcie with llama 3.1 70b fp8?"
+        ).context_tokens
+        == 32768
+    )
+
+
+def test_the_kv_size_asked_again_with_fp8_is_compared(nlu: Any) -> None:
+    u = nlu.understand(
+        "How big is the KV cache of Mistral Small 24B for 3 requests at 16k each? And how large "
+        "with an FP8 KV cache?"
+    )
+    assert u.kv_precisions == ["bf16", "fp8"]
+
+
+def test_a_negative_with_right_is_agreed_with_yes_right(assistant: Assistant) -> None:
+    a = assistant.ask("so llama 3.1 405b in bf16 won't fit on 4x h200, right?")
+    text = _ok(a, "en")
+    assert text.lstrip("* ").startswith("Yes, right")

@@ -156,6 +156,9 @@ _CORRECT_ASKED_RX = re.compile(
 )
 
 
+_RIGHT_ASKED_RX = re.compile(r",?\s*\bright\W*$", re.IGNORECASE)
+
+
 def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
     m = _LEAD_RX.match(d.paras[lead])
     if m and m.group(2) in _NEGATED_WORDS:
@@ -164,6 +167,8 @@ def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
             word = "Ja, stimmt"
         elif m.group(2) == "Yes" and _CORRECT_ASKED_RX.search(question):
             word = "Yes, correct"  # "… does NOT fit, correct?" asks whether it is correct
+        elif m.group(2) == "Yes" and _RIGHT_ASKED_RX.search(question):
+            word = "Yes, right"  # "X won't fit on Y, right?": agreed, in both words people use
         d.paras[lead] = m.group(1) + word + d.paras[lead][m.end() :]
 
 

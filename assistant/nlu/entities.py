@@ -529,7 +529,7 @@ _TP_RX = re.compile(
 
 _CONTEXT_K_RX = re.compile(
     r"(?<![\w$€.,])(\d{1,3})\s*k[\s-]*(?:tokens?[\s-]+)?(?:sessions?|chats?|anfragen|requests?|"
-    r"conversations?|convos?|dialog(?:ue)?s?|dialoge|unterhaltungen|"
+    r"conversations?|convos?|seqs?|dialog(?:ue)?s?|dialoge|unterhaltungen|"
     r"gespräche|prompts?|streams?|sequen\w*)\b|"
     # "8 requests at once, 16k tokens each", "mit je 16k Token"
     r"(?<![\w$€.,])(\d{1,3})\s*k\s*tokens?\s+(?:each|apiece|je|per\s+\w+|pro\s+\w+)\b|"
@@ -624,7 +624,9 @@ _KV_PRECISION = {
 #: the KV cache asked before it at the default
 _KV_ALTERNATIVE_RX = re.compile(
     r"\b(?:instead|stattdessen|statt dessen|anstelle|rather|and with|und mit|what about|"
-    r"und bei|compared|im vergleich|verglichen|switch\w*|wechsel\w*|umstell\w*|if|wenn|falls)\b"
+    r"und bei|compared|im vergleich|verglichen|switch\w*|wechsel\w*|umstell\w*|if|wenn|falls|"
+    # "… Und wie groß mit FP8-KV-Cache?": the size asked again, with the other precision
+    r"wie (?:groß|gross|viel)|how (?:big|much|large))\b"
 )
 
 
