@@ -1303,6 +1303,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Mit dem KV-Cache in {other} statt {kv_prec}: **bis zu {n} gleichzeitige Sequenzen mit je "
         "{ctx} Token**.",
     ),
+    "kv_lead_many": (
+        "**KV cache of {model} for {n} sequences of {ctx} tokens: {kv}** ({per_token} bytes per "
+        "token).",
+        "**KV-Cache von {model} für {n} Sequenzen mit je {ctx} Token: {kv}** ({per_token} Byte pro "
+        "Token).",
+    ),
+    "kv_other_many": (
+        "With the KV cache in {other} instead of {kv_prec}: **{kv}** for the {n} sequences "
+        "({per_token} bytes per token).",
+        "Mit dem KV-Cache in {other} statt {kv_prec}: **{kv}** für die {n} Sequenzen ({per_token} "
+        "Byte pro Token).",
+    ),
     "kv_lead": (
         "**KV cache of {model} at {ctx} tokens: {kv} per sequence** ({per_token} bytes per token).",
         "**KV-Cache von {model} bei {ctx} Token: {kv} pro Sequenz** ({per_token} Byte pro Token).",

@@ -375,3 +375,16 @@ def test_a_negative_with_right_is_agreed_with_yes_right(assistant: Assistant) ->
     a = assistant.ask("so llama 3.1 405b in bf16 won't fit on 4x h200, right?")
     text = _ok(a, "en")
     assert text.lstrip("* ").startswith("Yes, right")
+
+
+def test_the_kv_cache_of_several_sequences_is_said_as_their_total(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "How big does the KV cache of Llama 3.1 8B get with 6 requests at once, 16k tokens each? "
+        "And how big with an FP8 KV cache?"
+    )
+    text = _ok(a, "en")
+    fit = last_call(a, "fit_check").result
+    fp8 = next(c.result for c in _calls(a, "memory_need") if c.result["kv_precision"] == "fp8")
+    assert fit["concurrency"] == 6 and fp8["concurrency"] == 6
+    assert "for 6 sequences" in text.split("\n")[0] and "per sequence" not in text.split("\n")[0]
+    assert fp8["kv_gb_total"] < fit["kv_gb"]

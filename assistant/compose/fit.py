@@ -88,14 +88,16 @@ class FitMixin(ComposerBase):
         """ "How much does the KV cache of X take at full context?": that figure first."""
         if not (fit.get("kv_bytes_per_token") and "kv_cache_size" in u.topics):
             return
+        n = int(fit.get("concurrency") or 1)  # the KV cache of all sequences at once, said so
         d.add(
             t(
                 d.lang,
-                "kv_lead",
+                "kv_lead" if n == 1 else "kv_lead_many",
                 model=self._model_name(fit, d.lang),
                 ctx=num(d.lang, fit["context_tokens"]),
                 kv=gb(d.lang, fit["kv_gb"]),
                 per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                n=n,
             )
             + topic
         )
@@ -106,11 +108,13 @@ class FitMixin(ComposerBase):
         precision asked (`kv_precisions`), from `memory_need`."""
         asked = fit.get("kv_precision") or "bf16"
         for other in (k for k in u.kv_precisions if k != asked):
+            n = int(fit.get("concurrency") or 1)
             mem = d.call(
                 "memory_need",
                 model=self._model_arg(u),
                 precision=u.precision,
                 context_tokens=fit["context_tokens"],
+                concurrency=n,
                 kv_precision=other,
             )
             if mem is None:
@@ -118,7 +122,8 @@ class FitMixin(ComposerBase):
             d.add(
                 t(
                     d.lang,
-                    "kv_other",
+                    "kv_other" if n == 1 else "kv_other_many",
+                    n=n,
                     other=precision_label(other),
                     kv_prec=precision_label(asked),
                     kv=gb(d.lang, mem["kv_gb_total"]),
