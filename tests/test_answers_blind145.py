@@ -388,3 +388,17 @@ def test_the_kv_cache_of_several_sequences_is_said_as_their_total(assistant: Ass
     assert fit["concurrency"] == 6 and fp8["concurrency"] == 6
     assert "for 6 sequences" in text.split("\n")[0] and "per sequence" not in text.split("\n")[0]
     assert fp8["kv_gb_total"] < fit["kv_gb"]
+
+
+def test_german_k_seqs_at_once_is_a_capacity_ask(nlu: Any) -> None:
+    u = nlu.understand("wie viele 16k seqs schafft die 2x l40s gleichzeitig mit mistral small 24b?")
+    assert u.intents[0] == "capacity" and u.context_tokens == 16384
+
+
+def test_a_right_tag_before_more_words_is_still_agreed_with_yes(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "so qwen2.5 72b in bf16 won't fit on one h100 pcie, right? just double-checking for a "
+        "customer"
+    )
+    text = _ok(a, "en")
+    assert text.lstrip("* ").startswith("Yes, right")

@@ -156,7 +156,9 @@ _CORRECT_ASKED_RX = re.compile(
 )
 
 
-_RIGHT_ASKED_RX = re.compile(r",?\s*\bright\W*$", re.IGNORECASE)
+#: "X won't fit on Y, right?" (the tag may end the question, not the message: "…, right? just
+#: want to be sure")
+_RIGHT_ASKED_RX = re.compile(r",\s*right\s*\?|\bright\W*$", re.IGNORECASE)
 
 
 def _negated_lead(d: Draft, lead: int, question: str = "") -> None:

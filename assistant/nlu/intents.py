@@ -28,7 +28,7 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"wie ?viele (?:(?:von )?(?:diesen|solchen|solcher|dieser|davon) )?"
         r"(?:gleichzeitige[n]? |parallele[n]? )?"
         r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
-        r"(?:nutzer|anfragen|sequenzen|streams|user|sitzungen|sessions?|chats|gespräche|"
+        r"(?:nutzer|anfragen|sequenzen|seqs|streams|user|sitzungen|sessions?|chats|gespräche|"
         r"unterhaltungen|leute|personen|kunden|requests|konversationen)|"
         # people at once: "how many people could chat on it at the same time"
         r"how many (?:people|persons|users|folks|clients|customers|chats|colleagues|ppl|convos)"
