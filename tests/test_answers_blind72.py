@@ -98,7 +98,8 @@ def test_a_rhetorical_negative_is_answered_as_the_plain_fit(assistant: Assistant
 @pytest.mark.parametrize(
     ("question", "lead"),
     [
-        ("so llama 3.3 70b does not fit on one rtx 4090, right?", "**Right"),
+        # (", right?" is agreed with "Yes, right" since blind-160's writers asked for a yes)
+        ("so llama 3.3 70b does not fit on one rtx 4090, right?", "**Yes, right"),
         ("is one rtx 4090 not enough for llama 3.3 70b?", "**Right"),
     ],
 )
