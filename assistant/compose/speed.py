@@ -283,22 +283,29 @@ class SpeedMixin(ComposerBase):
             return False
         return bool(targets) and all(r["verdict"] == "fits_one_card" for r in targets)
 
+    def _capacity_call(
+        self, d: Draft, u: Query, r: dict[str, Any], ctx: int, **extra: Any
+    ) -> dict[str, Any] | None:
+        """`capacity_check` of the job on one node at `ctx` tokens (`extra`: e.g. another KV
+        precision)."""
+        return d.call(
+            "capacity_check",
+            model=self._model_arg(u),
+            configuration=r["configuration"],
+            precision=u.precision,
+            context_tokens=ctx,
+            concurrency=u.concurrency,
+            cards=_tp_on(u, r) or _whole_node(r),
+            **extra,
+        )
+
     def _capacity_kv_other(self, d: Draft, u: Query, r: dict[str, Any]) -> None:
         """ "… und wie viele mit BF16-KV?": the sequences of the context asked on the node with
         the KV cache in the other precision asked (`kv_precisions`)."""
         asked = u.kv_precision or "bf16"
         ctx = self._context_tokens(u) or 8192
         for other in (k for k in u.kv_precisions if k != asked):
-            cap = d.call(
-                "capacity_check",
-                model=self._model_arg(u),
-                configuration=r["configuration"],
-                precision=u.precision,
-                context_tokens=ctx,
-                concurrency=u.concurrency,
-                cards=_tp_on(u, r) or _whole_node(r),
-                kv_precision=other,
-            )
+            cap = self._capacity_call(d, u, r, ctx, kv_precision=other)
             if cap is None or not cap["fits"]:
                 continue
             d.add(
@@ -325,15 +332,7 @@ class SpeedMixin(ComposerBase):
         """One node's capacity (`capacity_check`): its KV-cache room and the longest context, led
         by the longest context or by the most sequences of the context asked."""
         ctx = self._context_tokens(u) or 8192
-        cap = d.call(
-            "capacity_check",
-            model=self._model_arg(u),
-            configuration=r["configuration"],
-            precision=u.precision,
-            context_tokens=ctx,
-            concurrency=u.concurrency,
-            cards=_tp_on(u, r) or _whole_node(r),
-        )
+        cap = self._capacity_call(d, u, r, ctx)
         if cap is None:
             return
         label = d.link(r["configuration"])

@@ -72,19 +72,7 @@ def throughput_estimate(deps: Any, args: ThroughputArgs) -> dict[str, Any]:
     c = _configuration(deps, args.configuration)
     gpu = deps.catalog.gpus[c.gpu]
     fit_context = args.context_tokens or 8192
-    fewest, fit = _node_cards(
-        deps,
-        m,
-        c,
-        precision=args.precision,
-        context_tokens=fit_context,
-        concurrency=args.concurrency,
-        kv_precision=args.kv_precision,
-        runtime=args.runtime,
-    )
-    cards = args.cards or fewest
-    if cards > c.count:
-        raise ToolError(f"{c.id} has only {c.count} cards")
+    cards, fit = _cards_used(deps, m, c, args)
     res = decode_throughput(
         DecodeInput(
             model=m,
@@ -143,7 +131,18 @@ def tokens_per_s(deps: Any, args: ThroughputArgs) -> float:
 
     m = _model(deps, args.model)
     c = _configuration(deps, args.configuration)
-    fewest, _ = _node_cards(
+    cards, _ = _cards_used(deps, m, c, args)
+    gpu = deps.catalog.gpus[c.gpu]
+    return _r(
+        decode_tokens_per_s(m, gpu, cards, args.precision, args.context_tokens, args.kv_precision),
+        1,
+    )
+
+
+def _cards_used(deps: Any, m: Any, c: Any, args: ThroughputArgs) -> tuple[int, Any]:
+    """The cards the speed is for (those asked, else the fewest that hold the job at the context,
+    8,192 tokens when 0) and the fit row behind it. Raises ToolError beyond the node's cards."""
+    fewest, fit = _node_cards(
         deps,
         m,
         c,
@@ -156,11 +155,7 @@ def tokens_per_s(deps: Any, args: ThroughputArgs) -> float:
     cards = args.cards or fewest
     if cards > c.count:
         raise ToolError(f"{c.id} has only {c.count} cards")
-    gpu = deps.catalog.gpus[c.gpu]
-    return _r(
-        decode_tokens_per_s(m, gpu, cards, args.precision, args.context_tokens, args.kv_precision),
-        1,
-    )
+    return cards, fit
 
 
 def _duration(seconds: float) -> dict[str, float]:
