@@ -376,7 +376,9 @@ class Assistant:
         answer.choices = choices
         slots = slots_of(u)
         slots.answered = list(answer._chosen)
-        slots.model_assumed = "model" in reading.assumed
+        # the model asked back ("is a 4090 enough for our chatbot?"): the next turn that names
+        # one answers it, and keeps the hardware and load said
+        slots.model_assumed = "model" in reading.assumed or flow == "node_enough_for_job"
         return answer, slots
 
     def _without_model(self, reading: Reading) -> tuple[Reading, list[Choice]]:

@@ -156,3 +156,39 @@ def spelled_amounts(text: str) -> str:
         return text
     out.append(text[last:])
     return "".join(out)
+
+
+_WORD_RX = re.compile(r"(?<!\w)[^\W\d_]+(?:-[^\W\d_]+)*(?!\w)")
+_ARTICLES = frozenset({"a", "an", "ein", "eine", "einer", "einem", "einen", "one", "eins"})
+
+
+def spelled_counts(text: str) -> str:
+    """The text with every count written in words as digits ("zweihundert Texte" -> "200
+    Texte", "a thousand answers" -> "1000 answers"); an article alone ("a", "eine") stays."""
+    out: list[str] = []
+    last = 0
+    run: list[tuple[int, int, tuple[str, ...]]] = []
+
+    def flush() -> None:
+        nonlocal last
+        while run and run[-1][2][-1] in _JOINERS:
+            run.pop()
+        words = [p for _, _, parts in run for p in parts]
+        value = _value(words) if words else None
+        if value is not None and not (set(words) <= _ARTICLES):
+            out.extend((text[last : run[0][0]], f"{value:g}"))
+            last = run[-1][1]
+        run.clear()
+
+    for m in _WORD_RX.finditer(text):
+        parts = _parts(m.group())
+        joined = bool(run) and not text[run[-1][1] : m.start()].strip()
+        if parts is None or (parts[0] in _JOINERS and not run) or (run and not joined):
+            flush()
+        if parts is not None and not (parts[0] in _JOINERS and not run):
+            run.append((m.start(), m.end(), parts))
+    flush()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)

@@ -405,6 +405,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**{model} in {precision} auf {label}: bis zu {max_ctx} Token Kontext "
         "({conc} {conc|Sequenz|Sequenzen} gleichzeitig).**",
     ),
+    "depends_on_model": (
+        "That depends on the model you run on it.",
+        "Das hängt vom Modell ab, das darauf laufen soll.",
+    ),
     "node_models_lead": (
         "**{label} holds {n} of the catalog's models in their native precision; the largest:**",
         "**{label} fasst {n} Modelle des Katalogs in ihrer nativen Präzision; die größten:**",
@@ -868,6 +872,18 @@ PHRASES: dict[str, tuple[str, str]] = {
         "The cheapest node to serve {model} afterwards, in {precision}: {label} ({verdict}).",
         "Der günstigste Knoten, um {model} danach in {precision} auszuliefern: {label} "
         "({verdict}).",
+    ),
+    "fit_most_at_once": (
+        "{label} holds the model, but at most **{n} sequences of {ctx} tokens at once**, not "
+        "{asked}.",
+        "{label} hält das Modell, aber höchstens **{n} gleichzeitige Sequenzen mit je {ctx} "
+        "Token**, nicht {asked}.",
+    ),
+    "fit_one_at_once": (
+        "{label} holds the model, but only **one sequence of {ctx} tokens at a time**, not "
+        "{asked}.",
+        "{label} hält das Modell, aber nur **eine Sequenz mit {ctx} Token auf einmal**, nicht "
+        "{asked}.",
     ),
     "capacity_count": (
         "At {ctx} tokens each: {n} sequences at once.",

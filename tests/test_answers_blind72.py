@@ -100,7 +100,9 @@ def test_a_rhetorical_negative_is_answered_as_the_plain_fit(assistant: Assistant
     [
         # (", right?" is agreed with "Yes, right" since blind-160's writers asked for a yes)
         ("so llama 3.3 70b does not fit on one rtx 4090, right?", "**Yes, right"),
-        ("is one rtx 4090 not enough for llama 3.3 70b?", "**Right"),
+        # (a negative asked verb first is agreed the same way since blind-163's writer asked
+        # for a yes)
+        ("is one rtx 4090 not enough for llama 3.3 70b?", "**Yes, right"),
     ],
 )
 def test_a_negative_that_is_asked_is_still_the_negation(

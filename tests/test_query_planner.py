@@ -27,6 +27,12 @@ WITH_GUIDE_INDEX = True  # tests/conftest.py builds the shipped guide index for 
         ("under 80 gb per card", None),
         ("bis 32k kontext", None),
         ("what does 4x a100 cost per month?", None),
+        # amounts in words (b152-24's family, other words)
+        ("wir können maximal sechstausend euro monatlich ausgeben", 6000),
+        ("our ceiling is four and a half grand per month", None),  # "half" is not read: no guess
+        ("budget of roughly seven thousand five hundred dollars/month", 7500),
+        ("we have two grand a month to spend", 2000),
+        ("two cards for a model with eight billion parameters", None),
     ],
 )
 def test_budget(text: str, budget: float | None) -> None:

@@ -19,11 +19,11 @@ from typing import Any
 
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import Draft
-from assistant.compose.speed import context_unknown, speed_cost
+from assistant.compose.speed import context_unknown, speed_lines
 from assistant.compose.table import ASKS, Flow
 from assistant.nlu import Query
 from assistant.nlu.query import Ask, Claim
-from assistant.texts import gb, num, precision_label, render, smart, t, tokens, usd
+from assistant.texts import gb, num, precision_label, render, smart, t, usd
 
 PHRASES: dict[str, tuple[str, str]] = {
     "ask_fit": (
@@ -366,7 +366,7 @@ class AsksMixin(ComposerBase):
         # "a 4090 would do? if not, what's the cheapest?" asks the fit)
         picks = flow.name in ("cheapest", "constrained_pick") and bool(u.configurations)
         picks = picks and "is_the_cheapest" in u.topics
-        asked = stated or (flow.claim == "fits" and u.yes_no and u.claim is None and not picks)
+        asked = not picks and (stated or (flow.claim == "fits" and u.yes_no and u.claim is None))
         if not (named and asked) or self._training(u) or u.adapter or u.models[1:]:
             return False  # training and several models have verdicts of their own
         sizing = flow.claim == "fits" or "fit" in flow.answers  # not a guide or a claim flow
@@ -413,7 +413,6 @@ class AsksMixin(ComposerBase):
         )
         model, prec = self._model_name(fit, d.lang), precision_label(fit["precision"])
         for r in rows[:2]:
-            label = d.link(r["configuration"])
             if r["verdict"] == "does_not_fit":
                 if d.flow != "fit":  # the fit answer already said it does not fit there
                     d.add(self._speed_no_fit(d, r, model, prec))
@@ -425,15 +424,10 @@ class AsksMixin(ComposerBase):
                 configuration=r["configuration"],
                 precision=fit["precision"],
                 context_tokens=u.context_tokens,
+                output_tokens=u.output_tokens,  # "… and how long would 1,000 answers take?"
             )
-            if not tput:
-                continue
-            split = t(d.lang, "speed_split", n=tput["cards"]) if tput["cards"] > 1 else ""
-            tps = tokens(d.lang, tput["tokens_per_s"])
-            line = t(
-                d.lang, "speed_one", model=model, precision=prec, label=label, tps=tps, split=split
-            )
-            d.add(line, speed_cost(d, r["configuration"], tput))
+            if tput:
+                d.add(*speed_lines(d, r["configuration"], tput, model, prec))
 
     def _ask_memory(self, d: Draft, u: Query, ask: Ask) -> None:
         """ "How much VRAM does it need?": weights and KV cache at the load asked, from

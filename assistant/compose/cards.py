@@ -17,8 +17,9 @@ class CardsMixin(ComposerBase):
     """What a card or node has."""
 
     # ---- card specs
-    def _node_models(self, d: Draft, u: Query) -> None:
-        """The catalog's models one named node holds (native precision unless asked)."""
+    def _node_models(self, d: Draft, u: Query, kind: str | None = None) -> None:
+        """The catalog's models one named node holds (native precision unless asked; `kind`:
+        only language models, say)."""
         cfg = self._one_node(u)
         res = (
             d.call(
@@ -27,6 +28,7 @@ class CardsMixin(ComposerBase):
                 precision=u.precision,
                 context_tokens=u.context_tokens,
                 concurrency=u.concurrency,
+                kind=kind,
             )
             if cfg
             else None
@@ -53,6 +55,12 @@ class CardsMixin(ComposerBase):
             d.add(t(d.lang, "node_models_too_big", names=", ".join(res["too_big"][:6])))
             d.suggest(follow_up(d.lang, "fp8"))
         d.suggest(follow_up(d.lang, "speed", label=d.label(cfg)))
+
+    def _node_enough_for_job(self, d: Draft, u: Query) -> None:
+        """ "is a 4090 enough to run our own chatbot?": it depends on the model, so which one is
+        asked first; the catalog's models the node holds follow, as a starting point."""
+        d.add(f"{t(d.lang, 'depends_on_model')} **{t(d.lang, 'ask_model')}**")
+        self._node_models(d, u, kind="llm")
 
     def _one_node(self, u: Query) -> str | None:
         """The configuration a question names, or the smallest node of the card it names."""

@@ -157,6 +157,7 @@ class FitMixin(ComposerBase):
         d.bullets([self._row_line(d, r) for r in targets])
         no_fit = [r for r in targets if r["verdict"] == "does_not_fit"]
         if no_fit and not self._is_image(fit):
+            self._most_at_once(d, u, no_fit)
             self._lower_precision(d, u, fit, no_fit)
         if verdicts != {"does_not_fit"}:
             return
@@ -164,6 +165,33 @@ class FitMixin(ComposerBase):
         if alts:
             d.add(t(d.lang, "fit_instead"))
             d.bullets([self._row_line(d, r) for r in alts])
+
+    def _most_at_once(self, d: Draft, u: Query, no_fit: list[dict[str, Any]]) -> None:
+        """ "and with 16 users at once, 4k each? still ok?" on a node that holds the model but
+        not that many sequences: how many it does hold (`capacity_check`)."""
+        asked = u.concurrency or 1
+        if asked < 2 or "concurrent_sequences" in u.assumed or self._training(u):
+            return
+        if any(a.kind == "context" for a in u.asks):
+            return  # the capacity asked is answered in full by its own ask (`_ask_context`)
+        ctx = self._context_tokens(u) or 8192
+        for r in no_fit[:2]:
+            count = int(r.get("count") or 0)
+            cap = d.call(
+                "capacity_check",
+                model=self._model_arg(u),
+                configuration=r["configuration"],
+                precision=u.precision,
+                context_tokens=ctx,
+                concurrency=asked,
+                cards=count if count > 1 else None,
+            )
+            if cap is None or not cap["fits"] or not 0 < cap["max_concurrency"] < asked:
+                continue
+            label = d.link(r["configuration"])
+            n, c = cap["max_concurrency"], num(d.lang, ctx)
+            key = "fit_most_at_once" if n > 1 else "fit_one_at_once"
+            d.add(t(d.lang, key, label=label, n=n, ctx=c, asked=asked))
 
     def _fit_anywhere(
         self,

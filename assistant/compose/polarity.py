@@ -161,6 +161,15 @@ _CORRECT_ASKED_RX = re.compile(
 _RIGHT_ASKED_RX = re.compile(r",\s*right\s*\?|\bright\W*$", re.IGNORECASE)
 
 
+#: "is a single A100 not enough for …?": a question put in the negative, verb first (not
+#: "isn't one A100 enough?", whose "no" people read either way)
+_NOT_ASKED_RX = re.compile(
+    r"^\W*(?:(?:hi|hey|hello|quick question)\W+)?(?:is|are|would|will|does|do|was|were)\s"
+    r"[^?]*?\bnot\b",
+    re.IGNORECASE,
+)
+
+
 def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
     m = _LEAD_RX.match(d.paras[lead])
     if m and m.group(2) in _NEGATED_WORDS:
@@ -169,8 +178,12 @@ def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
             word = "Ja, stimmt"
         elif m.group(2) == "Yes" and _CORRECT_ASKED_RX.search(question):
             word = "Yes, correct"  # "… does NOT fit, correct?" asks whether it is correct
-        elif m.group(2) == "Yes" and _RIGHT_ASKED_RX.search(question):
-            word = "Yes, right"  # "X won't fit on Y, right?": agreed, in both words people use
+        elif m.group(2) == "Yes" and (
+            _RIGHT_ASKED_RX.search(question) or _NOT_ASKED_RX.match(question)
+        ):
+            # "X won't fit on Y, right?", "is one A100 not enough?": agreed, in both words
+            # people use
+            word = "Yes, right"
         d.paras[lead] = m.group(1) + word + d.paras[lead][m.end() :]
 
 

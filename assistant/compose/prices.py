@@ -247,6 +247,20 @@ class PricesMixin(ComposerBase):
         return True
 
     # ---- two named nodes for one model
+    def _compared_cards(self, u: Query, full: dict[str, Any]) -> list[str]:
+        """The nodes of cards named without counts: one card of each when one of them holds the
+        model by itself ("L40S or RTX 5090, which one can hold it?": the 5090 can't), else the
+        smallest node of each that holds it."""
+        singles = self._targets(u.model_copy(update={"count": 1}), full)
+        if (
+            u.count is None
+            and len(singles) >= 2
+            and all(r["count"] == 1 for r in singles)
+            and any(r["verdict"] == "fits_one_card" for r in singles)
+        ):
+            return [r["configuration"] for r in singles][:4]
+        return [r["configuration"] for r in self._targets(u, full)][:4]
+
     def _compare_nodes(self, d: Draft, u: Query) -> None:
         """Which of the named nodes is cheaper for the model: prices, fit and speed side by side."""
         cids = [c for c in u.configurations if c in self.deps.catalog.configurations][:4]
@@ -258,7 +272,7 @@ class PricesMixin(ComposerBase):
             if full is None:
                 self._fit_answer(d, u)
                 return
-            cids = [r["configuration"] for r in self._targets(u, full)][:4]
+            cids = self._compared_cards(u, full)
             d.calls.pop()  # the catalog-wide fit was only for choosing the nodes
         fit = self._call_fit(d, u, configurations=cids)
         pq = d.call("price_quote", configurations=cids)
@@ -742,7 +756,8 @@ class PricesMixin(ComposerBase):
         prec = precision_label(res["precision"])
         rows = res["cheapest"]
         d.verdict = bool(rows)  # "Can I rent X?": something holds it
-        if rows and u.yes_no and u.claim is None and u.configurations:
+        asks_pick = u.claim is None or "is_the_cheapest" in u.topics  # "…that runs it?"
+        if rows and u.yes_no and asks_pick and u.configurations:
             # "ist 4x L40S das günstigste für Mixtral?": yes when the node named is the pick
             d.verdict = rows[0]["configuration"] in u.configurations
         if not rows:

@@ -52,6 +52,18 @@ def _compares_cards(u: Query) -> bool:
     )
 
 
+def _node_enough_for_job(u: Query) -> bool:
+    """A yes/no whether named hardware is enough for a language-model job, with no model."""
+    return (
+        u.intent == "fit"
+        and _hardware(u)
+        and not u.has_subject
+        and u.yes_no
+        and "llm_job" in u.topics
+        and not u.memory_gb
+    )
+
+
 def _nvlink_general(u: Query) -> bool:
     return u.intent == "nvlink" or (
         u.intent == "general"
@@ -262,6 +274,9 @@ TABLE: tuple[Flow, ...] = (
         answers=FIT,
     ),
     Flow("fit", lambda u: u.intent == "fit" and u.has_subject, "_fit_answer", "fits", True, FIT),
+    # "is a 4090 enough to run our own chatbot?": no model named, so which one, and what the
+    # node holds meanwhile
+    Flow("node_enough_for_job", _node_enough_for_job, "_node_enough_for_job"),
     Flow(
         "hardware_memory",
         lambda u: u.intent == "fit" and _hardware(u),

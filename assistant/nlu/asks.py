@@ -111,7 +111,9 @@ _NOT_ELLIPTICAL_RX = re.compile(
     r"^\W*(?:(?:ok(?:ay)?|so|hm+|gut|na|and|und)\W+)*(?:if|wenn|falls)\b|"
     r"\b(?:cost|costs|price|prices|preis\w*|"
     r"kost\w*|much|many|viel\w*|fast|schnell|speed|tempo|tokens?/s|token/s|cheapest|best|most|"
-    r"günstigst\w*|billigst\w*|beste\w*|meiste\w*|what|which|how|welche\w*|wie|was)\b",
+    r"günstigst\w*|billigst\w*|beste\w*|meiste\w*|what|which|how|welche\w*|wie|was|"
+    # "max concurrent seqs?", "longest context?": a figure asked in shorthand
+    r"max(?:imum|imal\w*)?|longest|längste\w*)\b",
     re.IGNORECASE,
 )
 
@@ -255,7 +257,10 @@ def _first_question(text: str) -> str:
 #: the words that ask whether a model fits or runs on the hardware ("passt", "läuft", "fits",
 #: "feasible", "can it hold", "betreiben", "serve")
 _FIT_ASK_RX = re.compile(
-    r"\bfit|\bpass(?:t|en|e)\b|\breich(?:t|en)\b|\bgenug\b|\benough\b|\bplenty\b|\bruns?\b|"
+    r"\bfit|\bpass(?:t|en|e)\b|\breich(?:t|en)\b|\bgenug\b|\benough\b|\bplenty\b|"
+    # ("run one after another", "run them in parallel": how a batch is run, not whether it runs)
+    r"\bruns?\b(?!\s+(?:them\s+|it\s+|these\s+|those\s+|all\s+)?(?:one after|sequential|"
+    r"in sequence|back[\s-]to[\s-]back|in parallel|concurrently|overnight|in a batch))|"
     r"\blaufen\b|"
     r"\bläuft\b|\bschaff(?:t|en)\b|\bhold|\bfass(?:t|en)\b|\bfeasible|\bpossible|\bmöglich|"
     r"\bmachbar|\bwork(?:s|ing)?\b|\bklappt|\bfunktionier|\busable\b|\bnutzbar|\bhandle|"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from assistant.nlu.query import Query
+from assistant.spelled import spelled_counts
 
 _COUNT = (
     r"(\d{1,3}(?:[.,]\d{3})+|\d+(?:[.,]\d+)?)\s*"
@@ -85,6 +86,7 @@ def output_tokens_of(folded: str) -> int | None:
     """The tokens a batch writes in total, when the question asks how long it takes."""
     if not HOW_LONG_RX.search(folded):
         return None
+    folded = spelled_counts(folded)  # "zweihundert Texte", "a thousand answers"
     m = _ITEMS_FIRST_RX.search(folded)
     if m is not None or (m := _TOKENS_FIRST_RX.search(folded)) is not None:
         total = _count(m.group(1), m.group(2)) * _count(m.group(3), m.group(4))

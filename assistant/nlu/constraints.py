@@ -23,6 +23,7 @@ from assistant.nlu.lexicon import (
     _to_int,
 )
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
+from assistant.spelled import spelled_amounts
 from tools.load import traffic_of
 from tools.specs import ARCHITECTURES, Architecture
 from tools.throughput import HOURS_PER_MONTH
@@ -122,10 +123,18 @@ def _cued_money(folded: str) -> float | None:
 def find_budget(folded: str) -> float | None:
     """'budget 8k/month', 'max. 2000 $', 'unter 3.000 € im Monat', 'we can spend $5,000', 'our
     budget is $1,000 a month'; an hourly budget as a month of hours ('höchstens 2 € pro
-    Stunde': 2 x 730)."""
+    Stunde': 2 x 730). Amounts in words are read as figures ('achttausend Euro', 'three grand
+    a month')."""
+    if _SPELLED_HINT_RX.search(folded):
+        folded = spelled_amounts(folded)
     folded = _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)  # "a buck an hour": $1
     return _hourly_budget(folded) or _budget_said(folded) or _cued_money(folded)
 
+
+# a number word or "grand" just before a currency or "grand" itself: an amount in words
+_SPELLED_HINT_RX = re.compile(
+    r"[a-zäöüß]\s*(?:\$|€|\b(?:usd|us-dollars?|dollars?|euros?|eur)\b)|\bgrand\b"
+)
 
 # "a buck", "5 bucks", "two bucks" (a number word is read before this): dollars in slang
 _BUCKS_RX = re.compile(r"\b(?:a|one|(\d+(?:[.,]\d+)?))\s*bucks?\b")
@@ -457,7 +466,8 @@ _REQUIRE_LINK = (
         r"(?:machines?|maschinen?|box(?:es|en)?)\s+only)|(?<!connected )"
         r"(?<!linked )(?<!verbunden )(?<!not )(?<!nicht )(?:only|nur|with|mit)\s+"
         # "it has to be an nvlink machine", "muss eine NVLink-Maschine sein"
-        r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|soll|sollte)\s+(?:have\s+|haben\s+|"
+        r"(?:nvlink|sxm)|(?:must|muss|has to|have to|needs to|should|ought to|soll|sollte)\s+"
+        r"(?:have\s+|haben\s+|"
         r"be\s+|sein\s+|use\s+)?(?:an?\s+|ein\w*\s+)?(?:nvlink|sxm)|"
         # "wenn es NVLink haben soll", "falls es SXM sein muss"
         r"(?:nvlink|sxm)\s+(?:haben|sein|nutzen|verwenden)\s+(?:soll|sollte|muss|müsste)",

@@ -925,7 +925,10 @@ def _single_card(folded: str, spans: list[tuple[int, int, str]], u: Query) -> in
     """ "on a single card", "auf einer einzelnen Karte"."""
     m = re.search(
         r"single (?:card|gpu)|one (?:card|gpu)|einer? (?:einzigen |einzelnen )?(?:karte|gpu)|"
-        r"einzelne[nr]? (?:karte|gpu)|on its own card",
+        r"einzelne[nr]? (?:karte|gpu)|on its own card|"
+        # "a gaming card like the 4090", "eine Consumer-Karte wie die 4090": one card, named
+        r"\b(?:a|one|eine?)\s+(?:[a-z]+[\s-])?(?:card|gpu|graphics card|grafikkarte|karte)\s+"
+        r"(?:like|such as|wie)\b",
         folded,
     )
     return 1 if m else None

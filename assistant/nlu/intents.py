@@ -23,11 +23,13 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
     for k, v in {
         "capacity": r"how many (?:of (?:those|these|them) |such )?"
         r"(?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
-        r"(?:tokens?[\s-]*)?)?(?:users|sequences|requests|streams|sessions|conversations|chats|"
+        # ("how many chat sessions", "how many customer requests": a word may describe them)
+        r"(?:tokens?[\s-]*)?)?(?:(?:chat|customer|user|api|client|support|inference)[\s-])?"
+        r"(?:users|sequences|requests|streams|sessions|conversations|chats|"
         r"people|persons|clients|customers|ppl|convos|folks|seqs)|"
         r"wie ?viele (?:(?:von )?(?:diesen|solchen|solcher|dieser|davon) )?"
         r"(?:gleichzeitige[n]? |parallele[n]? )?"
-        r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?"
+        r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?(?:(?:chat|kunden|api|support)[\s-]?)?"
         r"(?:nutzer|anfragen|sequenzen|seqs|streams|user|sitzungen|sessions?|chats|gespräche|"
         r"unterhaltungen|leute|personen|kunden|requests|konversationen)|"
         # people at once: "how many people could chat on it at the same time"
@@ -42,7 +44,13 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"\bhow many (?!(?:gpus?|cards?|nodes?|servers?)\b)(?:\w+\s+){0,2}?"
         r"(?:at once|at the same time|in parallel|concurrently|simultaneously)\b|"
         r"max(?:imum|imal)?(?:e|en)? "
-        r"(?:context|kontext)|longest context|längste[nr]? kontext|"
+        r"(?:context|kontext)|"
+        # "max concurrent seqs?", "maximale Anzahl gleichzeitiger Anfragen": the sequences at once
+        r"\bmax(?:imum|\.)?\s+(?:number of\s+)?(?:concurrent|parallel|simultaneous)\s+"
+        r"(?:seqs|sequences|requests|streams|sessions|users)\b|"
+        r"\bmax(?:imal)?(?:e|en)?\s+(?:anzahl\s+)?(?:gleichzeitige[rn]?|parallele[rn]?)\s+"
+        r"(?:seqs|sequenzen|anfragen|streams|sitzungen|nutzer)\b|"
+        r"longest context|längste[nr]? kontext|"
         r"wie ?(?:viel|lang)\w*\b.{0,24}(?:kontext|context)|how (?:much|long)\b.{0,24}context|"
         r"kontextlänge|"
         r"context length|kv[\s-]*cache (?:room|platz)",
@@ -80,7 +88,10 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         r"(?:pcie|nvlink)|(?:pcie|pci-e)\s*(?:gen)?\s*[345]\b|"
         r"\bgen\s*[345]\s*(?:card|karte|gpu|slot|device)|"
         r"which link|what link|welche verbindung|welcher link|which interconnect|welcher "
-        r"interconnect|gb/s|how fast is (?:nvlink|pcie)|wie schnell ist (?:nvlink|pcie)",
+        r"interconnect|gb/s|how fast is (?:nvlink|pcie)|wie schnell ist (?:nvlink|pcie)|"
+        # "how fast is the link between the cards", "wie schnell ist die Verbindung zwischen …"
+        r"how fast (?:is|are) (?:the |its |their )?(?:links?|interconnects?|connections?)\b|"
+        r"wie schnell (?:ist|sind) (?:die |deren )?(?:verbindung\w*|links?|interconnects?)\b",
         "tp_sync": r"synchroni[sz]ations?|abgleiche|all-?reduces? per token|syncs? per token|"
         r"pro token|per token",
         "nvlink": r"nvlink|nvswitch|\bsxm|interconnect|verbindung zwischen|\bpcie\b|pci-e|"

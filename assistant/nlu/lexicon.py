@@ -181,7 +181,12 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
             r"nicht quantisiert\w*|without quanti[sz]ation|ohne quantisierung",
         ),
         ("fp16", r"fp16|float16|f16|half precision|halbe präzision"),
-        ("fp32", r"fp32|float32|f32|full precision|volle präzision"),
+        # ("full precision (bf16)": the precision in brackets says which one is meant)
+        (
+            "fp32",
+            r"fp32|float32|f32|(?:full precision|volle präzision)"
+            r"(?!\s*[(,:/-]?\s*(?:bf16|fp16|bfloat16|float16|b?f16)\b)",
+        ),
     ]
 ]
 

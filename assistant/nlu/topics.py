@@ -190,7 +190,9 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("how_many", re.compile(r"\bhow many\b|\bwie ?viele\b")),
     (
         "is_the_cheapest",
+        # (not "which single card is the cheapest that can?": that asks which)
         re.compile(
+            r"(?:^|[?.!:]\s*)(?:(?!\b(?:which|what|welche\w*|was)\b)[^?.!])*?"
             r"\b(?:is|are|ist|sind|wäre|would be)\b[^?.]{0,40}?\b(?:the|das|der|die|den)\s+"
             r"(?:cheapest|günstigste\w*|billigste\w*|preiswerteste\w*)"
         ),
@@ -264,7 +266,13 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             r"comfyui|render\w*)\b"
         ),
     ),
-    ("llm_job", re.compile(r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?)\b")),
+    (
+        "llm_job",
+        re.compile(
+            r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?|\w*bots?|"
+            r"(?:ai|ki|coding|support|internal|interne[nmr]?)[\s-]assist\w*|copilot)\b"
+        ),
+    ),
     # a negative question that hopes for the plain claim ("Reicht da nicht eine Karte?",
     # "passt das dann nicht locker auf eine L40S?", "doesn't it fit on one L4?"): answered as
     # the plain claim; a predicative negative ("is one L40S not enough?") or one put up for

@@ -343,16 +343,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     intents = list(u.intents)
     if swapped and prev.intent and intents[:1] not in (["price"], ["speed"], ["capacity"]):
         intents = [str(prev.intent)]  # the same question about the other variant
-    on_topic = _on_topic(u, prev, intents)
-    if on_topic is not None:
-        intents = on_topic
-        if on_topic == ["cheapest"] and _NEXT_OPTION_RX.search(_fold(u.question)):
-            update.update(claim=None, yes_no=False)  # ("had bad experience. next option?")
-    elif _narrows_the_pick(u, prev, intents, new_subject):
-        intents = ["cheapest"]  # "und wenn es NVLink haben soll?" after the cheapest node
-        update.update(explain=False, claim=None)
-    elif _continues_previous(u, prev, intents, new_subject, names_hardware):
-        intents = _continued(u, prev, update)
+    intents = _follow_up_intents(u, prev, intents, update, new_subject, names_hardware)
     picked = {} if names_hardware else _one_of_them(u, prev, catalog)
     if picked:  # "the cheaper one - how many chats can it take?": a reference, not an ask
         # ("die mit nvlink?": the link names the node, it asks nothing about NVLink)
@@ -831,6 +822,49 @@ def _nodes_of(prev: Slots, catalog: Any) -> list[str]:
     cards = [*prev.cards, *(c for f in prev.card_families for c in CARD_FAMILIES.get(f, ()))]
     ids = [f"{prev.count}x-{c}" for c in cards]
     return [c for c in ids if c in catalog.configurations]
+
+
+def _follow_up_intents(
+    u: Any,
+    prev: Slots,
+    intents: list[str],
+    update: dict[str, Any],
+    new_subject: bool,
+    names_hardware: bool,
+) -> list[str]:
+    """What a follow-up asks, read against the question before it (and what that keeps)."""
+    on_topic = _on_topic(u, prev, intents)
+    if on_topic is not None:
+        if on_topic == ["cheapest"] and _NEXT_OPTION_RX.search(_fold(u.question)):
+            update.update(claim=None, yes_no=False)  # ("had bad experience. next option?")
+        return on_topic
+    if _fit_on_named_after_pick(u, prev, intents, new_subject, names_hardware):
+        # "und in AWQ auf einer einzigen A100?" after the cheaper of two
+        update.update(yes_no=True, claim="fits", asks=[Ask(kind="fit")])
+        return ["fit"]
+    if _narrows_the_pick(u, prev, intents, new_subject):
+        update.update(explain=False, claim=None)  # "und wenn es NVLink haben soll?"
+        return ["cheapest"]
+    if _continues_previous(u, prev, intents, new_subject, names_hardware):
+        return _continued(u, prev, update)
+    return intents
+
+
+def _fit_on_named_after_pick(
+    u: Any, prev: Slots, intents: list[str], new_subject: bool, names_hardware: bool
+) -> bool:
+    """ "und in AWQ auf einer einzigen A100?", "and on a single L40S?" after a pick: a short
+    follow-up that names hardware with its count and asks nothing else asks whether the model
+    fits there (not the cheapest pick again)."""
+    return (
+        _was_a_pick(prev)
+        and u.follow_up
+        and names_hardware
+        and u.count is not None
+        and not new_subject
+        and intents in (["general"], ["fit"], ["off_topic"], [])
+        and not _WH_ANY_RX.search(_fold(u.question))
+    )
 
 
 def _was_a_pick(prev: Slots) -> bool:

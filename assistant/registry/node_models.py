@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from assistant.registry.core import PrecisionArg, ToolResult, _Args, _norm_precision, tool
 from assistant.registry.helpers import _configuration, _money, _r
+from tools.specs import ModelKind
 
 
 class NodeModelsArgs(_Args):
@@ -18,6 +19,9 @@ class NodeModelsArgs(_Args):
     )
     context_tokens: int = Field(default=8192, ge=0, le=2_000_000, description="tokens per sequence")
     concurrency: int = Field(default=1, ge=1, le=4096, description="sequences served at once")
+    kind: ModelKind | None = Field(
+        default=None, description="only models of this kind (llm, image, video); omitted: all"
+    )
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -58,6 +62,8 @@ def models_for_configuration(deps: Any, args: NodeModelsArgs) -> NodeModelsResul
     fits: list[NodeModelRow] = []
     too_big: list[str] = []
     for m in cat.models.values():
+        if args.kind is not None and m.kind != args.kind:
+            continue  # "enough for our chatbot?": the language models only
         if args.precision is not None and m.kind != "llm":
             continue  # image models have published figures at their own precisions only
         req = Requirement(

@@ -1,0 +1,201 @@
+"""Answers for the families the night session of 2026-12-07 found in blind-163 … blind-166, in
+other words than the cases': amounts and counts written in words (a budget, a batch); "it should
+have NVLink" after a pick; a negative asked verb first ("is one X not enough?"); "is that the
+cheapest node that runs it?" about a node named; "how many chat sessions … at the same time";
+a fit with more sequences than the node holds (how many it does); a batch run "one after
+another" and a batch timed beside a fit; "full precision (bf16)"; "how fast is the link between
+the cards"; two cards compared without counts when one of them holds the model alone; hardware
+with its count after a pick; "max concurrent seqs?"; "is a gaming card like the 4090 enough for
+our chatbot?" with no model, and the model named next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.service import Assistant
+from tests.answers import asked_after, fit_row, last_call
+from tests.answers import ok as _ok
+
+
+def _calls(answer: Any, name: str) -> list[Any]:
+    return [c for c in answer.tool_calls if c.name == name]
+
+
+def test_a_budget_in_words_is_read(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Mistral Small 24B für unser Team, wir dürfen höchstens dreitausend Euro im Monat "
+        "ausgeben. Was ist das günstigste?"
+    )
+    _ok(a, "de")
+    assert a.reading.budget_usd_per_month == 3000
+    assert a.reading.budget_currency == "EUR"
+
+
+def test_nvlink_required_after_a_pick_picks_again_within_it(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "cheapest server for mixtral 8x22b in fp8?",
+        "hm, the box should have NVLink between the GPUs though",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.require_link == "nvlink"
+    cheapest = last_call(a, "cheapest_fit")
+    assert cheapest.arguments.get("interconnect") == "nvlink"
+    top = cheapest.result["cheapest"][0]["configuration"]
+    assert top.endswith(("sxm4", "sxm5", "h200", "b200"))
+    assert text.startswith("**The cheapest NVLink (SXM) node")
+
+
+def test_a_negative_asked_verb_first_is_agreed_with_yes(assistant: Assistant) -> None:
+    a = assistant.ask("would a single L40S not be enough for Llama 3.3 70B in BF16?")
+    text = _ok(a, "en")
+    assert a.reading.claim_negated
+    assert fit_row(a, "1x-l40s")["verdict"] == "does_not_fit"
+    assert text.startswith("**Yes, right")
+
+
+def test_is_the_named_node_the_cheapest_that_runs_it(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "a customer was offered 8x l40s for qwen2.5 72b in bf16. is that really the cheapest "
+        "box you have that runs it?"
+    )
+    text = _ok(a, "en")
+    top = last_call(a, "cheapest_fit").result["cheapest"][0]["configuration"]
+    assert top != "8x-l40s"
+    assert text.startswith("**No")
+
+
+def test_how_many_chat_sessions_at_the_same_time_is_a_capacity(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "How many chat sessions with 32k tokens each can Qwen2.5 32B keep open on 2x A100 "
+        "PCIe at the same time?"
+    )
+    text = _ok(a, "en")
+    cap = last_call(a, "capacity_check").result
+    assert cap["context_tokens"] == 32768
+    assert f"up to {cap['max_concurrency']} concurrent sequences" in text
+
+
+def test_a_fit_with_more_sequences_than_the_node_holds_says_how_many_it_does(
+    assistant: Assistant,
+) -> None:
+    a = asked_after(
+        assistant,
+        "Läuft Qwen2.5 14B in FP8 auf einer einzelnen L4?",
+        "und wenn dreißig Leute gleichzeitig mit je 4k Kontext drauf gehen, reicht sie noch?",
+        "de",
+    )
+    text = _ok(a, "de")
+    assert a.reading.concurrent_sequences == 30
+    assert fit_row(a, "1x-l4")["verdict"] == "does_not_fit"
+    cap = last_call(a, "capacity_check").result
+    assert 0 < cap["max_concurrency"] < 30
+    held = cap["max_concurrency"]
+    assert (f"höchstens **{held} gleichzeitige" in text) or (held == 1 and "nur **eine" in text)
+    assert text.startswith("**Nein")
+
+
+def test_a_batch_counted_in_words_is_timed(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Llama 3.1 8B on one L40S: we want to write three hundred product summaries of about "
+        "four hundred tokens each, run one after another. How long does that take?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.output_tokens == 120_000
+    tput = last_call(a, "throughput_estimate")
+    assert tput.arguments.get("output_tokens") == 120_000
+    assert f"{round(tput.result['output_seconds']):,} s" in text
+    assert not any(k.kind == "fit" for k in a.reading.asks)  # "run one after another"
+
+
+def test_a_batch_timed_beside_a_fit_question(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Does Qwen2.5 32B fit on one A100 PCIe, and how long would 500 answers of 200 tokens "
+        "each take on it?"
+    )
+    text = _ok(a, "en")
+    tput = last_call(a, "throughput_estimate")
+    assert tput.arguments.get("output_tokens") == 100_000
+    assert f"{round(tput.result['output_seconds']):,} s" in text
+    assert text.startswith("**Yes")
+
+
+def test_full_precision_with_the_format_in_brackets_is_that_format(nlu: Any) -> None:
+    assert nlu.understand("mistral small 24b at full precision (bf16) on a 5090?").precision == (
+        "bf16"
+    )
+    assert nlu.understand("mistral small 24b at full precision on a 5090?").precision == "fp32"
+
+
+def test_how_fast_the_link_between_the_cards_is(assistant: Assistant) -> None:
+    a = assistant.ask("how fast is the link between the cards on the 8x a100 sxm4?")
+    text = _ok(a, "en")
+    assert a.reading.intents[0] == "link_facts"
+    assert "NVLink 3" in text and "600 GB/s" in text
+
+
+def test_two_cards_without_counts_one_card_each_when_one_holds_it(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("gemma 3 27b in bf16, a100 or l40s: which of the two can hold it?")
+    text = _ok(a, "en")
+    fit = last_call(a, "fit_check")
+    assert set(fit.arguments["configurations"]) == {"1x-a100-pcie", "1x-l40s"}
+    rows = {r["configuration"]: r["verdict"] for r in fit.result["rows"]}
+    assert rows["1x-a100-pcie"] == "fits_one_card" and rows["1x-l40s"] == "does_not_fit"
+    assert text.startswith("**Only")
+
+
+def test_hardware_with_its_count_after_a_pick_asks_the_fit_there(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "What's the cheapest node for Llama 3.3 70B in FP8?",
+        "and on a single h100?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.yes_no and a.reading.intents[0] == "fit"
+    rows = _calls(a, "fit_check")[0].result["rows"]
+    fits = next(r for r in rows if r["configuration"] == "1x-h100-pcie")["verdict"] != (
+        "does_not_fit"
+    )
+    assert text.startswith("**Yes" if fits else "**No")
+    assert not _calls(a, "cheapest_fit")  # not the cheapest pick again
+
+
+def test_max_concurrent_seqs_is_a_capacity_not_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask("qwen2.5 14b bf16, 8k ctx, 1x h100 pcie, vllm. max parallel requests?")
+    text = _ok(a, "en")
+    assert not a.reading.yes_no
+    cap = last_call(a, "capacity_check").result
+    assert cap["max_concurrency"] > 1
+    assert text.startswith("**Qwen2.5 14B in BF16 on ")
+    assert f"up to {cap['max_concurrency']} concurrent sequences" in text
+
+
+def test_a_card_for_a_chatbot_without_a_model_asks_which_model(assistant: Assistant) -> None:
+    a = assistant.ask("would a consumer card like the rtx 5090 be enough for our support bot?")
+    text = _ok(a, "en")
+    assert a.reading.model is None and a.reading.count == 1
+    assert "Which model" in text.split("\n")[0]
+    node = last_call(a, "models_for_configuration")
+    assert node.arguments.get("kind") == "llm"
+    assert {r["kind"] for r in node.result["fits"]} == {"llm"}
+    b = assistant.ask("qwen2.5 14b, about 8 people at once", session_id=a.session_id)
+    _ok(b, "en")
+    assert b.reading.model == "qwen2.5-14b" and b.reading.configurations == ["1x-rtx-5090"]
+    assert fit_row(b, "1x-rtx-5090")["verdict"] in ("fits_one_card", "does_not_fit")
+    assert b.answer.startswith(("**Yes", "**No"))
+
+
+def test_counts_in_words_become_figures_and_nothing_else_does() -> None:
+    from assistant.spelled import spelled_counts
+
+    assert spelled_counts("wir wollen dreihundertfünfzig Texte") == "wir wollen 350 Texte"
+    assert spelled_counts("two thousand five hundred emails") == "2500 emails"
+    assert spelled_counts("a thousand answers") == "1000 answers"
+    # an article alone, a card's name and a word that merely starts like a number stay
+    assert spelled_counts("a few texts on one a100") == "a few texts on one a100"
+    assert spelled_counts("eine l4 und zwei a100") == "eine l4 und 2 a100"
+    assert spelled_counts("einfach achtsam") == "einfach achtsam"
