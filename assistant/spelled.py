@@ -43,7 +43,8 @@ _MORPHEMES = sorted(
 )
 
 _ANCHOR_RX = re.compile(
-    r"(?P<cur>US\$|\$|\bUSD\b|\bUS-Dollars?\b|\bDollars?\b|\bEuros?\b|\bEUR\b|€)|(?P<grand>\bgrand\b)",
+    r"(?P<cur>US\$|\$|\bUSD\b|\bUS-Dollars?\b|\bDollars?\b|\bbucks?\b|\bEuros?\b|\bEUR\b|€)|"
+    r"(?P<grand>\bgrand\b)",
     re.IGNORECASE,
 )
 _TOKEN_RX = re.compile(r"(\d+(?:[.,]\d+)?|[^\W\d_]+(?:-[^\W\d_]+)*\.?)\s*$")
@@ -175,7 +176,11 @@ def spelled_counts(text: str) -> str:
             run.pop()
         words = [p for _, _, parts in run for p in parts]
         value = _value(words) if words else None
-        if value is not None and not (set(words) <= _ARTICLES):
+        # ("2 mio token", "5 thousand": a scale after a figure is the figure's, read there)
+        counted = any(w in _UNITS and w not in _ARTICLES for w in words) or (
+            any(w in _ARTICLES for w in words) and any(w in _SCALES for w in words)
+        )
+        if value is not None and counted:
             out.extend((text[last : run[0][0]], f"{value:g}"))
             last = run[-1][1]
         run.clear()

@@ -1,4 +1,4 @@
-"""Answers for the families the night session of 2026-12-07 found in blind-163 … blind-166, in
+"""Answers for the families the late-night session of 2026-12-07 found in blind-163 … 166, in
 other words than the cases': amounts and counts written in words (a budget, a batch); "it should
 have NVLink" after a pick; a negative asked verb first ("is one X not enough?"); "is that the
 cheapest node that runs it?" about a node named; "how many chat sessions … at the same time";
@@ -6,7 +6,12 @@ a fit with more sequences than the node holds (how many it does); a batch run "o
 another" and a batch timed beside a fit; "full precision (bf16)"; "how fast is the link between
 the cards"; two cards compared without counts when one of them holds the model alone; hardware
 with its count after a pick; "max concurrent seqs?"; "is a gaming card like the 4090 enough for
-our chatbot?" with no model, and the model named next."""
+our chatbot?" with no model, and the model named next. And of blind-167 … 171: a statement put
+up for confirmation; "the sxm4 one" compared against the other; the KV cache from the memory
+need; AI video without a model; a figure taken back; "back to the first option"; bucks in
+words, a no-go card and "under the 2k"; a link rate per direction; a card number beside a batch;
+a context in words; an unknown model with a variant word; "must be linked by NVLink"; "same w/
+fp8 kv?"."""
 
 from __future__ import annotations
 
@@ -199,3 +204,162 @@ def test_counts_in_words_become_figures_and_nothing_else_does() -> None:
     assert spelled_counts("a few texts on one a100") == "a few texts on one a100"
     assert spelled_counts("eine l4 und zwei a100") == "eine l4 und 2 a100"
     assert spelled_counts("einfach achtsam") == "einfach achtsam"
+
+
+# ---- the second round (blind-167 … blind-171)
+
+
+def test_a_statement_put_up_for_confirmation_is_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask("We assume one L4 is not enough for Mistral Small 24B in BF16?")
+    text = _ok(a, "en")
+    assert a.reading.yes_no and a.reading.claim_negated
+    rows = _calls(a, "fit_check")[0].result["rows"]
+    assert next(r for r in rows if r["configuration"] == "1x-l4")["verdict"] == "does_not_fit"
+    assert text.startswith("**Yes, right")
+    b = assistant.ask(
+        "Wir gehen davon aus, dass eine L4 für Mistral Small 24B in BF16 nicht reicht?"
+    )
+    assert _ok(b, "de").startswith("**Ja, stimmt")
+    c = assistant.ask(
+        "pls have a look\n\n-----Original Message-----\nFrom: Ana <ana@example.org>\n\nHello,\n"
+        "we assume a single L4 is not enough for Mistral Small 24B in BF16?\n\nThanks, Ana"
+    )
+    assert _ok(c, "en").startswith("**Yes, right")
+
+
+def test_a_pcie_node_said_not_enough_for_training_is_the_fit_negated(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("is 2x L40S not enough for a full fine-tune of Llama 3.1 8B?")
+    text = _ok(a, "en")
+    assert a.reading.claim == "fits" and a.reading.claim_negated
+    row = last_call(a, "training_fit").result["rows"][0]
+    assert row["configuration"] == "2x-l40s" and not row["fits_node"]
+    assert text.startswith("**Yes, right")
+
+
+def test_the_variant_named_in_a_follow_up_is_compared_against_the_other(
+    assistant: Assistant,
+) -> None:
+    a = asked_after(
+        assistant,
+        "price difference per month, 8x a100 pcie vs 8x a100 sxm4?",
+        "with qwen2.5 72b in bf16, is the sxm4 one a lot faster?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.configurations[:1] == ["8x-a100-sxm4"]
+    speeds = {
+        c.arguments["configuration"]: c.result["tokens_per_s"]
+        for c in _calls(a, "throughput_estimate")
+    }
+    much = speeds["8x-a100-sxm4"] >= 1.25 * speeds["8x-a100-pcie"]
+    assert text.startswith("**Yes" if much else "**No")
+
+
+def test_the_kv_cache_asked_comes_from_the_memory_need(assistant: Assistant) -> None:
+    a = assistant.ask("How big does the KV cache of Qwen2.5 14B get at 32k context, one sequence?")
+    text = _ok(a, "en")
+    mem = last_call(a, "memory_need")
+    assert mem.arguments["context_tokens"] == 32768
+    assert f"{mem.result['kv_gb_total']:.1f} GB" in text.split("\n")[0]
+
+
+def test_ai_for_videos_without_a_model_is_asked_back_not_declined(assistant: Assistant) -> None:
+    a = assistant.ask("I'd like to generate short clips with AI, what hardware would I need?")
+    text = _ok(a, "en")
+    assert "off_topic" not in a.reading.intents
+    assert "?" in text.split("\n")[0]
+
+
+def test_a_context_taken_back_is_replaced_by_the_new_one(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "mistral small 24b bf16 on 1x a100 pcie, 32k ctx, 10 at once – fits?",
+        "my bad, 32k was wrong – our requests are 8k max. how many at once then?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.context_tokens == 8192
+    assert last_call(a, "capacity_check").arguments["context_tokens"] == 8192
+
+
+def test_back_to_the_first_option(assistant: Assistant) -> None:
+    first = assistant.ask("qwen2.5 32b – what does 1x a100 pcie cost per month?")
+    second = assistant.ask("and 1x h100 pcie?", session_id=first.session_id)
+    a = assistant.ask(
+        "ok, back to the first option: does qwen fit there in bf16 with 16k context?",
+        session_id=second.session_id,
+    )
+    _ok(a, "en")
+    assert a.reading.configurations == ["1x-a100-pcie"]
+
+
+def test_bucks_in_words_a_no_go_card_and_under_the_2k(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "cheapest server for qwen2.5 32b in bf16? we have three thousand bucks a month",
+        "L40S are a no-go for us. still something under the 3k?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.budget_usd_per_month == 3000
+    assert "l40s" in a.reading.exclude_cards
+    assert a.reading.context_tokens is None
+
+
+def test_a_link_rate_per_direction_is_no_memory_pooling(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "the 600 GB/s for NVLink 3 on your A100 SXM4 boxes – is that per direction or both "
+        "directions added up?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.claim != "memory_adds_up"
+    assert "300 GB/s per direction" in text
+
+
+def test_a_card_number_is_no_batch_count(nlu: Any) -> None:
+    u = nlu.understand(
+        "auf einer RTX 4090 dreihundert E-Mails à zweihundert Tokens schreiben lassen, "
+        "nacheinander: wie lange dauert das?"
+    )
+    assert u.output_tokens == 60_000
+
+
+def test_a_context_in_words(nlu: Any) -> None:
+    u = nlu.understand("wie viele Chats mit je zwölftausend Tokens Kontext schafft eine H100?")
+    assert u.context_tokens == 12_000
+
+
+def test_an_unknown_model_with_a_variant_word(assistant: Assistant) -> None:
+    a = assistant.ask("could we serve Arctic instruct on the 2x L40S?")
+    text = _ok(a, "en")
+    assert a.reading.model is None and a.reading.model_name == "Arctic instruct"
+    assert "not in the catalog" in text
+
+
+def test_cards_that_must_be_linked_by_nvlink_narrow_the_pick(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "Welcher Server ist der günstigste für Qwen2.5 72B in FP8?",
+        "Die GPUs müssen über NVLink verbunden sein.",
+        "de",
+    )
+    _ok(a, "de")
+    assert a.reading.require_link == "nvlink" and a.reading.claim is None
+    assert last_call(a, "cheapest_fit").arguments.get("interconnect") == "nvlink"
+
+
+def test_same_with_another_kv_precision_keeps_the_capacity_question(
+    assistant: Assistant,
+) -> None:
+    a = asked_after(
+        assistant,
+        "llama-3.1-8b bf16 | 1x l40s | 32k ctx. max concurrent seqs?",
+        "same w/ fp8 kv?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert not a.reading.yes_no and a.reading.kv_precision == "fp8"
+    cap = last_call(a, "capacity_check").result
+    assert f"up to {cap['max_concurrency']} concurrent sequences" in text

@@ -89,14 +89,25 @@ class FitMixin(ComposerBase):
         if not (fit.get("kv_bytes_per_token") and "kv_cache_size" in u.topics):
             return
         n = int(fit.get("concurrency") or 1)  # the KV cache of all sequences at once, said so
+        # the KV cache asked is the memory need's own figure (`memory_need`), as the fit uses it
+        mem = d.call(
+            "memory_need",
+            model=self._model_arg(u),
+            precision=fit.get("precision") or u.precision,
+            context_tokens=fit["context_tokens"],
+            concurrency=n,
+            kv_precision=fit.get("kv_precision"),
+        )
+        kv = mem["kv_gb_total"] if mem else fit["kv_gb"]
+        per_token = mem["kv_bytes_per_token"] if mem else fit["kv_bytes_per_token"]
         d.add(
             t(
                 d.lang,
                 "kv_lead" if n == 1 else "kv_lead_many",
                 model=self._model_name(fit, d.lang),
                 ctx=num(d.lang, fit["context_tokens"]),
-                kv=gb(d.lang, fit["kv_gb"]),
-                per_token=num(d.lang, fit["kv_bytes_per_token"]),
+                kv=gb(d.lang, kv),
+                per_token=num(d.lang, per_token),
                 n=n,
             )
             + topic

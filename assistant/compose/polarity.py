@@ -113,8 +113,10 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
 _NEGATED_WORDS = {"Yes": "Right", "Ja": "Stimmt", "Nein": "Doch"}
 #: "Stimmt es, dass X nicht passt?" asks whether it is true: agreeing is "Ja, stimmt"
 _TRUTH_ASKED_RX = re.compile(
-    r"^\W*(?:(?:hi|hallo|hey|kurze frage)\W+)?(?:stimmt es|ist es (?:richtig|wahr|korrekt))\b",
-    re.IGNORECASE,
+    r"^\W*(?:(?:hi|hallo|hey|kurze frage|also|ok)\W+)?(?:stimmt es|ist es (?:richtig|wahr|korrekt)|"
+    # "Ich nehme an, eine L4 reicht nicht?": a statement put up for confirmation
+    r"(?:ich|wir)\s+(?:nehme|nehmen)\s+an|(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus)\b",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
@@ -164,9 +166,11 @@ _RIGHT_ASKED_RX = re.compile(r",\s*right\s*\?|\bright\W*$", re.IGNORECASE)
 #: "is a single A100 not enough for …?": a question put in the negative, verb first (not
 #: "isn't one A100 enough?", whose "no" people read either way)
 _NOT_ASKED_RX = re.compile(
-    r"^\W*(?:(?:hi|hey|hello|quick question)\W+)?(?:is|are|would|will|does|do|was|were)\s"
-    r"[^?]*?\bnot\b",
-    re.IGNORECASE,
+    r"^\W*(?:(?:hi|hey|hello|quick question|so|ok)\W+)?(?:(?:is|are|would|will|does|do|was|were)"
+    # "I assume 2x A100 PCIe is not enough …?": a statement put up for confirmation (a line of
+    # its own in a forwarded mail)
+    r"|(?:i|we)\s+(?:assume|guess|suppose|take it|gather|understand|figure))\s[^?]*?\bnot\b",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
@@ -174,12 +178,12 @@ def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
     m = _LEAD_RX.match(d.paras[lead])
     if m and m.group(2) in _NEGATED_WORDS:
         word = _NEGATED_WORDS[m.group(2)]
-        if m.group(2) == "Ja" and _TRUTH_ASKED_RX.match(question):
+        if m.group(2) == "Ja" and _TRUTH_ASKED_RX.search(question):
             word = "Ja, stimmt"
         elif m.group(2) == "Yes" and _CORRECT_ASKED_RX.search(question):
             word = "Yes, correct"  # "… does NOT fit, correct?" asks whether it is correct
         elif m.group(2) == "Yes" and (
-            _RIGHT_ASKED_RX.search(question) or _NOT_ASKED_RX.match(question)
+            _RIGHT_ASKED_RX.search(question) or _NOT_ASKED_RX.search(question)
         ):
             # "X won't fit on Y, right?", "is one A100 not enough?": agreed, in both words
             # people use

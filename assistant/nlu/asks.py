@@ -79,7 +79,13 @@ _CLAUSE_RX = re.compile(r",\s+|\s+[-–—]+\s+|:\s+")
 # "cust asks if it fits …", "der Kunde fragt, ob …": a yes/no question reported
 _INDIRECT_RX = re.compile(
     r"\b(?:asks?|asking|asked|wants to know|wondering|fragt|fragen|wissen)\s*,?\s+"
-    r"(?:if|whether|ob)\b",
+    r"(?:if|whether|ob)\b|"
+    # "I assume 2x A100 PCIe is not enough for …?", "ich nehme an, eine L4 reicht nicht?": a
+    # statement put up for confirmation
+    r"^\W*(?:(?:so|ok|also|hi|hey)\W+)?(?:i|we)\s+(?:assume|guess|suppose|take it|gather|"
+    r"understand|figure)\b[^?]*\?|"
+    r"^\W*(?:(?:also|ok|hallo)\W+)?(?:ich|wir)\s+(?:nehme|nehmen)\s+an\b[^?]*\?|"
+    r"^\W*(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus\b[^?]*\?",
     re.IGNORECASE,
 )
 
@@ -106,7 +112,9 @@ _WH_RX = re.compile(
 # "und 8x?", "what about FP8?", "price of 8x-h100-sxm5?": a follow-up or a figure asked, not a
 # yes/no question
 _NOT_ELLIPTICAL_RX = re.compile(
-    r"^\W*(?:and|und|what about|how about|also|oder|or)\b|"
+    # ("same w/ fp8 kv cache?", "dasselbe mit 32k?": the previous question with a slot changed)
+    r"^\W*(?:and|und|what about|how about|also|oder|or|same|the same|dasselbe|das gleiche|"
+    r"gleiche\w*)\b|"
     # "ok and if it has to be nvlink?", "und falls es 32k sein sollen?": a condition, not a claim
     r"^\W*(?:(?:ok(?:ay)?|so|hm+|gut|na|and|und)\W+)*(?:if|wenn|falls)\b|"
     r"\b(?:cost|costs|price|prices|preis\w*|"

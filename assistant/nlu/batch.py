@@ -35,7 +35,8 @@ _TOKENS = (
 _ITEMS_FIRST_RX = re.compile(
     r"(?<![\w.,])"
     + _COUNT
-    + r"\s+(?:[\w-]+\s+){0,2}?(?:\w+-|(?!con|kon)[a-zäöüß]{3,}(?=te?xt))?"
+    # (the words between are no figures: "auf einer RTX 5090 200 Produkttexte" counts 200)
+    + r"\s+(?:(?!\d)[\w-]+\s+){0,2}?(?:\w+-|(?!con|kon)[a-zäöüß]{3,}(?=te?xt))?"
     + _ITEM
     + r"\b[^?!\n]{0,40}?"
     r"(?<![\w.,])" + _COUNT + _TOKENS,

@@ -59,7 +59,16 @@ def _states_pooling(folded: str, u: Query) -> bool:
     """'do the 4 x 32 GB add up to 128 GB for my video model?', 'Can one FLUX job use all 96 GB
     of a 4x L4 node?', 'Zählen zwei 4090 wie eine 48-GB-Karte?'"""
     several = (u.count or 0) > 1 or bool(_SEVERAL.search(folded)) or bool(u.configurations)
+    if _DIRECTIONS_RX.search(folded):
+        return False  # "is that 900 GB/s per direction, or both ways added up?": a link's rate
     return several and bool(_POOL_RX.search(folded)) and bool(_MEMORY_WORD.search(folded))
+
+
+#: a link's rate counted per direction or both ways
+_DIRECTIONS_RX = re.compile(
+    r"\b(?:per direction|each direction|one direction|both (?:ways|directions)|bidirectional|"
+    r"je richtung|pro richtung|eine richtung|beide richtungen|bidirektional)\b"
+)
 
 
 # ---------------------------------------------------------------- MoE: active parameters

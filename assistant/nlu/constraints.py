@@ -133,7 +133,7 @@ def find_budget(folded: str) -> float | None:
 
 # a number word or "grand" just before a currency or "grand" itself: an amount in words
 _SPELLED_HINT_RX = re.compile(
-    r"[a-zäöüß]\s*(?:\$|€|\b(?:usd|us-dollars?|dollars?|euros?|eur)\b)|\bgrand\b"
+    r"[a-zäöüß]\s*(?:\$|€|\b(?:usd|us-dollars?|dollars?|bucks?|euros?|eur)\b)|\bgrand\b"
 )
 
 # "a buck", "5 bucks", "two bucks" (a number word is read before this): dollars in slang
@@ -441,7 +441,7 @@ _NEG_BEFORE = re.compile(
 )
 _NEG_AFTER = re.compile(
     r"^\s*(?:(?:is|are|ist|sind|kommt|kommen|fällt|fallen)\s+(?:\w+\s+){0,3}?)?"
-    r"(?:out\b|not an option|not possible|"
+    r"(?:out\b|not an option|not possible|(?:a\s+|ein\s+)?no[\s-]?go\b|off the table|"
     r"excluded|ausgeschlossen|keine option|nicht in frage|weg\b|nicht verfügbar|not available|"
     r"too expensive|zu teuer)"
 )
@@ -470,7 +470,11 @@ _REQUIRE_LINK = (
         r"(?:have\s+|haben\s+|"
         r"be\s+|sein\s+|use\s+)?(?:an?\s+|ein\w*\s+)?(?:nvlink|sxm)|"
         # "wenn es NVLink haben soll", "falls es SXM sein muss"
-        r"(?:nvlink|sxm)\s+(?:haben|sein|nutzen|verwenden)\s+(?:soll|sollte|muss|müsste)",
+        r"(?:nvlink|sxm)\s+(?:haben|sein|nutzen|verwenden)\s+(?:soll|sollte|muss|müsste)|"
+        # "die Karten müssen per NVLink verbunden sein", "must be connected via NVLink"
+        r"(?:per|über|mit|via|over|through|by)\s+nvlink\s+(?:verbunden|vernetzt|gekoppelt)\s+"
+        r"(?:sein|werden)|(?:must|has to|have to|need to|needs to|should)\s+be\s+(?:\w+\s+)?"
+        r"(?:connected|linked|interconnected|coupled)\s+(?:via|over|through|with|by)\s+nvlink",
     ),
     ("pcie", r"pcie[\s-]*(?:nodes?|knoten|only)|(?:only|nur)\s+pcie"),
 )
@@ -1301,5 +1305,7 @@ def find_all(folded: str, u: Query) -> None:
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question
+    if u.claim == "link_is" and u.constraints.require_link == "nvlink" and "?" not in folded:
+        u.claim = None  # "die Karten müssen per NVLink verbunden sein.": required, not asked
     find_stated_claim(folded, u)
     u.compare = bool(_COMPARE_RX.search(folded)) and _hardware_named(u) >= 2

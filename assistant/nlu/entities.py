@@ -26,6 +26,7 @@ from assistant.nlu.lexicon import (
 )
 from assistant.nlu.query import CARD_FAMILIES, Query
 from assistant.nlu.typos import DOMAIN_WORDS
+from assistant.spelled import spelled_counts
 
 #: "SXM4", "das SXM5-Modell" outside a card's name: a variant by its generation
 _VARIANT_GEN_RX = re.compile(r"(?<![\w-])sxm([45])\b")
@@ -493,6 +494,10 @@ class EntityMixin:
 
     def _find_context_and_concurrency(self, folded: str, u: Query) -> None:
         m = _CONTEXT_RX.search(folded)
+        if m is None and _CONTEXT_WORD_RX.search(folded):
+            # "sechzehntausend Tokens Kontext": the length written in words
+            spelled = spelled_counts(folded)
+            m = _CONTEXT_RX.search(spelled) if spelled != folded else None
         if m:
             value, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             if value and not k and _THOUSANDS_RX.fullmatch(value):
@@ -513,6 +518,8 @@ class EntityMixin:
             raw = next(g for g in m.groups() if g)
             u.concurrency = _to_int(raw)
 
+
+_CONTEXT_WORD_RX = re.compile(r"\b(?:context|kontext|ctx|tokens?)\b")
 
 #: the least a context said without "k" can be (a smaller number near "context" counts something
 #: else)
@@ -539,7 +546,10 @@ _CONTEXT_K_RX = re.compile(
     r"sessions?|dialog(?:ue)?s?|unterhaltung(?:en)?|sequences?|sequenzen)\s*"
     r"(?:(?:\+|&|/|and|und|plus)\s*(?:answers?|antwort(?:en)?|outputs?|responses?|ausgaben?)\s*)?"
     r"(?:(?:together|zusammen|combined)\s+)?(?:(?:is|are|ist|sind|of|von|with|mit)\s+)?"
-    r"(?:(?:around|about|roughly|ca\.?|circa|etwa|ungefähr|so|~)\s*)*(\d{1,3})\s*k\s*tokens?\b|"
+    # ("our prompts are 4k max": the tokens unsaid, the figure is the prompts' length)
+    r"(?:(?:around|about|roughly|ca\.?|circa|etwa|ungefähr|so|~|up to|max\.?|bis)\s*)*"
+    r"(\d{1,3})\s*k\b(?:\s*tokens?\b)?(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|pro\b|a month|"
+    r"im monat|monat|month|budget|users?|nutzer|requests|anfragen))|"
     r"\b(?:chats?|anfragen|requests?|sessions?|nutzer\w*|users?|streams?)\s+(?:\w+\s+){0,2}?"
     r"(?:mit|with|at|bei|je|à|a)\s+(?:je\s+)?(\d{1,3})\s*k\b(?!\s*(?:/|\$|€|usd|eur|dollar|per\b|"
     r"pro\b|a month|im monat|monat|month|budget))"
@@ -559,7 +569,11 @@ _MEMORY_ASKED_RX = re.compile(
 
 # "Does Command R+ fit on ...", "Passt Yi Lightning auf ...", "Can I run Grok 2 on ...": a
 # capitalised name where the model goes, which the catalog does not know and which carries no size
-_NAME = r"(?P<name>[A-Z][\w.+-]*(?:\s+(?:[A-Z0-9][\w.+-]*|\+))*)"
+# ("DBRX instruct": a variant word in lower case belongs to the name)
+_NAME = (
+    r"(?P<name>[A-Z][\w.+-]*(?:\s+(?:[A-Z0-9][\w.+-]*|\+|"
+    r"(?i:instruct|chat|base|preview|mini|turbo)\b))*)"
+)
 _NAMED_MODEL_RX = (
     re.compile(r"^\W*(?i:does|do|will|would|can|could)\s+" + _NAME + r"\s+(?i:fit|run|work)"),
     re.compile(r"\b(?i:run|serve|host|deploy|load)\s+" + _NAME + r"\s+(?i:on|auf|with|in)\b"),

@@ -204,7 +204,7 @@ _MONEY_RX = re.compile(
 
 _DOMAIN_RX = re.compile(
     r"gpu|vram|nvlink|nvswitch|pcie|sxm|cuda|modell?|model|llm|inferen|inference|train|\bkarte|card|"
-    r"coding[\s-]?assist|code[\s-]?assist|copilot|chat\s?bot|\bki[\s-]|\bai[\s-]|"
+    r"coding[\s-]?assist|code[\s-]?assist|copilot|chat\s?bot|\bki\b|\bai\b|"
     r"token|quant|awq|gptq|fp8|bf16|fp16|gguf|vllm|ollama|llama|server|knoten|node|"
     r"diffusion|render|blender|gpuserver|nvidia|a100|h100|h200|b200|rtx|l40|\bl4\b|memory|"
     r"speicher|parameter|\d+\s*b\b|moe|experts|konfigur|configur|interconnect|topolog|"

@@ -198,6 +198,9 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         u.intents = self._intents(prose, u) if prose.strip() else []
         if _budget_enough(u):
             u.intents = ["cheapest"]  # "hab so 1000 dollar im monat, reicht das für qwen 32b?"
+        if u.claim == "faster" and "speed" in u.intents and u.intents[:1] == ["nvlink"]:
+            # "is the sxm5 one much faster?": the speeds compared, not whether NVLink is needed
+            u.intents = ["speed", *(i for i in u.intents if i != "speed")]
         if u.output_tokens and u.intents[:1] in (["fit"], ["general"], ["price"], []):
             # "5000 Beschreibungen à 200 Token … wie lange dauert das?": a batch timed is a
             # speed ask, however the words around it are ordered ("… and what does that time
@@ -419,7 +422,21 @@ def old_side_blanked(folded: str) -> str:
             end += further.end() - len(further.group(0).split()[-1]) - 1
         a, b = sentence.start() + start, sentence.start() + end
         out = out[:a] + " " * (b - a) + out[b:]
+    for m in _RETRACTED_RX.finditer(out):  # "sorry, 16k was wrong, 4k max": 16k is taken back
+        side = "old" if m.group("old") else "old2"
+        a, b = m.start(side), m.end(side)
+        out = out[:a] + " " * (b - a) + out[b:]
     return out
+
+
+#: a figure the asker takes back: "16k was wrong", "die 20 Nutzer waren falsch", "not 16k but
+#: 4k", "nicht 16k, sondern 4k"
+_RETRACTED_RX = re.compile(
+    r"(?P<old>\b\d+(?:[.,]\d+)?\s*k?\b(?:\s*(?:tokens?|ctx|context|kontext|users|nutzer|"
+    r"seqs|sequences|sequenzen|leute|people))?)\s+(?:was|is|were|war|ist|waren)\s+(?:\w+\s+)?"
+    r"(?:wrong|a typo|incorrect|falsch|ein tippfehler|nicht richtig)\b|"
+    r"\b(?:not|nicht)\s+(?P<old2>\d+(?:[.,]\d+)?\s*k?)\b\s*,?\s*(?:but|sondern)\b"
+)
 
 
 _SAME_HARDWARE_RX = re.compile(

@@ -120,10 +120,20 @@ def _bare_context(u: Any, prev: Slots) -> Any:
         return u
     if u.model or u.params_b:
         return u
-    m = BARE_K_RX.search(_fold(u.question))
+    folded = _fold(u.question)
+    m = BARE_K_RX.search(folded)
     if m is None or not 1 <= int(m.group(1)) <= 2048:
         return u
+    if _MONEY_CUE_BEFORE_RX.search(folded[: m.start()]):
+        return u  # "anything else under the 2k then?": the budget, not a context
     return u.model_copy(update={"context_tokens": int(m.group(1)) * 1024})
+
+
+#: a budget cue right before a bare "2k" ("under the 2k", "unter den 3k", "within 5k")
+_MONEY_CUE_BEFORE_RX = re.compile(
+    r"\b(?:under|below|within|max\.?|budget|unter|unterhalb|innerhalb|höchstens|bis)\s+"
+    r"(?:(?:the|our|den|die|unseren?|unsere[mn]?)\s+)?(?:\$|€)?\s*$"
+)
 
 
 def _norm(name: str) -> str:
@@ -258,7 +268,17 @@ _DEARER_ONE_RX = re.compile(
 #: "und die mit nvlink?", "the sxm one", "the one with pcie": one of the nodes named, by its link
 _LINKED_ONE_RX = re.compile(
     r"\b(?:the one|the node|the option|die|der|das|den|dem|diejenige|derjenige)\s+"
-    r"(?:mit|with)\s+(?:dem\s+|der\s+)?(nvlink|sxm|pcie)\b|\bthe (nvlink|sxm|pcie) one\b"
+    r"(?:mit|with)\s+(?:dem\s+|der\s+)?(nvlink|sxm|pcie)\d?\b|"
+    r"\b(?:the|die|der|das) (nvlink|sxm|pcie)\d?(?: one| node| variant|-variante| variante)\b"
+)
+
+
+#: "zurück zur ersten Variante", "doch wieder die erste", "back to the first one/option"
+_FIRST_ONE_RX = re.compile(
+    r"\b(?:wieder|zurück)\b[^.?!]{0,20}\b(?:die|der|das|den|dem|zur|zum)\s+erste[nmrs]?\b|"
+    r"\b(?:die|der|das|den|dem|zur|zum)\s+erste[nmrs]?\s+(?:variante|option|knoten|server|karte|"
+    r"vorschlag)\b|\b(?:die|der|das)\s+erste\s*[.,!?]|"
+    r"\bthe first (?:one|option|node|server|card|setup|suggestion)\b"
 )
 
 
@@ -266,6 +286,18 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     """The hardware of "the cheaper one" / "the more expensive one" / "the one with NVLink"
     among the nodes the conversation named; nothing when it names no such node."""
     text = u.question.lower()
+    first = _FIRST_ONE_RX.search(text)
+    before = [c for c in prev.answered_before if c in catalog.configurations]
+    if first and before and before[0] not in prev.configurations:
+        # "ok doch wieder die erste", "back to the first option": the node two turns ago
+        node = catalog.configurations[before[0]]
+        return {
+            "cards": [node.gpu],
+            "card_families": [],
+            "count": node.count,
+            "memory_gb": None,
+            "configurations": [node.id],
+        }
     cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
     named = list(prev.configurations) or _nodes_of(prev, catalog)  # "your two 4x A100 nodes"
     if len(named) < 2:  # the picks of the last two answers ("… and the cheapest with NVLink?"),
@@ -283,12 +315,16 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
         pick = linked[0]
     else:
         pick = (min if cheaper else max)(nodes, key=lambda c: c.usd_per_month)
+    chosen = [pick]
+    if u.claim in ("faster", "cheaper", "costlier") and len(nodes) == 2:
+        # "is the sxm5 one much faster?": that one, against the other
+        chosen += [c for c in nodes if c.id != pick.id]
     return {
-        "cards": [pick.gpu],
+        "cards": list(dict.fromkeys(c.gpu for c in chosen)),
         "card_families": [],
         "count": pick.count,
         "memory_gb": None,
-        "configurations": [pick.id],
+        "configurations": [c.id for c in chosen],
     }
 
 

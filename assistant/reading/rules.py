@@ -139,6 +139,8 @@ def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
     bigger = _BIGGER_RX.search(u.question.lower())  # "… oder brauchen wir was Größeres?"
     if kinds != {"pcie"} or not _SUFFICE_RX.search(first) or bigger:
         return u
+    if negates_fit(first):
+        return u  # "is 2x A100 PCIe not enough for a full fine-tune?": the fit, asked negated
     return u.model_copy(update={"claim": "pcie_enough"})
 
 
