@@ -378,7 +378,9 @@ class Assistant:
         slots.answered = list(answer._chosen)
         # the model asked back ("is a 4090 enough for our chatbot?"): the next turn that names
         # one answers it, and keeps the hardware and load said
-        slots.model_assumed = "model" in reading.assumed or flow == "node_enough_for_job"
+        slots.model_assumed = "model" in reading.assumed or flow in _ASKS_MODEL
+        if flow == "ask_model" and "recommend" in reading.topics and not u.configurations:
+            slots.intent = "cheapest"  # "need a server for our chatbot, what should I get?"
         return answer, slots
 
     def _without_model(self, reading: Reading) -> tuple[Reading, list[Choice]]:
@@ -576,7 +578,12 @@ def slots_of(u: Any) -> Slots:
         yes_no=u.yes_no,
         claim=u.claim,
         asked_memory=any(a.kind == "memory" for a in u.asks),
+        asked_kv_size="kv_cache_size" in u.topics,
     )
+
+
+#: the flows that ask which model: the next turn that names one answers them
+_ASKS_MODEL = ("ask_model", "node_enough_for_job")
 
 
 def _with_reading(answer: Answer, reading: Reading, catalog: Any) -> Answer:

@@ -96,6 +96,8 @@ class Slots(BaseModel):
     # the previous question asked the memory need ("wie viel VRAM braucht X?"): "und in FP8?"
     # asks it again
     asked_memory: bool = False
+    # the previous question asked the KV cache's size: "and with an FP8 KV cache?" asks it again
+    asked_kv_size: bool = False
 
 
 class Turn(BaseModel):

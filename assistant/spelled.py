@@ -47,6 +47,7 @@ _ANCHOR_RX = re.compile(
     r"(?P<grand>\bgrand\b)",
     re.IGNORECASE,
 )
+_A_BEFORE_RX = re.compile(r"\ban?\s*$", re.IGNORECASE)
 _TOKEN_RX = re.compile(r"(\d+(?:[.,]\d+)?|[^\W\d_]+(?:-[^\W\d_]+)*\.?)\s*$")
 
 
@@ -139,6 +140,9 @@ def spelled_amounts(text: str) -> str:
             continue
         if m.group("grand"):
             found = _amount_before(text, m.start())
+            article = _A_BEFORE_RX.search(text[: m.start()])
+            if found is None and article:  # "a grand a month": one thousand
+                found = (article.start(), 1.0)
             if found is None:
                 continue
             start, value = found

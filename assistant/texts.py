@@ -1320,10 +1320,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "{ctx} Token**.",
     ),
     "kv_lead_many": (
-        "**KV cache of {model} for {n} sequences of {ctx} tokens: {kv}** ({per_token} bytes per "
-        "token).",
-        "**KV-Cache von {model} für {n} Sequenzen mit je {ctx} Token: {kv}** ({per_token} Byte pro "
-        "Token).",
+        "**KV cache{kv_prec} of {model} for {n} sequences of {ctx} tokens: {kv}** ({per_token} "
+        "bytes per token).",
+        "**KV-Cache{kv_prec} von {model} für {n} Sequenzen mit je {ctx} Token: {kv}** ({per_token} "
+        "Byte pro Token).",
     ),
     "kv_other_many": (
         "With the KV cache in {other} instead of {kv_prec}: **{kv}** for the {n} sequences "
@@ -1332,8 +1332,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Byte pro Token).",
     ),
     "kv_lead": (
-        "**KV cache of {model} at {ctx} tokens: {kv} per sequence** ({per_token} bytes per token).",
-        "**KV-Cache von {model} bei {ctx} Token: {kv} pro Sequenz** ({per_token} Byte pro Token).",
+        "**KV cache{kv_prec} of {model} at {ctx} tokens: {kv} per sequence** ({per_token} bytes "
+        "per token).",
+        "**KV-Cache{kv_prec} von {model} bei {ctx} Token: {kv} pro Sequenz** ({per_token} Byte pro "
+        "Token).",
     ),
     "card_bandwidth": (
         "**{name}: memory bandwidth {bw}** ({mem} per card).",

@@ -363,3 +363,159 @@ def test_same_with_another_kv_precision_keeps_the_capacity_question(
     assert not a.reading.yes_no and a.reading.kv_precision == "fp8"
     cap = last_call(a, "capacity_check").result
     assert f"up to {cap['max_concurrency']} concurrent sequences" in text
+
+
+def test_a_budget_put_to_the_node_named_before(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "Does Qwen2.5 32B fit on one H100 PCIe?",
+        "the customer's ceiling is fifteen hundred dollars a month. do we stay below that?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.configurations == ["1x-h100-pcie"] and a.reading.yes_no
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    within = quote["usd_per_month"] <= 1500
+    assert text.startswith("**Yes" if within else "**No")
+    assert not _calls(a, "cheapest_fit")
+    # after a cheapest pick the budget stays the pick's question
+    b = asked_after(
+        assistant, "cheapest node for Qwen2.5 32B?", "our budget is $900, does that work?", "en"
+    )
+    _ok(b, "en")
+    assert _calls(b, "cheapest_fit")
+
+
+# ---- the third round (blind-172 … blind-176)
+
+
+def test_a_grand_in_bucks_not_euros(nlu: Any, assistant: Assistant) -> None:
+    a = assistant.ask(
+        "cheapest node for mistral small 24b? we can spend a grand a month, dollars not euro"
+    )
+    _ok(a, "en")
+    assert a.reading.budget_usd_per_month == 1000 and a.reading.budget_currency == "USD"
+
+
+def test_a_card_ruled_out_by_a_bad_experience_is_excluded_not_diagnosed(
+    assistant: Assistant,
+) -> None:
+    a = asked_after(
+        assistant,
+        "cheapest server for qwen2.5 32b in bf16? budget 1,000 dollars a month",
+        "they had a bad time with the RTX A6000 before, those are a no-go. anything under that?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert "rtx-a6000" in a.reading.exclude_cards and a.reading.claim != "defect"
+    assert text.startswith("**No")
+
+
+def test_gpus_that_need_to_be_connected_via_nvlink_narrow_the_pick(
+    assistant: Assistant,
+) -> None:
+    a = asked_after(
+        assistant,
+        "cheapest box for mixtral 8x7b?",
+        "Our GPUs need to be connected through NVLink, though.",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.claim is None and a.reading.require_link == "nvlink"
+    assert last_call(a, "cheapest_fit").arguments.get("interconnect") == "nvlink"
+
+
+def test_a_batch_counted_as_n_of_them(nlu: Any) -> None:
+    u = nlu.understand(
+        "we'd let qwen2.5 7b summarise support tickets on one l4, three hundred of them, each "
+        "summary around 250 tokens. how long would that take?"
+    )
+    assert u.output_tokens == 75_000
+
+
+def test_the_kv_size_again_with_another_kv_precision(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "how large is the kv cache of qwen2.5 72b at 32k context for a single sequence?",
+        "and with an fp8 kv cache?",
+        "en",
+    )
+    text = _ok(a, "en")
+    mem = last_call(a, "memory_need")
+    assert mem.arguments.get("kv_precision") == "fp8"
+    assert text.startswith("**KV cache in FP8 of Qwen2.5 72B")
+
+
+def test_a_bare_context_taken_back_in_a_follow_up(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "does qwen2.5 14b fit on one l40s with 16k context and 12 requests at the same time?",
+        "sorry, 16k was a typo, it's 4k. how many at once then?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.context_tokens == 4096
+
+
+def test_those_two_cards_are_the_node_talked_about(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "our 2x l40s box shows PHB between GPU0 and GPU1 in topo -m. is that normal?",
+        "ok. could we run qwen2.5 72b in awq split over those two cards?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.configurations == ["2x-l40s"]
+
+
+def test_nvlink_against_a_pcie_generation_named(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "how fast is the link on the 8x h200, and how does that compare with pcie gen5?"
+    )
+    text = _ok(a, "en")
+    assert "PCIe Gen5 ×16**: 64 GB/s" in text
+    assert "NVLink 4 moves about 14×" in text
+
+
+def test_correct_as_a_tag_in_the_middle(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "so llama 3.1 405b does not fit on the 4x h100 sxm5, correct? asking before i reply"
+    )
+    assert _ok(a, "en").startswith("**Yes, correct")
+
+
+def test_what_server_to_get_without_a_model_then_the_model(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "we need a server for an internal assistant. what should we get?",
+        "mistral small 24b, around 6 people at once",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.intents[0] == "cheapest"
+    assert _calls(a, "cheapest_fit")
+
+
+def test_rtx_cards_and_datacenter_only(nlu: Any) -> None:
+    u = nlu.understand("cheapest node for qwen2.5 14b, keine RTX-Karten bitte")
+    assert set(u.constraints.exclude_cards) == {"rtx-4090", "rtx-5090", "rtx-a6000"}
+    v = nlu.understand("cheapest node for qwen2.5 14b? data center GPUs only")
+    assert set(v.constraints.exclude_cards) == {"rtx-4090", "rtx-5090", "rtx-a6000"}
+    w = nlu.understand("cheapest node for qwen2.5 14b, no RTX 4090")
+    assert w.constraints.exclude_cards == ["rtx-4090"]
+
+
+def test_requests_per_minute_are_no_sequences_at_once(nlu: Any) -> None:
+    u = nlu.understand(
+        "qwen3 8b for 200 staff, at most 8 chatting at the same time, about 60 requests/min"
+    )
+    assert u.concurrency == 8
+
+
+def test_which_server_for_a_model_is_the_pick(assistant: Assistant) -> None:
+    a = assistant.ask("which box would you suggest for gemma 3 27b with 5 users at once?")
+    _ok(a, "en")
+    assert a.reading.intents[0] == "cheapest"
+    assert _calls(a, "cheapest_fit")
+    b = assistant.ask("which node holds deepseek v3 in bf16?")
+    assert b.reading.intents[0] == "fit"  # no load: where it fits, and why not

@@ -366,7 +366,11 @@ class AsksMixin(ComposerBase):
         # "a 4090 would do? if not, what's the cheapest?" asks the fit)
         picks = flow.name in ("cheapest", "constrained_pick") and bool(u.configurations)
         picks = picks and "is_the_cheapest" in u.topics
-        asked = not picks and (stated or (flow.claim == "fits" and u.yes_no and u.claim is None))
+        # ("Budget max. 8.000 €, bleiben wir damit drunter?" of a node: its price is the yes/no)
+        budget = flow.name == "price" and u.constraints.budget_usd_month is not None
+        asked = not (picks or budget) and (
+            stated or (flow.claim == "fits" and u.yes_no and u.claim is None)
+        )
         if not (named and asked) or self._training(u) or u.adapter or u.models[1:]:
             return False  # training and several models have verdicts of their own
         sizing = flow.claim == "fits" or "fit" in flow.answers  # not a guide or a claim flow

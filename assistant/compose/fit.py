@@ -20,6 +20,11 @@ from assistant.texts import follow_up, gb, num, precision_label, smart, t
 _FOUR_BIT = frozenset({"awq", "gptq", "gguf-q4_k_m"})
 
 
+def kv_in(kv_precision: str | None) -> str:
+    """ " in FP8" for a KV cache kept in another precision than the model's BF16 (else "")."""
+    return f" in {precision_label(kv_precision)}" if kv_precision not in (None, "bf16") else ""
+
+
 class FitMixin(ComposerBase):
     """Does it fit, and where."""
 
@@ -109,6 +114,7 @@ class FitMixin(ComposerBase):
                 kv=gb(d.lang, kv),
                 per_token=num(d.lang, per_token),
                 n=n,
+                kv_prec=kv_in(fit.get("kv_precision")),
             )
             + topic
         )

@@ -98,9 +98,31 @@ class InterconnectMixin(ComposerBase):
         elif nodes:
             d.add(t(d.lang, "link_nodes") + d.cite("interconnects"))
         d.bullets(lines)
+        self._named_links(d, u, nodes, facts.get("ratio_nvlink4_to_pcie_gen5"))
         d.add(t(d.lang, "link_matters") + d.cite("when-it-matters"))
         d.suggest(follow_up(d.lang, "nvlink_example"))
         d.suggest(follow_up(d.lang, "allreduce", model="Llama 3.3 70B"))
+
+    def _named_links(
+        self, d: Draft, u: Query, nodes: list[dict[str, Any]], ratio: float | None
+    ) -> None:
+        """ "…, and how does that compare to PCIe Gen5?": the links named beside the nodes', with
+        their figures, and NVLink 4 against PCIe Gen5."""
+        own = {str(n["link"]["id"]) for n in nodes}
+        named = [link for link in u.links if link not in own]
+        every = d.call("interconnect_facts") if nodes and named else None
+        if every is None:
+            return
+        lines = [
+            f"**{info['name']}**: {num(d.lang, info['bandwidth_gb_s'])} GB/s"
+            f"{_per_direction(d, info)}"
+            for info in every.get("links", [])
+            if info["id"] in named
+        ]
+        d.bullets(lines)
+        if ratio and "nvlink-4" in own and "pcie-gen5-x16" in named:
+            whole = smart(d.lang, ratio).split(",")[0].split(".")[0]
+            d.add(t(d.lang, "link_ratio", ratio=f"{whole}×") + d.cite("interconnects"))
 
     # ---- all-reduces per token under tensor parallelism
     def _tp_sync(self, d: Draft, u: Query) -> None:

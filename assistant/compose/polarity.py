@@ -154,7 +154,9 @@ def _without_yes_no(para: str) -> str:
 
 #: "so just to confirm, X does NOT fit on one 5090, correct?": whether the statement is correct
 _CORRECT_ASKED_RX = re.compile(
-    r"(?:\bcorrect|\bis (?:that|this|it) (?:correct|true|so)|\btrue)\W*$", re.IGNORECASE
+    # ("…, correct? just want to double check": the tag need not end the message)
+    r"(?:\bcorrect|\bis (?:that|this|it) (?:correct|true|so)|\btrue)\W*$|,\s*correct\s*\?",
+    re.IGNORECASE,
 )
 
 

@@ -54,6 +54,15 @@ _TOKENS_FIRST_RX = re.compile(
     + r"\b",
     re.IGNORECASE,
 )
+# "replies to customer emails … 200 of them, each roughly 600 tokens": the items named before
+_OF_THEM_RX = re.compile(
+    r"(?<![\w.,])"
+    + _COUNT
+    + r"\s+(?:of them|of those|of these|davon|stück)\b[^.?!\n]{0,40}?(?<![\w.,])"
+    + _COUNT
+    + _TOKENS,
+    re.IGNORECASE,
+)
 # "1 million tokens to generate", "50k Token erzeugen": a total said outright
 _TOTAL_RX = re.compile(
     r"(?<![\w.,])" + _COUNT + _TOKENS + r"[^.?!\n]{0,20}?\b(?:zu\s+)?(?:generier\w*|generat\w*|"
@@ -88,7 +97,7 @@ def output_tokens_of(folded: str) -> int | None:
     if not HOW_LONG_RX.search(folded):
         return None
     folded = spelled_counts(folded)  # "zweihundert Texte", "a thousand answers"
-    m = _ITEMS_FIRST_RX.search(folded)
+    m = _ITEMS_FIRST_RX.search(folded) or _OF_THEM_RX.search(folded)
     if m is not None or (m := _TOKENS_FIRST_RX.search(folded)) is not None:
         total = _count(m.group(1), m.group(2)) * _count(m.group(3), m.group(4))
     elif (m := _TOTAL_RX.search(folded)) is not None:

@@ -440,7 +440,9 @@ _NEG_BEFORE = re.compile(
     r"die|der|den|das|eine?[nmr]?|mit)\s+)?(?:\d+\s*x?\s*)?$"
 )
 _NEG_AFTER = re.compile(
-    r"^\s*(?:(?:is|are|ist|sind|kommt|kommen|fällt|fallen)\s+(?:\w+\s+){0,3}?)?"
+    # ("A6000s last year, those are out for them": the card referred back to in its clause)
+    r"^\s*(?:[^.?!,]{0,30},\s*(?:those|these|they|die|diese|sie)\s+(?=(?:are|is|sind|ist)\b))?"
+    r"(?:(?:is|are|ist|sind|kommt|kommen|fällt|fallen)\s+(?:\w+\s+){0,3}?)?"
     r"(?:out\b|not an option|not possible|(?:a\s+|ein\s+)?no[\s-]?go\b|off the table|"
     r"excluded|ausgeschlossen|keine option|nicht in frage|weg\b|nicht verfügbar|not available|"
     r"too expensive|zu teuer)"
@@ -498,7 +500,15 @@ _CLASS_REFUSED_RX = re.compile(
 # card classes people exclude by name ("not consumer GPUs")
 CARD_CLASSES: dict[str, tuple[str, ...]] = {
     r"consumer|gaming|geforce|endkunden|spiele": ("rtx-4090", "rtx-5090"),
+    # "ohne RTX-Karten", "no RTX cards" (not "no RTX 4090": that card alone)
+    r"rtx(?![\s-]*(?:a?\d{4}|a6000|pro\b))": ("rtx-4090", "rtx-5090", "rtx-a6000"),
 }
+#: "nur Rechenzentrumskarten", "data-center GPUs only": the consumer and workstation cards out
+_DATACENTER_ONLY_RX = re.compile(
+    r"\b(?:nur|only|just|ausschließlich)\s+(?:rechenzentrums|datacenter|data[\s-]cent(?:er|re)|"
+    r"server)[\s-]*(?:karten|cards|gpus|grafikkarten)\b|\brechenzentrumskarten\b|"
+    r"\b(?:datacenter|data[\s-]cent(?:er|re))[\s-]*(?:cards|gpus)\s+only\b"
+)
 # card generations by name, oldest first (the catalog says which card is which: `architecture`)
 ARCHITECTURE_WORDS: dict[Architecture, str] = {
     "ampere": r"ampere",
@@ -558,6 +568,8 @@ def find_exclusions(folded: str, u: Query) -> None:
         if m and (_negated(folded, m.start()) or _CLASS_REFUSED_RX.match(folded[m.end() :])):
             excluded += list(cards)
     find_architectures(folded, u)
+    if _DATACENTER_ONLY_RX.search(folded):
+        excluded += [c for c in CARD_CLASSES[next(iter(CARD_CLASSES))]] + ["rtx-a6000"]
     if excluded:
         c = u.constraints
         c.exclude_cards = sorted(set(excluded))
@@ -835,6 +847,12 @@ _QUOTED_RX = re.compile(
     r"\b(?:calc\w*|calculator|rechner|guide|spec\w*|datasheet|datenblatt|laut)\b|"
     r"per direction|je richtung|pro richtung"
 )
+
+
+def _measured_anything(u: Query) -> bool:
+    """A paste, a measured figure or a topology label said: something a defect claim judges."""
+    m = u.measured
+    return bool(u.topo_text or u.nccl_text or m.busbw_gb_s or m.tokens_per_s or m.topo_label)
 
 
 def find_measurements(folded: str, u: Query) -> None:
@@ -1305,7 +1323,13 @@ def find_all(folded: str, u: Query) -> None:
     find_capabilities(folded, u)
     if u.claim == "nvlink_needed" and _stated_nvlink(folded):
         u.claim = None  # "we need NVLink, ... which node?": a requirement, not the question
-    if u.claim == "link_is" and u.constraints.require_link == "nvlink" and "?" not in folded:
+    if (
+        u.claim in ("link_is", "nvlink_needed")
+        and u.constraints.require_link == "nvlink"
+        and "?" not in folded
+    ):
         u.claim = None  # "die Karten müssen per NVLink verbunden sein.": required, not asked
+    if u.claim == "defect" and u.constraints.exclude_cards and not _measured_anything(u):
+        u.claim = None  # "bad experience with the A6000s, those are out": a reason to exclude
     find_stated_claim(folded, u)
     u.compare = bool(_COMPARE_RX.search(folded)) and _hardware_named(u) >= 2

@@ -259,7 +259,9 @@ _CONCURRENCY_RX = re.compile(
             (w for w, n in _NUMBER_WORDS.items() if n >= 2 and w != "pair"), key=len, reverse=True
         )
     )
-    + r")\b(?!\s*(?:k\b|gb|x\b|%|\$|€|tokens?|token))"
+    # ("at the same time, roughly 40 requests/min": a rate, not sequences at once)
+    + r")\b(?!\s*(?:k\b|gb|x\b|%|\$|€|tokens?|token|(?:requests?|req|anfragen)?\s*(?:/|per\b|pro\b|"
+    r"a\s+min|an\s+hour|je\s+min)\s*(?:min|minute|sec|second|s\b|h\b|hour|stunde)|rpm\b))"
     # "… use the bot at once, six maybe": the number, then the hedge
     r"|\b(?:at once|at the same time|concurrently|gleichzeitig|parallel)\s*[,;:(-]\s*(\d{1,4}|"
     + "|".join(

@@ -281,7 +281,9 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
 )
 
 
-_SIZE_WORDS = re.compile(r"how much|how big|wie viel|wie groß|take|braucht|belegt|size")
+_SIZE_WORDS = re.compile(
+    r"how much|how big|how large|wie viel|wie groß|wie gross|take|braucht|belegt|size"
+)
 
 
 def cue_topics(text: str) -> list[Topic]:

@@ -83,6 +83,27 @@ _DESCRIBED_CHEAPER_RX = re.compile(
 )
 
 
+#: "which server?", "welcher Knoten passt?", "what box should we rent?": a pick asked
+_WHICH_NODE_RX = re.compile(
+    r"\b(?:which|what|welche[nrs]?)\s+(?:\w+\s+)?(?:server|node|box|machine|config\w*|setup|"
+    r"knoten|maschine|konfiguration|instan[cz]e?)\b"
+)
+
+
+def _primary_intent(prose: str, u: Query) -> None:
+    """The intent the question leads with, where its words outrank the intents' order."""
+    hardware = u.cards or u.card_families or u.configurations
+    which_node = _WHICH_NODE_RX.search(prose) and u.intents[:1] in (["fit"], ["general"])
+    load = u.concurrency or u.users or u.constraints.active()
+    if which_node and load and u.has_subject and not hardware:
+        # "model qwen3 14b fp8, 15 at once. which server?": the pick for that job (without a
+        # load, "which node holds X?" is the fit, which says where it fits and why)
+        u.intents = ["cheapest", *(i for i in u.intents if i != "cheapest")]
+    if u.claim == "faster" and "speed" in u.intents and u.intents[:1] == ["nvlink"]:
+        # "is the sxm5 one much faster?": the speeds compared, not whether NVLink is needed
+        u.intents = ["speed", *(i for i in u.intents if i != "speed")]
+
+
 def _budget_enough(u: Query) -> bool:
     """A model, a budget, no hardware, and only whether it fits asked ("reicht das für …?"):
     whether anything within the budget holds it, the cheapest pick's question."""
@@ -198,9 +219,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         u.intents = self._intents(prose, u) if prose.strip() else []
         if _budget_enough(u):
             u.intents = ["cheapest"]  # "hab so 1000 dollar im monat, reicht das für qwen 32b?"
-        if u.claim == "faster" and "speed" in u.intents and u.intents[:1] == ["nvlink"]:
-            # "is the sxm5 one much faster?": the speeds compared, not whether NVLink is needed
-            u.intents = ["speed", *(i for i in u.intents if i != "speed")]
+        _primary_intent(prose, u)
         if u.output_tokens and u.intents[:1] in (["fit"], ["general"], ["price"], []):
             # "5000 Beschreibungen à 200 Token … wie lange dauert das?": a batch timed is a
             # speed ask, however the words around it are ordered ("… and what does that time

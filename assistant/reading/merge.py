@@ -20,6 +20,7 @@ from assistant.nlu.asks import BARE_K_RX, _first_question, find_asks, is_yes_no
 from assistant.nlu.constraints import DROPPED_RX, FIT_QUESTION_RX, find_users_factor
 from assistant.nlu.lexicon import _find_cards, _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
+from assistant.nlu.understander import old_side_blanked
 from assistant.nlu.workloads import serving_only
 from tools.load import concurrent_sequences
 
@@ -35,6 +36,11 @@ _REFERS_TO_NODE = re.compile(
     # "Reicht der für Llama 3.3 70B?", "Would it hold Qwen3 32B?": the node talked about
     r"^\W*(?:und\s+)?(?:reicht|reichen|passt|taugt|schafft)\s+(?:der|die|dieser|diese|er)\b|"
     r"^\W*(?:and\s+)?(?:would|will|does|can)\s+(?:it|that|this one)\s+(?:hold|handle|take|fit)\b"
+)
+#: "split over those two cards", "auf den beiden Karten": the cards talked about, counted
+_THOSE_CARDS_RX = re.compile(
+    r"\b(?:those|these|the|both|die|diese|den|diesen)\s+(?:two|three|four|eight|[2-8]|zwei|"
+    r"drei|vier|acht|beiden)\s+(?:cards|gpus|karten|grafikkarten)\b"
 )
 # "Und wäre die H100 PCIe dafür schneller?": a comparison with the node talked about
 _COMPARED_RX = re.compile(
@@ -120,7 +126,7 @@ def _bare_context(u: Any, prev: Slots) -> Any:
         return u
     if u.model or u.params_b:
         return u
-    folded = _fold(u.question)
+    folded = old_side_blanked(_fold(u.question))  # ("32k was a typo, it's 8k": 8k)
     m = BARE_K_RX.search(folded)
     if m is None or not 1 <= int(m.group(1)) <= 2048:
         return u
@@ -559,10 +565,14 @@ _N_OF_THEM_RX = re.compile(
 
 
 def _memory_again(merged: Any, u: Any, prev: Slots) -> None:
-    """ "und in fp8?" after "wie viel VRAM braucht X?": the memory need asked again."""
+    """ "und in fp8?" after "wie viel VRAM braucht X?": the memory need asked again (and the
+    KV cache's size after it was asked)."""
     same = merged.intents[:1] == [prev.intent]
     if prev.asked_memory and same and not u.asks and not merged.asks:
         merged.asks = [Ask(kind="memory")]
+    if prev.asked_kv_size and same and u.kv_precision and "kv_cache_size" not in merged.topics:
+        # "and with an FP8 KV cache?" after "how big is the KV cache …?": its size again
+        merged.topics = [*merged.topics, "kv_cache_size"]
 
 
 def _asked_again(u: Any, prev: Slots) -> dict[str, Any]:
@@ -654,7 +664,9 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
     two = [] if names_hardware else _two_talked(prev)
     if two and _THE_TWO_RX.search(_fold(u.question)):  # "läuft Llama 70B auf beiden?"
         return u.model_copy(update={"configurations": two, "refers_to": two})
-    if not names_hardware and u.count is None and _REFERS_TO_NODE.search(u.question.lower()):
+    referred = u.count is None and _REFERS_TO_NODE.search(u.question.lower())
+    if not names_hardware and (referred or _THOSE_CARDS_RX.search(u.question.lower())):
+        # ("split over those two cards": the node talked about, with its count)
         return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
     if not names_hardware and prev.configurations:
         # "we serve Llama 3.3 70B on all 4 … should we move to the SXM5 version?": the node
@@ -869,6 +881,11 @@ def _follow_up_intents(
     names_hardware: bool,
 ) -> list[str]:
     """What a follow-up asks, read against the question before it (and what that keeps)."""
+    if _budget_of_the_node(u, prev, intents, new_subject, names_hardware):
+        # "Budget max. 8.000 €. Bleiben wir damit drunter?" after a fit on a node named: that
+        # node's price against the budget (after a cheapest pick it stays the pick's question)
+        update.update(yes_no=True, claim=None, asks=[Ask(kind="price")])
+        return ["price"]
     on_topic = _on_topic(u, prev, intents)
     if on_topic is not None:
         if on_topic == ["cheapest"] and _NEXT_OPTION_RX.search(_fold(u.question)):
@@ -884,6 +901,29 @@ def _follow_up_intents(
     if _continues_previous(u, prev, intents, new_subject, names_hardware):
         return _continued(u, prev, update)
     return intents
+
+
+def _budget_of_the_node(
+    u: Any, prev: Slots, intents: list[str], new_subject: bool, names_hardware: bool
+) -> bool:
+    """A budget put to the test ("… does that stay under it?") about the one node the user
+    named before, asking nothing else: whether that node's price is within it."""
+    return (
+        u.constraints.budget_usd_month is not None
+        and u.yes_no
+        and len(prev.configurations) == 1
+        and not _was_a_pick(prev)
+        and not (new_subject or names_hardware)
+        and set(intents) <= {"cheapest", "price", "fit", "general", "off_topic"}
+        and not _CHEAPEST_WORD_RX.search(_fold(u.question))
+    )
+
+
+#: a cheapest pick asked in words (not a budget alone, which the reader also reads as one)
+_CHEAPEST_WORD_RX = re.compile(
+    r"\b(?:cheapest|cheaper|least expensive|günstigst\w*|billigst\w*|günstiger\w*|"
+    r"preiswerteste\w*|what else|anything else|was sonst|alternative\w*|options?)\b"
+)
 
 
 def _fit_on_named_after_pick(
@@ -951,7 +991,10 @@ def _narrows_the_pick(u: Any, prev: Slots, intents: list[str], new_subject: bool
 
 
 _NEXT_OPTION_RX = re.compile(
-    r"\b(?:next (?:option|best|one|cheapest)|what else|anything else|other options?|"
+    # ("still something under that?", "noch was drunter?": the pick within the budget again)
+    r"\b(?:(?:any|some)thing (?:else )?(?:under|below|within|cheaper|for less)|"
+    r"noch (?:etwas|was) (?:unter|drunter|darunter|günstiger\w*)|"
+    r"next (?:option|best|one|cheapest)|what else|anything else|other options?|"
     r"alternatives?|nächste (?:option|wahl)|was sonst|was gibt es (?:noch|sonst)|was noch|"
     r"andere option\w*|alternative\w*)\b"
 )

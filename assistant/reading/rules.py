@@ -31,8 +31,9 @@ from assistant.reading.convert import (
 )
 from assistant.reading.model import Currency, Reading
 
-_EURO = re.compile(r"€|\beur(?:o|os)?\b")
-_DOLLAR = re.compile(r"\$|\busd\b|\bdollars?\b")
+# ("bucks not euros": the currency refused is not the one meant)
+_EURO = re.compile(r"(?<!not )(?<!nicht )(?<!keine )(?:€|\beur(?:o|os)?\b)")
+_DOLLAR = re.compile(r"\$|\busd\b|\bdollars?\b|\bbucks?\b")
 # clause intents that never go unread: pastes
 _NEVER_UNREAD = frozenset({"topology_paste", "allreduce_paste"})
 MIN_CLAUSE_WORDS = 3
