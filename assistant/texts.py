@@ -650,7 +650,8 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Die Topologie sieht richtig aus{cfg}:** {summary}",
     ),
     "topo_warning": (
-        "**No defect{cfg}: the cards are wired as this node is built, with a warning:** {summary}",
+        "**Not a defect{cfg}: the cards are wired as this node is built, with a warning:** "
+        "{summary}",
         "**Kein Defekt{cfg}: Die Karten sind so verbunden, wie dieser Knoten gebaut ist, mit "
         "einer Warnung:** {summary}",
     ),

@@ -130,7 +130,9 @@ def test_full_precision_with_the_format_in_brackets_is_that_format(nlu: Any) -> 
     assert nlu.understand("mistral small 24b at full precision (bf16) on a 5090?").precision == (
         "bf16"
     )
-    assert nlu.understand("mistral small 24b at full precision on a 5090?").precision == "fp32"
+    # "full precision" alone is the weights as published (three blind writers read it so)
+    assert nlu.understand("mistral small 24b at full precision on a 5090?").precision == "bf16"
+    assert nlu.understand("mistral small 24b in fp32 on a 5090?").precision == "fp32"
 
 
 def test_how_fast_the_link_between_the_cards_is(assistant: Assistant) -> None:
@@ -519,3 +521,56 @@ def test_which_server_for_a_model_is_the_pick(assistant: Assistant) -> None:
     assert _calls(a, "cheapest_fit")
     b = assistant.ask("which node holds deepseek v3 in bf16?")
     assert b.reading.intents[0] == "fit"  # no load: where it fits, and why not
+
+
+# ---- the fourth round (blind-177 … blind-179)
+
+
+def test_the_n_card_one_in_german(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant, "passt qwen3 235b-a22b in fp8 auf den 2x H200?", "und auf den 4er?", "de"
+    )
+    _ok(a, "de")
+    assert a.reading.configurations == ["4x-h200"]
+
+
+def test_training_said_for_later_only_motivates_the_link(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "cheapest server for qwen2.5 72b in bf16?",
+        "it has to be sxm though, maybe we fine-tune on it at some point later",
+        "en",
+    )
+    _ok(a, "en")
+    assert not {"training", "fine_tuning"} & set(a.reading.workloads)
+    assert last_call(a, "cheapest_fit").arguments.get("interconnect") == "nvlink"
+
+
+def test_what_should_we_take_in_german_then_the_model(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "wir brauchen einen server für unseren internen assistenten. was sollten wir mieten?",
+        "mistral small 24b, etwa 5 leute gleichzeitig",
+        "de",
+    )
+    _ok(a, "de")
+    assert a.reading.intents[0] == "cheapest" and _calls(a, "cheapest_fit")
+
+
+def test_a_topology_warning_agreed_as_normal_says_yes_not_yes_defect(
+    assistant: Assistant,
+) -> None:
+    paste = (
+        "        GPU0    GPU1    CPU Affinity    NUMA Affinity\n"
+        "GPU0     X      SYS     0-15            0\n"
+        "GPU1    SYS      X      16-31           1\n"
+    )
+    a = assistant.ask("topo -m of our 2x RTX A6000 box:\n" + paste + "is this normal?")
+    text = _ok(a, "en")
+    assert last_call(a, "check_topology_output").result["status"] == "warning"
+    assert text.startswith("**Yes.** **Not a defect")
+
+
+def test_staff_shorthand_with_a_german_customer_is_german(nlu: Any) -> None:
+    u = nlu.understand("preisunterschied 2x l40s vs 4x l4 pro monat? kunde will vergleichen")
+    assert u.language == "de"

@@ -28,7 +28,11 @@ def post(server: LiveServer, stream: bool = False, **body: Any) -> httpx.Respons
 
 
 def fit_args(answer: dict[str, Any]) -> dict[str, Any]:
-    return next(t["arguments"] for t in answer["tool_calls"] if t["name"] == "fit_check")
+    """The arguments of the call that sized the job: the fit, or the pick ("which server?")."""
+    return next(t["arguments"] for t in answer["tool_calls"] if t["name"] in _SIZING)
+
+
+_SIZING = ("fit_check", "cheapest_fit")
 
 
 def prices(answer: dict[str, Any]) -> dict[str, float]:

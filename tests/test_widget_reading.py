@@ -42,7 +42,9 @@ def _posts(page: Any) -> list[dict[str, Any]]:
 
 
 def _fit(answer: dict[str, Any]) -> dict[str, Any]:
-    return next(t["arguments"] for t in answer["tool_calls"] if t["name"] == "fit_check")
+    """The arguments of the call that sized the job: the fit, or the pick ("which server?")."""
+    sizing = ("fit_check", "cheapest_fit")
+    return next(t["arguments"] for t in answer["tool_calls"] if t["name"] in sizing)
 
 
 def _prices(answer: dict[str, Any]) -> dict[str, float]:

@@ -964,7 +964,15 @@ def _copies(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | N
 def _bare_count(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
     """A bare count, as in the follow-up "und 8x?" / "and 8 ×?"."""
     m = None if spans else re.search(r"(?<![a-z0-9.,])(\d{1,2})\s*(?:x|-mal)(?![a-z0-9])", folded)
+    # "und auf den 8er?", "the 4-gpu one": the node of that many cards
+    m = m or (None if spans else _N_CARD_ONE_RX.search(folded))
     return int(m.group(1)) if m else None
+
+
+_N_CARD_ONE_RX = re.compile(
+    r"\b(?:den|dem|der|die|das|einen|einem|ein|the)\s+([1-8])(?:er\b|[\s-]*(?:gpu|card|karten)"
+    r"[\s-]*(?:one|node|box|server|knoten)\b)"
+)
 
 
 def _trailing_count(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:

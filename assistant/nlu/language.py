@@ -33,6 +33,10 @@ _DE_WORDS = frozenset(
         "weil",
         "dass",
         "kunde",
+        # a price asked in staff shorthand ("preisdiff … pro monat? kunde will vergleichen")
+        "monat",
+        "vergleichen",
+        "vergleich",
         "kundin",
         "gibt",
         "geht",

@@ -178,15 +178,12 @@ _PRECISION_RX: list[tuple[str, re.Pattern[str]]] = [
         (
             "bf16",
             r"bf16|bfloat16|bfloat|unquanti[sz]ed|non[\s-]?quanti[sz]ed|ungequant\w*|"
-            r"nicht quantisiert\w*|without quanti[sz]ation|ohne quantisierung",
+            r"nicht quantisiert\w*|without quanti[sz]ation|ohne quantisierung|"
+            # "full precision": the weights as published (BF16), as people say it of LLMs
+            r"full precision|volle[rn]? präzision",
         ),
         ("fp16", r"fp16|float16|f16|half precision|halbe präzision"),
-        # ("full precision (bf16)": the precision in brackets says which one is meant)
-        (
-            "fp32",
-            r"fp32|float32|f32|(?:full precision|volle präzision)"
-            r"(?!\s*[(,:/-]?\s*(?:bf16|fp16|bfloat16|float16|b?f16)\b)",
-        ),
+        ("fp32", r"fp32|float32|f32"),
     ]
 ]
 

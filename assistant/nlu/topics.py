@@ -24,7 +24,10 @@ _VERSUS = re.compile(
 
 _RECOMMEND = re.compile(
     r"\b(?:suggest|recommend|advise|offer|propose|empfehl\w*|vorschlag\w*|schlagen sie|"
-    r"anbieten|bieten wir|what (?:should|would|do) (?:we|i|you) (?:rent|take|get|pick|offer))"
+    r"anbieten|bieten wir|what (?:should|would|do) (?:we|i|you) (?:rent|take|get|pick|offer)|"
+    # "was sollen wir da nehmen?", "was sollte ich mieten?"
+    r"was (?:soll|sollen|sollte|sollten|würde\w*) (?:wir|ich|man) (?:\w+ )?(?:nehmen|mieten|"
+    r"holen|buchen))"
 )
 
 

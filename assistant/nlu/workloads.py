@@ -239,7 +239,10 @@ _LATER_RX = re.compile(
 )
 # ("… will später evtl trainieren. Llama 70B, was ist das Günstigste mit NVLink?"): a node for
 # the model asked now
-_ASKED_NOW_RX = re.compile(r"\brun\b|betreiben|laufen|günstigst\w*|cheapest|kost\w*|\bprice")
+# ("it has to be nvlink tho, we might do some training on it later": the link is for now)
+_ASKED_NOW_RX = re.compile(
+    r"\brun\b|betreiben|laufen|günstigst\w*|cheapest|kost\w*|\bprice|\bnvlink\b|\bsxm\d?\b"
+)
 
 
 def _tuning_only_later(folded: str) -> bool:

@@ -40,6 +40,9 @@ def apply_edits(reading: Reading, edits: Mapping[str, Any], catalog: Any) -> Rea
         data["concurrent_sequences"] = _at_once(data.get("users"))
     if "task" in edits:
         data["intents"] = []  # the planner derives them from the new task and the asks
+    elif _names_hardware(edits) and (data.get("intents") or [None])[0] == "cheapest":
+        # a pick answered, then a node set ("which server?" → 4x H200): the job on that node
+        data["intents"] = ["fit", *(i for i in data["intents"] if i != "cheapest")]
     data["reader"] = "user"
     data["assumed"] = [f for f in data.get("assumed", []) if f not in edits]  # now said
     if "users" in edits and "concurrent_sequences" not in edits and data["users"]:
@@ -50,6 +53,10 @@ def apply_edits(reading: Reading, edits: Mapping[str, Any], catalog: Any) -> Rea
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InvalidRequest(f"reading.{where}: {first['msg']}") from None
+
+
+def _names_hardware(edits: Mapping[str, Any]) -> bool:
+    return any(edits.get(f) for f in ("configurations", "cards"))
 
 
 def _at_once(users: Any) -> int | None:
