@@ -498,10 +498,12 @@ _CLASS_REFUSED_RX = re.compile(
     r"isn'?t allowed|not allowed)"
 )
 # card classes people exclude by name ("not consumer GPUs")
+#: the cards that are no data-center cards: GeForce (consumer) and the RTX workstation card
+NOT_DATACENTER = ("rtx-4090", "rtx-5090", "rtx-a6000")
 CARD_CLASSES: dict[str, tuple[str, ...]] = {
     r"consumer|gaming|geforce|endkunden|spiele": ("rtx-4090", "rtx-5090"),
     # "ohne RTX-Karten", "no RTX cards" (not "no RTX 4090": that card alone)
-    r"rtx(?![\s-]*(?:a?\d{4}|a6000|pro\b))": ("rtx-4090", "rtx-5090", "rtx-a6000"),
+    r"rtx(?![\s-]*(?:a?\d{4}|a6000|pro\b))": NOT_DATACENTER,
 }
 #: "nur Rechenzentrumskarten", "data-center GPUs only": the consumer and workstation cards out
 _DATACENTER_ONLY_RX = re.compile(
@@ -569,7 +571,7 @@ def find_exclusions(folded: str, u: Query) -> None:
             excluded += list(cards)
     find_architectures(folded, u)
     if _DATACENTER_ONLY_RX.search(folded):
-        excluded += [c for c in CARD_CLASSES[next(iter(CARD_CLASSES))]] + ["rtx-a6000"]
+        excluded += NOT_DATACENTER
     if excluded:
         c = u.constraints
         c.exclude_cards = sorted(set(excluded))

@@ -296,14 +296,7 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     before = [c for c in prev.answered_before if c in catalog.configurations]
     if first and before and before[0] not in prev.configurations:
         # "ok doch wieder die erste", "back to the first option": the node two turns ago
-        node = catalog.configurations[before[0]]
-        return {
-            "cards": [node.gpu],
-            "card_families": [],
-            "count": node.count,
-            "memory_gb": None,
-            "configurations": [node.id],
-        }
+        return _nodes_slots([catalog.configurations[before[0]]])
     cheaper, dearer = _CHEAPER_ONE_RX.search(text), _DEARER_ONE_RX.search(text)
     named = list(prev.configurations) or _nodes_of(prev, catalog)  # "your two 4x A100 nodes"
     if len(named) < 2:  # the picks of the last two answers ("… and the cheapest with NVLink?"),
@@ -325,12 +318,17 @@ def _one_of_them(u: Any, prev: Slots, catalog: Any) -> dict[str, Any]:
     if u.claim in ("faster", "cheaper", "costlier") and len(nodes) == 2:
         # "is the sxm5 one much faster?": that one, against the other
         chosen += [c for c in nodes if c.id != pick.id]
+    return _nodes_slots(chosen)
+
+
+def _nodes_slots(nodes: list[Any]) -> dict[str, Any]:
+    """The hardware slots of catalog configurations, the first one's count."""
     return {
-        "cards": list(dict.fromkeys(c.gpu for c in chosen)),
+        "cards": list(dict.fromkeys(c.gpu for c in nodes)),
         "card_families": [],
-        "count": pick.count,
+        "count": nodes[0].count,
         "memory_gb": None,
-        "configurations": [c.id for c in chosen],
+        "configurations": [c.id for c in nodes],
     }
 
 
