@@ -556,6 +556,12 @@ class ComposerBase:
         """The need of one copy from memory_need (asks.AsksMixin)."""
         raise NotImplementedError
 
+    def _capacity_call(
+        self, d: Draft, u: Query, r: dict[str, Any], ctx: int, **extra: Any
+    ) -> dict[str, Any] | None:
+        """`capacity_check` of the job on one node (speed.SpeedMixin)."""
+        raise NotImplementedError
+
     def _capacity_of(
         self,
         d: Draft,

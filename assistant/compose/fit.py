@@ -193,16 +193,7 @@ class FitMixin(ComposerBase):
             return  # the capacity asked is answered in full by its own ask (`_ask_context`)
         ctx = self._context_tokens(u) or 8192
         for r in no_fit[:2]:
-            count = int(r.get("count") or 0)
-            cap = d.call(
-                "capacity_check",
-                model=self._model_arg(u),
-                configuration=r["configuration"],
-                precision=u.precision,
-                context_tokens=ctx,
-                concurrency=asked,
-                cards=count if count > 1 else None,
-            )
+            cap = self._capacity_call(d, u, r, ctx)
             if cap is None or not cap["fits"] or not 0 < cap["max_concurrency"] < asked:
                 continue
             label = d.link(r["configuration"])

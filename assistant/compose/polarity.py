@@ -15,7 +15,7 @@ from typing import Any
 
 from assistant.compose.draft import Draft
 from assistant.nlu import CARD_FAMILIES, Query
-from assistant.nlu.asks import is_yes_no
+from assistant.nlu.asks import ASSUMED_DE, ASSUMED_EN, is_yes_no
 from assistant.nlu.query import Claim
 
 __all__ = [
@@ -115,7 +115,7 @@ _NEGATED_WORDS = {"Yes": "Right", "Ja": "Stimmt", "Nein": "Doch"}
 _TRUTH_ASKED_RX = re.compile(
     r"^\W*(?:(?:hi|hallo|hey|kurze frage|also|ok)\W+)?(?:stimmt es|ist es (?:richtig|wahr|korrekt)|"
     # "Ich nehme an, eine L4 reicht nicht?": a statement put up for confirmation
-    r"(?:ich|wir)\s+(?:nehme|nehmen)\s+an|(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus)\b",
+    rf"{ASSUMED_DE})\b",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -171,7 +171,7 @@ _NOT_ASKED_RX = re.compile(
     r"^\W*(?:(?:hi|hey|hello|quick question|so|ok)\W+)?(?:(?:is|are|would|will|does|do|was|were)"
     # "I assume 2x A100 PCIe is not enough …?": a statement put up for confirmation (a line of
     # its own in a forwarded mail)
-    r"|(?:i|we)\s+(?:assume|guess|suppose|take it|gather|understand|figure))\s[^?]*?\bnot\b",
+    rf"|{ASSUMED_EN})\s[^?]*?\bnot\b",
     re.IGNORECASE | re.MULTILINE,
 )
 

@@ -77,15 +77,17 @@ _CONVERSE_OR_RX = re.compile(
 # (", can it …?", " - will we …?", and after a colon: "quick check: can they QLoRA … ?")
 _CLAUSE_RX = re.compile(r",\s+|\s+[-–—]+\s+|:\s+")
 # "cust asks if it fits …", "der Kunde fragt, ob …": a yes/no question reported
+#: a statement put up for confirmation: "I assume …?", "Ich nehme an, …?" (also read by
+#: compose/polarity.py, which agrees with a negative said so)
+ASSUMED_EN = r"(?:i|we)\s+(?:assume|guess|suppose|take it|gather|understand|figure)"
+ASSUMED_DE = r"(?:ich|wir)\s+(?:nehme|nehmen)\s+an|(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus"
 _INDIRECT_RX = re.compile(
     r"\b(?:asks?|asking|asked|wants to know|wondering|fragt|fragen|wissen)\s*,?\s+"
     r"(?:if|whether|ob)\b|"
     # "I assume 2x A100 PCIe is not enough for …?", "ich nehme an, eine L4 reicht nicht?": a
     # statement put up for confirmation
-    r"^\W*(?:(?:so|ok|also|hi|hey)\W+)?(?:i|we)\s+(?:assume|guess|suppose|take it|gather|"
-    r"understand|figure)\b[^?]*\?|"
-    r"^\W*(?:(?:also|ok|hallo)\W+)?(?:ich|wir)\s+(?:nehme|nehmen)\s+an\b[^?]*\?|"
-    r"^\W*(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus\b[^?]*\?",
+    rf"^\W*(?:(?:so|ok|also|hi|hey)\W+)?{ASSUMED_EN}\b[^?]*\?|"
+    rf"^\W*(?:(?:also|ok|hallo)\W+)?(?:{ASSUMED_DE})\b[^?]*\?",
     re.IGNORECASE,
 )
 

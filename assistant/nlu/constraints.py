@@ -125,16 +125,10 @@ def find_budget(folded: str) -> float | None:
     budget is $1,000 a month'; an hourly budget as a month of hours ('höchstens 2 € pro
     Stunde': 2 x 730). Amounts in words are read as figures ('achttausend Euro', 'three grand
     a month')."""
-    if _SPELLED_HINT_RX.search(folded):
-        folded = spelled_amounts(folded)
+    folded = spelled_amounts(folded)
     folded = _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)  # "a buck an hour": $1
     return _hourly_budget(folded) or _budget_said(folded) or _cued_money(folded)
 
-
-# a number word or "grand" just before a currency or "grand" itself: an amount in words
-_SPELLED_HINT_RX = re.compile(
-    r"[a-zäöüß]\s*(?:\$|€|\b(?:usd|us-dollars?|dollars?|bucks?|euros?|eur)\b)|\bgrand\b"
-)
 
 # "a buck", "5 bucks", "two bucks" (a number word is read before this): dollars in slang
 _BUCKS_RX = re.compile(r"\b(?:a|one|(\d+(?:[.,]\d+)?))\s*bucks?\b")

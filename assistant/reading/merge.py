@@ -200,14 +200,7 @@ def _answered_node(prev: Slots, catalog: Any, first: bool = False) -> dict[str, 
     configs = [c for c in prev.answered if c in catalog.configurations][: 1 if first else None]
     if not configs:
         return {}
-    chosen = [catalog.configurations[c] for c in configs]
-    return {
-        "cards": list(dict.fromkeys(c.gpu for c in chosen)),
-        "card_families": [],
-        "count": chosen[0].count,
-        "memory_gb": None,
-        "configurations": configs,
-    }
+    return _nodes_slots([catalog.configurations[c] for c in configs])
 
 
 # the asks a follow-up can make about the configuration the previous answer chose
