@@ -133,7 +133,7 @@ class AsksMixin(ComposerBase):
         for ask in asks:
             if not self._answered(d, u, ask, flow):
                 getattr(self, ASKS[ask.kind])(d, u, ask)
-        _after_lead(d, start)
+        after_lead(d, start)
 
     def _answered(self, d: Draft, u: Query, ask: Ask, flow: Flow) -> bool:
         if ask.kind == "price":  # quoted by the price tool, not only shown beside a row
@@ -314,7 +314,7 @@ class AsksMixin(ComposerBase):
         copies = {"diffusion", "rendering"} & set(u.workloads) and not needs
         why = d.cite("many-cards", guide="gpu-for-flux-sdxl") if copies else ""
         d.add(p(d.lang, "link_needed" + train if needs else "link_not_needed") + why)
-        _after_lead(d, start)
+        after_lead(d, start)
 
     def _advice_for(self, d: Draft, u: Query) -> dict[str, Any] | None:
         w = set(u.workloads)
@@ -559,7 +559,7 @@ def _as_lead(d: Draft, start: int) -> None:
     d.paras[at:at] = added
 
 
-def _after_lead(d: Draft, start: int) -> None:
+def after_lead(d: Draft, start: int) -> None:
     """Move the paragraphs written from `start` on to just after the lead: the first paragraph
     and the verdict lines (bold) and lists right after it, before the assumptions and rules."""
     added = d.paras[start:]

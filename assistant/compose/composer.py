@@ -69,6 +69,7 @@ class Composer(
             d.filters = self._filters(u)
         self._constrained(d, asked, flow.method)
         self._other_asks(d, u, flow)
+        self._paste_beside(d, u, flow.name)
         self._link_verdict(d, asked, flow)
         if asked.claim == "oversized":
             self._oversized(d, asked)

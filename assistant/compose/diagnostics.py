@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from assistant.compose.asks import after_lead
 from assistant.compose.base import ComposerBase
 from assistant.compose.draft import NVLINK_GUIDE, Draft
 from assistant.compose.guides import _excerpt
@@ -76,6 +77,16 @@ class DiagnosticsMixin(ComposerBase):
             if m:
                 return m.group(0)
         return ""
+
+    def _paste_beside(self, d: Draft, u: Query, flow: str) -> None:
+        """The check of a topology pasted beside a fit asked of it, after the fit's lead (the
+        fit's verdict stays the answer's)."""
+        if flow == "topology_paste" or "topology_paste" not in u.intents:
+            return
+        start, verdict = len(d.paras), d.verdict
+        self._topology_paste(d, u)
+        d.verdict = verdict
+        after_lead(d, start)
 
     def _topology_paste(self, d: Draft, u: Query) -> None:
         cfg = u.configurations[0] if u.configurations else None

@@ -339,6 +339,11 @@ def plan(u: Query) -> tuple[Flow, Query]:
     fit_claim = u.claim in ("fits", "too_small") and u.asks[:1] and u.asks[0].kind == "fit"
     if fit_claim and "fit" not in flow.answers and flow.claim in ("nvlink_needed", None):
         return _led(u, flow, u.asks[0], {"intents": ["fit", *(i for i in u.intents if i != "fit")]})
+    if flow.name == "topology_paste" and u.has_subject and any(a.kind == "fit" for a in u.asks):
+        # "<topo -m> could they run X split over those two cards?": the fit's yes/no leads, the
+        # paste's check follows it (composer `_paste_beside`)
+        fit = Ask(kind="fit")
+        return _led(u, flow, fit, {"intents": ["fit", *(i for i in u.intents if i != "fit")]})
     if _context_yes_no(u):
         # "can gemma 3 27b handle 32k context on a single l40s?": the fit at that context leads,
         # the context ask follows it

@@ -29,6 +29,8 @@ _YES_NO_RX = re.compile(
     r"funktioniert|schafft|schaffen|bekomme|bekommen|krieg\w*|hat|haben|wird|würde|stimmt|"
     r"stimmen|wäre|wären|brauch|brauche|brauchen|braucht|bräuchte|bräuchten|muss|müssen|müsste|"
     r"müssten|sollte|sollten|need|needs|must|kostet|liegt|liegen|ginge|gingen|lohnt|rentiert|"
+    # "– bleiben wir damit drunter?", "kommen wir damit hin?"
+    r"bleibt|bleiben|kommt|kommen|komme|"
     # "…, reichts dann?", "passts?": the verb with its "es" run on
     r"reichts|passts|gehts|läufts|klappts)\b",
     re.IGNORECASE,
@@ -321,6 +323,14 @@ MEMORY_ASK_RX = re.compile(
 )
 
 
+def _fit_beside_paste(u: Query) -> list[Ask]:
+    """ "<topo -m> could they run gemma 3 27b split over those two cards?": a model to fit,
+    asked in the question's own sentence beside a paste of the node it would run on."""
+    asked = _first_question(u.question).lower()
+    fit = _FIT_ASK_RX.search(asked) if u.has_subject and asked != u.question.lower() else None
+    return [Ask(kind="fit", at=-1)] if fit else []
+
+
 def find_asks(folded: str, u: Query) -> None:
     """Every ask of the question about a model (fit, price, speed, context), in the order the
     question makes them. In a yes/no question the fit is what the question's verb asks: it
@@ -333,6 +343,7 @@ def find_asks(folded: str, u: Query) -> None:
     if u.configurations and (pasted or unsized):
         money = (_MONEY_RX if pasted else _PRICE_WORD_RX).search(folded)
         u.asks = [Ask(kind="price", at=money.start())] if money else []
+        u.asks += _fit_beside_paste(u) if pasted else []
         return
     if not u.has_subject or u.explain or u.topo_text or u.nccl_text:
         return

@@ -1108,7 +1108,13 @@ def asks_if_healthy(said: Any, intents: Sequence[str]) -> bool:
     "kann das sein?"): whether the node is healthy (the parse's `Query` or any reader's
     `Reading`, with the intents it plans by)."""
     paste = intents[:1] in (["topology_paste"], ["allreduce_paste"])
-    return bool(said.claim is None and said.yes_no and (said.topo_text or said.nccl_text or paste))
+    fit = any(a.kind == "fit" for a in said.asks)  # "could they run X on those two?": the fit's
+    return bool(
+        said.claim is None
+        and said.yes_no
+        and not fit
+        and (said.topo_text or said.nccl_text or paste)
+    )
 
 
 def ok_is_the_fit(said: Any, text: str) -> bool:

@@ -44,6 +44,15 @@ OutsideGoal = Literal[
 ]
 
 
+#: the words that make a language model the job ("a support bot", "ein Sprachmodell", "our own
+#: chat"): a goal's topic word in the same clause is that job's setting ("einen Kundenservice-Bot
+#: für unseren Onlineshop"), not the goal (`goals_in`); the reader's topic llm_job
+LLM_JOB_RX = re.compile(
+    r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?|\w*bots?|"
+    r"(?:ai|ki|coding|support|internal|interne[nmr]?)[\s-]assist\w*|copilot)\b"
+)
+
+
 @dataclass(frozen=True)
 class Goal:
     """One out-of-scope goal: the words that ask for it (`asks`), the words that only name its
@@ -282,8 +291,10 @@ def clauses(text: str) -> list[tuple[int, int]]:
 
 def goals_in(clause: str, sizing: bool = False) -> list[OutsideGoal]:
     """The out-of-scope goals a clause (entities blanked) asks for, in `GOALS` order; a goal's
-    topic words count only when the question sizes no model (`sizing` false)."""
+    topic words count only when the question sizes no model (`sizing` false) and the clause
+    names no language-model job."""
     found: list[OutsideGoal] = []
+    sizing = sizing or bool(LLM_JOB_RX.search(clause))
     for goal in GOALS:
         text = goal.unless.sub(" ", clause) if goal.unless is not None else clause
         topic = goal.topic is not None and not sizing and goal.topic.search(text)

@@ -15,6 +15,7 @@ import re
 from assistant.nlu.asks import _WH_RX, is_yes_no
 from assistant.nlu.lexicon import NO_LINK_NEEDED, _cards_in, _fold
 from assistant.nlu.query import Query, Topic
+from assistant.nlu.scope import LLM_JOB_RX
 
 _VERSUS = re.compile(
     r"\b(?:vs\.?|versus|or|oder|gegenüber|compared?|vergleich\w*|verglichen|better|besser|"
@@ -27,6 +28,12 @@ _RECOMMEND = re.compile(
     r"anbieten|bieten wir|what (?:should|would|do) (?:we|i|you) (?:rent|take|get|pick|offer)|"
     # "was sollen wir da nehmen?", "was sollte ich mieten?"
     r"was (?:soll|sollen|sollte|sollten|würde\w*) (?:wir|ich|man) (?:\w+ )?(?:nehmen|mieten|"
+    r"holen|buchen)|"
+    # "which server should we rent?", "welchen Server sollten wir bei euch mieten?"
+    r"(?:which|what) (?:\w+ )?(?:server|node|gpu|card|box|machine|setup|config\w*) "
+    r"(?:should|would|do) (?:we|i) (?:\w+ ){0,3}(?:rent|take|get|pick|book)|"
+    r"welche[nrs]? (?:\w+ )?(?:server|knoten|gpu|karte|maschine|konfiguration|setup) "
+    r"(?:soll|sollen|sollte|sollten|würde\w*) (?:wir|ich|man) (?:\w+ ){0,3}(?:nehmen|mieten|"
     r"holen|buchen))"
 )
 
@@ -269,13 +276,7 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             r"comfyui|render\w*)\b"
         ),
     ),
-    (
-        "llm_job",
-        re.compile(
-            r"\b(?:llm|language model|sprachmodell\w*|chat\w*|tokens?|\w*bots?|"
-            r"(?:ai|ki|coding|support|internal|interne[nmr]?)[\s-]assist\w*|copilot)\b"
-        ),
-    ),
+    ("llm_job", LLM_JOB_RX),
     # a negative question that hopes for the plain claim ("Reicht da nicht eine Karte?",
     # "passt das dann nicht locker auf eine L40S?", "doesn't it fit on one L4?"): answered as
     # the plain claim; a predicative negative ("is one L40S not enough?") or one put up for

@@ -245,10 +245,15 @@ _ASKED_NOW_RX = re.compile(
 )
 
 
+#: a German abbreviation's dot ends no sentence ("evtl.", "ggf.", "bzw.", "ca.", "z.B.")
+_ABBREVIATION_RX = re.compile(r"\b(evtl|ggf|bzw|ca|usw|z\.\s?b|u\.\s?a|d\.\s?h)\.")
+
+
 def _tuning_only_later(folded: str) -> bool:
     """Every sentence that names a fine-tune or training puts it off ("We might fine-tune it
     later"), and another says what is served ("we want to run X for inference")."""
-    said = [s for s in re.split(r"[.!?;,\n]+", folded) if s.strip()]
+    unabbreviated = _ABBREVIATION_RX.sub(r"\1", folded)  # "später evtl. noch finetunen"
+    said = [s for s in re.split(r"[.!?;,\n]+", unabbreviated) if s.strip()]
     tune = [s for s in said if _TUNE_WORD_RX.search(s)]
     rest = [s for s in said if not _TUNE_WORD_RX.search(s)]
     return (
