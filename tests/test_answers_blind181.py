@@ -17,6 +17,14 @@ def _calls(answer: Any, name: str) -> list[Any]:
     return [c for c in answer.tool_calls if c.name == name]
 
 
+def _within(assistant: Assistant, call: Any, budget: float) -> None:
+    """The pick was made among nodes priced within the budget, and only among those."""
+    nodes = assistant.deps.catalog.configurations
+    offered = call.arguments["configurations"]
+    assert offered and all(float(nodes[c].usd_per_month) <= budget for c in offered)
+    assert all(c in offered for c, n in nodes.items() if float(n.usd_per_month) <= budget)
+
+
 def test_a_chatbot_for_a_web_shop_is_sized_not_refused(assistant: Assistant) -> None:
     first = assistant.ask(
         "Wir betreiben einen Webshop und wollen einen eigenen Chatbot für die Kundenberatung. "
@@ -100,3 +108,91 @@ def test_a_fit_asked_beside_a_pasted_topology_leads_and_the_check_follows(
     assert text.startswith("**Ja")
     assert last_call(a, "check_topology_output").result["status"] == "ok"
     assert text.index("Topologie") > text.index("aufgeteilt")  # the check follows the fit
+
+
+def test_a_negative_verb_first_with_the_precision_said_after(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "is a single L4 not enough for mixtral 8x7b in AWQ? talking about the normal 4-bit weights"
+    )
+    text = _ok(a, "en")
+    assert a.reading.claim_negated
+    assert fit_row(a, "1x-l4")["verdict"] == "does_not_fit"
+    assert text.startswith("**Yes, right")
+
+
+def test_a_model_asked_for_by_name_alone_is_unknown(assistant: Assistant) -> None:
+    a = assistant.ask("Do you have anything for Reka Core? How much GPU memory would it need?")
+    text = _ok(a, "en")
+    assert a.reading.model_name == "Reka Core"
+    assert "Reka Core" in text.split("\n")[0]
+    assert not _calls(a, "fit_check")
+
+
+def test_a_count_said_as_n_way(assistant: Assistant) -> None:
+    a = assistant.ask("monthly price of the four-way L40S box?")
+    _ok(a, "en")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert quote["configuration"] == "4x-l40s"
+
+
+def test_tokens_each_in_words_are_the_context(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "how many sequences of sixteen thousand tokens each can Qwen2.5 32B in FP8 keep on one "
+        "H100 PCIe?"
+    )
+    _ok(a, "en")
+    assert a.reading.context_tokens == 16000
+    assert last_call(a, "capacity_check").arguments["context_tokens"] == 16000
+
+
+def test_an_hourly_budget_after_an_abbreviation(assistant: Assistant) -> None:
+    a = assistant.ask("Budget ca. 3 € pro Stunde für Qwen2.5 72B in FP8, was ist das günstigste?")
+    _ok(a, "de")
+    assert a.reading.budget_usd_per_month == 3 * 730
+    _within(assistant, last_call(a, "cheapest_fit"), 3 * 730)
+
+
+def test_a_budget_corrected_without_a_budget_word_picks_again(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "Llama 3.3 70B in FP8, budget $3,000 a month. What's the cheapest node?",
+        "sorry, my mistake: it's $1,200 a month, not 3k. is there still anything?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.budget_usd_per_month == 1200
+    assert a.reading.context_tokens in (None, 8192)  # "not 3k" is the budget taken back
+    cheapest = last_call(a, "cheapest_fit")
+    _within(assistant, cheapest, 1200)
+    assert cheapest.result["cheapest"]
+    assert text.startswith("**Yes") and "The cheapest" in text.split("\n")[0]
+
+
+def test_sessions_open_at_a_context_are_sequences_at_once(assistant: Assistant) -> None:
+    a = assistant.ask("how much KV cache for Qwen3 8B with 6 sessions open at 16k each?")
+    _ok(a, "en")
+    assert a.reading.concurrent_sequences == 6
+    assert a.reading.context_tokens == 16 * 1024
+
+
+def test_memory_asked_beside_the_active_parameters_premise(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "wie viel VRAM brauche ich für Qwen3 235B A22B in FP8? sind doch nur 22B aktive Parameter"
+    )
+    text = _ok(a, "de")
+    mem = last_call(a, "memory_need").result
+    assert mem["precision"] == "fp8"
+    assert a.reading.claim == "active_sets_memory"
+    assert f"{mem['required_gb_total']:.1f} GB".replace(".", ",") in text
+
+
+def test_going_back_to_a_card_named_two_turns_ago(assistant: Assistant) -> None:
+    first = assistant.ask("does Llama 3.1 8B fit on one L4?")
+    _ok(first, "en")
+    _ok(assistant.ask("and on 2x RTX 4090?", session_id=first.session_id), "en")
+    a = assistant.ask(
+        "ok let's go back to the L4 then, what's the price per hour?", session_id=first.session_id
+    )
+    _ok(a, "en")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert quote["configuration"] == "1x-l4"

@@ -125,8 +125,10 @@ class AsksMixin(ComposerBase):
         if not (flow.answers or flow.claim == "nvlink_needed"):
             # a claim about a mechanism ("sind ja nur 3b aktiv, sollte doch flott sein") with
             # "wie schnell ist es?" beside it: the speed too, in figures
-            kinds = ("price", "speed") if flow.claim in _MECHANISM_CLAIMS else ("price",)
-            asks = [a for a in asks if a.kind in kinds] if u.configurations else []
+            # ("sind ja nur 39b aktiv — wie viel VRAM brauch ich?": the need too, in figures)
+            mechanism = flow.claim in _MECHANISM_CLAIMS
+            kinds = ("price", "speed", "memory") if mechanism else ("price",)
+            asks = [a for a in asks if a.kind in kinds and (u.configurations or a.kind == "memory")]
         if not asks:
             return
         start = len(d.paras)

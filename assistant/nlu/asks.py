@@ -331,6 +331,23 @@ def _fit_beside_paste(u: Query) -> list[Ask]:
     return [Ask(kind="fit", at=-1)] if fit else []
 
 
+def _asks_beside_no_sizing(folded: str, u: Query) -> list[Ask] | None:
+    """The asks of a question whose answer sizes nothing itself (a paste's check, a node named
+    with no model, a premise corrected), or None for any other question."""
+    pasted = bool(u.topo_text or u.nccl_text)
+    unsized = not (u.has_subject or u.explain) and u.intents[:1] != ["price"]
+    if u.configurations and (pasted or unsized):
+        money = (_MONEY_RX if pasted else _PRICE_WORD_RX).search(folded)
+        asks = [Ask(kind="price", at=money.start())] if money else []
+        return asks + (_fit_beside_paste(u) if pasted else [])
+    if u.explain and u.claim == "active_sets_memory" and u.has_subject:
+        # "wie viel VRAM brauch ich für X? sind ja nur 39b aktiv": the need asked beside the
+        # premise the answer corrects
+        memory = MEMORY_ASK_RX.search(folded)
+        return [Ask(kind="memory", at=memory.start())] if memory else []
+    return None
+
+
 def find_asks(folded: str, u: Query) -> None:
     """Every ask of the question about a model (fit, price, speed, context), in the order the
     question makes them. In a yes/no question the fit is what the question's verb asks: it
@@ -338,12 +355,9 @@ def find_asks(folded: str, u: Query) -> None:
     # the price of a node named beside an answer that sizes nothing is its one ask: beside a
     # paste's check ("ist das so ok? und was zahlt er im Monat für die Kiste?"), or with no
     # model beside another ask ("überlegt auf die SXM4-Variante zu wechseln: was kostet die?")
-    pasted = bool(u.topo_text or u.nccl_text)
-    unsized = not (u.has_subject or u.explain) and u.intents[:1] != ["price"]
-    if u.configurations and (pasted or unsized):
-        money = (_MONEY_RX if pasted else _PRICE_WORD_RX).search(folded)
-        u.asks = [Ask(kind="price", at=money.start())] if money else []
-        u.asks += _fit_beside_paste(u) if pasted else []
+    early = _asks_beside_no_sizing(folded, u)
+    if early is not None:
+        u.asks = early
         return
     if not u.has_subject or u.explain or u.topo_text or u.nccl_text:
         return

@@ -21,6 +21,7 @@ from assistant.nlu.lexicon import (
     NO_LINK_NEEDED,
     _find_cards,
     _to_int,
+    without_abbreviation_dots,
 )
 from assistant.nlu.query import CARD_FAMILIES, Claim, Query
 from assistant.spelled import spelled_amounts
@@ -130,6 +131,25 @@ def find_budget(folded: str) -> float | None:
     return _hourly_budget(folded) or _budget_said(folded) or _cued_money(folded)
 
 
+def money_said(folded: str) -> float | None:
+    """The first amount of money the text says, with no budget word needed, as a month ("es
+    sind zwei Euro pro Stunde, nicht vier": 2 x 730; "it's $800 a month": 800): for a budget
+    being corrected."""
+    folded = spelled_amounts(folded)
+    folded = _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)
+    hourly = _HOURLY_RX.search(folded)
+    if hourly is not None:
+        g = hourly.groups()
+        value = _amount(g[0], g[1]) if g[0] else _amount(g[2], g[3])
+        return round(value * HOURS_PER_MONTH, 2) if value else None
+    for m in _MONEY_RX.finditer(folded):
+        raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        value = _amount(raw, scale)
+        if value is not None and value >= 50:
+            return value
+    return None
+
+
 # "a buck", "5 bucks", "two bucks" (a number word is read before this): dollars in slang
 _BUCKS_RX = re.compile(r"\b(?:a|one|(\d+(?:[.,]\d+)?))\s*bucks?\b")
 
@@ -148,8 +168,9 @@ def _hourly_budget(folded: str) -> float | None:
     m = _HOURLY_RX.search(folded)
     if m is None:
         return None
-    start = max(folded.rfind(c, 0, m.start()) for c in ".!?\n")
-    ends = [i for i in (folded.find(c, m.end()) for c in ".!?\n") if i >= 0]
+    plain = without_abbreviation_dots(folded)  # "Budget so ca. 4 Euro die Stunde"
+    start = max(plain.rfind(c, 0, m.start()) for c in ".!?\n")
+    ends = [i for i in (plain.find(c, m.end()) for c in ".!?\n") if i >= 0]
     if not _SPEND_CUE_RX.search(folded[start + 1 : min(ends, default=len(folded))]):
         return None  # "L4 costs $0.40 an hour?": a price said, not a budget
     raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))

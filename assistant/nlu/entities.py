@@ -510,6 +510,8 @@ class EntityMixin:
             k = _CONTEXT_K_RX.search(folded)
             if k:
                 u.context_tokens = int(next(g for g in k.groups() if g)) * 1024
+        if u.context_tokens is None:
+            u.context_tokens = _tokens_each(folded)
         tp = _TP_RX.search(folded)
         if tp and 1 <= int(tp.group(1)) <= 8:
             u.tensor_parallel = int(tp.group(1))
@@ -556,6 +558,27 @@ _CONTEXT_K_RX = re.compile(
 )
 
 
+# "sequences of 32,000 tokens each", "mit je 32.000 Tokens", "je zweiunddreißigtausend Tokens": a
+# context said in full figures, per sequence
+_TOKENS_EACH_RX = re.compile(
+    r"\b(?:je|each|à)\s+(?:(?:around|about|ca\.?|etwa|rund|~)\s*)?"
+    r"(\d{1,3}(?:[.,]\d{3})+|\d{4,7})\s*tokens?\b|"
+    r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d{4,7})\s*tokens?\s+(?:each|apiece|je\b|"
+    r"per (?:sequence|request|chat|conversation|session)|pro (?:sequenz|anfrage|chat|gespräch))"
+)
+
+
+def _tokens_each(folded: str) -> int | None:
+    """The context of each sequence said in full figures or in words (256 tokens at least)."""
+    spelled = spelled_counts(folded) if _CONTEXT_WORD_RX.search(folded) else folded
+    for text in dict.fromkeys((folded, spelled)):
+        m = _TOKENS_EACH_RX.search(text)
+        if m:
+            value = int(re.sub(r"[.,]", "", m.group(1) or m.group(2)))
+            return value if value >= _LEAST_CONTEXT else None
+    return None
+
+
 # "is 24gb of vram enough", "Sind 48 GB zu wenig": a card memory asked about, without a card
 _MEMORY_ASKED_RX = re.compile(
     r"(?<![\d.,])(\d{2,3})\s*gb\s+(?:of\s+)?(?:v?ram|gpu memory|grafikspeicher)\b(?!\s+(?:in total|"
@@ -580,6 +603,16 @@ _NAMED_MODEL_RX = (
     re.compile(
         r"^\W*(?i:passt|passen|läuft|laufen)\s+(?i:das\s+|ein\s+)?" + _NAME + r"\s+(?i:auf|in)\b"
     ),
+    # "habt ihr auch was für Jamba? wie viel VRAM …", "anything for Reka Flash? how much
+    # memory …": a name asked for on its own, when the question goes on to its memory or cards
+    # (a German noun is capitalised too: "habt ihr was für Studenten?")
+    re.compile(
+        r"\b(?i:was|etwas|something|anything)\s+(?i:für|for)\s+" + _NAME + r"\s*[?!.]"
+        r"(?=(?s:.*)\b(?i:vram|speicher|memory|gb|gpus?|karten?|cards?)\b)"
+    ),
+    # "how much VRAM does Jamba need?", "wie viel VRAM braucht Jamba?"
+    re.compile(r"\b(?i:does)\s+" + _NAME + r"\s+(?i:need|take|use|require)\b"),
+    re.compile(r"\b(?i:braucht|benötigt)\s+" + _NAME + r"\s*[?!.]"),
 )
 _NOT_A_NAME = {
     "it",
@@ -822,6 +855,12 @@ def _count_before_card(folded: str, start: int, end: int, u: Query, cid: str = "
     eighter = re.search(r"(?<![a-z0-9.,])([1-8])er[\s-]+(?:nvidia\s+)?$", before)
     if eighter:  # "die 8er H200", "den 4er-L40S": the node of that many cards
         return int(eighter.group(1))
+    way = re.search(
+        r"(?<![a-z0-9.,])" + _NUM + r"[\s-]*(?:way|fach|gpu|card|karten)[\s-]+(?:nvidia\s+)?$",
+        before,
+    )
+    if way and _to_int(way.group(1)):  # "the eight-way H200 box", "die 8-fach A100"
+        return _to_int(way.group(1))
     m = re.search(r"(?<![a-z0-9])" + _NUM + r"\s*(?:x|-?mal)?\s*(?:nvidia\s+)?$", before)
     if not (m and _to_int(m.group(1)) and not re.search(r"\d[.,]$", before[: m.start(1)])):
         # "auf rtx4090 möglich?", "70b on 4090?": a card named bare after "on" is one card

@@ -244,6 +244,12 @@ _CONCURRENCY_RX = re.compile(
     r"(?<!\d)(\d{1,7})\s*(?:concurrent|gleichzeitige[n]?|parallele[n]?|simultaneous)\s*(?:users?|"
     r"nutzer|requests?|anfragen|sequences?|sequenzen|streams?|user)?"
     r"|(?<!\d)(\d{1,7})\s*(?:requests? at once|anfragen gleichzeitig)"
+    # "with 4 chats running at 32k each", "4 offene Chats", "6 sessions at 16k context"
+    r"|(?<![\d.,$€])(\d{1,4})\s+(?:chats?|sessions?|conversations?|gespräche|dialoge|streams?|"
+    r"sequences?|sequenzen)\s+(?:running|open|active|live|laufen\w*|aktiv\w*|offen\w*|"
+    r"(?:at|mit|with|à|a)\s+(?:je\s+)?\d{1,3}\s*k\b)"
+    r"|(?<![\d.,$€])(\d{1,4})\s+(?:laufende\w*|offene\w*|aktive\w*|parallele\w*)\s+"
+    r"(?:chats?|sessions?|gespräche|dialoge|streams?|sequenzen)\b"
     r"|batch(?:[\s-]*size)?\s*(?:of|von|=|:)?\s*(\d{1,7})|concurrency\s*(?:of|=|:)?\s*(\d{1,7})"
     # "eine handvoll anfragen gleichzeitig, also so fünf", "a few requests at once, say 5": a
     # vague load put in a number right after it
@@ -372,3 +378,15 @@ def spell_sizes(text: str) -> str:
     if not re.search(r"billion|milliarden|mrd", text, re.IGNORECASE):
         return text
     return _SIZE_WORDS_RX.sub(repl, text)
+
+
+#: an abbreviation's dot, which ends no sentence ("ca.", "evtl.", "ggf.", "bzw.", "z.B.", "max.")
+_ABBREVIATION_DOT_RX = re.compile(
+    r"\b(ca|evtl|ggf|bzw|usw|inkl|max|min|approx|vgl|bspw|z\.\s?b|u\.\s?a|d\.\s?h|e\.g|i\.e)\."
+)
+
+
+def without_abbreviation_dots(text: str) -> str:
+    """The text with each abbreviation's dot blanked (positions kept), so that a search for a
+    sentence's end does not stop at "ca." or "evtl."."""
+    return _ABBREVIATION_DOT_RX.sub(lambda m: m.group(1) + " ", text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from assistant.nlu.lexicon import without_abbreviation_dots
 from assistant.nlu.query import Query, Workload
 
 # --------------------------------------------------------------------------- workloads
@@ -245,14 +246,10 @@ _ASKED_NOW_RX = re.compile(
 )
 
 
-#: a German abbreviation's dot ends no sentence ("evtl.", "ggf.", "bzw.", "ca.", "z.B.")
-_ABBREVIATION_RX = re.compile(r"\b(evtl|ggf|bzw|ca|usw|z\.\s?b|u\.\s?a|d\.\s?h)\.")
-
-
 def _tuning_only_later(folded: str) -> bool:
     """Every sentence that names a fine-tune or training puts it off ("We might fine-tune it
     later"), and another says what is served ("we want to run X for inference")."""
-    unabbreviated = _ABBREVIATION_RX.sub(r"\1", folded)  # "später evtl. noch finetunen"
+    unabbreviated = without_abbreviation_dots(folded)  # "später evtl. noch finetunen"
     said = [s for s in re.split(r"[.!?;,\n]+", unabbreviated) if s.strip()]
     tune = [s for s in said if _TUNE_WORD_RX.search(s)]
     rest = [s for s in said if not _TUNE_WORD_RX.search(s)]

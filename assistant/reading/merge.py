@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from assistant.nlu.asks import BARE_K_RX, _first_question, find_asks, is_yes_no
-from assistant.nlu.constraints import DROPPED_RX, FIT_QUESTION_RX, find_users_factor
+from assistant.nlu.constraints import DROPPED_RX, FIT_QUESTION_RX, find_users_factor, money_said
 from assistant.nlu.lexicon import _find_cards, _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.understander import old_side_blanked
@@ -132,7 +132,28 @@ def _bare_context(u: Any, prev: Slots) -> Any:
         return u
     if _MONEY_CUE_BEFORE_RX.search(folded[: m.start()]):
         return u  # "anything else under the 2k then?": the budget, not a context
+    if prev.constraints.get("budget_usd_month") == int(m.group(1)) * 1000:
+        return u  # "it's $800 a month, not 3k" after a budget of 3k: the budget taken back
     return u.model_copy(update={"context_tokens": int(m.group(1)) * 1024})
+
+
+def _corrected_budget(u: Any, prev: Slots) -> Any:
+    """ "Korrektur: es sind zwei Euro pro Stunde, nicht vier", "sorry, it's $3k a month": an
+    amount of money said without a budget word, in a session that set a budget and about no
+    node named now, is the budget corrected."""
+    if u.constraints.budget_usd_month is not None or not prev.constraints.get("budget_usd_month"):
+        return u
+    if u.configurations or u.cards:
+        return u  # "and what does 4x A100 cost, about $4k?": a price said of a node
+    amount = money_said(old_side_blanked(_fold(u.question)))
+    if amount is None:
+        return u
+    update: dict[str, Any] = {
+        "constraints": u.constraints.model_copy(update={"budget_usd_month": amount})
+    }
+    if _was_a_pick(prev) and set(u.intents) <= {"price", "cheapest", "fit", "general", "off_topic"}:
+        update["intents"] = ["cheapest"]  # "… geht dann noch irgendwas?": the pick again
+    return u.model_copy(update=update)
 
 
 #: a budget cue right before a bare "2k" ("under the 2k", "unter den 3k", "within 5k")
@@ -361,6 +382,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
     u = _family_size(u, prev, catalog)
     u = _bare_context(u, prev)
+    u = _corrected_budget(u, prev)
     new_subject = bool(u.model or u.params_b or u.unknown_model)
     names_hardware = bool(u.cards or u.card_families or u.configurations or u.memory_gb)
     u, follow, model_supplied = _follows(u, prev, new_subject)
@@ -829,15 +851,29 @@ _ENDED = ("off_topic", "topology_paste", "allreduce_paste", "general")
 def _one_named_before(u: Any, prev: Slots, catalog: Any) -> str | None:
     """The one configuration of the conversation that the card (or card family) named without
     a count belongs to."""
-    if u.configurations or u.count is not None or len(prev.configurations) < 2:
+    if u.configurations or u.count is not None:
         return None
     cards = {*u.cards, *(c for f in u.card_families for c in CARD_FAMILIES.get(f, ()))}
-    hits = [
-        c
-        for c in prev.configurations
-        if c in catalog.configurations and catalog.configurations[c].gpu in cards
-    ]
-    return hits[0] if len(hits) == 1 else None
+    # the nodes named now-and-before, else the ones named or answered two turns back ("ok
+    # going back to the a100 then" after "what about 2x l40s?")
+    history = [list(prev.configurations)] if len(prev.configurations) >= 2 else []
+    if _BACK_TO_RX.search(u.question.lower()):
+        history.append([*prev.configurations, *prev.answered_before])
+    for nodes in history:
+        hits = [
+            c
+            for c in dict.fromkeys(nodes)
+            if c in catalog.configurations and catalog.configurations[c].gpu in cards
+        ]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+#: a return to an option talked about before ("going back to the A100", "zurück zur L40S")
+_BACK_TO_RX = re.compile(
+    r"\b(?:back to|going back|return to|zurück zu\w*|wieder (?:zu\w*|auf)|doch (?:die|den|das))\b"
+)
 
 
 def _nodes_named(u: Any, catalog: Any) -> list[str]:

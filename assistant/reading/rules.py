@@ -169,8 +169,9 @@ def _stated(u: Query) -> dict[str, Any]:
         claim = "fits" if fit_first else _INTENT_CLAIM.get(u.intent)
         if claim is not None:
             update["claim"] = claim
-        if claim == "fits" and negates_fit(first_question(u.question)):
-            update["claim_negated"] = True  # "so that does not fit on one 4090, right?"
+    fit_claim = update.get("claim", u.claim) == "fits" and u.has_subject and u.yes_no
+    if fit_claim and negates_fit(first_question(u.question)):
+        update["claim_negated"] = True  # "so that does not fit on one 4090, right?"
     return update
 
 
