@@ -196,3 +196,111 @@ def test_going_back_to_a_card_named_two_turns_ago(assistant: Assistant) -> None:
     _ok(a, "en")
     quote = last_call(a, "price_quote").result["quotes"][0]
     assert quote["configuration"] == "1x-l4"
+
+
+def test_the_truth_of_a_false_negative_is_denied(assistant: Assistant) -> None:
+    a = assistant.ask("Ist es wahr, dass Qwen2.5 7B nicht auf eine RTX 4090 passt?")
+    text = _ok(a, "de")
+    assert fit_row(a, "1x-rtx-4090")["verdict"] == "fits_one_card"
+    assert text.startswith("**Nein, stimmt nicht")
+
+
+def test_what_kind_of_server_with_a_load_is_the_pick(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Mistral Small 24B, so 15 Leute chatten gleichzeitig. Was brauchen wir dafür für einen "
+        "Server?"
+    )
+    _ok(a, "de")
+    call = last_call(a, "cheapest_fit")
+    assert call.arguments["concurrency"] == 15
+
+
+def test_a_speed_threshold_leads_over_a_relayed_does_it_fit(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Kunde schreibt, passt das so?\n> Wir wollen Mistral Small 24B in FP8 auf einer L40S. "
+        "Kommen wir auf mindestens 25 Token pro Sekunde bei einem Nutzer?"
+    )
+    text = _ok(a, "de")
+    speed = last_call(a, "throughput_estimate").result
+    fast = speed["tokens_per_s"] >= 25
+    assert text.startswith("**Ja" if fast else "**Nein")
+    assert text.index("Token/s") < text.index("passt")  # the speed leads, the fit follows
+
+
+def test_a_batch_whose_tokens_per_item_are_said_further_on(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "two hundred reports to generate, each report comes out at roughly 1,000 tokens. "
+        "Llama 3.1 8B on an L40S. How long will it take?"
+    )
+    _ok(a, "en")
+    assert a.reading.output_tokens == 200_000
+    assert last_call(a, "throughput_estimate").arguments["output_tokens"] == 200_000
+
+
+def test_a_context_per_request_said_before_its_figure(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Llama 3.1 8B auf einer L40S, Kontext pro Anfrage 32.768 Tokens – wie viele Anfragen "
+        "gleichzeitig?"
+    )
+    _ok(a, "de")
+    assert last_call(a, "capacity_check").arguments["context_tokens"] == 32768
+
+
+def test_how_long_the_context_can_be_at_most_is_asked_beside_the_fit(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Llama 3.3 70B in FP8 auf einer H100 PCIe mit 128k Kontext – geht das, und falls nicht, "
+        "wie lang ginge es dann?"
+    )
+    text = _ok(a, "de")
+    assert [k.kind for k in a.reading.asks] == ["fit", "context"]
+    assert _calls(a, "capacity_check")
+    assert text.startswith("**Nein")
+
+
+def test_is_the_memory_enough_for_a_full_fine_tune_on_pcie_is_the_fit(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask("Qwen2.5 7B voll finetunen auf eurem 2x A100 PCIe – reicht da der Speicher?")
+    text = _ok(a, "de")
+    assert a.reading.claim == "fits"
+    fit = last_call(a, "training_fit").result
+    row = next(r for r in fit["rows"] if r["configuration"] == "2x-a100-pcie")
+    assert text.startswith("**Ja" if row["fits_node"] else "**Nein")
+
+
+def test_they_are_also_pricing_a_node_asks_the_same_thing_there(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "client fine-tunes llama 3.1 8b on 4x h100 sxm5, how long is the gradient all-reduce per "
+        "step? they're also pricing 4x l40s for it - what would it be there?"
+    )
+    _ok(a, "en")
+    assert a.reading.intents[0] == "allreduce"
+    assert _calls(a, "gradient_allreduce_time")
+
+
+def test_the_surcharge_to_another_node_is_a_price_difference(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "Was kostet der 4x H100 SXM5 im Monat?",
+        "und der Mehrpreis zum 8x H100 SXM5?",
+        "de",
+    )
+    _ok(a, "de")
+    assert "difference_asked" in a.reading.topics
+    quotes = last_call(a, "price_quote").result
+    assert {q["configuration"] for q in quotes["quotes"]} == {"4x-h100-sxm5", "8x-h100-sxm5"}
+    assert quotes["difference_usd_per_month"]
+
+
+def test_shard_it_over_all_eight_is_the_node_talked_about(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "does your 8x l40s box have nvlink?",
+        "ok, would llama 3.1 70b in bf16 fit if we shard it over all eight?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.configurations == ["8x-l40s"]
+    assert fit_row(a, "8x-l40s")["verdict"] == "split"

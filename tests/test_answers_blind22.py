@@ -132,7 +132,8 @@ def test_a_negated_fit_claim_is_answered_in_its_polarity(assistant: Assistant) -
     assert row["verdict"] == "does_not_fit"
     assert _ok(a, "de").startswith("**Ja, stimmt")  # "yes, it is true that it does not fit"
     b = assistant.ask("ist es richtig, dass llama 3.1 8b nicht auf eine einzelne l4 passt?")
-    assert _ok(b, "de").startswith("**Doch")  # it does fit
+    # it does fit: the negative asked about is not true (blind-185's writer: "Nein")
+    assert _ok(b, "de").startswith("**Nein, stimmt nicht")
 
 
 def test_pcie_for_the_load_says_when_no_pcie_node_holds_the_model(assistant: Assistant) -> None:

@@ -109,7 +109,8 @@ def answer_in_polarity(d: Draft, u: Query, flow_claim: Claim | None) -> None:
 
 
 #: the word a negative question is answered with ("X won't fit, will it?" / "passt nicht,
-#: oder?"): agreeing "Right" / "Stimmt", disagreeing "No" / "Doch"
+#: oder?"): agreeing "Right" / "Stimmt", disagreeing "No" / "Doch" ("Nein, stimmt nicht" when
+#: the truth of the negative is asked: "Stimmt es, dass …?")
 _NEGATED_WORDS = {"Yes": "Right", "Ja": "Stimmt", "Nein": "Doch"}
 #: "Stimmt es, dass X nicht passt?" asks whether it is true: agreeing is "Ja, stimmt"
 _TRUTH_ASKED_RX = re.compile(
@@ -182,6 +183,10 @@ def _negated_lead(d: Draft, lead: int, question: str = "") -> None:
         word = _NEGATED_WORDS[m.group(2)]
         if m.group(2) == "Ja" and _TRUTH_ASKED_RX.search(question):
             word = "Ja, stimmt"
+        elif m.group(2) == "Nein" and _TRUTH_ASKED_RX.search(question):
+            # "Stimmt es, dass X nicht passt?" when it does fit: it is not true ("Doch" answers
+            # the negative said as a statement: "passt nicht, oder?")
+            word = "Nein, stimmt nicht"
         elif m.group(2) == "Yes" and _CORRECT_ASKED_RX.search(question):
             word = "Yes, correct"  # "… does NOT fit, correct?" asks whether it is correct
         elif m.group(2) == "Yes" and (

@@ -333,6 +333,7 @@ def plan(u: Query) -> tuple[Flow, Query]:
             }
         )
         return select(picked), picked
+    u = _claim_ask_first(u)
     flow = select(u)
     # "und in FP8 auf einer H100 PCIe, passt es dann?" in an NVLink conversation: a yes/no
     # about a fit leads with the fit, even as the only ask
@@ -367,6 +368,18 @@ def plan(u: Query) -> tuple[Flow, Query]:
     if not update:
         return flow, u
     return _led(u, flow, first, update)
+
+
+def _claim_ask_first(u: Query) -> Query:
+    """A yes/no whose claim is a speed ("Schaffen wir damit mindestens 30 Token pro Sekunde?")
+    leads with the speed, whatever fit a relaying line asked before it ("passt das so?")."""
+    speed_claim = u.yes_no and u.claim == "faster" and u.min_tokens_per_s is not None
+    kinds = [a.kind for a in u.asks]
+    if not speed_claim or "speed" not in kinds or kinds[0] == "speed":
+        return u
+    asks = sorted(u.asks, key=lambda a: a.kind != "speed")
+    intents = ["speed", *(i for i in u.intents if i != "speed")]
+    return u.model_copy(update={"asks": asks, "intents": intents})
 
 
 def _pcie_within_budget(u: Query) -> bool:

@@ -295,6 +295,9 @@ _CONTEXT_ASK_RX = re.compile(
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
     r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
     r"\bwie ?(?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)|"
+    # "64k Kontext pro Anfrage … und wenn nicht, wie lang geht maximal?"
+    r"\b(?:context|kontext)\b[^?]{0,120}\bwie lang\w*\s+(?:geht|gehts|ginge|kann|darf|könnte)"
+    r"\b|"
     # "how long can the prompts get?", "wie lang dürfen die Prompts werden?": the context asked
     r"\bhow long (?:can|could|may|do|would)\s+(?:the\s+|our\s+|my\s+)?(?:prompts?|inputs?|"
     r"documents?|conversations?|chats?|texts?)\b|"

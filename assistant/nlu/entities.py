@@ -1051,6 +1051,20 @@ def _count_of_those(folded: str, spans: list[tuple[int, int, str]], u: Query) ->
     return n if n is not None and 2 <= n <= 8 else None
 
 
+#: "split it across all four", "auf alle vier verteilt": every card of the node talked about
+_ALL_OF_THEM_RX = re.compile(
+    r"\b(?:across|over|on|onto|using|auf|über|mit)\s+(?:all|alle[nm]?)\s+" + _NUM + r"\b"
+    r"(?!\s*(?:users?|nutzer\w*|people|leute|requests?|anfragen|k\b|gb|tokens?))"
+)
+
+
+def _all_of_them(folded: str, spans: list[tuple[int, int, str]], u: Query) -> int | None:
+    """The count of "across all four" (no card named): the cards of the node talked about."""
+    m = None if spans else _ALL_OF_THEM_RX.search(folded)
+    n = _to_int(m.group(1)) if m else None
+    return n if n is not None and 2 <= n <= 8 else None
+
+
 _COUNT_FINDERS: tuple[Callable[[str, list[tuple[int, int, str]], Query], int | None], ...] = (
     _count_of_cards,
     _single_card,
@@ -1058,6 +1072,7 @@ _COUNT_FINDERS: tuple[Callable[[str, list[tuple[int, int, str]], Query], int | N
     _bare_count,
     _trailing_count,
     _count_of_those,
+    _all_of_them,
 )
 
 

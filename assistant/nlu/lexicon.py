@@ -233,6 +233,8 @@ _CONTEXT_RX = re.compile(
     # "context of 32k", "crank context up to 128k", "kontext auf 64k"
     # ("for context: about 40 users" is the idiom, not a context)
     r"|(?<!for )(?<!als )(?:context|kontext|ctx)(?:\s*(?:length|window|länge|fenster))?\s*"
+    # "Kontext je Anfrage 16.384 Tokens", "context per request 16k"
+    r"(?:(?:je|pro|per|each)\s+[a-zäöü]+\s+)?"
     r"(?:of|von|:|=|"
     r"(?:(?:up\s+)?to|bis(?:\s+zu)?|auf|at)\s)?\s*\(?\s*"
     # "context around 16k per request", "kontext so ca. 8k", "context is ~32k"

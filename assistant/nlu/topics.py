@@ -225,7 +225,11 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
             # dem, was er jetzt zahlt": against the node the conversation is about
             r"\bon top of (?:what|the|his|her|their|our|my)\b|\bin addition to what\b|"
             r"\bzusätzlich zu (?:dem|was|seinem|ihrem|unserem)\b|"
-            r"\bmehr als (?:er|sie|wir|ich) (?:jetzt |derzeit |aktuell |bisher )?(?:zahl|bezahl)\w*"
+            r"\bmehr als (?:er|sie|wir|ich) (?:jetzt |derzeit |aktuell |bisher )?"
+            r"(?:zahl|bezahl)\w*|"
+            # "was wäre der Aufpreis zum 8x B200?", "what's the premium for the SXM one?"
+            r"\b(?:aufpreis\w*|mehrpreis\w*|mehrkosten|upcharge|surcharge|price premium|"
+            r"(?:what'?s|whats|what is|what would be) the (?:premium|extra cost))\b"
         ),
     ),
     (

@@ -86,7 +86,11 @@ _DESCRIBED_CHEAPER_RX = re.compile(
 #: "which server?", "welcher Knoten passt?", "what box should we rent?": a pick asked
 _WHICH_NODE_RX = re.compile(
     r"\b(?:which|what|welche[nrs]?)\s+(?:\w+\s+)?(?:server|node|box|machine|config\w*|setup|"
-    r"knoten|maschine|konfiguration|instan[cz]e?)\b"
+    r"knoten|maschine|konfiguration|instan[cz]e?)\b|"
+    # "was brauchen wir da für einen Server?", "what kind of server do we need?"
+    r"\bwas\s+(?:\w+\s+){0,3}?für\s+(?:einen?\s+|eine\s+)?(?:server|knoten|maschine|gpu|"
+    r"karte|setup|konfiguration)\b|"
+    r"\bwhat\s+(?:kind|sort|type)\s+of\s+(?:server|node|box|machine|gpu|card|setup)\b"
 )
 
 
@@ -643,7 +647,9 @@ _PRICE_NOT_ASKED_RX = re.compile(
     r"(?:does not|doesn'?t|do not|don'?t)\s+matter|nicht wichtig|not important|secondary|"
     r"zweitrangig)\b|"
     r"\b(?:regardless of|irrespective of|unabhängig vom?|egal was es kostet|whatever it costs)"
-    r"(?:\s+(?:the\s+)?(?:price|cost|preis|kosten))?\b"
+    r"(?:\s+(?:the\s+)?(?:price|cost|preis|kosten))?\b|"
+    # "they are also pricing 8x A100 PCIe - what would it be there?": shopping, not a price ask
+    r"\b(?:are|is|were|was|we're|they're)\s+(?:also\s+|now\s+)?pricing\b"
 )
 
 

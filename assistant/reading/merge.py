@@ -681,6 +681,9 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
     if not names_hardware and (referred or _THOSE_CARDS_RX.search(u.question.lower())):
         # ("split over those two cards": the node talked about, with its count)
         return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
+    counted = _node_of_count(u, prev, catalog) if not names_hardware else []
+    if counted:  # "would X still fit if we split it across all four?": that node's cards
+        return u.model_copy(update=_nodes_slots(counted))
     if not names_hardware and prev.configurations:
         # "we serve Llama 3.3 70B on all 4 … should we move to the SXM5 version?": the node
         # talked about, in its other variant
@@ -690,6 +693,16 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
             cards = [catalog.configurations[c].gpu for c in both]
             return u.model_copy(update={"configurations": both, "cards": cards})
     return u
+
+
+def _node_of_count(u: Any, prev: Slots, catalog: Any) -> list[Any]:
+    """The one node talked about whose card count the question says with no card ("across
+    all four" after the 4x RTX 5090)."""
+    if u.count is None:
+        return []
+    nodes = [catalog.configurations[c] for c in prev.configurations if c in catalog.configurations]
+    same = [n for n in nodes if n.count == u.count]
+    return same if len(same) == 1 else []
 
 
 def _kept_subject(prev: Slots) -> dict[str, Any]:

@@ -127,6 +127,10 @@ _BIGGER_RX = re.compile(
 )
 
 
+#: the memory named as what suffices ("Reicht da der Speicher?", "is the memory enough?")
+_MEMORY_SAID_RX = re.compile(r"\b(?:speicher|vram|memory|gpu memory|grafikspeicher)\b")
+
+
 def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
     """A training or fine-tune asked to fit "enough" on a PCIe node of several cards asks the
     link question: the guide's answer for training split across cards is NVLink (rule 4), not
@@ -138,7 +142,8 @@ def _pcie_node_for_training(u: Query, nlu: Any) -> Query:
     kinds = nlu._link_kinds(u.configurations) if nlu is not None else set()
     first = first_question(u.question).lower()
     bigger = _BIGGER_RX.search(u.question.lower())  # "… oder brauchen wir was Größeres?"
-    if kinds != {"pcie"} or not _SUFFICE_RX.search(first) or bigger:
+    memory = _MEMORY_SAID_RX.search(first)  # "Reicht da der Speicher?": the memory's fit
+    if kinds != {"pcie"} or not _SUFFICE_RX.search(first) or bigger or memory:
         return u
     if negates_fit(first):
         return u  # "is 2x A100 PCIe not enough for a full fine-tune?": the fit, asked negated
