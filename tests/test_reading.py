@@ -450,3 +450,17 @@ def test_the_line_names_the_fine_tuning_method_and_the_link() -> None:
     de = r.model_copy(update={"language": "de", "require_link": "nvlink", "task": "serve"})
     line = understood_line(de)
     assert "NVLink nötig" in line and "Fine-Tuning" not in line
+
+
+def test_the_committed_reading_schema_is_the_models() -> None:
+    """docs/reading.schema.json is what eval writers and hand-filled readings are checked
+    against: it must be the model's own schema."""
+    from pathlib import Path
+
+    from assistant.reading.model import schema_text
+
+    committed = Path(__file__).resolve().parent.parent / "docs" / "reading.schema.json"
+    assert committed.read_text(encoding="utf-8") == schema_text(), (
+        "docs/reading.schema.json is stale: "
+        ".venv/bin/python -m assistant.reading.model > docs/reading.schema.json"
+    )

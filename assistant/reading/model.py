@@ -256,3 +256,15 @@ EDITABLE: tuple[str, ...] = (
     "adapter",
     "language",
 )
+
+
+def schema_text() -> str:
+    """The reading's JSON schema as committed in docs/reading.schema.json (for the LLM reader's
+    hosts, eval writers and anyone who fills a reading by hand)."""
+    import json
+
+    return json.dumps(Reading.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m assistant.reading.model > docs/reading.schema.json
+    print(schema_text(), end="")
