@@ -579,6 +579,7 @@ def slots_of(u: Any) -> Slots:
         claim=u.claim,
         asked_memory=any(a.kind == "memory" for a in u.asks),
         asked_kv_size="kv_cache_size" in u.topics,
+        asked_per_hour="per_hour" in u.topics,
     )
 
 

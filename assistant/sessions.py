@@ -98,6 +98,8 @@ class Slots(BaseModel):
     asked_memory: bool = False
     # the previous question asked the KV cache's size: "and with an FP8 KV cache?" asks it again
     asked_kv_size: bool = False
+    # the previous question asked a price per hour: "und der Knoten mit vier davon?" too
+    asked_per_hour: bool = False
 
 
 class Turn(BaseModel):

@@ -807,6 +807,12 @@ PHRASES: dict[str, tuple[str, str]] = {
         "**Mit {method} stattdessen: etwa {total}** vor Aktivierungen (eingefrorene "
         "Basisgewichte {base} in {base_format} + Adapter-Zustand {state}).",
     ),
+    "full_other": (
+        "**A full fine-tune instead: about {total}** ({bpp} bytes per parameter: BF16 weights, "
+        "gradients, FP32 master weights and Adam moments; before activations).",
+        "**Volles Fine-Tuning stattdessen: etwa {total}** ({bpp} Byte pro Parameter: "
+        "BF16-Gewichte, Gradienten, FP32-Master-Gewichte und Adam-Momente; vor Aktivierungen).",
+    ),
     "base_4bit": ("4-bit NF4", "4-bit NF4"),
     "base_bf16": ("BF16", "BF16"),
     "adapter_breakdown_lora": (

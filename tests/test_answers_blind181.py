@@ -304,3 +304,179 @@ def test_shard_it_over_all_eight_is_the_node_talked_about(assistant: Assistant) 
     _ok(a, "en")
     assert a.reading.configurations == ["8x-l40s"]
     assert fit_row(a, "8x-l40s")["verdict"] == "split"
+
+
+_SMI = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 560.35.03              Driver Version: 560.35.03      CUDA Version: 12.6     |
+|=========================================+========================+======================|
+|   0  NVIDIA RTX A6000               Off |   00000000:17:00.0 Off |                  Off |
+| 30%   33C    P8             22W /  300W |       4MiB /  49140MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA RTX A6000               Off |   00000000:65:00.0 Off |                  Off |
+| 30%   31C    P8             19W /  300W |       4MiB /  49140MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+def test_a_pasted_nvidia_smi_names_the_node_and_a_fit_is_asked(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Kunde hat uns sein nvidia-smi geschickt, er will wissen ob Qwen2.5 32B in BF16 darauf "
+        "läuft\n" + _SMI
+    )
+    text = _ok(a, "de")
+    assert a.reading.configurations == ["2x-rtx-a6000"]
+    assert a.reading.yes_no
+    assert "topology_howto" not in a.reading.intents
+    assert fit_row(a, "2x-rtx-a6000")["verdict"] == "split"
+    assert text.startswith("**Ja")
+
+
+def test_how_long_may_it_be_at_most_asks_the_longest_context(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "Qwen3 14B auf einer L40S, wie viele Anfragen mit je 16k Kontext gleichzeitig?",
+        "und wenn nur ein Nutzer drauf ist, wie lang kann der dann höchstens sein?",
+        "de",
+    )
+    _ok(a, "de")
+    assert "longest_context" in a.reading.topics
+    assert a.reading.intents[0] == "capacity"
+
+
+def test_an_hourly_price_is_kept_for_the_next_node(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant, "what does one L4 cost per hour?", "and the box with eight of them?", "en"
+    )
+    text = _ok(a, "en")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert quote["configuration"] == "8x-l4"
+    assert f"${quote['usd_per_hour']:.2f}" in text.split("\n")[0]
+
+
+def test_a_lora_rank_in_words(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "QLoRA von Qwen2.5 14B auf einer L4, geht das?",
+        "und mit Rang zweiunddreißig, wie viel Speicher ist das?",
+        "de",
+    )
+    _ok(a, "de")
+    assert a.reading.lora_rank == 32
+    assert last_call(a, "memory_need").arguments["lora_rank"] == 32
+
+
+def test_full_fine_tune_named_beside_lora_and_qlora(assistant: Assistant) -> None:
+    a = assistant.ask("for llama 3.1 8b, roughly how much gpu memory: full FT vs LoRA vs QLoRA?")
+    text = _ok(a, "en")
+    needs = {
+        c.arguments.get("adapter") or "full": c.result["total_gb"] for c in _calls(a, "memory_need")
+    }
+    assert set(needs) == {"full", "lora", "qlora"}
+    assert text.count(f"{needs['full']:,.1f} GB") == 1  # stated once
+
+
+def test_how_big_is_the_gap_after_a_price(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant, "price of 8x a100 sxm4 per month?", "and 8x a100 pcie? how big is the gap?", "en"
+    )
+    _ok(a, "en")
+    assert "difference_asked" in a.reading.topics
+    assert last_call(a, "price_quote").result["difference_usd_per_month"]
+
+
+def test_what_if_we_use_a_format_asks_the_fit_again(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "does qwen2.5 32b fit on one rtx 4090?",
+        "what if we use AWQ? how many users at once with 8k then?",
+        "en",
+    )
+    text = _ok(a, "en")
+    assert a.reading.asks[0].kind == "fit"
+    row = fit_row(a, "1x-rtx-4090")
+    assert last_call(a, "fit_check").result["precision"] == "awq"
+    assert text.startswith("**Yes" if row["verdict"] == "fits_one_card" else "**No")
+
+
+def test_an_all_reduce_follow_up_on_other_hardware(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "how long is the gradient all-reduce per step for a 13B model in BF16 on 8x A100 SXM4?",
+        "and on 8x L40S with Gen4?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.intents[0] == "allreduce"
+    assert _calls(a, "gradient_allreduce_time")
+
+
+def test_a_topology_pasted_with_a_fit_asked_without_a_question_mark(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "customer sent this from their 2x RTX A6000 box, they want to know if Qwen2.5 32B in "
+        "BF16 can run split across these cards\n\n" + _TOPO
+    )
+    text = _ok(a, "en")
+    assert [k.kind for k in a.reading.asks] == ["fit"]
+    assert _calls(a, "check_topology_output") and _calls(a, "fit_check")
+    assert text.startswith("**Yes")
+
+
+def test_which_server_would_we_have_to_rent_asks_the_model_then_picks(
+    assistant: Assistant,
+) -> None:
+    first = assistant.ask(
+        "Wir sind ein Steuerbüro und möchten einen KI-Assistenten für unsere Mandanten. "
+        "Welchen Server müssten wir dafür mieten?"
+    )
+    _ok(first, "de")
+    then = assistant.ask("Llama 3.1 8B, so 10 gleichzeitig", session_id=first.session_id)
+    _ok(then, "de")
+    assert last_call(then, "cheapest_fit").arguments["concurrency"] == 10
+
+
+def test_insists_on_nvlink_then_which_node_and_how_fast(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "günstigster server für qwen2.5 72b in fp8?",
+        "der kunde besteht auf sxm. welcher knoten wäre das und wie schnell ist er?",
+        "de",
+    )
+    _ok(a, "de")
+    assert a.reading.require_link == "nvlink"
+    pick = last_call(a, "cheapest_fit")
+    assert pick.arguments.get("interconnect") == "nvlink"
+    top = pick.result["cheapest"][0]["configuration"]
+    assert last_call(a, "throughput_estimate").arguments["configuration"] == top
+
+
+def test_what_an_fp8_kv_cache_saves_in_the_same_sentence(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Qwen2.5 32B with 10 chats open, 8000 tokens each: how big is the kv cache, and what "
+        "would an fp8 kv cache save?"
+    )
+    _ok(a, "en")
+    assert a.reading.kv_precisions == ["bf16", "fp8"]
+
+
+def test_items_in_words_with_their_length_said_far_after(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "Wir wollen fünfhundert Newsletter-Texte mit Llama 3.1 8B auf einer einzelnen L40S "
+        "schreiben lassen, jeder davon etwa 600 Tokens. Wie lange braucht das?"
+    )
+    _ok(a, "de")
+    assert a.reading.output_tokens == 300_000
+
+
+def test_split_across_all_n_is_the_tensor_parallel_size(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "do the 4x L40S have nvlink?",
+        "and if we split llama 3.1 8b across all 4 of them, how fast is it?",
+        "en",
+    )
+    _ok(a, "en")
+    assert a.reading.tensor_parallel == 4
+    assert "4 cards" in a.answer.split("\n")[0]

@@ -334,6 +334,12 @@ class FitMixin(ComposerBase):
                 state=gb(d.lang, mem["adapter_state_gb"]),
             )
         )
+        trained = any(c.name == "memory_need" and c.arguments.get("training") for c in d.calls)
+        if "full_named" in u.topics and not trained:  # "full FT vs LoRA vs QLoRA": full too
+            full = d.call("memory_need", model=self._model_arg(u), training=True)
+            if full is not None and full.get("total_gb") is not None:
+                total, bpp = gb(d.lang, full["total_gb"]), smart(d.lang, full["bytes_per_param"])
+                d.add(t(d.lang, "full_other", total=total, bpp=bpp))
 
     @staticmethod
     def _image_not_split(d: Draft, targets: list[dict[str, Any]]) -> None:

@@ -84,7 +84,7 @@ _CLAUSE_RX = re.compile(r",\s+|\s+[-–—]+\s+|:\s+")
 ASSUMED_EN = r"(?:i|we)\s+(?:assume|guess|suppose|take it|gather|understand|figure)"
 ASSUMED_DE = r"(?:ich|wir)\s+(?:nehme|nehmen)\s+an|(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus"
 _INDIRECT_RX = re.compile(
-    r"\b(?:asks?|asking|asked|wants to know|wondering|fragt|fragen|wissen)\s*,?\s+"
+    r"\b(?:asks?|asking|asked|wants? to know|wanted to know|wondering|fragt|fragen|wissen)\s*,?\s+"
     r"(?:if|whether|ob)\b|"
     # "I assume 2x A100 PCIe is not enough for …?", "ich nehme an, eine L4 reicht nicht?": a
     # statement put up for confirmation
@@ -295,6 +295,12 @@ _CONTEXT_ASK_RX = re.compile(
     r"\b(?:longest|längste\w*)\s+(?:\w+\s+)?(?:context|kontext)|"
     r"\bhow (?:long|much)\b(?:(?!sequen|user|request|stream).){0,24}\bcontext|"
     r"\bwie ?(?:lang\w*|viel)\b(?:(?!sequenz|nutzer|anfrage|stream).){0,24}\b(?:kontext|context)|"
+    # "und wenn nur eine Anfrage läuft, wie lang darf die dann maximal sein?", "how long can it
+    # be at most?"
+    r"\bwie lang\w*\s+(?:darf|dürfen|kann|können|könnte)\s+(?:die|der|das|sie|er|es)\s+"
+    r"(?:\w+\s+){0,2}?(?:maximal|max\.?|höchstens)\b|"
+    r"\bhow long (?:can|could|may) (?:it|that|one|each|a request|the prompt) (?:\w+ ){0,2}?"
+    r"(?:be|get) (?:at most|max(?:imum)?)\b|"
     # "64k Kontext pro Anfrage … und wenn nicht, wie lang geht maximal?"
     r"\b(?:context|kontext)\b[^?]{0,120}\bwie lang\w*\s+(?:geht|gehts|ginge|kann|darf|könnte)"
     r"\b|"
@@ -329,9 +335,15 @@ MEMORY_ASK_RX = re.compile(
 def _fit_beside_paste(u: Query) -> list[Ask]:
     """ "<topo -m> could they run gemma 3 27b split over those two cards?": a model to fit,
     asked in the question's own sentence beside a paste of the node it would run on."""
-    asked = _first_question(u.question).lower()
-    fit = _FIT_ASK_RX.search(asked) if u.has_subject and asked != u.question.lower() else None
+    asked = " ".join(ln for ln in u.question.lower().splitlines() if not _PASTE_LINE_RX.search(ln))
+    fit = _FIT_ASK_RX.search(asked) if u.has_subject else None
     return [Ask(kind="fit", at=-1)] if fit else []
+
+
+#: a line of a pasted `topo -m` (its matrix, legend and fences), not the asker's words
+_PASTE_LINE_RX = re.compile(
+    r"\bgpu\d|\bnic\d|\bmlx5_|legend|^\s*(?:x|sys|node|phb|pxb|pix|soc|nv#)\s*=|^\s*```"
+)
 
 
 def _asks_beside_no_sizing(folded: str, u: Query) -> list[Ask] | None:
@@ -390,7 +402,8 @@ def find_asks(folded: str, u: Query) -> None:
         asks.append(Ask(kind="context", at=many.start()))
     if memory:  # "wie viel speicher … in bf16, in fp8 und in awq?": once per precision
         asks += [Ask(kind="memory", at=memory.start(), precision=p) for p in compared or [None]]
-    fit = _FIT_ASK_RX.search(folded)
+    # ("und wenn nur eine Anfrage läuft, wie lang …?": a condition's verb asks no fit)
+    fit = _FIT_ASK_RX.search(_CONDITION_RX.sub(lambda m: " " * len(m.group(0)), folded))
     if u.min_tokens_per_s is not None and not _FIT_WORD_RX.search(folded):
         fit = None  # "Schafft eine L4 mehr als 20 Token/s?": its verb asks the speed
     yes_no = is_yes_no(u.question)
@@ -421,6 +434,11 @@ def find_asks(folded: str, u: Query) -> None:
         # model, the measured speed is what is asked about
         asks = [a for a in asks if a.kind != "fit"]
     u.asks = _in_order(asks)
+
+
+#: a condition's clause up to its comma ("wenn nur eine Anfrage läuft, …", "if only one request
+#: runs, …"), when a question follows it
+_CONDITION_RX = re.compile(r"\b(?:wenn|falls|sofern|if|when)\b[^,?.!;]{0,60},(?=[^?]*\?)")
 
 
 #: "on one card", "on a single A100", "auf einer L40S", "auf 2x 4090": where the model would run

@@ -38,8 +38,9 @@ _ITEMS_FIRST_RX = re.compile(
     # (the words between are no figures: "auf einer RTX 5090 200 Produkttexte" counts 200)
     + r"\s+(?:(?!\d)[\w-]+\s+){0,2}?(?:\w+-|(?!con|kon)[a-zäöüß]{3,}(?=te?xt))?"
     + _ITEM
-    # ("dreihundert Dokumente zusammenfassen lassen, pro Dokument kommen ca. 800 Tokens raus")
-    + r"\b[^?!\n]{0,60}?"
+    # ("dreihundert Dokumente zusammenfassen lassen, pro Dokument kommen ca. 800 Tokens raus",
+    # "zwölfhundert Produktbeschreibungen mit Qwen2.5 7B auf einer RTX 4090 …, jede um die 350")
+    + r"\b[^?!\n]{0,80}?"
     r"(?<![\w.,])" + _COUNT + _TOKENS,
     re.IGNORECASE,
 )

@@ -636,6 +636,9 @@ def _asked_alternative(text: str, at: int) -> bool:
 _FIRM_LINK_RX = re.compile(
     r"\b(?:zwingend|unbedingt|definitiv|definitely|absolutely|strictly|auf jeden fall|"
     r"in jedem fall|für uns pflicht|really|mandatory)\s+(?:\w+\s+)?(?:nvlink|sxm)|"
+    # "kunde besteht jetzt aber auf nvlink/sxm", "they insist on SXM"
+    r"\b(?:besteh\w*|bestand\w*)\s+(?:\w+\s+){0,3}?auf\s+(?:\w+\s+)?(?:nvlink|sxm)|"
+    r"\binsist\w*\s+on\s+(?:\w+\s+)?(?:nvlink|sxm)|"
     # "need nvlink for sure.", "brauchen nvlink auf jeden fall"
     r"\b(?:need|needs|require|requires|brauch\w*|benötig\w*)\s+(?:\w+\s+)?(?:nvlink|sxm)\s+"
     r"(?:for sure|definitely|absolutely|no matter what|zwingend|unbedingt|auf jeden fall|"

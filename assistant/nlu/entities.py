@@ -515,6 +515,9 @@ class EntityMixin:
         tp = _TP_RX.search(folded)
         if tp and 1 <= int(tp.group(1)) <= 8:
             u.tensor_parallel = int(tp.group(1))
+        split = _SPLIT_ALL_RX.search(folded) if u.tensor_parallel is None else None
+        if split and _all_of_them(folded, [], u):  # "split it across all 4 of them": tp 4
+            u.tensor_parallel = _all_of_them(folded, [], u)
         m = _CONCURRENCY_RX.search(folded)
         if m:
             raw = next(g for g in m.groups() if g)
@@ -673,7 +676,9 @@ _KV_ALTERNATIVE_RX = re.compile(
     r"\b(?:instead|stattdessen|statt dessen|anstelle|rather|and with|und mit|what about|"
     r"und bei|compared|im vergleich|verglichen|switch\w*|wechsel\w*|umstell\w*|if|wenn|falls|"
     # "… Und wie groß mit FP8-KV-Cache?": the size asked again, with the other precision
-    r"wie (?:groß|gross|viel)|how (?:big|much|large))\b"
+    r"wie (?:groß|gross|viel)|how (?:big|much|large)|"
+    # "how much would an fp8 kv cache save them?", "wie viel spart ein FP8-KV-Cache?"
+    r"sav(?:e|es|ing)|spar\w*)\b"
 )
 
 
@@ -690,7 +695,7 @@ def _kv_compared(folded: str, hits: list[tuple[int, int, str]], u: Query) -> Non
     at, kind = named[0]
     lo = max(folded.rfind(c, 0, at) for c in ".?!\n") + 1
     hi = min((i for i in (folded.find(c, at) for c in ".?!\n") if i >= 0), default=len(folded))
-    before = folded[: max(0, lo)]
+    before = folded[: max(0, at)]  # ("how big does the kv cache get, and what would fp8 save?")
     if kind != "bf16" and "kv" in before and _KV_ALTERNATIVE_RX.search(folded[lo:hi]):
         u.kv_precisions = ["bf16", kind]  # type: ignore[list-item]
         u.kv_precision = None  # the first ask is at the default
@@ -1055,6 +1060,13 @@ def _count_of_those(folded: str, spans: list[tuple[int, int, str]], u: Query) ->
 _ALL_OF_THEM_RX = re.compile(
     r"\b(?:across|over|on|onto|using|auf|über|mit)\s+(?:all|alle[nm]?)\s+" + _NUM + r"\b"
     r"(?!\s*(?:users?|nutzer\w*|people|leute|requests?|anfragen|k\b|gb|tokens?))"
+)
+
+
+#: the model split over the cards ("split/shard/spread … across all 4", "auf alle vier verteilt")
+_SPLIT_ALL_RX = re.compile(
+    r"\b(?:split\w*|shard\w*|spread\w*|distribut\w*|tensor[\s-]?parallel\w*|verteil\w*|"
+    r"aufteil\w*|aufgeteilt)\b"
 )
 
 

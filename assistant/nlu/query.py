@@ -120,6 +120,7 @@ Topic = Literal[
     "difference",  # "what is the difference between …": the concept asked beside a claim
     "ampere",  # the Ampere generation named ("FP8 on Ampere?")
     "qlora_named",  # "QLoRA" said in this question (a 4-bit base, whatever precision is named)
+    "full_named",  # "full FT vs LoRA vs QLoRA": a full fine-tune named beside the adapters
     "gen5_named",  # PCIe Gen5 named beside a Gen4 chassis
     "nvlink_named",  # NVLink or SXM named
     "link_either_or",  # "SXM or PCIe?", "PCIe vs NVLink"

@@ -31,10 +31,10 @@ _RECOMMEND = re.compile(
     r"holen|buchen)|"
     # "which server should we rent?", "welchen Server sollten wir bei euch mieten?"
     r"(?:which|what) (?:\w+ )?(?:server|node|gpu|card|box|machine|setup|config\w*) "
-    r"(?:should|would|do) (?:we|i) (?:\w+ ){0,3}(?:rent|take|get|pick|book)|"
+    r"(?:should|would|do|must|could) (?:we|i) (?:\w+ ){0,3}(?:rent|take|get|pick|book)|"
     r"welche[nrs]? (?:\w+ )?(?:server|knoten|gpu|karte|maschine|konfiguration|setup) "
-    r"(?:soll|sollen|sollte|sollten|würde\w*) (?:wir|ich|man) (?:\w+ ){0,3}(?:nehmen|mieten|"
-    r"holen|buchen))"
+    r"(?:soll|sollen|sollte|sollten|würde\w*|müss\w*|könnt\w*|brauch\w*) (?:wir|ich|man) "
+    r"(?:\w+ ){0,4}(?:nehmen|mieten|holen|buchen))"
 )
 
 
@@ -194,7 +194,11 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         "longest_context",
         re.compile(
             r"(?:max\w*|longest|längste\w*|how long|wie lang\w*|how much|wie ?viel)\b.{0,25}"
-            r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)"
+            r"\b(?:context|kontext)|(?:context|kontext)\w*[\s-]*(?:length|länge|window|fenster)|"
+            # "wie lang darf die dann maximal sein?", "how long can it be at most?"
+            r"\bwie lang\w*\s+(?:darf|dürfen|kann|können|könnte|geht|ginge)\b[^?]{0,30}"
+            r"\b(?:maximal|max\.?|höchstens)\b|"
+            r"\bhow long (?:can|could|may) (?:it|that|one|each)\b[^?]{0,20}\b(?:at most|max\w*)\b"
         ),
     ),
     ("how_many", re.compile(r"\bhow many\b|\bwie ?viele\b")),
@@ -239,7 +243,10 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         re.compile(
             r"(?s)^(?=.*\b(?:cost\w*|prices?|pay\w*|kostet|kosten|preis\w*|zahl\w*|month\w*|"
             r"monat\w*)\b).*?\b(?:what'?s|whats|what is|was ist|wie groß ist|wie hoch ist)\s+"
-            r"(?:the\s+|der\s+)?(?:difference|unterschied)\b"
+            r"(?:the\s+|der\s+)?(?:difference|unterschied|gap|abstand)\b|"
+            # "and the pcie version of that? how big is the gap?" after a price
+            r"\bhow (?:big|large|wide) is the (?:gap|difference)\b|"
+            r"\bwie groß ist (?:der|die) (?:abstand|lücke|differenz)\b"
         ),
     ),
     ("kv_cache", _KV_CACHE),
@@ -249,6 +256,13 @@ CUES: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("difference", re.compile(r"\b(?:difference|differ|unterschied\w*|unterscheid\w*)\b")),
     ("ampere", re.compile(r"\bampere\b")),
     ("qlora_named", re.compile(r"\bqlora\b")),
+    (
+        "full_named",
+        re.compile(
+            r"\b(?:full|voll\w*|komplett\w*)[\s-]+(?:ft|fine[\s-]?tun\w*|finetun\w*|"
+            r"parameter\w*)\b"
+        ),
+    ),
     ("gen5_named", re.compile(r"gen\s*5|pcie\s*5")),
     ("nvlink_named", re.compile(r"nvlink|\bsxm")),
     (

@@ -190,6 +190,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         text, folded = _left_behind_blanked(text, folded)
         # the topology matrix is not prose: don't mine it for cards or models
         prose = folded if u.topo_text is None else _strip_topo(folded)
+        prose = _smi_table_said(prose)  # a pasted nvidia-smi: "2x nvidia l40s"
         if u.nccl_text is not None:
             prose = "\n".join(
                 ln
@@ -651,6 +652,26 @@ _PRICE_NOT_ASKED_RX = re.compile(
     # "they are also pricing 8x A100 PCIe - what would it be there?": shopping, not a price ask
     r"\b(?:are|is|were|was|we're|they're)\s+(?:also\s+|now\s+)?pricing\b"
 )
+
+
+#: a GPU row of a pasted `nvidia-smi` table: "|   0  NVIDIA L40S        On  |   00000000:41:00.0 …"
+_SMI_ROW_RX = re.compile(r"^\|\s+\d+\s+(nvidia\s+[^|]+?)\s+(?:on|off)\s+\|", re.MULTILINE)
+
+
+def _smi_table_said(folded: str) -> str:
+    """The prose with a pasted `nvidia-smi` table replaced by what it shows ("2x nvidia l40s"):
+    its header and process list are no asks (the word "nvidia-smi" names no topology check)."""
+    rows = _SMI_ROW_RX.findall(folded)
+    if not rows:
+        return folded
+    prose = [
+        ln.replace("nvidia-smi", "gpu list")  # ("sent their nvidia-smi": the paste, no howto)
+        for ln in folded.splitlines()
+        if not ln.lstrip().startswith(("|", "+"))
+    ]
+    names = list(dict.fromkeys(rows))
+    said = ", ".join(f"{rows.count(n)}x {n}" for n in names)
+    return "\n".join([*prose, f"(the box: {said})"])
 
 
 def _strip_topo(folded: str) -> str:

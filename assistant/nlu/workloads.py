@@ -7,6 +7,10 @@ from typing import Any
 
 from assistant.nlu.lexicon import without_abbreviation_dots
 from assistant.nlu.query import Query, Workload
+from assistant.spelled import spelled_counts
+
+#: a rank named in words ("rank sixty-four", "Rang vierundsechzig")
+_RANK_WORD_RX = re.compile(r"\b(?:rank|rang)\s+[a-zäöüß]")
 
 # --------------------------------------------------------------------------- workloads
 
@@ -340,7 +344,7 @@ class WorkloadMixin:
         if "fine_tuning" in u.workloads or "training" in u.workloads:
             _find_adapter(folded, u)
         q = u.question.lower()
-        rank = _RANK.search(q)
+        rank = _RANK.search(spelled_counts(q) if _RANK_WORD_RX.search(q) else q)  # "sixty-four"
         if rank and not re.match(r"ran[kg]", rank.group(0)) and u.adapter is None:
             rank = None  # "we r 4 designers": "r 4" is a rank only beside LoRA / QLoRA
         if rank and int(rank.group(1)) > 0:

@@ -137,6 +137,21 @@ def _bare_context(u: Any, prev: Slots) -> Any:
     return u.model_copy(update={"context_tokens": int(m.group(1)) * 1024})
 
 
+def _asks_of_the_subject(merged: Any) -> list[str]:
+    """What the words ask of the session's model ("wie lang darf die dann maximal sein?"): the
+    kinds of the asks the rule reader finds once the model is known, in order."""
+    probe = merged.model_copy(deep=True)
+    find_asks(_fold(merged.question), probe)
+    return [a.kind for a in probe.asks]
+
+
+#: the ask an intent makes when no words state one
+_INTENT_ASK: dict[str, Any] = {"capacity": "context", "speed": "speed", "price": "price"}
+
+#: the intent whose flow answers an ask kind first (as `reading.convert.ASK_INTENT`)
+_ASK_INTENT = {"fit": "fit", "price": "price", "speed": "speed", "context": "capacity"}
+
+
 def _corrected_budget(u: Any, prev: Slots) -> Any:
     """ "Korrektur: es sind zwei Euro pro Stunde, nicht vier", "sorry, it's $3k a month": an
     amount of money said without a budget word, in a session that set a budget and about no
@@ -154,6 +169,10 @@ def _corrected_budget(u: Any, prev: Slots) -> Any:
     if _was_a_pick(prev) and set(u.intents) <= {"price", "cheapest", "fit", "general", "off_topic"}:
         update["intents"] = ["cheapest"]  # "… geht dann noch irgendwas?": the pick again
     return u.model_copy(update=update)
+
+
+#: a price asked per month ("und im Monat?", "per month?"): not the hourly price kept
+_PER_MONTH_RX = re.compile(r"(?i)\b(?:month\w*|monat\w*|/mo\b|per mo\b)")
 
 
 #: a budget cue right before a bare "2k" ("under the 2k", "unter den 3k", "within 5k")
@@ -419,6 +438,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     if "difference" in u.topics and "difference_asked" not in u.topics and prev.intent == "price":
         # "und die L4? was ist der Unterschied?" after a price: the two prices' difference
         update["topics"] = [*u.topics, "difference_asked"]
+    if prev.asked_per_hour and intents[:1] == ["price"] and not _PER_MONTH_RX.search(u.question):
+        # "was kostet eine L40S pro Stunde?" then "und der Knoten mit vier davon?": per hour too
+        update["topics"] = [*update.get("topics", u.topics), "per_hour"]
     update.update(_sizing_again(u, prev, new_subject))
     update.update(_asked_again(u, prev))
     if not names_hardware and not swapped and not picked and not model_supplied:
@@ -434,10 +456,16 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         and not merged.outside  # a goal outside the domain stays declined in a conversation
         # "unrelated, but can you write me a cover letter?": nothing about sizing asked, and
         # no short follow-up ("and?") that could only mean the session's question
-        and (len(merged.intents) > 1 or merged.follow_up or u.question.count(" ") < 4)
+        and (
+            len(merged.intents) > 1
+            or merged.follow_up
+            or u.question.count(" ") < 4
+            or _asks_of_the_subject(merged)
+        )
     ):
         # "how fast?" after a question about a model: what it asks, on the session's subject
-        merged.intents = list(merged.intents[1:]) or ["fit"]
+        asked = _asks_of_the_subject(merged)
+        merged.intents = list(merged.intents[1:]) or [_ASK_INTENT.get(asked[:1][0], "fit")]
     if not new_subject and merged.has_subject:
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
@@ -635,6 +663,10 @@ _AT_PRECISION_RX = re.compile(
     r"|(?:^|[.?!]\s*)(?:what about|how about|and|und|und was ist mit|was ist mit)\s+"
     r"(?:(?:in|mit|with|as)\s+)?(?:fp8|fp16|bf16|int4|int8|awq|gptq|gguf|nf4|q\d\w*|\d-?bit)\b"
     r"(?:\s+(?:then|dann|instead|stattdessen))?\s*[?,]"
+    # "what if i use AWQ?", "und wenn wir FP8 nehmen?": the fit again in that format
+    r"|(?:^|[.?!]\s*)(?:what if|and if|und wenn|was wenn)\s+(?:i|we|they|ich|wir|sie)\s+"
+    r"(?:use|go|went|switch to|take|run it in|nehm\w*|nutz\w*|verwend\w*|geh\w* auf)\s+"
+    r"(?:fp8|fp16|bf16|int4|int8|awq|gptq|gguf|nf4|q\d\w*|\d-?bit)\b"
 )
 
 
@@ -653,7 +685,9 @@ def _refit_at_precision(merged: Any, prev: Slots) -> None:
     """ "and in awq? what would the card cost?", "und auf einer A100 PCIe? wie schnell wäre es
     da?", "what about two of them, and what would that cost?" after a fit: the fit asked again at
     that precision or on that hardware leads, before the other asks of the follow-up."""
-    if prev.intent != "fit" or any(a.kind == "fit" for a in merged.asks) or not merged.asks:
+    # (an ask the intent makes counts: "what if we use AWQ? how many users at once then?")
+    asked = merged.asks or merged.intents[:1] in (["capacity"], ["speed"], ["price"])
+    if prev.intent != "fit" or any(a.kind == "fit" for a in merged.asks) or not asked:
         return
     text = merged.question.lower()
     hardware = merged.cards or merged.card_families or merged.configurations
@@ -662,7 +696,8 @@ def _refit_at_precision(merged: Any, prev: Slots) -> None:
     other = _ON_HARDWARE_RX.search(text) or _N_OF_THEM_RX.search(text)
     if not (at_precision or (hardware and other)):
         return
-    merged.asks = [Ask(kind="fit"), *merged.asks]
+    implied = [] if merged.asks else [Ask(kind=_INTENT_ASK[merged.intents[0]])]
+    merged.asks = [Ask(kind="fit"), *merged.asks, *implied]
     merged.intents = ["fit", *(i for i in merged.intents if i != "fit")]
 
 
@@ -926,6 +961,8 @@ def _follow_up_intents(
         # node's price against the budget (after a cheapest pick it stays the pick's question)
         update.update(yes_no=True, claim=None, asks=[Ask(kind="price")])
         return ["price"]
+    if _all_reduce_elsewhere(u, prev, intents, new_subject, names_hardware):
+        return ["allreduce"]  # "Und auf 4x H100 PCIe mit Gen5?" after an all-reduce time
     on_topic = _on_topic(u, prev, intents)
     if on_topic is not None:
         if on_topic == ["cheapest"] and _NEXT_OPTION_RX.search(_fold(u.question)):
@@ -997,7 +1034,11 @@ def _continues(u: Any, prev: Slots) -> bool:
     return bool(not u.outside and prev.intent and prev.intent not in _ENDED)
 
 
-_PICK_FOLLOW_INTENTS = frozenset({"nvlink", "general", "fit", "off_topic", "cheapest", "price"})
+#: (a speed asked beside it is asked of the new pick: "welcher Knoten wäre das dann und wie viele
+#: Token/s kommen da raus?")
+_PICK_FOLLOW_INTENTS = frozenset(
+    {"nvlink", "general", "fit", "off_topic", "cheapest", "price", "speed"}
+)
 
 
 # "still the same if i need 32k?", "immer noch derselbe bei 20 Leuten?": the pick asked again
@@ -1038,6 +1079,16 @@ _NEXT_OPTION_RX = re.compile(
     r"alternatives?|nächste (?:option|wahl)|was sonst|was gibt es (?:noch|sonst)|was noch|"
     r"andere option\w*|alternative\w*)\b"
 )
+
+
+def _all_reduce_elsewhere(
+    u: Any, prev: Slots, intents: list[str], new_subject: bool, names_hardware: bool
+) -> bool:
+    """A short follow-up that only names other hardware (its link too: "mit Gen5") after an
+    all-reduce time asks that time there."""
+    short = len(_fold(u.question).split()) <= 10
+    plain = set(intents) <= {"link_facts", "general", "off_topic", "fit", "nvlink"}
+    return prev.intent == "allreduce" and names_hardware and not new_subject and short and plain
 
 
 def _on_topic(u: Any, prev: Slots, intents: list[str]) -> list[str] | None:
