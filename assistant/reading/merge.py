@@ -716,9 +716,6 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
     if not names_hardware and (referred or _THOSE_CARDS_RX.search(u.question.lower())):
         # ("split over those two cards": the node talked about, with its count)
         return u.model_copy(update=_answered_node(prev, catalog) or _same_node(prev))
-    counted = _node_of_count(u, prev, catalog) if not names_hardware else []
-    if counted:  # "would X still fit if we split it across all four?": that node's cards
-        return u.model_copy(update=_nodes_slots(counted))
     if not names_hardware and prev.configurations:
         # "we serve Llama 3.3 70B on all 4 … should we move to the SXM5 version?": the node
         # talked about, in its other variant
@@ -727,6 +724,9 @@ def _new_question(u: Any, prev: Slots, catalog: Any, names_hardware: bool) -> An
             both = list(dict.fromkeys([*prev.configurations, *update["configurations"]]))
             cards = [catalog.configurations[c].gpu for c in both]
             return u.model_copy(update={"configurations": both, "cards": cards})
+    counted = _node_of_count(u, prev, catalog) if not names_hardware else []
+    if counted:  # "would X still fit if we split it across all four?": that node's cards
+        return u.model_copy(update=_nodes_slots(counted))
     return u
 
 
