@@ -580,6 +580,8 @@ def slots_of(u: Any) -> Slots:
         asked_memory=any(a.kind == "memory" for a in u.asks),
         asked_kv_size="kv_cache_size" in u.topics,
         asked_per_hour="per_hour" in u.topics,
+        pasted_nccl=u.nccl_text,
+        pasted_topo=u.topo_text,
     )
 
 

@@ -100,6 +100,10 @@ class Slots(BaseModel):
     asked_kv_size: bool = False
     # the previous question asked a price per hour: "und der Knoten mit vier davon?" too
     asked_per_hour: bool = False
+    # the paste the previous question checked (`nccl-tests` or `topo -m` output): "sorry, they are
+    # on the SXM5 node, not the PCIe one. still ok?" checks it again against that node
+    pasted_nccl: str | None = None
+    pasted_topo: str | None = None
 
 
 class Turn(BaseModel):

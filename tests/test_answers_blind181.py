@@ -480,3 +480,77 @@ def test_split_across_all_n_is_the_tensor_parallel_size(assistant: Assistant) ->
     _ok(a, "en")
     assert a.reading.tensor_parallel == 4
     assert "4 cards" in a.answer.split("\n")[0]
+
+
+def test_is_the_pcie_path_a_problem_for_one_copy_per_card(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "customer runs four separate qwen2.5 7b copies on the 4x l40s, one per card. is the pcie "
+        "path a problem then?"
+    )
+    text = _ok(a, "en")
+    assert a.reading.claim == "nvlink_needed"
+    assert not last_call(a, "purchase_advice").result["needs_nvlink"]
+    assert text.startswith("**No")
+
+
+_NCCL = """\
+#  size   count  type  redop  root   time  algbw  busbw #wrong   time  algbw  busbw #wrong
+#   (B) (elements)                   (us) (GB/s) (GB/s)          (us) (GB/s) (GB/s)
+ 1073741824 268435456 float sum -1  28100  38.21  57.32  0  28090  38.23  57.34  0
+ 4294967296 1073741824 float sum -1 111900  38.38  57.58  0 111880  38.39  57.59  0
+# Avg bus bandwidth    : 57.40
+"""
+
+
+def test_a_paste_checked_again_against_the_corrected_node(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "all_reduce_perf vom Kunden auf dem 8x A100 PCIe, passt das so?\n" + _NCCL,
+        "Korrektur: der Kunde ist auf dem 8x A100 SXM4, nicht PCIe. Gleiche Werte. Immer noch ok?",
+        "de",
+    )
+    text = _ok(a, "de")
+    check = last_call(a, "check_allreduce_output")
+    assert check.arguments["configuration"] == "8x-a100-sxm4"
+    assert check.result["status"] == "defect"
+    assert text.startswith("**Nein")
+
+
+def test_if_each_one_has_n_tokens_is_the_context(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "Llama 3.1 8B auf einer L40S, wie lang darf der Kontext maximal sein?",
+        "und wie viele gleichzeitig, wenn jede zwölftausend Tokens hat?",
+        "de",
+    )
+    _ok(a, "de")
+    assert last_call(a, "capacity_check").arguments["context_tokens"] == 12000
+
+
+def test_how_many_context_sized_requests_in_parallel_is_a_capacity(assistant: Assistant) -> None:
+    a = assistant.ask("llama 3.1 8b on 1x l4, how many 8k-context chats can it run in parallel?")
+    _ok(a, "en")
+    assert a.reading.intents[0] == "capacity"
+    assert last_call(a, "capacity_check").arguments["context_tokens"] == 8192
+
+
+def test_a_negative_with_right_and_more_after_it(assistant: Assistant) -> None:
+    a = assistant.ask("so qwen2.5 32b doesnt fit on one l40s right? unquantized i mean")
+    text = _ok(a, "en")
+    bf16 = next(c for c in _calls(a, "fit_check") if c.result["precision"] == "bf16")
+    row = next(r for r in bf16.result["rows"] if r["configuration"] == "1x-l40s")
+    assert row["verdict"] == "does_not_fit"
+    assert text.startswith("**Yes, right")
+
+
+def test_a_topology_question_after_a_setup_that_runs_a_model_asks_no_fit(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Kunde auf dem 2x RTX A6000 will Qwen2.5 32B per Tensor-Parallel über beide Karten "
+        "laufen lassen. Er hat das geschickt – ist die Maschine defekt?\n\n" + _TOPO
+    )
+    text = _ok(a, "de")
+    assert not [k for k in a.reading.asks if k.kind == "fit"]
+    assert last_call(a, "check_topology_output").result["status"] != "defect"
+    assert text.startswith("**Nein")

@@ -162,8 +162,8 @@ _CORRECT_ASKED_RX = re.compile(
 
 
 #: "X won't fit on Y, right?" (the tag may end the question, not the message: "…, right? just
-#: want to be sure")
-_RIGHT_ASKED_RX = re.compile(r",\s*right\s*\?|\bright\W*$", re.IGNORECASE)
+#: want to be sure"; typed without its comma: "doesnt fit on one 4090 right? no quantization")
+_RIGHT_ASKED_RX = re.compile(r"\bright\s*\?|\bright\W*$", re.IGNORECASE)
 
 
 #: "is a single A100 not enough for …?": a question put in the negative, verb first (not

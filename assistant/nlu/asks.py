@@ -335,8 +335,13 @@ MEMORY_ASK_RX = re.compile(
 def _fit_beside_paste(u: Query) -> list[Ask]:
     """ "<topo -m> could they run gemma 3 27b split over those two cards?": a model to fit,
     asked in the question's own sentence beside a paste of the node it would run on."""
-    asked = " ".join(ln for ln in u.question.lower().splitlines() if not _PASTE_LINE_RX.search(ln))
-    fit = _FIT_ASK_RX.search(asked) if u.has_subject else None
+    prose = " ".join(ln for ln in u.question.lower().splitlines() if not _PASTE_LINE_RX.search(ln))
+    # what is asked: its questions ("…? is the NVLink broken?" asks no fit, whatever the setup
+    # said before it runs), else the whole prose ("they want to know if X can run split …")
+    questions = [s for s in sentences(prose) if s.rstrip().endswith("?")]
+    asked = " ".join(questions) or prose
+    health = u.claim in ("defect", "healthy")  # "ist der Server kaputt?"
+    fit = _FIT_ASK_RX.search(asked) if u.has_subject and not health else None
     return [Ask(kind="fit", at=-1)] if fit else []
 
 

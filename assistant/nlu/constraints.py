@@ -926,7 +926,12 @@ _CLAIMS: tuple[tuple[Claim, str], ...] = (
         # "should we move to the SXM5 version?", "sollen wir auf SXM umsteigen?"
         r"\b(?:move|switch|upgrade|migrate|go|wechseln|umsteigen|umziehen)\s+(?:\w+\s+){0,3}?"
         r"(?:sxm\w*|nvlink)\b|\b(?:auf|zu|zur)\s+(?:\w+\s+){0,2}?(?:sxm\w*|nvlink)\S*\s+"
-        r"(?:wechseln|umsteigen|umziehen|gehen)",
+        r"(?:wechseln|umsteigen|umziehen|gehen)|"
+        # "ist das SYS dann ein Problem?", "is the PCIe path a bottleneck for that?": whether
+        # the link matters for the job (rule 2: not for copies that never talk to each other)
+        r"\b(?:ist|is|are|sind|wäre|would)\s+(?:das|the|that|this|dieses?|der)?\s*(?:sys|node|"
+        r"phb|pxb|pcie|pci-?e)(?:[\s-]+(?:pfad|weg|path|link|verbindung))?\s+(?:dann\s+|then\s+|"
+        r"da\s+|there\s+)?(?:\w+\s+)?(?:ein|a|an)?\s*(?:problem|issue|bottleneck|flaschenhals)",
     ),
     ("worth_it", r"\bworth\b|\blohnt|\brentiert|\bsinnvoll\b|\bpays off\b"),
     # "ist ne H100 nicht total overkill für Llama 3.1 8B?" (NVLink overkill is pcie_enough)

@@ -567,7 +567,10 @@ _TOKENS_EACH_RX = re.compile(
     r"\b(?:je|each|à)\s+(?:(?:around|about|ca\.?|etwa|rund|~)\s*)?"
     r"(\d{1,3}(?:[.,]\d{3})+|\d{4,7})\s*tokens?\b|"
     r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d{4,7})\s*tokens?\s+(?:each|apiece|je\b|"
-    r"per (?:sequence|request|chat|conversation|session)|pro (?:sequenz|anfrage|chat|gespräch))"
+    r"per (?:sequence|request|chat|conversation|session)|pro (?:sequenz|anfrage|chat|gespräch))|"
+    # "wenn jede sechzehntausend Tokens hat", "if each one has 16,000 tokens"
+    r"\b(?:jede[rs]?|each(?: one)?)\s+(?:(?:anfrage|request|sequenz|sequence|chat)\s+)?"
+    r"(?:hat|has|had|with|mit|of|von)?\s*(\d{1,3}(?:[.,]\d{3})+|\d{4,7})\s*tokens?\b"
 )
 
 
@@ -577,7 +580,7 @@ def _tokens_each(folded: str) -> int | None:
     for text in dict.fromkeys((folded, spelled)):
         m = _TOKENS_EACH_RX.search(text)
         if m:
-            value = int(re.sub(r"[.,]", "", m.group(1) or m.group(2)))
+            value = int(re.sub(r"[.,]", "", next(g for g in m.groups() if g)))
             return value if value >= _LEAST_CONTEXT else None
     return None
 
@@ -695,7 +698,11 @@ def _kv_compared(folded: str, hits: list[tuple[int, int, str]], u: Query) -> Non
     at, kind = named[0]
     lo = max(folded.rfind(c, 0, at) for c in ".?!\n") + 1
     hi = min((i for i in (folded.find(c, at) for c in ".?!\n") if i >= 0), default=len(folded))
-    before = folded[: max(0, at)]  # ("how big does the kv cache get, and what would fp8 save?")
+    # the KV cache named before this precision's own ("how big does the kv cache get, and what
+    # would an fp8 kv cache save?"; not "und wenn ich den kv cache auch auf fp8 stell")
+    before = folded[: max(0, at)]
+    own = re.search(r"kv[\s-]*(?:cache)?[\w\s-]{0,25}$", before)
+    before = before[: own.start()] if own else before
     if kind != "bf16" and "kv" in before and _KV_ALTERNATIVE_RX.search(folded[lo:hi]):
         u.kv_precisions = ["bf16", kind]  # type: ignore[list-item]
         u.kv_precision = None  # the first ask is at the default

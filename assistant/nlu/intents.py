@@ -24,12 +24,14 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "capacity": r"how many (?:of (?:those|these|them) |such )?"
         r"(?:concurrent |parallel |simultaneous )?(?:[\d.,]+\s*k?[\s-]*"
         # ("how many chat sessions", "how many customer requests": a word may describe them)
-        r"(?:tokens?[\s-]*)?)?(?:(?:chat|customer|user|api|client|support|inference)[\s-])?"
+        # ("how many 16k-context requests …")
+        r"(?:(?:tokens?|context|ctx)[\s-]*)?)?(?:(?:chat|customer|user|api|client|support|"
+        r"inference)[\s-])?"
         r"(?:users|sequences|requests|streams|sessions|conversations|chats|"
         r"people|persons|clients|customers|ppl|convos|folks|seqs)|"
         r"wie ?viele (?:(?:von )?(?:diesen|solchen|solcher|dieser|davon) )?"
         r"(?:gleichzeitige[n]? |parallele[n]? )?"
-        r"(?:[\d.,]+\s*k?[\s-]*(?:token[\s-]*)?)?(?:(?:chat|kunden|api|support)[\s-]?)?"
+        r"(?:[\d.,]+\s*k?[\s-]*(?:(?:token|kontext)[\s-]*)?)?(?:(?:chat|kunden|api|support)[\s-]?)?"
         r"(?:nutzer|anfragen|sequenzen|seqs|streams|user|sitzungen|sessions?|chats|gespräche|"
         r"unterhaltungen|leute|personen|kunden|requests|konversationen)|"
         # people at once: "how many people could chat on it at the same time"

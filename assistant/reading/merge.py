@@ -137,6 +137,33 @@ def _bare_context(u: Any, prev: Slots) -> Any:
     return u.model_copy(update={"context_tokens": int(m.group(1)) * 1024})
 
 
+def _paste_on_other_node(u: Any, prev: Slots) -> Any | None:
+    """ "sorry, they are on the 4x H100 SXM5, not the PCIe one. same numbers. still ok?" after a
+    paste's check: the same paste checked against the node named now (no model asked about)."""
+    text = prev.pasted_nccl or prev.pasted_topo
+    if text is None or u.nccl_text or u.topo_text or u.model or not u.configurations:
+        return None
+    if not (u.yes_no or _SAME_PASTE_RX.search(_fold(u.question))):
+        return None
+    if u.claim not in (None, "healthy", "defect") or {"price", "speed", "cheapest"} & set(
+        u.intents
+    ):
+        return None  # "is the SXM5 node faster?", "what does it cost?": another question
+    intent = "allreduce_paste" if prev.pasted_nccl else "topology_paste"
+    update = {"nccl_text": text} if prev.pasted_nccl else {"topo_text": text}
+    claim = u.claim if u.claim in ("healthy", "defect") else "healthy"
+    return u.model_copy(
+        update={**update, "intents": [intent], "claim": claim, "asks": [], "follow_up": True}
+    )
+
+
+#: the same measurement said again of another node ("same numbers", "gleiche Werte")
+_SAME_PASTE_RX = re.compile(
+    r"\b(?:same (?:numbers|results|output|values|figures)|gleiche[nrs]? (?:zahlen|werte|"
+    r"ergebnisse|ausgabe)|dieselben (?:zahlen|werte))\b"
+)
+
+
 def _asks_of_the_subject(merged: Any) -> list[str]:
     """What the words ask of the session's model ("wie lang darf die dann maximal sein?"): the
     kinds of the asks the rule reader finds once the model is known, in order."""
@@ -399,6 +426,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     """Fill what the question leaves open from the session: a follow-up ("and on an H200?",
     "und in FP8?") or a question without a model keeps the model, precision and workload of
     earlier turns. A question that names a new model starts fresh (but keeps the workload)."""
+    pasted = _paste_on_other_node(u, prev)
+    if pasted is not None:
+        return pasted
     u = _family_size(u, prev, catalog)
     u = _bare_context(u, prev)
     u = _corrected_budget(u, prev)
