@@ -554,3 +554,40 @@ def test_a_topology_question_after_a_setup_that_runs_a_model_asks_no_fit(
     assert not [k for k in a.reading.asks if k.kind == "fit"]
     assert last_call(a, "check_topology_output").result["status"] != "defect"
     assert text.startswith("**Nein")
+
+
+def test_the_hourly_rate_of_a_server_is_a_price(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "what's the hourly rate on a single L40S server?",
+        "and the node with 4 of them?",
+        "en",
+    )
+    text = _ok(a, "en")
+    quote = last_call(a, "price_quote").result["quotes"][0]
+    assert quote["configuration"] == "4x-l40s"
+    assert f"${quote['usd_per_hour']:.2f}" in text.split("\n")[0]
+
+
+def test_what_an_fp8_kv_cache_would_save_is_memory_not_the_cheapest(
+    assistant: Assistant,
+) -> None:
+    a = assistant.ask(
+        "Wie groß ist der KV-Cache bei Qwen2.5 32B mit 8 offenen Chats à 8k, und wie viel sparen "
+        "wir mit dem KV-Cache in FP8?"
+    )
+    _ok(a, "de")
+    assert "cheapest" not in a.reading.intents
+    assert not _calls(a, "cheapest_fit")
+    assert a.reading.kv_precisions == ["bf16", "fp8"]
+
+
+def test_a_batch_whose_each_item_length_comes_after_a_long_clause(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "We need short descriptions for about four hundred listings on our site, using Llama 3.1 "
+        "8B on one L4, fine to run it during the night, and each listing text should be roughly "
+        "250 tokens. How long would that take?"
+    )
+    _ok(a, "en")
+    assert a.reading.output_tokens == 100_000
+    assert last_call(a, "throughput_estimate").arguments["output_tokens"] == 100_000

@@ -24,7 +24,8 @@ _ITEM = (
     r"descriptions?|\w*beschreibung(?:en)?|reports?|berichten?|requests?|anfragen?|quer(?:y|ies)|"
     r"completions?|responses?|repl(?:y|ies)|generations?|outputs?|items?|posts?|pages?|seiten|records?|datensätzen?|tickets?|"
     r"reviews?|bewertung(?:en)?|translations?|übersetzung(?:en)?|chunks?|abschnitten?|"
-    r"briefe?n?|letters?|stories|geschichten|blog ?posts?|beiträgen?)"
+    r"briefe?n?|letters?|stories|geschichten|blog ?posts?|beiträgen?|skus?|blurbs?|"
+    r"listings?|einträgen?|entries)"
 )
 _TOKENS = (
     r"\s*(?:output[- ]?|ausgabe[- ]?)?tok(?:en)?s?\b"
@@ -42,6 +43,18 @@ _ITEMS_FIRST_RX = re.compile(
     # "zwölfhundert Produktbeschreibungen mit Qwen2.5 7B auf einer RTX 4090 …, jede um die 350")
     + r"\b[^?!\n]{0,80}?"
     r"(?<![\w.,])" + _COUNT + _TOKENS,
+    re.IGNORECASE,
+)
+# "blurbs for roughly 2,500 SKUs … (a long clause) …, and each blurb should come out at about 300
+# tokens": the items counted, then "each …" with their length further on in the sentence
+_EACH_LATER_RX = re.compile(
+    r"(?<![\w.,])"
+    + _COUNT
+    + r"\s+(?:(?!\d)[\w-]+\s+){0,2}?"
+    + _ITEM
+    + r"\b[^?!\n]{0,200}?\b(?:each|every|jede[rsn]?|pro stück)\b[^.?!\n]{0,50}?(?<![\w.,])"
+    + _COUNT
+    + _TOKENS,
     re.IGNORECASE,
 )
 # "500 tokens per answer, 2,000 answers", "je 300 Token für 1.000 Beschreibungen"
@@ -100,6 +113,7 @@ def output_tokens_of(folded: str) -> int | None:
         return None
     folded = spelled_counts(folded)  # "zweihundert Texte", "a thousand answers"
     m = _ITEMS_FIRST_RX.search(folded) or _OF_THEM_RX.search(folded)
+    m = m or _EACH_LATER_RX.search(folded)
     if m is not None or (m := _TOKENS_FIRST_RX.search(folded)) is not None:
         total = _count(m.group(1), m.group(2)) * _count(m.group(3), m.group(4))
     elif (m := _TOTAL_RX.search(folded)) is not None:

@@ -117,7 +117,9 @@ _INTENT_RX: dict[str, re.Pattern[str]] = {
         "fit": r"\bfit|\bpass(?:t|en|e)\b|reicht|genug|enough|vram|speicher|memory|how many "
         r"(?:cards|gpus)|wie viele (?:karten|gpus)|welche karte|which (?:card|gpu|node|"
         r"configuration)|welche(?:n|r|s)? (?:gpu|knoten|konfiguration)|run\b|runs\b|laufen|läuft|"
-        r"\bserve|bedienen|\bhost|betreiben|deploy|\bload|\bladen|kv[\s-]*cache|context|kontext|size|"
+        # ("the hourly rate for a single rtx 5090 server": a server is no "serve")
+        r"\bserve(?!rs?\b)|bedienen|\bhost|betreiben|deploy|\bload|\bladen|kv[\s-]*cache|context|"
+        r"kontext|size|"
         r"dimensionier|need|brauch|benötig|"
         # "und mit 8x H100 SXM, ginge das auch?", "would that work too?"
         r"\bginge\b|würde (?:das|es) gehen|would (?:that|it) work|"
@@ -434,7 +436,26 @@ def _price_comparison(hits: dict[str, bool], s: _Said) -> None:
         hits["cheapest"] = bool(re.search(r"cheapest|günstigste|billigste", s.folded))
 
 
+#: money words that pick the cheapest ("günstigste", "cheapest"), not the memory saved
+_CHEAP_WORD_RX = re.compile(
+    r"cheap|least (?:expensive|money|cost)|lowest (?:price|cost)|affordable|günstig|billig|"
+    r"preiswert|kostengünstig|budget|geld|money|\$|€|usd|eur"
+)
+
+
+def _kv_saving(hits: dict[str, bool], s: _Said) -> None:
+    """ "wie viel würden wir sparen, wenn wir den KV-Cache in FP8 halten?": memory saved by the
+    KV cache's precision, not the cheapest node."""
+    if (
+        hits["cheapest"]
+        and re.search(r"kv[\s-]*cache", s.folded)
+        and not _CHEAP_WORD_RX.search(s.folded)
+    ):
+        hits["cheapest"] = False
+
+
 _HIT_RULES: tuple[_HitRule, ...] = (
+    _kv_saving,
     _memory_bandwidth,
     _link_for_the_job,
     _allreduce_over_link,

@@ -268,6 +268,8 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         find_asks(prose, u)
         _setup_asks_nothing(prose, u)
         find_topics(u)
+        if "recommend" in u.topics and u.intents == ["general"] and not u.explain:
+            u.intents = ["fit"]  # "Welchen Server müssten wir mieten?": what to rent, sized
         _complaint_beside_paste(prose, u)
         if constraints.asks_if_healthy(u, u.intents):
             u.claim = "healthy"  # "er will wissen, ob das so normal ist": is the node healthy?
