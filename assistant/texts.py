@@ -439,6 +439,7 @@ PHRASES: dict[str, tuple[str, str]] = {
         "„{family}“ gibt es nur in einer Variante:",
     ),
     "price_card_all": ("All configurations with {card}:", "Alle Konfigurationen mit {card}:"),
+    "price_line_hourly": ("**{per} per hour** — {price}", "**{per} pro Stunde** — {price}"),
     # --- cheapest
     "cheapest_one": (
         "**The cheapest configuration for {model} in {precision} is {label}** ({verdict}).",

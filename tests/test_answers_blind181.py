@@ -591,3 +591,52 @@ def test_a_batch_whose_each_item_length_comes_after_a_long_clause(assistant: Ass
     _ok(a, "en")
     assert a.reading.output_tokens == 100_000
     assert last_call(a, "throughput_estimate").arguments["output_tokens"] == 100_000
+
+
+def test_the_hourly_rate_of_every_node_of_a_card(assistant: Assistant) -> None:
+    a = assistant.ask("hi, whats the hourly rate on your l4 servers?")
+    text = _ok(a, "en")
+    quotes = last_call(a, "price_quote").result["quotes"]
+    assert len(quotes) > 1
+    for q in quotes:
+        assert f"${q['usd_per_hour']:.2f} per hour" in text
+
+
+def test_would_it_still_matter_after_a_topology_paste(assistant: Assistant) -> None:
+    a = asked_after(
+        assistant,
+        "kunde auf 2x rtx a6000 hat das geschickt, was sagt uns das?\n\n" + _TOPO,
+        "würde das noch eine rolle spielen, wenn er zwei getrennte qwen2.5 7b instanzen fährt, "
+        "eine pro karte?",
+        "de",
+    )
+    text = _ok(a, "de")
+    assert a.reading.claim == "nvlink_needed"
+    assert not last_call(a, "purchase_advice").result["needs_nvlink"]
+    assert text.startswith("**Nein")
+
+
+def test_yes_or_no_said_outright_is_a_yes_no(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "kunde fragt ob er qwen2.5 7b (full finetune, kein lora) auf einer einzelnen l40s "
+        "trainieren kann. ja oder nein?"
+    )
+    text = _ok(a, "de")
+    assert a.reading.yes_no
+    assert text.startswith(("**Ja", "**Nein"))
+
+
+def test_a_model_size_in_words(assistant: Assistant) -> None:
+    a = assistant.ask("does qwen2.5 seventy-two b fit on 2x h100 pcie in fp8?")
+    _ok(a, "en")
+    assert a.reading.model == "qwen2.5-72b"
+
+
+def test_transcripts_are_batch_items(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "we need summaries of about three hundred meeting transcripts with qwen2.5 7b on one "
+        "l4, one at a time because our pipeline is sequential and writes each one to a wiki, and "
+        "each summary should be roughly 500 tokens. how long will that run?"
+    )
+    _ok(a, "en")
+    assert a.reading.output_tokens == 150_000

@@ -42,7 +42,8 @@ class PricesMixin(ComposerBase):
         if pq is None:
             d.add(f"**{t(d.lang, 'ask_configuration')}**")
             return
-        lines = [self._price_line(d, q) for q in pq["quotes"]]
+        hourly = "per_hour" in u.topics  # "whats the hourly rate on your A6000 server?"
+        lines = [self._price_line(d, q, hourly) for q in pq["quotes"]]
         if len(lines) == 1:
             self._price_one(d, u, ids[0], pq["quotes"][0])
         else:
@@ -112,8 +113,8 @@ class PricesMixin(ComposerBase):
         d.add(t(d.lang, key, family=f"{u.count}x {u.card_families[0].upper()}"))
         return ids, ""
 
-    def _price_line(self, d: Draft, q: dict[str, Any]) -> str:
-        """One node of a price list: memory, link and price."""
+    def _price_line(self, d: Draft, q: dict[str, Any], hourly: bool = False) -> str:
+        """One node of a price list: memory, link and price (per hour first when asked so)."""
         cid = q["configuration"]
         node = d.call("interconnect_facts", configurations=[cid])
         link = ""
@@ -123,6 +124,9 @@ class PricesMixin(ComposerBase):
                 f" ({gb(d.lang, q['total_memory_gb'])} VRAM, {info['name']} · "
                 f"{num(d.lang, info['bandwidth_gb_s'])} GB/s)"
             )
+        if hourly:
+            per = t(d.lang, "price_line_hourly", per=usd(q["usd_per_hour"]), price=d.price(cid))
+            return f"{d.link(cid)}{link}: {per}"
         return f"{d.link(cid)}{link}: **{d.price(cid)}**"
 
     def _price_one(self, d: Draft, u: Query, cid: str, q: dict[str, Any]) -> None:

@@ -158,6 +158,9 @@ _SHOULD_SUFFICE_RX = re.compile(
 )
 
 
+_YES_OR_NO_RX = re.compile(r"\b(?:yes or no|ja oder nein|yes/no|ja/nein)\b", re.IGNORECASE)
+
+
 def is_yes_no(question: str) -> bool:
     """'Does it fit?', 'Passt das?', and the elliptical 'qwen3 32b fp8 auf l40s?', '70B BF16 on a
     single H200?' — not 'Should I use A or B?' (that asks which) nor a wh-question."""
@@ -166,8 +169,8 @@ def is_yes_no(question: str) -> bool:
     # "what if we go fp8, would 2 of them be enough then?": a condition, then the yes/no
     q = _WHAT_IF_RX.sub("", q, count=1) or q
     tag = _TAG_END_RX.search(q)  # "passt nicht auf eine L4, oder?": a tag, not an alternative
-    if tag or _SHOULD_SUFFICE_RX.search(q):
-        return True
+    if tag or _SHOULD_SUFFICE_RX.search(q) or _YES_OR_NO_RX.search(question):
+        return True  # ("… yes or no?", "ja oder nein?": the yes/no said outright)
     if ALTERNATIVE_RX.search(q) and not _CONVERSE_OR_RX.search(q) and not _OF_ALL_RX.search(q):
         return False
     elliptical = (

@@ -25,7 +25,7 @@ _ITEM = (
     r"completions?|responses?|repl(?:y|ies)|generations?|outputs?|items?|posts?|pages?|seiten|records?|datensätzen?|tickets?|"
     r"reviews?|bewertung(?:en)?|translations?|übersetzung(?:en)?|chunks?|abschnitten?|"
     r"briefe?n?|letters?|stories|geschichten|blog ?posts?|beiträgen?|skus?|blurbs?|"
-    r"listings?|einträgen?|entries)"
+    r"listings?|einträgen?|entries|transcripts?|transkripte?n?|protokollen?|minutes)"
 )
 _TOKENS = (
     r"\s*(?:output[- ]?|ausgabe[- ]?)?tok(?:en)?s?\b"
@@ -52,7 +52,7 @@ _EACH_LATER_RX = re.compile(
     + _COUNT
     + r"\s+(?:(?!\d)[\w-]+\s+){0,2}?"
     + _ITEM
-    + r"\b[^?!\n]{0,200}?\b(?:each|every|jede[rsn]?|pro stück)\b[^.?!\n]{0,50}?(?<![\w.,])"
+    + r"\b[^?!\n]{0,300}?\b(?:each|every|jede[rsn]?|pro stück)\b[^.?!\n]{0,50}?(?<![\w.,])"
     + _COUNT
     + _TOKENS,
     re.IGNORECASE,

@@ -32,6 +32,7 @@ from assistant.nlu.scope import find_outside
 from assistant.nlu.topics import cue_topics, find_topics
 from assistant.nlu.typos import correct_typos, expand_shorthand
 from assistant.nlu.workloads import LOAD_DECIDED, WorkloadMixin
+from assistant.spelled import spelled_counts
 from tools.load import concurrent_sequences, traffic_of
 
 LOW = "low_concurrency"
@@ -198,7 +199,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
                 if not ln.lstrip().startswith("#") and not _RESULT_ROW_RX.match(ln)
             )
 
-        self._find_model(text, prose, u)
+        self._find_model(_sizes_in_words(text), prose, u)
         self._corrected_model(prose, u)
         self._find_precision(prose, u)
         self._find_cards_and_counts(prose, u)
@@ -674,6 +675,19 @@ def _smi_table_said(folded: str) -> str:
     names = list(dict.fromkeys(rows))
     said = ", ".join(f"{rows.count(n)}x {n}" for n in names)
     return "\n".join([*prose, f"(the box: {said})"])
+
+
+#: a model size in figures ("32 B", "70b")
+_SIZE_B_RX = re.compile(r"\b\d{1,4}\s?b\b", re.IGNORECASE)
+
+
+def _sizes_in_words(text: str) -> str:
+    """ "Qwen2.5 thirty-two B", "Llama seventy b": a model size written in words, as figures
+    (the text as it is when it says no size in words)."""
+    spelled = spelled_counts(text)
+    if spelled == text or len(_SIZE_B_RX.findall(spelled)) <= len(_SIZE_B_RX.findall(text)):
+        return text
+    return spelled
 
 
 def _strip_topo(folded: str) -> str:

@@ -429,6 +429,14 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     pasted = _paste_on_other_node(u, prev)
     if pasted is not None:
         return pasted
+    if prev.intent in ("topology_paste", "allreduce_paste") and _MATTERS_RX.search(
+        _fold(u.question)
+    ):
+        # "would it still matter if they ran 4 separate copies, one per card?" after a paste's
+        # check: whether the link matters for that job, on that node (rule 2 for copies)
+        node = {} if (u.configurations or u.cards) else {"configurations": prev.configurations}
+        update = {"claim": "nvlink_needed", "yes_no": True, "asks": [], "intents": ["nvlink"]}
+        return u.model_copy(update={**update, **node})
     u = _family_size(u, prev, catalog)
     u = _bare_context(u, prev)
     u = _corrected_budget(u, prev)
@@ -1108,6 +1116,14 @@ _NEXT_OPTION_RX = re.compile(
     r"next (?:option|best|one|cheapest)|what else|anything else|other options?|"
     r"alternatives?|nächste (?:option|wahl)|was sonst|was gibt es (?:noch|sonst)|was noch|"
     r"andere option\w*|alternative\w*)\b"
+)
+
+
+#: whether the link (the paste just checked) matters for another job
+_MATTERS_RX = re.compile(
+    r"\b(?:would|does|will|could|würde|spielt|macht)\s+(?:it|that|this|das|es|der|die)\s+"
+    r"(?:\w+\s+){0,2}?(?:matter|an issue|a problem|eine rolle|einen unterschied|ein problem)\b|"
+    r"\b(?:still|then|noch|dann)\s+(?:a\s+|an\s+|ein\s+)?(?:problem|issue)\b"
 )
 
 
