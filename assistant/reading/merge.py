@@ -435,8 +435,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         # "would it still matter if they ran 4 separate copies, one per card?" after a paste's
         # check: whether the link matters for that job, on that node (rule 2 for copies)
         node = {} if (u.configurations or u.cards) else {"configurations": prev.configurations}
-        update = {"claim": "nvlink_needed", "yes_no": True, "asks": [], "intents": ["nvlink"]}
-        return u.model_copy(update={**update, **node})
+        link_ask: dict[str, Any] = {"claim": "nvlink_needed", "yes_no": True, "asks": []}
+        return u.model_copy(update={**link_ask, "intents": ["nvlink"], **node})
     u = _family_size(u, prev, catalog)
     u = _bare_context(u, prev)
     u = _corrected_budget(u, prev)
@@ -502,8 +502,8 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         )
     ):
         # "how fast?" after a question about a model: what it asks, on the session's subject
-        asked = _asks_of_the_subject(merged)
-        merged.intents = list(merged.intents[1:]) or [_ASK_INTENT.get(asked[:1][0], "fit")]
+        kinds = _asks_of_the_subject(merged) or ["fit"]
+        merged.intents = list(merged.intents[1:]) or [_ASK_INTENT.get(kinds[0], "fit")]
     if not new_subject and merged.has_subject:
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
