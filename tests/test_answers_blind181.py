@@ -640,3 +640,13 @@ def test_transcripts_are_batch_items(assistant: Assistant) -> None:
     )
     _ok(a, "en")
     assert a.reading.output_tokens == 150_000
+
+
+def test_what_do_we_need_with_a_load_is_the_pick(assistant: Assistant) -> None:
+    a = assistant.ask(
+        "gemma 3 27b in fp8 für die firma, 80 leute, davon so 12 gleichzeitig, in der spitze "
+        "vielleicht 50 anfragen pro minute. was brauchen wir dafür?"
+    )
+    _ok(a, "de")
+    call = last_call(a, "cheapest_fit")
+    assert call.arguments["concurrency"] == 12

@@ -91,7 +91,11 @@ _WHICH_NODE_RX = re.compile(
     # "was brauchen wir da für einen Server?", "what kind of server do we need?"
     r"\bwas\s+(?:\w+\s+){0,3}?für\s+(?:einen?\s+|eine\s+)?(?:server|knoten|maschine|gpu|"
     r"karte|setup|konfiguration)\b|"
-    r"\bwhat\s+(?:kind|sort|type)\s+of\s+(?:server|node|box|machine|gpu|card|setup)\b"
+    r"\bwhat\s+(?:kind|sort|type)\s+of\s+(?:server|node|box|machine|gpu|card|setup)\b|"
+    # "… 10 gleichzeitig am Chatten. Was brauchen wir da?", "what do we need for that?"
+    r"\bwas\s+(?:brauchen|bräuchten|benötigen|nehmen)\s+(?:wir|ich)(?:\s+(?:da|dafür|dann))?\s*\?|"
+    r"\bwhat\s+(?:do|would|should)\s+(?:we|i)\s+(?:need|get|take)(?:\s+(?:for\s+(?:that|this)|"
+    r"then))?\s*\?"
 )
 
 
