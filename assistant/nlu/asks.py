@@ -16,6 +16,7 @@ import re
 from assistant.nlu.batch import HOW_LONG_RX
 from assistant.nlu.constraints import ALTERNATIVE_RX
 from assistant.nlu.intents import _CHOICE_RX, _INTENT_RX, _MONEY_RX
+from assistant.nlu.lexicon import ABBREVIATIONS, topo_prose
 from assistant.nlu.mail import RELAY_RX
 from assistant.nlu.query import Ask, AskKind, Query
 
@@ -200,12 +201,8 @@ def is_yes_no(question: str) -> bool:
     return bool(verb) or elliptical or clause or bool(_INDIRECT_RX.search(q))
 
 
-#: "ca. 500 tokens", "z.B. Llama", "approx. 4k", "e.g. FP8": a period that ends no sentence
-_ABBREVIATION = (
-    r"(?<!\bca\.)(?<!\bbzw\.)(?<!\bzb\.)(?<!\bz\.b\.)(?<!\bevtl\.)(?<!\bggf\.)(?<!\binkl\.)"
-    r"(?<!\bapprox\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bmax\.)"
-    r"(?<!\bmin\.)(?<!\bcirca\.)(?<!\bvgl\.)(?<!\bbspw\.)"
-)
+#: a period that ends no sentence (`lexicon.ABBREVIATIONS`)
+_ABBREVIATION = "".join(rf"(?<!\b{re.escape(a)}\.)" for a in ABBREVIATIONS)
 
 
 def _fit_asked_next(question: str, first: str) -> bool:
@@ -338,7 +335,7 @@ MEMORY_ASK_RX = re.compile(
 def _fit_beside_paste(u: Query) -> list[Ask]:
     """ "<topo -m> could they run gemma 3 27b split over those two cards?": a model to fit,
     asked in the question's own sentence beside a paste of the node it would run on."""
-    prose = " ".join(ln for ln in u.question.lower().splitlines() if not _PASTE_LINE_RX.search(ln))
+    prose = " ".join(topo_prose(u.question.lower()).splitlines())
     # what is asked: its questions ("…? is the NVLink broken?" asks no fit, whatever the setup
     # said before it runs), else the whole prose ("they want to know if X can run split …")
     questions = [s for s in sentences(prose) if s.rstrip().endswith("?")]
@@ -346,12 +343,6 @@ def _fit_beside_paste(u: Query) -> list[Ask]:
     health = u.claim in ("defect", "healthy")  # "ist der Server kaputt?"
     fit = _FIT_ASK_RX.search(asked) if u.has_subject and not health else None
     return [Ask(kind="fit", at=-1)] if fit else []
-
-
-#: a line of a pasted `topo -m` (its matrix, legend and fences), not the asker's words
-_PASTE_LINE_RX = re.compile(
-    r"\bgpu\d|\bnic\d|\bmlx5_|legend|^\s*(?:x|sys|node|phb|pxb|pix|soc|nv#)\s*=|^\s*```"
-)
 
 
 def _asks_beside_no_sizing(folded: str, u: Query) -> list[Ask] | None:

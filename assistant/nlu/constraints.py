@@ -114,11 +114,23 @@ def _cued_money(folded: str) -> float | None:
         enough = _ENOUGH_BEFORE_RX.search(before) or _ENOUGH_AFTER_RX.search(after)
         if not (_CUE_BEFORE_RX.search(before) or got or enough):
             continue
-        raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        value = _amount(raw, scale)
+        value = _amount_of(m)
         if value is not None and value >= 50:
             return value
     return None
+
+
+def _amount_of(m: re.Match[str]) -> float | None:
+    """The amount of a match of an amount beside its currency, either way round ("$5k",
+    "2.000 €": `_MONEY_RX`, `_HOURLY_RX`)."""
+    raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return _amount(raw, scale)
+
+
+def _money_in_figures(folded: str) -> str:
+    """Amounts in words and slang as figures ("achttausend Euro", "three grand", "a buck")."""
+    folded = spelled_amounts(folded)
+    return _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)  # "a buck an hour": $1
 
 
 def find_budget(folded: str) -> float | None:
@@ -126,8 +138,7 @@ def find_budget(folded: str) -> float | None:
     budget is $1,000 a month'; an hourly budget as a month of hours ('höchstens 2 € pro
     Stunde': 2 x 730). Amounts in words are read as figures ('achttausend Euro', 'three grand
     a month')."""
-    folded = spelled_amounts(folded)
-    folded = _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)  # "a buck an hour": $1
+    folded = _money_in_figures(folded)
     return _hourly_budget(folded) or _budget_said(folded) or _cued_money(folded)
 
 
@@ -135,19 +146,13 @@ def money_said(folded: str) -> float | None:
     """The first amount of money the text says, with no budget word needed, as a month ("es
     sind zwei Euro pro Stunde, nicht vier": 2 x 730; "it's $800 a month": 800): for a budget
     being corrected."""
-    folded = spelled_amounts(folded)
-    folded = _BUCKS_RX.sub(lambda m: f"${m.group(1) or 1}", folded)
+    folded = _money_in_figures(folded)
     hourly = _HOURLY_RX.search(folded)
     if hourly is not None:
-        g = hourly.groups()
-        value = _amount(g[0], g[1]) if g[0] else _amount(g[2], g[3])
+        value = _amount_of(hourly)
         return round(value * HOURS_PER_MONTH, 2) if value else None
-    for m in _MONEY_RX.finditer(folded):
-        raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        value = _amount(raw, scale)
-        if value is not None and value >= 50:
-            return value
-    return None
+    amounts = (_amount_of(m) for m in _MONEY_RX.finditer(folded))
+    return next((v for v in amounts if v is not None and v >= 50), None)
 
 
 # "a buck", "5 bucks", "two bucks" (a number word is read before this): dollars in slang
@@ -173,8 +178,7 @@ def _hourly_budget(folded: str) -> float | None:
     ends = [i for i in (plain.find(c, m.end()) for c in ".!?\n") if i >= 0]
     if not _SPEND_CUE_RX.search(folded[start + 1 : min(ends, default=len(folded))]):
         return None  # "L4 costs $0.40 an hour?": a price said, not a budget
-    raw, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    value = _amount(raw, scale)
+    value = _amount_of(m)
     return round(value * HOURS_PER_MONTH, 2) if value else None
 
 

@@ -515,9 +515,8 @@ class EntityMixin:
         tp = _TP_RX.search(folded)
         if tp and 1 <= int(tp.group(1)) <= 8:
             u.tensor_parallel = int(tp.group(1))
-        split = _SPLIT_ALL_RX.search(folded) if u.tensor_parallel is None else None
-        if split and _all_of_them(folded, [], u):  # "split it across all 4 of them": tp 4
-            u.tensor_parallel = _all_of_them(folded, [], u)
+        if u.tensor_parallel is None and _SPLIT_ALL_RX.search(folded):
+            u.tensor_parallel = _all_of_them(folded, [], u)  # "split it across all 4 of them"
         m = _CONCURRENCY_RX.search(folded)
         if m:
             raw = next(g for g in m.groups() if g)

@@ -382,9 +382,15 @@ def spell_sizes(text: str) -> str:
     return _SIZE_WORDS_RX.sub(repl, text)
 
 
-#: an abbreviation's dot, which ends no sentence ("ca.", "evtl.", "ggf.", "bzw.", "z.B.", "max.")
+#: the abbreviations whose dot ends no sentence ("ca. 500 tokens", "z.B. Llama", "approx. 4k",
+#: "e.g. FP8", "später evtl. noch"): read by the sentence splitter (`nlu.asks.sentences`) and by
+#: `without_abbreviation_dots`
+ABBREVIATIONS: tuple[str, ...] = (
+    "ca", "bzw", "zb", "z.b", "evtl", "ggf", "inkl", "approx", "e.g", "i.e", "vs", "etc", "max",
+    "min", "circa", "vgl", "bspw", "usw", "u.a", "d.h",
+)  # fmt: skip
 _ABBREVIATION_DOT_RX = re.compile(
-    r"\b(ca|evtl|ggf|bzw|usw|inkl|max|min|approx|vgl|bspw|z\.\s?b|u\.\s?a|d\.\s?h|e\.g|i\.e)\."
+    r"\b(" + "|".join(re.escape(a).replace(r"\.", r"\.\s?") for a in ABBREVIATIONS) + r")\."
 )
 
 
@@ -392,3 +398,16 @@ def without_abbreviation_dots(text: str) -> str:
     """The text with each abbreviation's dot blanked (positions kept), so that a search for a
     sentence's end does not stop at "ca." or "evtl."."""
     return _ABBREVIATION_DOT_RX.sub(lambda m: m.group(1) + " ", text)
+
+
+#: a line of a pasted `topo -m` that is not the asker's words: a matrix row or its header (they
+#: start with a device label), the legend and its entries, a code fence ("nur PIX und SYS. Ist
+#: der Server defekt?" stays: prose that names labels)
+_PASTE_LINE_RX = re.compile(
+    r"\s*(?:gpu\d+|nic\d+|mlx5_\d+)\b|\s*(?:x|sys|node|phb|pxb|pix|soc|nv#)\s*=|\s*```|.*legend"
+)
+
+
+def topo_prose(text: str) -> str:
+    """The lines of a message with a pasted `topo -m` that are the asker's words."""
+    return "\n".join(ln for ln in text.splitlines() if not _PASTE_LINE_RX.match(ln))

@@ -24,7 +24,14 @@ from assistant.nlu.intents import (
     IntentMixin,
 )
 from assistant.nlu.language import detect_language
-from assistant.nlu.lexicon import _FAMILY_RX, _find_cards, _fold, _norm_alias, spell_sizes
+from assistant.nlu.lexicon import (
+    _FAMILY_RX,
+    _find_cards,
+    _fold,
+    _norm_alias,
+    spell_sizes,
+    topo_prose,
+)
 from assistant.nlu.mail import what_is_asked
 from assistant.nlu.neighbours import Neighbours
 from assistant.nlu.query import CARD_FAMILIES, Query
@@ -194,7 +201,7 @@ class Understander(EntityMixin, WorkloadMixin, IntentMixin):
         # 13B": what is left behind is not what is asked about
         text, folded = _left_behind_blanked(text, folded)
         # the topology matrix is not prose: don't mine it for cards or models
-        prose = folded if u.topo_text is None else _strip_topo(folded)
+        prose = folded if u.topo_text is None else topo_prose(folded)
         prose = _smi_table_said(prose)  # a pasted nvidia-smi: "2x nvidia l40s"
         if u.nccl_text is not None:
             prose = "\n".join(
@@ -692,16 +699,3 @@ def _sizes_in_words(text: str) -> str:
     if spelled == text or len(_SIZE_B_RX.findall(spelled)) <= len(_SIZE_B_RX.findall(text)):
         return text
     return spelled
-
-
-def _strip_topo(folded: str) -> str:
-    lines = [
-        ln
-        for ln in folded.splitlines()
-        # a matrix row or its header starts with a device label; prose that names labels
-        # ("nur PIX und SYS. Ist der Server defekt?") stays
-        if not re.match(r"\s*(?:gpu\d+|nic\d+|mlx5_\d+)\b", ln)
-        and "legend" not in ln
-        and not re.match(r"\s*(?:x|sys|node|phb|pxb|pix|nv#)\s*=", ln)
-    ]
-    return "\n".join(lines)

@@ -22,6 +22,7 @@ from assistant.nlu.lexicon import _find_cards, _fold, _to_int
 from assistant.nlu.query import CARD_FAMILIES, Ask
 from assistant.nlu.understander import old_side_blanked
 from assistant.nlu.workloads import serving_only
+from assistant.reading.convert import ASK_INTENT
 from tools.load import concurrent_sequences
 
 if TYPE_CHECKING:
@@ -164,6 +165,32 @@ _SAME_PASTE_RX = re.compile(
 )
 
 
+def _off_topic_follow_up(merged: Any, u: Any) -> None:
+    """ "how fast?", "wie lang darf die dann maximal sein?" read as off topic after a question
+    about a model: what it asks, on the session's subject. ("unrelated, but can you write me a
+    cover letter?" asks nothing of sizing, and is no short follow-up ("and?") that could only
+    mean the session's question; a goal outside the domain stays declined.)"""
+    if not merged.intents or merged.intents[0] != "off_topic" or merged.outside:
+        return
+    if not (merged.model or merged.params_b):
+        return
+    kinds = [] if merged.intents[1:] else _asks_of_the_subject(merged)
+    if merged.intents[1:] or merged.follow_up or u.question.count(" ") < 4 or kinds:
+        merged.intents = list(merged.intents[1:]) or [ASK_INTENT.get((kinds or ["fit"])[0], "fit")]
+
+
+def _link_matters_after_paste(u: Any, prev: Slots) -> Any | None:
+    """ "would it still matter if they ran 4 separate copies, one per card?" after a paste's
+    check: whether the link matters for that job, on that node (rule 2 for copies)."""
+    if prev.intent not in ("topology_paste", "allreduce_paste"):
+        return None
+    if not _MATTERS_RX.search(_fold(u.question)):
+        return None
+    node = {} if (u.configurations or u.cards) else {"configurations": prev.configurations}
+    asked: dict[str, Any] = {"claim": "nvlink_needed", "yes_no": True, "asks": []}
+    return u.model_copy(update={**asked, "intents": ["nvlink"], **node})
+
+
 def _asks_of_the_subject(merged: Any) -> list[str]:
     """What the words ask of the session's model ("wie lang darf die dann maximal sein?"): the
     kinds of the asks the rule reader finds once the model is known, in order."""
@@ -172,11 +199,8 @@ def _asks_of_the_subject(merged: Any) -> list[str]:
     return [a.kind for a in probe.asks]
 
 
-#: the ask an intent makes when no words state one
-_INTENT_ASK: dict[str, Any] = {"capacity": "context", "speed": "speed", "price": "price"}
-
-#: the intent whose flow answers an ask kind first (as `reading.convert.ASK_INTENT`)
-_ASK_INTENT = {"fit": "fit", "price": "price", "speed": "speed", "context": "capacity"}
+#: the ask an intent makes when no words state one (capacity: the context; speed; price)
+_INTENT_ASK: dict[str, Any] = {i: k for k, i in ASK_INTENT.items() if i != "fit"}
 
 
 def _corrected_budget(u: Any, prev: Slots) -> Any:
@@ -429,14 +453,9 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
     pasted = _paste_on_other_node(u, prev)
     if pasted is not None:
         return pasted
-    if prev.intent in ("topology_paste", "allreduce_paste") and _MATTERS_RX.search(
-        _fold(u.question)
-    ):
-        # "would it still matter if they ran 4 separate copies, one per card?" after a paste's
-        # check: whether the link matters for that job, on that node (rule 2 for copies)
-        node = {} if (u.configurations or u.cards) else {"configurations": prev.configurations}
-        link_ask: dict[str, Any] = {"claim": "nvlink_needed", "yes_no": True, "asks": []}
-        return u.model_copy(update={**link_ask, "intents": ["nvlink"], **node})
+    matters = _link_matters_after_paste(u, prev)
+    if matters is not None:
+        return matters
     u = _family_size(u, prev, catalog)
     u = _bare_context(u, prev)
     u = _corrected_budget(u, prev)
@@ -487,23 +506,7 @@ def merge_slots(u: Any, prev: Slots, catalog: Any) -> Any:
         update["configurations"] = list(dict.fromkeys(update["configurations"]))
     _named_node_wins(update, list(u.configurations or update.get("configurations") or []), catalog)
     merged = u.model_copy(update=update)
-    if (
-        merged.intents
-        and merged.intents[0] == "off_topic"
-        and (merged.model or merged.params_b)
-        and not merged.outside  # a goal outside the domain stays declined in a conversation
-        # "unrelated, but can you write me a cover letter?": nothing about sizing asked, and
-        # no short follow-up ("and?") that could only mean the session's question
-        and (
-            len(merged.intents) > 1
-            or merged.follow_up
-            or u.question.count(" ") < 4
-            or _asks_of_the_subject(merged)
-        )
-    ):
-        # "how fast?" after a question about a model: what it asks, on the session's subject
-        kinds = _asks_of_the_subject(merged) or ["fit"]
-        merged.intents = list(merged.intents[1:]) or [_ASK_INTENT.get(kinds[0], "fit")]
+    _off_topic_follow_up(merged, u)
     if not new_subject and merged.has_subject:
         # "und wie schnell, BF16 vs FP8?": the asks of a follow-up, about the session's model
         find_asks(_fold(merged.question), merged)
